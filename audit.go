@@ -1,0 +1,145 @@
+package warden
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// OutputLimit is the most output bytes an audit entry keeps.
+const OutputLimit = 1024
+
+// AuditEntry is one row of the audit log: one decided request. Every text field
+// holds redacted values only. Seq, PrevHash and Hash are set by the store.
+type AuditEntry struct {
+	Seq         int64           `json:"seq"`
+	ID          string          `json:"id"`
+	TraceID     string          `json:"trace_id"`
+	CreatedAt   time.Time       `json:"created_at"`
+	Capability  string          `json:"capability"`
+	Action      string          `json:"action"`
+	Resource    string          `json:"resource"`
+	Tool        string          `json:"tool,omitempty"`
+	Tier        Tier            `json:"tier"`
+	Args        json.RawMessage `json:"args,omitempty"`
+	Context     string          `json:"context,omitempty"`
+	RequestedBy string          `json:"requested_by,omitempty"`
+	Autonomous  bool            `json:"autonomous"`
+	Session     string          `json:"session,omitempty"`
+	Host        string          `json:"host,omitempty"`
+	Raw         json.RawMessage `json:"raw,omitempty"`
+	Verdict     Verdict         `json:"verdict"`
+	Blocked     bool            `json:"blocked"`
+	BlockReason string          `json:"block_reason,omitempty"`
+	Reason      string          `json:"reason"`
+	Rule        string          `json:"rule"`
+	Result      json.RawMessage `json:"result,omitempty"`
+	Output      string          `json:"output,omitempty"`
+	Error       string          `json:"error,omitempty"`
+	Duration    time.Duration   `json:"duration_ns"`
+	Stages      []StageAnswer   `json:"stages"`
+	PrevHash    string          `json:"prev_hash"`
+	Hash        string          `json:"hash"`
+}
+
+// Severity ranks a security event.
+type Severity string
+
+const (
+	SevInfo     Severity = "info"
+	SevWarn     Severity = "warn"
+	SevError    Severity = "error"
+	SevCritical Severity = "critical"
+)
+
+// Valid reports whether s is one of the four severities.
+func (s Severity) Valid() bool {
+	switch s {
+	case SevInfo, SevWarn, SevError, SevCritical:
+		return true
+	}
+	return false
+}
+
+// Security event types written by the foundation; later capabilities add more.
+const (
+	EventKillSwitchOn  = "kill_switch_on"
+	EventKillSwitchOff = "kill_switch_off"
+	EventConfigInvalid = "config_invalid"
+	EventConfigChanged = "config_changed"
+)
+
+// SecurityEvent is one row of the security event log. Metadata holds redacted
+// values only. Seq, PrevHash and Hash are set by the store.
+type SecurityEvent struct {
+	Seq       int64           `json:"seq"`
+	ID        string          `json:"id"`
+	TraceID   string          `json:"trace_id,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+	Type      string          `json:"type"`
+	Severity  Severity        `json:"severity"`
+	Summary   string          `json:"summary"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	PrevHash  string          `json:"prev_hash"`
+	Hash      string          `json:"hash"`
+}
+
+// AuditFilter selects audit entries. Zero fields do not filter. Rows come back in
+// log order; with Limit > 0, only the newest Limit matching rows.
+type AuditFilter struct {
+	Since, Until time.Time
+	Capability   string
+	Tool         string
+	Verdict      string // a verdict name, or empty
+	Blocked      *bool
+	RequestedBy  string
+	TraceID      string
+	AfterSeq     int64 // only rows with Seq > AfterSeq (for tailing)
+	Limit        int
+}
+
+// EventFilter selects security events; zero fields do not filter.
+type EventFilter struct {
+	Since       time.Time
+	Type        string
+	MinSeverity Severity
+	AfterSeq    int64
+	Limit       int
+}
+
+// Debit asks the store to move Amount into the spend ledger atomically with the
+// audit row, only if the amount spent since Since plus Amount stays within Cap.
+type Debit struct {
+	Amount USD
+	Cap    USD
+	Since  time.Time
+}
+
+// CapExceededError is returned by AuditStore.Record when a Debit does not fit.
+// Nothing was written.
+type CapExceededError struct {
+	Spent, Amount, Cap USD
+}
+
+func (e *CapExceededError) Error() string {
+	return fmt.Sprintf("daily spend cap: $%s already spent, $%s more would exceed the $%s cap", e.Spent, e.Amount, e.Cap)
+}
+
+// ChainBreak names the first row whose hash chain does not verify.
+type ChainBreak struct {
+	Table   string `json:"table"` // "audit" or "security_events"
+	Seq     int64  `json:"seq"`
+	ID      string `json:"id"`
+	TraceID string `json:"trace_id,omitempty"`
+	Why     string `json:"why"`
+}
+
+// VerifyReport is the result of walking the audit chains.
+type VerifyReport struct {
+	AuditRows  int64       `json:"audit_rows"`
+	EventRows  int64       `json:"event_rows"`
+	FirstBreak *ChainBreak `json:"first_break,omitempty"`
+}
+
+// OK reports whether every row verified.
+func (r *VerifyReport) OK() bool { return r.FirstBreak == nil }

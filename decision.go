@@ -1,0 +1,60 @@
+package warden
+
+import (
+	"context"
+	"time"
+)
+
+// Decision is the gate's answer to a Request. The zero value denies with no reason,
+// so a decision that was never filled in refuses.
+type Decision struct {
+	Verdict Verdict `json:"verdict"`
+	// Reason is one sentence a user and an LLM can act on.
+	Reason string `json:"reason"`
+	// Rule is the stable id of the rule that decided, e.g. "safety.kill_switch".
+	Rule string `json:"rule"`
+	Tier Tier   `json:"tier"`
+	// ManualOnly marks a decision that only a fresh human confirmation can satisfy:
+	// no remembered grant may answer it.
+	ManualOnly bool `json:"manual_only,omitempty"`
+	// Stages holds what every stage said, in the order they ran.
+	Stages []StageAnswer `json:"stages"`
+	// Sandbox names the isolation profile to run under when Verdict is Sandbox.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Rewrite is a replacement input (e.g. a command wrapped in warden exec).
+	Rewrite    string `json:"rewrite,omitempty"`
+	ApprovalID string `json:"approval_id,omitempty"`
+	TraceID    string `json:"trace_id"`
+}
+
+// Blocked reports whether the decision refuses the request outright.
+func (d *Decision) Blocked() bool { return d.Verdict == Deny }
+
+// StageAnswer records what one stage said about a request.
+type StageAnswer struct {
+	Stage   string  `json:"stage"`
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason"`
+	Rule    string  `json:"rule,omitempty"`
+	// Error is set when the stage could not decide (it errored, panicked or ran
+	// past its deadline); Verdict is then Deny.
+	Error    string        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// A Stage is one independent safety check. Check returns the stage's own verdict
+// with a reason and a rule id. An error means the stage could not decide, and the
+// pipeline then denies; so does a panic or a Check that outlives ctx.
+type Stage interface {
+	Name() string
+	Check(ctx context.Context, req *Request) (Decision, error)
+}
+
+// Allowf, Askf and Denyf build a stage's decision.
+func Allowf(rule, reason string) Decision { return Decision{Verdict: Allow, Rule: rule, Reason: reason} }
+
+// Askf builds an ask decision.
+func Askf(rule, reason string) Decision { return Decision{Verdict: Ask, Rule: rule, Reason: reason} }
+
+// Denyf builds a deny decision.
+func Denyf(rule, reason string) Decision { return Decision{Verdict: Deny, Rule: rule, Reason: reason} }
