@@ -1,0 +1,37 @@
+package safety
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentwarden/warden"
+)
+
+// ReleaseTool is the tool name of turning the emergency stop off (`warden
+// unkill`). It is tier 4 and is the one tier ≥ 2 action the switch itself does
+// not block, when a human (not an autonomous turn) asks for it.
+const ReleaseTool = "unkill"
+
+// KillSwitch is the emergency stop. While Active, every request of tier 2 or
+// above is denied. The zero value is off.
+type KillSwitch struct {
+	Active bool
+}
+
+// Name implements warden.Stage.
+func (KillSwitch) Name() string { return "kill-switch" }
+
+// Check implements warden.Stage.
+func (k KillSwitch) Check(_ context.Context, req *warden.Request) (warden.Decision, error) {
+	if !k.Active {
+		return warden.Allowf("safety.kill_switch", "the emergency stop is off"), nil
+	}
+	if req.Tier < warden.TierConfirmOnce && req.Tier.Valid() {
+		return warden.Allowf("safety.kill_switch", "the emergency stop is on, but tier 1 (read-only) actions may still run"), nil
+	}
+	if req.ToolName() == ReleaseTool && !req.Autonomous {
+		return warden.Allowf("safety.kill_switch", "the emergency stop leaves its own release to a human"), nil
+	}
+	return warden.Denyf("safety.kill_switch", fmt.Sprintf(
+		"the emergency stop is on, so tier %d actions are blocked; a human can resume with `warden unkill` at a terminal", req.Tier.OrDefault())), nil
+}
