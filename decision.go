@@ -51,7 +51,9 @@ type Stage interface {
 }
 
 // Allowf, Askf and Denyf build a stage's decision.
-func Allowf(rule, reason string) Decision { return Decision{Verdict: Allow, Rule: rule, Reason: reason} }
+func Allowf(rule, reason string) Decision {
+	return Decision{Verdict: Allow, Rule: rule, Reason: reason}
+}
 
 // Askf builds an ask decision.
 func Askf(rule, reason string) Decision { return Decision{Verdict: Ask, Rule: rule, Reason: reason} }

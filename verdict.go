@@ -89,4 +89,3 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 	*v = p
 	return nil
 }
-

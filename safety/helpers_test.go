@@ -33,7 +33,9 @@ func usd(t *testing.T, s string) warden.USD {
 // ledgerFunc is a func-field Ledger.
 type ledgerFunc func(context.Context, time.Time) (warden.USD, error)
 
-func (f ledgerFunc) SpentSince(ctx context.Context, t time.Time) (warden.USD, error) { return f(ctx, t) }
+func (f ledgerFunc) SpentSince(ctx context.Context, t time.Time) (warden.USD, error) {
+	return f(ctx, t)
+}
 
 var errLedger = errors.New("disk I/O error")
 
