@@ -1,0 +1,40 @@
+# warden — make targets. `make run` and `make test` are the two commands in the README.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/warden
+HOME_DEMO := $(CURDIR)/.warden-demo
+
+.PHONY: all build run test test-short lint fuzz bench clean deps
+
+all: build
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/warden
+
+# Set up a warden home in the repository and take a short scripted tour of the
+# gate: decisions of every kind, the emergency stop, the audit log and its chain.
+run: build
+	WARDEN=$(CURDIR)/$(BIN) WARDEN_HOME=$(HOME_DEMO) ./scripts/tour.sh
+
+# Everything CI runs: formatting, vet, and every test with the race detector.
+test: deps
+	./scripts/test.sh
+
+lint:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+# Long fuzzing, behind its own target: FUZZTIME per target (default 60s).
+FUZZTIME ?= 60s
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+# Benchmarks: in-process (go test -bench) and the built binary's cold start.
+bench: build
+	./scripts/bench.sh
+
+deps:
+	./scripts/deps.sh
+
+clean:
+	rm -rf bin $(HOME_DEMO)

@@ -1,0 +1,204 @@
+// Package app wires warden together: it reads the policy file, opens the store,
+// builds the pipeline from the policy, and hands out the Gate. It is the only
+// package besides cmd/warden that imports concrete adapters (sqlite).
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/pipeline"
+	"github.com/agentwarden/warden/redact"
+	"github.com/agentwarden/warden/safety"
+	"github.com/agentwarden/warden/sqlite"
+	"github.com/agentwarden/warden/tools"
+)
+
+// File names inside a warden home.
+const (
+	PolicyFile   = "warden.yaml"
+	DatabaseFile = "warden.db"
+)
+
+// Home is a warden home directory.
+type Home string
+
+// DefaultHome returns $WARDEN_HOME, or ~/.warden.
+func DefaultHome() (Home, error) {
+	if h := os.Getenv("WARDEN_HOME"); h != "" {
+		return Home(h), nil
+	}
+	dir, err := os.UserHomeDir()
+	if err != nil {
+		return "", warden.Errorf(warden.EInvalid, "cannot find your home directory").Wrap(err).WithHint("set WARDEN_HOME or pass --home")
+	}
+	return Home(filepath.Join(dir, ".warden")), nil
+}
+
+// PolicyPath is the policy file's path.
+func (h Home) PolicyPath() string { return filepath.Join(string(h), PolicyFile) }
+
+// DatabasePath is the database's path.
+func (h Home) DatabasePath() string { return filepath.Join(string(h), DatabaseFile) }
+
+// App is an opened warden home: policy, store and gate. Close it.
+type App struct {
+	Home     Home
+	Policy   *config.Policy
+	Problems []config.Problem
+	Store    *sqlite.Store
+	Gate     *gate.Gate
+	Log      *slog.Logger
+	Now      func() time.Time
+}
+
+// Options adjust Open; the zero value is the normal setup.
+type Options struct {
+	Log *slog.Logger     // warnings go here; nil discards them
+	Now func() time.Time // nil is time.Now
+}
+
+// Open loads the home's policy and opens its database. Problems in the policy
+// file are logged as warnings and audited as config_invalid security events;
+// the sections they affect run on their defaults.
+func Open(ctx context.Context, home Home, opt Options) (*App, error) {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	loaded, err := config.Load(home.PolicyPath())
+	if err != nil {
+		return nil, err
+	}
+	store, err := OpenStore(ctx, home)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Home: home, Policy: loaded.Policy, Problems: loaded.Problems, Store: store, Log: opt.Log, Now: opt.Now}
+	if err := a.reportProblems(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	a.Gate = a.buildGate()
+	return a, nil
+}
+
+// OpenStore opens (creating if needed) the home's database.
+func OpenStore(ctx context.Context, home Home) (*sqlite.Store, error) {
+	s, err := sqlite.Open(ctx, home.DatabasePath())
+	if err != nil {
+		return nil, warden.Errorf(warden.EUnavailable, "open the audit database %s", home.DatabasePath()).Wrap(err).
+			WithHint("run `warden init` to create the home, and check that the directory is writable")
+	}
+	return s, nil
+}
+
+// Close releases the database.
+func (a *App) Close() error { return a.Store.Close() }
+
+// NewID returns a fresh trace id (a time-ordered UUID).
+func NewID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}
+
+// Pipeline builds the pipeline for a policy: the global stages in their fixed
+// order, then each capability's own. Capabilities without stages yet are denied
+// by the pipeline ("no policy for capability X").
+func Pipeline(p *config.Policy, ledger warden.Ledger, now func() time.Time) *pipeline.Pipeline {
+	resolver := tools.NewResolver(p.Tools)
+	return pipeline.New(pipeline.Config{
+		Global: safety.Stages(
+			safety.KillSwitch{Active: p.Safety.KillSwitch},
+			safety.SpendCap{Cap: p.Safety.DailySpendCap, Ledger: ledger, Now: now},
+			safety.TxMax{Max: p.Safety.MaxTransaction},
+			safety.TierGate{Autopilot: p.Safety.Autopilot},
+		),
+		Capabilities: map[string][]warden.Stage{
+			warden.CapTool: {tools.Stage{Autopilot: p.Safety.Autopilot}},
+		},
+		Tier: resolver.Tier,
+	})
+}
+
+func (a *App) buildGate() *gate.Gate {
+	spend := safety.SpendCap{Cap: a.Policy.Safety.DailySpendCap}
+	return &gate.Gate{
+		Decider: Pipeline(a.Policy, a.Store, a.Now),
+		Store:   a.Store,
+		Debit:   spend.Debit,
+		Now:     a.Now,
+		NewID:   NewID,
+	}
+}
+
+// reportProblems logs and audits each problem found in the policy file.
+func (a *App) reportProblems(ctx context.Context) error {
+	for _, p := range a.Problems {
+		a.Log.Warn("policy file problem; the section runs on its defaults", "problem", p.Error())
+		meta, _ := json.Marshal(map[string]any{"section": p.Section, "key": p.Key, "line": p.Line, "file": a.Home.PolicyPath()})
+		if err := a.Event(ctx, warden.EventConfigInvalid, warden.SevError, redact.String(p.Error()), meta); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Event appends a security event.
+func (a *App) Event(ctx context.Context, typ string, sev warden.Severity, summary string, meta json.RawMessage) error {
+	return AppendEvent(ctx, a.Store, a.Now(), typ, sev, summary, meta)
+}
+
+// AppendEvent appends a redacted security event to store.
+func AppendEvent(ctx context.Context, store warden.AuditStore, at time.Time, typ string, sev warden.Severity, summary string, meta json.RawMessage) error {
+	ev := &warden.SecurityEvent{ID: NewID(), CreatedAt: at, Type: typ, Severity: sev, Summary: redact.String(summary)}
+	if len(meta) > 0 {
+		ev.Metadata = redact.JSON(meta)
+	}
+	if err := store.AppendEvent(ctx, ev); err != nil {
+		return warden.Errorf(warden.EUnavailable, "could not record the %s security event", typ).Wrap(err)
+	}
+	return nil
+}
+
+// ErrNoHome reports a home that has not been initialised.
+var ErrNoHome = errors.New("warden home not initialised")
+
+// Init creates home with a commented default policy file and an empty
+// database. An existing policy file is kept unless force is set.
+func Init(ctx context.Context, home Home, force bool) (created bool, err error) {
+	if err := os.MkdirAll(string(home), 0o700); err != nil {
+		return false, warden.Errorf(warden.EInvalid, "create warden home %s", home).Wrap(err)
+	}
+	if _, err := os.Stat(home.PolicyPath()); err != nil || force {
+		if err := config.WriteAtomic(home.PolicyPath(), config.DefaultFile(), 0o600); err != nil {
+			return false, warden.Errorf(warden.EInvalid, "write %s", home.PolicyPath()).Wrap(err)
+		}
+		created = true
+	}
+	s, err := OpenStore(ctx, home)
+	if err != nil {
+		return created, err
+	}
+	return created, s.Close()
+}
+
+// Describe is a one-line summary of a home, for messages.
+func (h Home) Describe() string { return fmt.Sprintf("%s (policy %s, database %s)", string(h), h.PolicyPath(), h.DatabasePath()) }

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentwarden/warden"
+)
+
+func checkCmd(e *env) *cobra.Command {
+	var (
+		req      warden.Request
+		params   []string
+		exitCode bool
+	)
+	c := &cobra.Command{
+		Use:   "check [CAPABILITY ACTION [RESOURCE]]",
+		Short: "Decide one request and print the decision as JSON",
+		Long: `Decide one request and print the decision as one JSON object on stdout.
+
+With no arguments, the request is read as JSON from stdin, e.g.
+  {"capability":"tool","action":"call","resource":"get_price","autonomous":true}
+
+Every decision is recorded in the audit log before it is printed. The exit
+status is 0 when a decision was made (with --exit-code: 0 allow, 2 deny, 3 ask,
+4 sandbox) and 1 when no decision could be made; then nothing is printed on
+stdout and the caller must treat the request as denied.`,
+		Example: `  warden check tool call get_price
+  warden check trade swap ETH --param amount_usd=50 --tool swap_token --autonomous
+  echo '{"capability":"tool","action":"call","resource":"transfer_token"}' | warden check`,
+		Args: rangeArgs(0, 3, "no arguments (JSON on stdin) or CAPABILITY ACTION [RESOURCE]"),
+		RunE: func(c *cobra.Command, args []string) error {
+			r, err := buildRequest(c, e, args, req, params)
+			if err != nil {
+				return err
+			}
+			a, err := e.open(c.Context())
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			d, err := a.Gate.Check(c.Context(), r)
+			if err != nil {
+				return err
+			}
+			out, err := json.Marshal(d)
+			if err != nil {
+				return warden.Errorf(warden.EInternal, "encode decision").Wrap(err)
+			}
+			if _, err := e.stdout.Write(append(out, '\n')); err != nil {
+				return warden.Errorf(warden.EUnavailable, "write decision").Wrap(err)
+			}
+			if exitCode {
+				e.status = verdictStatus(d.Verdict)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&params, "param", nil, "request parameter `KEY=VALUE` (VALUE is JSON when it parses as JSON, else a string); repeatable")
+	f.StringVar(&req.Tool, "tool", "", "tool name whose tier governs the request")
+	f.BoolVar(&req.Autonomous, "autonomous", false, "no human is in the loop this turn")
+	f.StringVar(&req.RequestedBy, "requested-by", "", "who asks: agent, skill:NAME, cron:JOB, heartbeat, stoploss")
+	f.StringVar(&req.Session, "session", "", "session id")
+	f.StringVar(&req.Context, "context", "", "why the agent wants this")
+	f.StringVar(&req.Cwd, "cwd", "", "working directory the request is relative to")
+	f.BoolVar(&exitCode, "exit-code", false, "encode the verdict in the exit status: 0 allow, 2 deny, 3 ask, 4 sandbox")
+	return c
+}
+
+// buildRequest makes the request from the command line, or from stdin when no
+// positional arguments are given.
+func buildRequest(c *cobra.Command, e *env, args []string, flags warden.Request, params []string) (*warden.Request, error) {
+	if len(args) == 0 {
+		for _, name := range []string{"param", "tool", "autonomous", "requested-by", "session", "context", "cwd"} {
+			if c.Flags().Changed(name) {
+				return nil, usageError(c, "--"+name+" needs CAPABILITY ACTION [RESOURCE]; a JSON request on stdin carries its own fields")
+			}
+		}
+		return warden.DecodeRequest(e.stdin)
+	}
+	if len(args) < 2 {
+		return nil, usageError(c, "need CAPABILITY ACTION [RESOURCE]")
+	}
+	r := flags
+	r.Capability, r.Action = args[0], args[1]
+	if len(args) == 3 {
+		r.Resource = args[2]
+	}
+	for _, p := range params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, usageError(c, "--param "+p+" is not KEY=VALUE")
+		}
+		if r.Params == nil {
+			r.Params = map[string]json.RawMessage{}
+		}
+		r.Params[k] = paramValue(v)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// paramValue keeps VALUE as JSON when it is valid JSON, else encodes it as a
+// JSON string.
+func paramValue(v string) json.RawMessage {
+	if json.Valid([]byte(v)) {
+		return json.RawMessage(v)
+	}
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -1,0 +1,103 @@
+// Package cli is warden's command line: one cobra command per verb, each a thin
+// layer over package app. Main returns the process exit status; the mapping from
+// outcomes to exit status lives in exit.go and nowhere else.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
+)
+
+// env is what every command needs: where the home is and the standard streams.
+type env struct {
+	home   string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// status is set by commands whose exit status encodes an outcome rather
+	// than an error (check --exit-code, audit verify).
+	status int
+}
+
+func (e *env) homeDir() (app.Home, error) {
+	if e.home != "" {
+		return app.Home(e.home), nil
+	}
+	return app.DefaultHome()
+}
+
+func (e *env) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// open opens the home for a command that decides or reads the log.
+func (e *env) open(ctx context.Context) (*app.App, error) {
+	home, err := e.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	return app.Open(ctx, home, app.Options{Log: e.logger()})
+}
+
+// Main runs warden with args (without the program name) and returns the exit
+// status.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRoot(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "warden: "+warden.UserMessage(err))
+		return exitStatus(err)
+	}
+	return e.status
+}
+
+func newRoot(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "warden",
+		Short:         "warden is the security gate every action of an AI agent passes through",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&e.home, "home", "", "warden home directory (default $WARDEN_HOME or ~/.warden)")
+	root.AddCommand(initCmd(e), checkCmd(e), configCmd(e), auditCmd(e), killCmd(e), unkillCmd(e))
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError(c, err.Error())
+	})
+	return root
+}
+
+// usageError is a bad command line: what was wrong and how to get help.
+func usageError(c *cobra.Command, msg string) error {
+	return warden.Errorf(warden.EInvalid, "%s", msg).WithHint("see `" + c.CommandPath() + " --help`")
+}
+
+// exactArgs is cobra.ExactArgs with a clearer message.
+func rangeArgs(min, max int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) < min || len(args) > max {
+			return usageError(c, fmt.Sprintf("%s takes %s", c.CommandPath(), what))
+		}
+		return nil
+	}
+}
+
+// Run is the entry point for cmd/warden.
+func Run() int {
+	return Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+var errVerifyFailed = errors.New("audit chain does not verify")

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/agentwarden/warden"
+)
+
+// Exit statuses. A decision is not an error: `warden check` exits 0 when it
+// decided, and with --exit-code encodes the verdict. Every error exits 1 and
+// prints nothing on stdout that could be read as a decision.
+const (
+	exitOK      = 0
+	exitError   = 1
+	exitDeny    = 2
+	exitAsk     = 3
+	exitSandbox = 4
+	exitBroken  = 2 // audit verify: the chain is broken
+)
+
+// verdictStatus maps a verdict to its --exit-code status.
+func verdictStatus(v warden.Verdict) int {
+	switch v {
+	case warden.Allow:
+		return exitOK
+	case warden.Ask:
+		return exitAsk
+	case warden.Sandbox:
+		return exitSandbox
+	default:
+		return exitDeny
+	}
+}
+
+// exitStatus maps an error to the process status.
+func exitStatus(err error) int {
+	if errors.Is(err, errVerifyFailed) {
+		return exitBroken
+	}
+	return exitError
+}

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
+)
+
+// wardenCmd runs the test binary as the warden CLI against home.
+func wardenCmd(home string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "WARDEN_AS_CLI=1", "WARDEN_HOME="+home)
+	return cmd
+}
+
+func initHome(t *testing.T, settings ...[2]string) string {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "home")
+	if out, err := wardenCmd(home, "init").CombinedOutput(); err != nil {
+		t.Fatalf("warden init: %v\n%s", err, out)
+	}
+	for _, kv := range settings {
+		if out, err := wardenCmd(home, "config", "set", kv[0], kv[1]).CombinedOutput(); err != nil {
+			t.Fatalf("warden config set %s %s: %v\n%s", kv[0], kv[1], err, out)
+		}
+	}
+	return home
+}
+
+// TestConcurrentProcessesNeverExceedTheCap starts many separate warden
+// processes at once against one home, each spending a random amount, and proves
+// the total allowed never exceeds the daily cap and that the ledger holds exactly
+// the allowed amounts.
+func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
+	const procs, perProc = 40, 3
+	home := initHome(t,
+		[2]string{"safety.dailySpendCap", "1000"},
+		[2]string{"safety.maxTransactionAmount", "100"},
+		[2]string{"safety.autopilotEnabled", "true"},
+	)
+	start := make(chan struct{})
+	type result struct {
+		amount warden.USD
+		d      warden.Decision
+		err    error
+		stderr string
+	}
+	results := make(chan result, procs*perProc)
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(p), 7))
+			<-start
+			for range perProc {
+				amount := warden.USD(rng.Int64N(100*warden.MicrosPerDollar)) + 1
+				cmd := wardenCmd(home, "check", "tool", "call", "buy_token", "--autonomous", "--param", "amount_usd="+amount.String())
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				r := result{amount: amount, err: cmd.Run(), stderr: stderr.String()}
+				if r.err == nil {
+					r.err = json.Unmarshal(stdout.Bytes(), &r.d)
+				}
+				results <- r
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(results)
+
+	var allowed, demanded warden.USD
+	n := 0
+	for r := range results {
+		if r.err != nil {
+			t.Fatalf("a warden process failed: %v\n%s", r.err, r.stderr)
+		}
+		n++
+		demanded += r.amount
+		if r.d.Verdict == warden.Allow {
+			allowed += r.amount
+		} else if r.d.Rule != "safety.daily_cap" {
+			t.Errorf("$%s denied by %s (%s), want only the daily cap to bind", r.amount, r.d.Rule, r.d.Reason)
+		}
+	}
+	capUSD := warden.USD(1000 * warden.MicrosPerDollar)
+	if demanded <= capUSD {
+		t.Fatalf("the test demanded only $%s; it must ask for more than the $%s cap", demanded, capUSD)
+	}
+	if allowed > capUSD {
+		t.Fatalf("processes were allowed $%s in total, above the $%s cap", allowed, capUSD)
+	}
+	store, err := app.OpenStore(context.Background(), app.Home(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ledger, err := store.SpentSince(context.Background(), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ledger != allowed {
+		t.Fatalf("ledger holds $%s, but the processes were allowed $%s", ledger, allowed)
+	}
+	rows, err := store.Entries(context.Background(), warden.AuditFilter{Tool: "buy_token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != n {
+		t.Fatalf("audit log holds %d decisions, %d were printed", len(rows), n)
+	}
+	if rep, err := store.Verify(context.Background()); err != nil || !rep.OK() {
+		t.Fatalf("Verify after the race: %+v, %v", rep.FirstBreak, err)
+	}
+	t.Logf("%d processes × %d checks: demanded $%s, allowed $%s of the $%s cap; ledger $%s", procs, perProc, demanded, allowed, capUSD, ledger)
+}
+
+// TestKill9LosesNoPrintedDecision starts rounds of warden processes and kills
+// them with SIGKILL at random moments. Afterwards the database must open and
+// verify, and hold every decision any process printed.
+func TestKill9LosesNoPrintedDecision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kill -9 rounds take a few seconds; run without -short")
+	}
+	const rounds, procs = 16, 16
+	home := initHome(t, [2]string{"safety.autopilotEnabled", "true"})
+	rng := rand.New(rand.NewPCG(1, 2))
+	printed := map[string]bool{}
+	killed := 0
+	for round := range rounds {
+		type proc struct {
+			cmd *exec.Cmd
+			out *bytes.Buffer
+		}
+		var ps []proc
+		for i := range procs {
+			args := []string{"check", "tool", "call", "get_price", "--session", fmt.Sprintf("r%d-%d", round, i)}
+			if i%3 == 0 { // a fund-moving check too: debit and audit row in one transaction
+				args = []string{"check", "tool", "call", "buy_token", "--autonomous", "--param", "amount_usd=1"}
+			}
+			cmd := wardenCmd(home, args...)
+			out := &bytes.Buffer{}
+			cmd.Stdout = out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, proc{cmd, out})
+		}
+		time.Sleep(time.Duration(rng.IntN(120000)) * time.Microsecond)
+		for _, p := range ps {
+			if p.cmd.Process.Signal(syscall.SIGKILL) == nil {
+				killed++
+			}
+		}
+		for _, p := range ps {
+			p.cmd.Wait()
+			sc := bufio.NewScanner(bytes.NewReader(p.out.Bytes()))
+			for sc.Scan() {
+				var d warden.Decision
+				line := sc.Text()
+				if !strings.HasSuffix(line, "}") || json.Unmarshal([]byte(line), &d) != nil {
+					continue // cut off mid-line: never acknowledged
+				}
+				printed[d.TraceID] = true
+			}
+		}
+	}
+	store, err := app.OpenStore(context.Background(), app.Home(home))
+	if err != nil {
+		t.Fatalf("the database does not open after kill -9: %v", err)
+	}
+	defer store.Close()
+	rep, err := store.Verify(context.Background())
+	if err != nil || !rep.OK() {
+		t.Fatalf("Verify after kill -9: %+v, %v", rep.FirstBreak, err)
+	}
+	rows, err := store.Entries(context.Background(), warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inLog := map[string]bool{}
+	for _, r := range rows {
+		inLog[r.TraceID] = true
+	}
+	for id := range printed {
+		if !inLog[id] {
+			t.Errorf("decision %s was printed but is not in the audit log", id)
+		}
+	}
+	if len(printed) == 0 {
+		t.Fatal("no process printed a decision before it was killed; the test proved nothing")
+	}
+	t.Logf("%d rounds, %d kill signals sent: %d decisions printed, %d rows in the log, chain verifies", rounds, killed, len(printed), len(rows))
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A short scripted tour of warden's gate on a fresh home inside the repository.
+# Every `warden check` below prints its decision as JSON and records it in the
+# audit log before printing. Run through `make run`.
+set -euo pipefail
+W=${WARDEN:?set WARDEN to the warden binary}
+export WARDEN_HOME=${WARDEN_HOME:?set WARDEN_HOME}
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+show() { printf '$ warden %s\n' "$*"; "$W" "$@" || true; }
+verdict() { # prints "verdict  rule  reason" of one check
+	printf '$ warden check %s\n' "$*"
+	"$W" check "$@" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("  ->", d["verdict"].upper(), "| tier", d["tier"], "|", d["rule"], "|", d["reason"])'
+}
+
+rm -rf "$WARDEN_HOME"
+step "initialise a home at $WARDEN_HOME"
+show init
+
+step "tool calls are decided by their tier (policy file: tools.tiers)"
+verdict tool call get_price
+verdict tool call analyze_market
+verdict tool call swap_token --param amount_usd=50
+verdict tool call swap_token --param amount_usd=250
+verdict tool call transfer_token --param amount_usd=25 --param recipient=0x000000000000000000000000000000000000dEaD
+verdict tool call write_file --autonomous
+verdict tool call some_unknown_tool
+
+step "capabilities without a policy yet are denied"
+verdict shell exec "ls -la"
+
+step "fund-moving requests meet the per-transaction max and the daily cap"
+verdict tool call buy_token --param amount_usd=750
+show config set safety.autopilotEnabled true
+for i in 1 2 3 4 5; do verdict tool call buy_token --autonomous --param amount_usd=450; done
+
+step "a request as JSON on stdin (the hooks' form)"
+echo '{"capability":"tool","action":"call","resource":"get_balance","requested_by":"cron:rebalance","autonomous":true}' | "$W" check
+echo '{"capability":"tool","action":"call","tier":1}' | "$W" check || echo "  -> malformed input: exit 1, nothing on stdout"
+
+step "the emergency stop"
+show kill --reason "tour"
+verdict tool call analyze_market
+verdict tool call get_price
+show unkill </dev/null
+
+step "the audit log"
+show audit --limit 8
+show audit --blocked --since 1h --limit 5
+show audit events
+show audit verify
+printf '\nThe home stays at %s: try `WARDEN_HOME=%s %s audit tail -f` in another terminal.\n' "$WARDEN_HOME" "$WARDEN_HOME" "$W"
