@@ -201,4 +201,6 @@ func Init(ctx context.Context, home Home, force bool) (created bool, err error) 
 }
 
 // Describe is a one-line summary of a home, for messages.
-func (h Home) Describe() string { return fmt.Sprintf("%s (policy %s, database %s)", string(h), h.PolicyPath(), h.DatabasePath()) }
+func (h Home) Describe() string {
+	return fmt.Sprintf("%s (policy %s, database %s)", string(h), h.PolicyPath(), h.DatabasePath())
+}

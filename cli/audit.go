@@ -18,8 +18,8 @@ import (
 // auditFlags are the filters shared by `audit`, `audit export` and `audit tail`.
 type auditFlags struct {
 	since, until, capability, tool, verdict, requestedBy, trace string
-	blocked                                                  string
-	limit                                                    int
+	blocked                                                     string
+	limit                                                       int
 }
 
 func (f *auditFlags) register(c *cobra.Command, defaultLimit int) {
