@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -75,6 +76,10 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringVar(&e.home, "home", "", "warden home directory (default $WARDEN_HOME or ~/.warden)")
 	root.AddCommand(initCmd(e), checkCmd(e), configCmd(e), auditCmd(e), killCmd(e), unkillCmd(e))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if strings.HasPrefix(err.Error(), "unknown shorthand flag") {
+			return warden.Errorf(warden.EInvalid, "%s", err.Error()).
+				WithHint("a value that starts with '-' goes after --, e.g. `warden config set KEY -- -5`; see `" + c.CommandPath() + " --help`")
+		}
 		return usageError(c, err.Error())
 	})
 	return root
