@@ -1,0 +1,62 @@
+package config
+
+// defaultFile is the policy file `warden init` writes. It must load with no
+// problems into exactly Default(), and stay byte for byte the same when Set
+// rewrites it (both are tested), so keep it in the layout the encoder writes:
+// two-space indents, no blank lines inside a section.
+const defaultFile = `# warden policy: what your agents may do, and when a human must say yes.
+# ` + "`warden config validate`" + ` checks this file; ` + "`warden config set KEY VALUE`" + ` edits it.
+# Unknown keys are errors. A section with an error is ignored as a whole: warden
+# uses that section's defaults and records a config_invalid security event.
+
+version: 1 # file format version; must be 1
+
+safety:
+  # Most one transaction may move, in USD; 0 means nothing may be spent. Default 500.
+  maxTransactionAmount: 500
+  # Most that may be spent in any 24 hours, in USD; 0 means nothing. Default 2000.
+  dailySpendCap: 2000
+  # Emergency stop: while true, every tool above tier 1 is blocked. Default false.
+  killSwitchActive: false
+  # Tokens that may be traded; [] means any token not blocked. Default [].
+  allowedTokens: []
+  # Tokens that may never be traded. Default [SQUID, SAFEMARS].
+  blockedTokens: [SQUID, SAFEMARS]
+  # Let turns with no human present use tier 3 tools. Default false.
+  autopilotEnabled: false
+
+tools:
+  # Tier per tool: 1 read only (never asks), 2 confirm once per session,
+  # 3 confirm every time, 4 manual only (a fresh human yes every time).
+  # Unlisted tools are tier 3. Deleting a line here keeps that tool's default.
+  tiers:
+    get_price: 1 # read a price; default 1
+    get_balance: 1 # read a balance; default 1
+    read_file: 1 # default 1
+    web_search: 1 # default 1
+    analyze_market: 2 # default 2
+    write_file: 3 # default 3
+    patch: 3 # edit files; default 3
+    buy_token: 3 # default 3
+    swap_token: 3 # default 3
+    transfer_token: 4 # send tokens; default 4
+    unkill: 4 # turn the kill switch off; always 4, cannot be lowered
+  # Checked in order: the first override whose conditions all hold sets the tier.
+  # Optional conditions: max_amount_usd (moves at most this many USD) and
+  # recipients (pays one of these; never empty). Default: the swap_token one.
+  overrides:
+    # Example: transfers to your own addresses at tier 3 instead of 4.
+    # - tool: transfer_token
+    #   recipients: ["0xYOUR_ADDRESS", "0xYOUR_OTHER_ADDRESS"]
+    #   tier: 3
+    #
+    # Small swaps (at most 100 USD) are tier 2.
+    - tool: swap_token
+      max_amount_usd: 100
+      tier: 2
+`
+
+// DefaultFile returns the commented default policy file that `warden init`
+// writes: every field with a comment saying what it does and its default. It
+// loads with no problems into exactly Default().
+func DefaultFile() []byte { return []byte(defaultFile) }

@@ -1,0 +1,130 @@
+package config
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+func TestGet(t *testing.T) {
+	l := mustParse(t, `version: 1
+safety:
+  dailySpendCap: 12.5
+  allowedTokens: [usdc]
+tools:
+  tiers:
+    my_tool: 2
+    mcp.github.create_issue: 4
+`)
+	tests := []struct {
+		key  string
+		want any
+	}{
+		{"version", 1},
+		{"safety.dailySpendCap", 12.5},
+		{"safety.maxTransactionAmount", 500.0},
+		{"safety.killSwitchActive", false},
+		{"safety.allowedTokens", []any{"USDC"}},
+		{"safety.blockedTokens", []any{"SQUID", "SAFEMARS"}},
+		{"tools.tiers.my_tool", 2},
+		{"tools.tiers.get_price", 1},
+		{"tools.tiers.mcp.github.create_issue", 4},
+		{"tools.overrides", []any{map[string]any{"tool": "swap_token", "max_amount_usd": 100.0, "tier": 2}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			got, err := l.Get(tt.key)
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Get(%q) = %#v, %v; want %#v", tt.key, got, err, tt.want)
+			}
+		})
+	}
+	tiers, err := l.Get("tools.tiers")
+	if m, ok := tiers.(map[string]any); err != nil || !ok || m["my_tool"] != 2 || m["unkill"] != 4 || len(m) != 13 {
+		t.Errorf("Get(tools.tiers) = %#v, %v; want the whole map", tiers, err)
+	}
+	safety, err := l.Get("safety")
+	if m, ok := safety.(map[string]any); err != nil || !ok || m["dailySpendCap"] != 12.5 {
+		t.Errorf("Get(safety) = %#v, %v; want the whole section", safety, err)
+	}
+}
+
+func TestGetErrors(t *testing.T) {
+	l := mustParse(t, string(DefaultFile()))
+	tests := []struct {
+		key  string
+		code warden.ErrorCode
+		want string
+	}{
+		{"safety.dailySpendCapp", warden.EInvalid, "unknown key safety.dailySpendCapp; did you mean safety.dailySpendCap?"},
+		{"saftey.dailySpendCap", warden.EInvalid, "did you mean safety?"},
+		{"network.allow", warden.EInvalid, "want one of version, safety, tools"},
+		{"tools.tiers.nope", warden.ENotFound, `tools.tiers has no entry "nope"`},
+		{"tools.overrides.0", warden.EInvalid, "tools.overrides is a list"},
+		{"safety.dailySpendCap.x", warden.EInvalid, "is a single value"},
+		{"safety..x", warden.EInvalid, "is not a key"},
+		{"", warden.EInvalid, "is not a key"},
+		{"safety.", warden.EInvalid, "is not a key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			_, err := l.Get(tt.key)
+			we := wantCode(t, err, tt.code, tt.want)
+			if tt.key == "tools.tiers.nope" && we.Hint != "a tool with no tier is tier 3" {
+				t.Errorf("hint = %q", we.Hint)
+			}
+		})
+	}
+}
+
+func TestList(t *testing.T) {
+	l := mustParse(t, string(DefaultFile()))
+	kvs := l.List()
+	keys := make([]string, len(kvs))
+	for i, kv := range kvs {
+		keys[i] = kv.Key
+		got, err := l.Get(kv.Key)
+		if err != nil || !reflect.DeepEqual(got, kv.Value) {
+			t.Errorf("Get(%q) = %v, %v; List says %v", kv.Key, got, err, kv.Value)
+		}
+	}
+	want := []string{
+		"version",
+		"safety.maxTransactionAmount", "safety.dailySpendCap", "safety.killSwitchActive",
+		"safety.allowedTokens", "safety.blockedTokens", "safety.autopilotEnabled",
+		"tools.tiers.analyze_market", "tools.tiers.buy_token", "tools.tiers.get_balance",
+		"tools.tiers.get_price", "tools.tiers.patch", "tools.tiers.read_file",
+		"tools.tiers.swap_token", "tools.tiers.transfer_token", "tools.tiers.unkill",
+		"tools.tiers.web_search", "tools.tiers.write_file",
+		"tools.overrides",
+	}
+	if !reflect.DeepEqual(keys, want) {
+		t.Errorf("List keys = %q\nwant %q", keys, want)
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	l := mustParse(t, string(DefaultFile()))
+	tests := []struct{ key, want string }{
+		{"safety.dailySpendCap", "2000"},
+		{"safety.killSwitchActive", "false"},
+		{"safety.allowedTokens", "[]"},
+		{"safety.blockedTokens", `["SQUID","SAFEMARS"]`},
+		{"tools.overrides", `[{"max_amount_usd":100,"tier":2,"tool":"swap_token"}]`},
+	}
+	for _, tt := range tests {
+		v, _ := l.Get(tt.key)
+		if got := FormatValue(v); got != tt.want {
+			t.Errorf("FormatValue(Get(%q)) = %s, want %s", tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestZeroLoadedReportsDefaults(t *testing.T) {
+	var l Loaded
+	want := mustParse(t, string(DefaultFile())).List()
+	if got := l.List(); !reflect.DeepEqual(got, want) {
+		t.Errorf("zero Loaded List = %v, want the defaults %v", got, want)
+	}
+}

@@ -1,0 +1,67 @@
+package config
+
+import "github.com/agentwarden/warden"
+
+// Policy is the runtime form of warden.yaml: validated, normalised values that
+// the gate reads. Build one with Load, Parse or Default; the zero value has no
+// tiers and zero caps (nothing may be spent) and is not meant to be used.
+type Policy struct {
+	Safety Safety
+	Tools  Tools
+}
+
+// Safety holds the global money and emergency-stop limits (the safety section).
+// The zero value spends nothing, with the kill switch and autopilot off.
+type Safety struct {
+	// MaxTransaction is the most one transaction may move; 0 means nothing may be spent.
+	MaxTransaction warden.USD
+	// DailySpendCap is the most that may be spent in warden.SpendWindow; 0 means nothing.
+	DailySpendCap warden.USD
+	// KillSwitch is the emergency stop: while on, every tool above tier 1 is blocked.
+	KillSwitch bool
+	// AllowedTokens lists the token symbols that may be traded, upper case; empty
+	// means any token that is not blocked.
+	AllowedTokens []string
+	// BlockedTokens lists token symbols that may never be traded, upper case.
+	BlockedTokens []string
+	// Autopilot lets autonomous turns use tier 3 tools; tier 4 always needs a human.
+	Autopilot bool
+}
+
+// Tools holds per-tool permission tiers (the tools section). A tool missing
+// from Tiers, and not matched by an override, is warden.DefaultTier; so in the
+// zero value every tool is.
+type Tools struct {
+	// Tiers maps a tool name to its tier; every value is a valid tier and
+	// "unkill" is always warden.TierManualOnly.
+	Tiers map[string]warden.Tier
+	// Overrides are checked in order before Tiers; the first whose conditions
+	// all hold for a request decides that request's tier.
+	Overrides []TierOverride
+}
+
+// TierOverride gives Tool a different tier when every condition that is set
+// holds. The zero value names no tool and matches nothing.
+type TierOverride struct {
+	// Tool is the tool name the override applies to; never empty.
+	Tool string
+	// MaxAmount, when set, limits the override to requests moving at most this
+	// amount. It is meant to match only requests that carry an amount.
+	MaxAmount *warden.USD
+	// Recipients, when non-nil, limits the override to requests paying one of
+	// these recipients. It is never an empty non-nil list: the file refuses
+	// "recipients: []", so an empty list can never mean "any recipient".
+	Recipients []string
+	// Tier is the tier the override gives; always valid, and 4 for "unkill".
+	Tier warden.Tier
+}
+
+// Default returns the policy warden uses when warden.yaml does not set a value:
+// the same policy as DefaultFile. Each call returns a fresh copy.
+func Default() *Policy {
+	p := &Policy{}
+	for _, s := range sections {
+		s.apply(s.defaults(), p)
+	}
+	return p
+}

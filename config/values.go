@@ -1,0 +1,70 @@
+package config
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/agentwarden/warden"
+)
+
+// Value checks shared by sections. Each records a problem that says what is
+// allowed, and leaves normalising to the caller.
+
+const wantUSD = "want a USD amount >= 0"
+
+// checkUSD checks that v is a finite dollar amount from 0 to one trillion.
+// 0 is legal: it means nothing may be spent.
+func (c *checker) checkUSD(v float64, path ...any) {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		c.reportf(path, "%s is not a finite number; %s", formatFloat(v), wantUSD)
+	case v < 0:
+		c.reportf(path, "%s is negative; %s", formatFloat(v), wantUSD)
+	default:
+		if _, err := warden.USDFromFloat(v); err != nil {
+			c.reportf(path, "%s is above the one trillion dollar limit; %s", formatFloat(v), wantUSD)
+		}
+	}
+}
+
+// usdOf converts a checked amount. An amount that somehow fails to convert
+// becomes 0, which spends nothing: failing closed.
+func usdOf(v float64) warden.USD {
+	u, err := warden.USDFromFloat(v)
+	if err != nil || u < 0 {
+		return 0
+	}
+	return u
+}
+
+// checkTier checks that v is a tier, and that tool "unkill" stays at 4.
+func (c *checker) checkTier(tool string, v int, path ...any) {
+	switch {
+	case v < int(warden.TierReadOnly) || v > int(warden.TierManualOnly):
+		c.reportf(path, "%d is not a tier; want 1, 2, 3 or 4", v)
+	case tool == unkillTool && warden.Tier(v) != warden.TierManualOnly:
+		c.reportf(path, "%s (turning the emergency stop off) is tier 4 and cannot be lowered; want 4", unkillTool)
+	}
+}
+
+// checkName checks a tool name, token symbol or recipient: non-empty, without
+// whitespace. what names the kind of value in the message.
+func (c *checker) checkName(s, what string, path ...any) {
+	switch {
+	case s == "":
+		c.reportf(path, "empty %s; want a %s without spaces", what, what)
+	case strings.ContainsFunc(s, unicode.IsSpace):
+		c.reportf(path, "%s contains whitespace; want a %s without spaces", quote(s), what)
+	}
+}
+
+// formatFloat prints v as written in a file: plain decimals, no exponent for
+// ordinary amounts.
+func formatFloat(v float64) string {
+	if math.Abs(v) >= 1e21 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
