@@ -122,10 +122,18 @@ func NewID() string {
 // Pipeline builds the pipeline for a policy: the global stages in their fixed
 // order, then each capability's own. Capabilities without stages yet are denied
 // by the pipeline ("no policy for capability X").
-func Pipeline(p *config.Policy, ledger warden.Ledger, now func() time.Time) *pipeline.Pipeline {
+func Pipeline(p *config.Policy, problems []config.Problem, ledger warden.Ledger, now func() time.Time) *pipeline.Pipeline {
 	resolver := tools.NewResolver(p.Tools)
+	var integrity safety.PolicyIntegrity
+	for _, pr := range problems {
+		if pr.Section == "safety" {
+			integrity.SafetyProblem = redact.String(pr.Error())
+			break
+		}
+	}
 	return pipeline.New(pipeline.Config{
 		Global: safety.Stages(
+			integrity,
 			safety.KillSwitch{Active: p.Safety.KillSwitch},
 			safety.SpendCap{Cap: p.Safety.DailySpendCap, Ledger: ledger, Now: now},
 			safety.TxMax{Max: p.Safety.MaxTransaction},
@@ -141,7 +149,7 @@ func Pipeline(p *config.Policy, ledger warden.Ledger, now func() time.Time) *pip
 func (a *App) buildGate() *gate.Gate {
 	spend := safety.SpendCap{Cap: a.Policy.Safety.DailySpendCap}
 	return &gate.Gate{
-		Decider: Pipeline(a.Policy, a.Store, a.Now),
+		Decider: Pipeline(a.Policy, a.Problems, a.Store, a.Now),
 		Store:   a.Store,
 		Debit:   spend.Debit,
 		Now:     a.Now,

@@ -1,6 +1,7 @@
 // Package safety holds the global stages that run first for every request,
 // whatever its capability, in this order:
 //
+//  0. PolicyIntegrity: while the policy's safety section is invalid, no funds move.
 //  1. KillSwitch: while the emergency stop is on, tier ≥ 2 is blocked.
 //  2. SpendCap: a fund-moving request must fit the rolling 24-hour spend cap.
 //  3. TxMax: a fund-moving request must not exceed the per-transaction max.
@@ -16,6 +17,6 @@ package safety
 import "github.com/agentwarden/warden"
 
 // Stages returns the global stages in their fixed order.
-func Stages(kill KillSwitch, spend SpendCap, txMax TxMax, gate TierGate) []warden.Stage {
-	return []warden.Stage{kill, spend, txMax, gate, ManualOnly{}}
+func Stages(integrity PolicyIntegrity, kill KillSwitch, spend SpendCap, txMax TxMax, gate TierGate) []warden.Stage {
+	return []warden.Stage{integrity, kill, spend, txMax, gate, ManualOnly{}}
 }
