@@ -1,0 +1,146 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentwarden/warden"
+)
+
+// benchEntry is a typical decision: a shell command with three stage answers.
+func benchEntry() *warden.AuditEntry {
+	return &warden.AuditEntry{
+		TraceID: "0190f3a4-7b1e-7c3d-9a2b-5e6f7a8b9c0d", Capability: warden.CapShell, Action: "exec",
+		Resource: "go test ./... -run TestConformance -count=1", Tool: "Bash", Tier: warden.TierConfirmOnce,
+		Args:        json.RawMessage(`{"command":"go test ./... -run TestConformance -count=1","timeout":120000}`),
+		Context:     "run the tests after the refactor",
+		RequestedBy: "agent", Session: "8f2c1e", Host: "claude",
+		Raw:     json.RawMessage(`{"session_id":"8f2c1e","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./... -run TestConformance -count=1"}}`),
+		Verdict: warden.Allow, Reason: "go test is allowed in the project", Rule: "shell.allowlist",
+		Duration: 412 * time.Microsecond,
+		Stages: []warden.StageAnswer{
+			{Stage: "killswitch", Verdict: warden.Allow, Rule: "safety.kill_switch_off", Reason: "kill switch is off", Duration: 3 * time.Microsecond},
+			{Stage: "tier", Verdict: warden.Allow, Rule: "tier.granted", Reason: "tier 2 granted for this session", Duration: 8 * time.Microsecond},
+			{Stage: "shellguard", Verdict: warden.Allow, Rule: "shell.allowlist", Reason: "go test is allowed in the project", Duration: 97 * time.Microsecond},
+		},
+	}
+}
+
+// BenchmarkRecord measures one durable Record (BEGIN IMMEDIATE, chain, insert,
+// fsync of the WAL on COMMIT).
+func BenchmarkRecord(b *testing.B) {
+	s, _ := openTest(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Record(ctx, benchEntry(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRecordDebit measures one durable Record with a spend-cap check and
+// debit in the same transaction.
+func BenchmarkRecordDebit(b *testing.B) {
+	s, _ := openTest(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		e := benchEntry()
+		d := &warden.Debit{Amount: 1, Cap: 1 << 60, Since: time.Now().Add(-warden.SpendWindow)}
+		if err := s.Record(ctx, e, d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRecordBatch measures group commit: 100 entries per transaction.
+func BenchmarkRecordBatch(b *testing.B) {
+	const batch = 100
+	s, _ := openTest(b)
+	b.ReportAllocs()
+	rows := 0
+	start := time.Now()
+	for b.Loop() {
+		es := make([]*warden.AuditEntry, batch)
+		for i := range es {
+			es[i] = benchEntry()
+		}
+		if err := s.RecordBatch(ctx, es); err != nil {
+			b.Fatal(err)
+		}
+		rows += batch
+	}
+	b.ReportMetric(float64(rows)/time.Since(start).Seconds(), "rows/s")
+}
+
+// BenchmarkOpen measures opening an existing, current database and closing it:
+// the fixed cost every warden process pays before its first write.
+func BenchmarkOpen(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "warden.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 10 {
+		if err := s.Record(ctx, benchEntry(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOpenRecordClose is what one warden process does with the store:
+// open, record one decision durably, close.
+func BenchmarkOpenRecordClose(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "warden.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Record(ctx, benchEntry(), nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerify measures walking and rehashing a 1,000-row chain.
+func BenchmarkVerify(b *testing.B) {
+	s, _ := openTest(b)
+	es := make([]*warden.AuditEntry, 1000)
+	for i := range es {
+		es[i] = benchEntry()
+	}
+	if err := s.RecordBatch(ctx, es); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := s.Verify(ctx)
+		if err != nil || !rep.OK() {
+			b.Fatal(rep, err)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/audit"
+)
+
+const sqlAuditHasID = `SELECT 1 FROM audit WHERE id = ?`
+
+// spool durably appends e to the spool instead of the database. e enters the
+// hash chain (and gets its Seq, PrevHash and Hash) when the spool is drained.
+// If the spool has grown past spoolDrainBytes, this process drains it; the
+// entry is already durable, so a failed drain is left to the next one.
+func (s *Store) spool(ctx context.Context, e *warden.AuditEntry) error {
+	frame, err := encodeFrame(e)
+	if err == nil {
+		var size int64
+		size, err = appendSpool(s.path+spoolSuffix, frame)
+		if err == nil && size > spoolDrainBytes {
+			_ = s.catchUp(ctx)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("record audit entry: %w", err)
+	}
+	return nil
+}
+
+// drainLocked moves every spooled entry into the audit chain in one
+// transaction and then empties the spool. Entries already in the table (a
+// previous drain committed but crashed before emptying the spool) are skipped.
+// Damaged or torn frames are reported as one security event. s.mu must be held
+// and the write connection open.
+func (s *Store) drainLocked(ctx context.Context) error {
+	return drainSpool(s.path+spoolSuffix, func(data []byte) error {
+		entries, skipped := decodeFrames(data)
+		return s.txLocked(ctx, func(w *conn) error {
+			seq, prev, err := head(w, sqlAuditHead)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				if err := audit.NormalizeEntry(e, s.now()); err != nil {
+					skipped = append(skipped, -1)
+					continue
+				}
+				dup, err := hasID(w, e.ID)
+				if err != nil {
+					return err
+				}
+				if dup {
+					continue
+				}
+				seq++
+				if err := insertEntry(w, e, seq, prev); err != nil {
+					return err
+				}
+				prev = e.Hash
+			}
+			if len(skipped) == 0 {
+				return nil
+			}
+			return insertEvent(w, spoolDamageEvent(s, skipped, len(data)))
+		})
+	})
+}
+
+func hasID(w *conn, id string) (bool, error) {
+	st, err := w.prepare(sqlAuditHasID)
+	if err != nil {
+		return false, err
+	}
+	defer st.Reset()
+	if err := st.BindText(1, id); err != nil {
+		return false, err
+	}
+	if st.Step() {
+		return true, nil
+	}
+	return false, st.Err()
+}
+
+func spoolDamageEvent(s *Store, offsets []int, size int) *warden.SecurityEvent {
+	meta, _ := json.Marshal(map[string]any{"spool": s.path + spoolSuffix, "offsets": offsets, "spool_bytes": size})
+	ev := &warden.SecurityEvent{
+		ID:        uuid.NewString(),
+		CreatedAt: audit.Timestamp(s.now()),
+		Type:      "audit_spool_damaged",
+		Severity:  warden.SevWarn,
+		Summary: fmt.Sprintf("the audit spool held %d incomplete or damaged records; a process killed while writing leaves one "+
+			"(its decision was never printed), anything else means the file was damaged", len(offsets)),
+		Metadata: meta,
+	}
+	return ev
+}

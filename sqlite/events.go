@@ -1,0 +1,69 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/audit"
+	"github.com/google/uuid"
+)
+
+// eventColumns lists the security_events columns in the order scanEvent reads
+// them and AppendEvent binds them.
+const eventColumns = `seq, id, trace_id, created_at, type, severity, summary, metadata, prev_hash, hash`
+
+const (
+	sqlEventHead   = `SELECT seq, hash FROM security_events ORDER BY seq DESC LIMIT 1`
+	sqlInsertEvent = `INSERT INTO security_events (` + eventColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+)
+
+// AppendEvent durably appends ev to the security-event chain, filling ev.Seq,
+// ev.PrevHash and ev.Hash, an empty ev.ID and a zero ev.CreatedAt
+// (audit.NormalizeEvent). After an error nothing was stored and ev.Seq,
+// ev.PrevHash and ev.Hash are zero.
+func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error {
+	if err := audit.NormalizeEvent(ev, s.now()); err != nil {
+		return &warden.Error{Code: warden.EInvalid, Message: "cannot append " + err.Error()}
+	}
+	if ev.ID == "" {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return fmt.Errorf("append security event: new id: %w", err)
+		}
+		ev.ID = id.String()
+	}
+	err := s.write(ctx, func(w *conn) error { return insertEvent(w, ev) })
+	if err != nil {
+		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
+		return fmt.Errorf("append security event %s: %w", ev.Type, err)
+	}
+	return nil
+}
+
+// insertEvent chains ev after the last security event and inserts it, inside
+// the caller's write transaction.
+func insertEvent(w *conn, ev *warden.SecurityEvent) error {
+	seq, prev, err := head(w, sqlEventHead)
+	if err != nil {
+		return err
+	}
+	ev.Seq, ev.PrevHash = seq+1, prev
+	ev.Hash = audit.HashEvent(prev, ev)
+	st, err := w.prepare(sqlInsertEvent)
+	if err != nil {
+		return err
+	}
+	b := binder{st: st}
+	b.int(ev.Seq)
+	b.text(ev.ID)
+	b.text(ev.TraceID)
+	b.int(ev.CreatedAt.UnixMilli())
+	b.text(ev.Type)
+	b.text(string(ev.Severity))
+	b.text(ev.Summary)
+	b.json(ev.Metadata)
+	b.text(ev.PrevHash)
+	b.text(ev.Hash)
+	return b.exec()
+}
