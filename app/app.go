@@ -84,10 +84,9 @@ func Open(ctx context.Context, home Home, opt Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := OpenStore(ctx, home)
-	if err != nil {
-		return nil, err
-	}
+	// Deferred: a plain decision is spooled durably without opening SQLite;
+	// anything that needs the database opens it (and drains the spool) then.
+	store := sqlite.OpenDeferred(home.DatabasePath())
 	a := &App{Home: home, Policy: loaded.Policy, Problems: loaded.Problems, Store: store, Log: opt.Log, Now: opt.Now}
 	if err := a.reportProblems(ctx); err != nil {
 		store.Close()

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+func openTestApp(t testing.TB) *App {
+	t.Helper()
+	home := Home(filepath.Join(t.TempDir(), "home"))
+	ctx := context.Background()
+	if _, err := Init(ctx, home, false); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(ctx, home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// TestDefaultPolicyDecisions runs the default policy end to end, through the
+// real store.
+func TestDefaultPolicyDecisions(t *testing.T) {
+	a := openTestApp(t)
+	cases := []struct {
+		name       string
+		req        warden.Request
+		want       warden.Verdict
+		wantRule   string
+		wantTier   warden.Tier
+		manualOnly bool
+	}{
+		{name: "tier 1 tool", req: warden.Request{Capability: "tool", Action: "call", Resource: "get_price"}, want: warden.Allow, wantRule: "tools.tier1", wantTier: 1},
+		{name: "tier 2 tool", req: warden.Request{Capability: "tool", Action: "call", Resource: "analyze_market"}, want: warden.Ask, wantRule: "tools.tier2", wantTier: 2},
+		{name: "tier 4 tool", req: warden.Request{Capability: "tool", Action: "call", Resource: "transfer_token"}, want: warden.Ask, wantRule: "safety.manual_only", wantTier: 4, manualOnly: true},
+		{name: "tier 3 autonomous", req: warden.Request{Capability: "tool", Action: "call", Resource: "write_file", Autonomous: true}, want: warden.Deny, wantRule: "safety.tier_gate", wantTier: 3},
+		{name: "no policy yet", req: warden.Request{Capability: "shell", Action: "exec", Resource: "ls"}, want: warden.Deny, wantRule: "pipeline.no_policy", wantTier: 3},
+		{name: "over per-tx max", req: warden.Request{Capability: "tool", Action: "call", Resource: "buy_token",
+			Params: map[string]json.RawMessage{"amount_usd": json.RawMessage("501")}}, want: warden.Deny, wantRule: "safety.max_transaction", wantTier: 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := c.req
+			d, err := a.Gate.Check(context.Background(), &req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Verdict != c.want || d.Rule != c.wantRule || d.Tier != c.wantTier || d.ManualOnly != c.manualOnly {
+				t.Fatalf("Check(%s) = %v %s tier %d manual_only=%v; want %v %s tier %d manual_only=%v",
+					c.name, d.Verdict, d.Rule, d.Tier, d.ManualOnly, c.want, c.wantRule, c.wantTier, c.manualOnly)
+			}
+			rows, err := a.Store.Entries(context.Background(), warden.AuditFilter{TraceID: d.TraceID})
+			if err != nil || len(rows) != 1 || rows[0].Verdict != d.Verdict || len(rows[0].Stages) != len(d.Stages) {
+				t.Fatalf("audit rows for %s: %+v, %v; want the decision with all its stages", d.TraceID, rows, err)
+			}
+		})
+	}
+}
+
+// BenchmarkGateCheck is one in-process decision through the default pipeline
+// with its durable (synchronous=FULL) audit append.
+func BenchmarkGateCheck(b *testing.B) {
+	a := openTestApp(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		req := warden.Request{Capability: "tool", Action: "call", Resource: "get_price", RequestedBy: "agent"}
+		if _, err := a.Gate.Check(ctx, &req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGateCheckFundMoving adds the spend-cap ledger read and the atomic
+// check-and-debit.
+func BenchmarkGateCheckFundMoving(b *testing.B) {
+	a := openTestApp(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		req := warden.Request{Capability: "tool", Action: "call", Resource: "get_price",
+			Params: map[string]json.RawMessage{"amount_usd": json.RawMessage("0.000001")}}
+		if _, err := a.Gate.Check(ctx, &req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecide is the pipeline alone, without the audit append.
+func BenchmarkDecide(b *testing.B) {
+	a := openTestApp(b)
+	p := Pipeline(a.Policy, nil, a.Store, a.Now)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		req := warden.Request{Capability: "tool", Action: "call", Resource: "get_price"}
+		p.Decide(ctx, &req)
+	}
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Benchmarks: the in-process hot paths (go test -bench) and the whole-process
+# cold start of `warden check` beside a plain Go hello-world, timed in the same
+# run. Figures go to docs/benchmarks.md with this command: `make bench`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COUNT=${COUNT:-5}
+RUNS=${RUNS:-300}
+
+if ! command -v hyperfine >/dev/null; then
+	if [ "$(id -u)" = 0 ]; then apt-get install -y hyperfine >/dev/null; else
+		echo "bench: hyperfine is missing; install it with: sudo apt-get install -y hyperfine" >&2; exit 1; fi
+fi
+
+echo "== in-process benchmarks (go test -bench, count=$COUNT)"
+go test -run '^$' -bench . -benchmem -count "$COUNT" \
+	./app ./pipeline ./sqlite ./config ./redact 2>&1 | grep -E '^(Benchmark|goos|cpu)' | tee bin/bench-go.txt
+
+echo
+echo "== cold start: warden check vs hello-world (hyperfine, $RUNS runs each)"
+go build -trimpath -o bin/hello ./bench/hello
+home=$(mktemp -d "${TMPDIR:-/var/tmp}/warden-bench.XXXXXX")
+trap 'rm -rf "$home"' EXIT
+bin/warden --home "$home" init >/dev/null
+hyperfine -N --warmup 30 --runs "$RUNS" --export-json bin/coldstart.json \
+	-n hello bin/hello \
+	-n 'warden check' "bin/warden --home $home check tool call get_price" \
+	-n 'warden check (fund-moving)' "bin/warden --home $home check tool call get_price --param amount_usd=0.000001"
+python3 - <<'PY'
+import json
+r = {x["command"]: x for x in json.load(open("bin/coldstart.json"))["results"]}
+h = r["hello"]["median"]
+for name, x in r.items():
+    print(f"{name:28s} median {x['median']*1e3:6.2f} ms  mean {x['mean']*1e3:6.2f} ± {x['stddev']*1e3:4.2f} ms  {x['median']/h:4.2f}x hello")
+PY
