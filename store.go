@@ -12,7 +12,10 @@ import (
 // after an error from Record, nothing of the entry (and no debit) was stored.
 type AuditStore interface {
 	// Record durably appends e (its stages included), chained to the previous
-	// row, filling e.Seq, e.PrevHash and e.Hash. When debit is non-nil, the store
+	// row, filling e.Seq, e.PrevHash and e.Hash. A store may first write e to a
+	// durable journal and chain it later (the SQLite store's spool); then those
+	// three stay zero, and every read of the store chains it first. Either way,
+	// once Record returns nil the entry survives a crash. When debit is non-nil, the store
 	// first checks, in the same transaction, that the ledger's spend since
 	// debit.Since plus debit.Amount stays within debit.Cap; if so it debits the
 	// ledger with the entry's trace id, and if not it stores nothing and returns a

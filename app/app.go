@@ -6,8 +6,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -68,6 +66,10 @@ type App struct {
 type Options struct {
 	Log *slog.Logger     // warnings go here; nil discards them
 	Now func() time.Time // nil is time.Now
+	// OpenDatabase opens the database at once, for a long-lived process: its
+	// decisions then go straight into the chain, concurrent ones sharing a
+	// transaction (group commit). Without it, a one-shot process spools.
+	OpenDatabase bool
 }
 
 // Open loads the home's policy and opens its database. Problems in the policy
@@ -87,6 +89,11 @@ func Open(ctx context.Context, home Home, opt Options) (*App, error) {
 	// Deferred: a plain decision is spooled durably without opening SQLite;
 	// anything that needs the database opens it (and drains the spool) then.
 	store := sqlite.OpenDeferred(home.DatabasePath())
+	if opt.OpenDatabase {
+		if store, err = OpenStore(ctx, home); err != nil {
+			return nil, err
+		}
+	}
 	a := &App{Home: home, Policy: loaded.Policy, Problems: loaded.Problems, Store: store, Log: opt.Log, Now: opt.Now}
 	if err := a.reportProblems(ctx); err != nil {
 		store.Close()
@@ -185,9 +192,6 @@ func AppendEvent(ctx context.Context, store warden.AuditStore, at time.Time, typ
 	return nil
 }
 
-// ErrNoHome reports a home that has not been initialised.
-var ErrNoHome = errors.New("warden home not initialised")
-
 // Init creates home with a commented default policy file and an empty
 // database. An existing policy file is kept unless force is set.
 func Init(ctx context.Context, home Home, force bool) (created bool, err error) {
@@ -205,9 +209,4 @@ func Init(ctx context.Context, home Home, force bool) (created bool, err error) 
 		return created, err
 	}
 	return created, s.Close()
-}
-
-// Describe is a one-line summary of a home, for messages.
-func (h Home) Describe() string {
-	return fmt.Sprintf("%s (policy %s, database %s)", string(h), h.PolicyPath(), h.DatabasePath())
 }

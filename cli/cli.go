@@ -90,7 +90,8 @@ func usageError(c *cobra.Command, msg string) error {
 	return warden.Errorf(warden.EInvalid, "%s", msg).WithHint("see `" + c.CommandPath() + " --help`")
 }
 
-// exactArgs is cobra.ExactArgs with a clearer message.
+// rangeArgs accepts min to max positional arguments and otherwise says what
+// the command takes.
 func rangeArgs(min, max int, what string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) < min || len(args) > max {

@@ -108,7 +108,10 @@ func combine(d *warden.Decision, ds []warden.Decision) {
 		return
 	}
 	d.Reason, d.Rule = ds[pick].Reason, ds[pick].Rule
-	// The strongest isolation any stage demanded applies, whatever the verdict.
+	// A sandbox profile or rewrite a stage asked for is kept whatever the verdict
+	// (an approved ask still runs isolated). With one profile-giving stage per
+	// capability today, the first one is it; ranking profiles by strength comes
+	// with the sandbox engine.
 	for i := range ds {
 		if ds[i].Sandbox != "" && d.Sandbox == "" {
 			d.Sandbox = ds[i].Sandbox

@@ -41,8 +41,14 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 	if err := s.prepareEntry(e); err != nil {
 		return err
 	}
-	if debit == nil && s.spooling() {
-		return s.spool(ctx, e)
+	if debit == nil {
+		if s.spooling() {
+			return s.spool(ctx, e)
+		}
+		if err := s.recordGrouped(ctx, e); err != nil {
+			return fmt.Errorf("record audit entry: %w", err)
+		}
+		return nil
 	}
 	err := s.write(ctx, func(w *conn) error {
 		if debit != nil {

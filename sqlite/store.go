@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentwarden/warden"
@@ -29,6 +30,11 @@ type Store struct {
 	mu     sync.Mutex // guards w and closed
 	w      *conn      // the write connection; also serves SpentSince; nil until opened
 	closed bool
+
+	gmu        sync.Mutex // guards queue and committing (group commit, group.go)
+	queue      []*pendingEntry
+	committing bool
+	batches    atomic.Int64 // group commits so far, for tests
 
 	rmu sync.Mutex // guards r
 	r   *conn      // the read connection, opened on first use
