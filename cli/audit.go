@@ -100,19 +100,11 @@ func auditCmd(e *env) *cobra.Command {
   warden audit verify`,
 		Args: rangeArgs(0, 0, "no arguments; see the subcommands"),
 		RunE: func(c *cobra.Command, _ []string) error {
-			af, err := f.filter(c, time.Now())
+			rows, _, s, err := e.entries(c, &f)
 			if err != nil {
 				return err
 			}
-			a, err := e.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			rows, err := a.Store.Entries(c.Context(), af)
-			if err != nil {
-				return warden.Errorf(warden.EUnavailable, "read the audit log").Wrap(err)
-			}
+			defer s.Close()
 			if asJSON {
 				return writeJSONLines(e.stdout, rows)
 			}
@@ -138,19 +130,11 @@ func auditExportCmd(e *env) *cobra.Command {
 			if format != "jsonl" && format != "json" {
 				return usageError(c, "--format must be jsonl or json")
 			}
-			af, err := f.filter(c, time.Now())
+			rows, _, s, err := e.entries(c, &f)
 			if err != nil {
 				return err
 			}
-			a, err := e.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			rows, err := a.Store.Entries(c.Context(), af)
-			if err != nil {
-				return warden.Errorf(warden.EUnavailable, "read the audit log").Wrap(err)
-			}
+			defer s.Close()
 			if format == "jsonl" {
 				return writeJSONLines(e.stdout, rows)
 			}
@@ -180,24 +164,16 @@ func auditTailCmd(e *env) *cobra.Command {
 		Short: "Show the newest audit rows; with -f keep printing new ones as they are recorded",
 		Args:  rangeArgs(0, 0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
-			af, err := f.filter(c, time.Now())
+			rows, af, s, err := e.entries(c, &f)
 			if err != nil {
 				return err
 			}
-			a, err := e.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer a.Close()
+			defer s.Close()
 			print := func(rows []warden.AuditEntry) error {
 				if asJSON {
 					return writeJSONLines(e.stdout, rows)
 				}
 				return writeRows(e.stdout, rows)
-			}
-			rows, err := a.Store.Entries(c.Context(), af)
-			if err != nil {
-				return warden.Errorf(warden.EUnavailable, "read the audit log").Wrap(err)
 			}
 			if !asJSON {
 				writeHeader(e.stdout)
@@ -211,7 +187,7 @@ func auditTailCmd(e *env) *cobra.Command {
 			last := int64(0)
 			if len(rows) > 0 {
 				last = rows[len(rows)-1].Seq
-			} else if newest, err := a.Store.Entries(c.Context(), warden.AuditFilter{Limit: 1}); err == nil && len(newest) > 0 {
+			} else if newest, err := s.Entries(c.Context(), warden.AuditFilter{Limit: 1}); err == nil && len(newest) > 0 {
 				last = newest[0].Seq
 			}
 			af.Limit, af.Since = 0, time.Time{}
@@ -230,7 +206,7 @@ func auditTailCmd(e *env) *cobra.Command {
 				case <-tick.C:
 				}
 				af.AfterSeq = last
-				rows, err := a.Store.Entries(c.Context(), af)
+				rows, err := s.Entries(c.Context(), af)
 				if err != nil {
 					return warden.Errorf(warden.EUnavailable, "read the audit log").Wrap(err)
 				}
@@ -258,11 +234,7 @@ func auditVerifyCmd(e *env) *cobra.Command {
 		Short: "Walk the hash chains of the audit log and name the first broken row",
 		Args:  rangeArgs(0, 0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
-			home, err := e.homeDir()
-			if err != nil {
-				return err
-			}
-			s, err := openStoreOnly(c, home)
+			s, err := e.store(c.Context())
 			if err != nil {
 				return err
 			}
@@ -304,12 +276,12 @@ func auditEventsCmd(e *env) *cobra.Command {
 			if severity != "" && !warden.Severity(severity).Valid() {
 				return usageError(c, "--severity must be info, warn, error or critical")
 			}
-			a, err := e.open(c.Context())
+			s, err := e.store(c.Context())
 			if err != nil {
 				return err
 			}
-			defer a.Close()
-			evs, err := a.Store.Events(c.Context(), warden.EventFilter{Since: t, Type: typ, MinSeverity: warden.Severity(severity), Limit: limit})
+			defer s.Close()
+			evs, err := s.Events(c.Context(), warden.EventFilter{Since: t, Type: typ, MinSeverity: warden.Severity(severity), Limit: limit})
 			if err != nil {
 				return warden.Errorf(warden.EUnavailable, "read security events").Wrap(err)
 			}

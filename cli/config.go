@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
-	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/config"
 )
 
@@ -73,13 +71,8 @@ func configCmd(e *env) *cobra.Command {
 				if err := config.Set(home.PolicyPath(), key, value); err != nil {
 					return err
 				}
-				s, err := app.OpenStore(c.Context(), home)
-				if err != nil {
-					return err
-				}
-				defer s.Close()
 				meta, _ := json.Marshal(map[string]string{"key": key, "value": value, "by": currentUser()})
-				if err := app.AppendEvent(c.Context(), s, time.Now(), warden.EventConfigChanged, warden.SevWarn, "policy changed: "+key, meta); err != nil {
+				if err := e.event(c.Context(), warden.EventConfigChanged, warden.SevWarn, "policy changed: "+key, meta); err != nil {
 					return err
 				}
 				fmt.Fprintf(e.stdout, "%s set\n", key)

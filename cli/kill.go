@@ -7,12 +7,10 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
-	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/safety"
 )
@@ -34,13 +32,8 @@ confirmation; turning it off (warden unkill) needs a human at a terminal.`,
 			if err := config.SetKillSwitch(home.PolicyPath(), true); err != nil {
 				return err
 			}
-			s, err := app.OpenStore(c.Context(), home)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
 			meta, _ := json.Marshal(map[string]string{"reason": reason, "by": currentUser()})
-			if err := app.AppendEvent(c.Context(), s, time.Now(), warden.EventKillSwitchOn, warden.SevCritical, "emergency stop turned on", meta); err != nil {
+			if err := e.event(c.Context(), warden.EventKillSwitchOn, warden.SevCritical, "emergency stop turned on", meta); err != nil {
 				return err
 			}
 			fmt.Fprintln(e.stdout, "emergency stop is ON: tier 2+ actions are denied until a human runs `warden unkill` at a terminal")

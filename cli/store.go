@@ -1,17 +1,56 @@
 package cli
 
 import (
+	"context"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
 )
 
-// openStoreOnly opens the database without reading the policy file, for
-// commands that must work even when the policy is broken (audit verify).
-func openStoreOnly(c *cobra.Command, home app.Home) (interface {
+// logStore is the audit store as the front end uses it.
+type logStore interface {
 	warden.AuditStore
 	Close() error
-}, error) {
-	return app.OpenStore(c.Context(), home)
+}
+
+// store opens the home's database alone, without reading the policy file:
+// reading the log, verifying it and recording security events must work even
+// when the policy is broken.
+func (e *env) store(ctx context.Context) (logStore, error) {
+	home, err := e.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	return app.OpenStore(ctx, home)
+}
+
+// entries reads the audit rows that the flags select.
+func (e *env) entries(c *cobra.Command, f *auditFlags) ([]warden.AuditEntry, warden.AuditFilter, logStore, error) {
+	af, err := f.filter(c, time.Now())
+	if err != nil {
+		return nil, af, nil, err
+	}
+	s, err := e.store(c.Context())
+	if err != nil {
+		return nil, af, nil, err
+	}
+	rows, err := s.Entries(c.Context(), af)
+	if err != nil {
+		s.Close()
+		return nil, af, nil, warden.Errorf(warden.EUnavailable, "read the audit log").Wrap(err)
+	}
+	return rows, af, s, nil
+}
+
+// event records a security event in the home's log.
+func (e *env) event(ctx context.Context, typ string, sev warden.Severity, summary string, meta []byte) error {
+	s, err := e.store(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return app.AppendEvent(ctx, s, time.Now(), typ, sev, summary, meta)
 }
