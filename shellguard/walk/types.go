@@ -1,0 +1,134 @@
+// Package walk turns a shell command line into the simple commands it would
+// run: it parses with mvdan.cc/sh (bash dialect), visits every executed
+// position, evaluates words statically, unwraps wrappers such as sudo, env and
+// xargs, and recurses into code strings (bash -c, eval, find -exec…). It
+// decides nothing: package shellguard classifies what Walk returns.
+//
+// What Walk cannot know it marks rather than guesses: a word with an unknown
+// part is Dynamic, a code string it cannot read is an Issue. The zero Result
+// (no commands, no issues) only comes from an empty input.
+package walk
+
+// Span is a byte range [Start, End) in the top-level input. Commands found
+// inside code strings carry the span of the top-level word that held them.
+type Span struct{ Start, End int }
+
+// Word is one argument after static evaluation (quote removal, escapes,
+// ANSI-C strings, brace expansion, tilde, ${IFS}, variables assigned earlier
+// in the same input).
+type Word struct {
+	// Value is the evaluated text. For a Dynamic word it holds the parts that
+	// are known, with each unknown part left out.
+	Value string
+	// Dynamic is set when any part of the value is unknown ($UNSET, $(…),
+	// $((…)) with unknowns, an unknown variable split by IFS…).
+	Dynamic bool
+	// Prefix is the literal text before the first unknown part of a Dynamic
+	// word (e.g. "/" for "/$X"; "" for "$X/"), so that callers can judge
+	// what it could expand to.
+	Prefix string
+	// Glob is set when the word has unquoted *, ? or [ (no globbing is done).
+	Glob   bool
+	Quoted bool
+	Span   Span
+}
+
+// Redirect is one redirection of a command.
+type Redirect struct {
+	Op string // ">", ">>", "<", "<>", ">|", "&>", "&>>", ">&", "<&", "<<", "<<-", "<<<"
+	Fd string // the explicit file descriptor ("2" in 2>file), or ""
+	// Target is the file (or fd) for file redirections; for here-strings and
+	// heredocs it is empty.
+	Target Word
+	// Body is the text of a heredoc or here-string, evaluated when the
+	// delimiter is unquoted; BodyDynamic marks an unknown part.
+	Body        string
+	BodyDynamic bool
+	IsBody      bool // this is a heredoc or here-string
+}
+
+// Command is one simple command that the input would (or may) run.
+type Command struct {
+	// Argv is the command after unwrapping wrappers; Argv[0] is the program.
+	Argv []Word
+	// Assigns are the NAME=VALUE prefixes of the command (X=1 cmd), in order.
+	Assigns []Assign
+	// Wrappers names the wrappers unwrapped to reach Argv, outermost first
+	// (e.g. "sudo", "env", "timeout").
+	Wrappers []string
+	// Privileged is set when a privilege wrapper (sudo, doas, su -c, pkexec,
+	// runuser…) ran the command.
+	Privileged bool
+	// Remote is set when the command runs elsewhere (ssh host CMD, docker
+	// exec/run, podman, kubectl exec).
+	Remote bool
+	// Depth is how many code strings deep the command was found (0: top level).
+	Depth int
+	// Via says how the command was reached beyond plain sequencing: "" at the
+	// top level, else e.g. "bash -c", "eval", "$()", "<()", "find -exec",
+	// "xargs", "heredoc", "base64|sh", "function f".
+	Via string
+	// Span locates the command (or the top-level word that held it).
+	Span      Span
+	Redirects []Redirect
+	// Pipeline identifies the pipeline the command belongs to (unique within
+	// one Walk); PipePos is its 0-based position and PipeLen the pipeline's
+	// length (1 for a command that is not piped).
+	Pipeline, PipePos, PipeLen int
+	// Background is set for cmd & and coprocesses.
+	Background bool
+	// Conditional is set when the command may not run (after && or ||, in an
+	// if/while/case branch, in a function body never called…).
+	Conditional bool
+	// Cwd is the directory the command runs in, as far as Walk knows: the
+	// Options.Cwd changed by earlier cd/pushd in the same input. CwdDynamic is
+	// set when a cd went somewhere unknown.
+	Cwd        string
+	CwdDynamic bool
+	// Stdin is literal text fed to the command (heredoc, here-string, or a
+	// pipe from a literal producer such as echo/printf, after any literal
+	// decoding), when known; StdinKnown says whether it is.
+	Stdin      string
+	StdinKnown bool
+}
+
+// Assign is one NAME=VALUE prefix.
+type Assign struct {
+	Name  string
+	Value Word
+}
+
+// IssueKind classifies what Walk could not do.
+type IssueKind string
+
+const (
+	ParseError     IssueKind = "parse_error"     // bash would not run this either
+	BudgetExceeded IssueKind = "budget_exceeded" // too deep, too large, too many nodes
+	DynamicCode    IssueKind = "dynamic_code"    // a code string whose text is unknown (bash -c "$X")
+	DynamicCommand IssueKind = "dynamic_command" // a program name that is unknown ($c args)
+	Internal       IssueKind = "internal"        // a recovered panic
+)
+
+// Issue is something Walk could not see through. Callers must not allow a
+// command line with issues they do not understand.
+type Issue struct {
+	Kind    IssueKind
+	Message string
+	Span    Span
+}
+
+// Options are the facts Walk may assume. Zero values mean unknown.
+type Options struct {
+	Cwd  string            // working directory
+	Home string            // $HOME, for ~ and $HOME
+	Tmp  string            // $TMPDIR
+	Env  map[string]string // other variables known to the caller
+	// Budgets; zero means the default (depth 8, 64 KiB, 20,000 nodes).
+	MaxDepth, MaxBytes, MaxNodes int
+}
+
+// Result is what Walk found.
+type Result struct {
+	Commands []Command
+	Issues   []Issue
+}
