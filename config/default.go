@@ -54,6 +54,15 @@ tools:
     - tool: swap_token
       max_amount_usd: 100
       tier: 2
+
+sandbox:
+  # Isolation for commands the guard sends to the sandbox: off, light,
+  # standard or max. With off, every sandbox verdict asks a human instead.
+  # Default standard.
+  mode: standard
+  # Which engine runs sandboxes: auto (best available), native or docker.
+  # Default auto.
+  engine: auto
 `
 
 // DefaultFile returns the commented default policy file that `warden init`

@@ -98,6 +98,8 @@ func TestList(t *testing.T) {
 		"tools.tiers.swap_token", "tools.tiers.transfer_token", "tools.tiers.unkill",
 		"tools.tiers.web_search", "tools.tiers.write_file",
 		"tools.overrides",
+		"sandbox.mode",
+		"sandbox.engine",
 	}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("List keys = %q\nwant %q", keys, want)

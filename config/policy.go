@@ -6,8 +6,9 @@ import "github.com/agentwarden/warden"
 // the gate reads. Build one with Load, Parse or Default; the zero value has no
 // tiers and zero caps (nothing may be spent) and is not meant to be used.
 type Policy struct {
-	Safety Safety
-	Tools  Tools
+	Safety  Safety
+	Tools   Tools
+	Sandbox Sandbox
 }
 
 // Safety holds the global money and emergency-stop limits (the safety section).
@@ -65,3 +66,13 @@ func Default() *Policy {
 	}
 	return p
 }
+
+// Sandbox says how commands that need isolation can run (the sandbox section).
+// With Mode "off" there is no isolation, so a sandbox verdict becomes ask.
+type Sandbox struct {
+	Mode   string // off, light, standard or max
+	Engine string // auto, native or docker
+}
+
+// Available reports whether a sandbox verdict can be honoured.
+func (s Sandbox) Available() bool { return s.Mode != "" && s.Mode != "off" }

@@ -54,7 +54,8 @@ func TestSetRefuses(t *testing.T) {
 	}{
 		{"negative cap", "safety.dailySpendCap", "-5", "cannot set safety.dailySpendCap: -5 is negative; want a USD amount >= 0"},
 		{"unknown key", "safety.dailySpendCapp", "5", "did you mean safety.dailySpendCap?"},
-		{"unknown section", "sandbox.mode", "max", "unknown key sandbox.mode"},
+		{"unknown section", "shellz.mode", "max", "unknown key shellz.mode"},
+		{"bad sandbox mode", "sandbox.mode", "maximum", "not a sandbox mode; want one of off, light, standard, max"},
 		{"wrong type", "safety.killSwitchActive", "maybe", `got "maybe" (a string); want true or false`},
 		{"yes is not true", "safety.autopilotEnabled", "yes", `got "yes" (a string); want true or false`},
 		{"tier out of range", "tools.tiers.foo", "7", "7 is not a tier; want 1, 2, 3 or 4"},
