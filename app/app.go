@@ -148,7 +148,8 @@ func Pipeline(p *config.Policy, problems []config.Problem, ledger warden.Ledger,
 		Capabilities: map[string][]warden.Stage{
 			warden.CapTool: {tools.Stage{Autopilot: p.Safety.Autopilot}},
 		},
-		Tier: resolver.Tier,
+		Tier:      resolver.Tier,
+		NoSandbox: !p.Sandbox.Available(),
 	})
 }
 

@@ -26,6 +26,7 @@ type Pipeline struct {
 	capabilities map[string][]warden.Stage
 	tier         TierFunc
 	timeout      time.Duration
+	noSandbox    bool
 }
 
 // Config lists what a Pipeline is built from.
@@ -39,11 +40,14 @@ type Config struct {
 	Tier TierFunc
 	// StageTimeout bounds each stage; zero means DefaultStageTimeout.
 	StageTimeout time.Duration
+	// NoSandbox says no sandbox can run (sandbox.mode off): a sandbox verdict
+	// then becomes ask, since the isolation it needs is not there.
+	NoSandbox bool
 }
 
 // New builds a pipeline.
 func New(c Config) *Pipeline {
-	p := &Pipeline{global: c.Global, capabilities: c.Capabilities, tier: c.Tier, timeout: c.StageTimeout}
+	p := &Pipeline{global: c.Global, capabilities: c.Capabilities, tier: c.Tier, timeout: c.StageTimeout, noSandbox: c.NoSandbox}
 	if p.timeout <= 0 {
 		p.timeout = DefaultStageTimeout
 	}
@@ -79,6 +83,10 @@ func (p *Pipeline) Decide(ctx context.Context, req *warden.Request) warden.Decis
 	decisions := make([]warden.Decision, len(stages))
 	d.Stages = runAll(ctx, stages, req, timeout, decisions)
 	combine(&d, decisions)
+	if d.Verdict == warden.Sandbox && p != nil && p.noSandbox {
+		d.Verdict, d.Rule = warden.Ask, "pipeline.no_sandbox"
+		d.Reason += " (no sandbox is available, sandbox.mode is off, so a human must confirm instead)"
+	}
 	return d
 }
 

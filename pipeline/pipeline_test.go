@@ -208,3 +208,19 @@ func TestCancelledRequestDenies(t *testing.T) {
 		t.Fatalf("cancelled request: %v, want deny", d.Verdict)
 	}
 }
+
+func TestNoSandboxTurnsSandboxIntoAsk(t *testing.T) {
+	stages := map[string][]warden.Stage{"shell": {answer("guard", warden.Sandbox)}}
+	d := New(Config{Capabilities: stages}).Decide(context.Background(), &warden.Request{Capability: "shell"})
+	if d.Verdict != warden.Sandbox {
+		t.Fatalf("with a sandbox: %v, want sandbox", d.Verdict)
+	}
+	d = New(Config{Capabilities: stages, NoSandbox: true}).Decide(context.Background(), &warden.Request{Capability: "shell"})
+	if d.Verdict != warden.Ask || d.Rule != "pipeline.no_sandbox" {
+		t.Fatalf("without a sandbox: %v %s, want ask pipeline.no_sandbox", d.Verdict, d.Rule)
+	}
+	both := map[string][]warden.Stage{"shell": {answer("guard", warden.Sandbox), answer("x", warden.Deny)}}
+	if d := New(Config{Capabilities: both, NoSandbox: true}).Decide(context.Background(), &warden.Request{Capability: "shell"}); d.Verdict != warden.Deny {
+		t.Fatalf("a deny stays a deny without a sandbox: %v", d.Verdict)
+	}
+}
