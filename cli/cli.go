@@ -58,9 +58,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "warden: "+warden.UserMessage(err))
+		if cmd != nil && cmd.Name() == "hook" {
+			return exitHookBlocked
+		}
 		return exitStatus(err)
 	}
 	return e.status

@@ -16,6 +16,9 @@ const (
 	exitAsk     = 3
 	exitSandbox = 4
 	exitBroken  = 2 // audit verify: the chain is broken
+	// exitHookBlocked is any failure of `warden hook`: every host treats exit 2
+	// as "block this tool call", while some let a call through on exit 1.
+	exitHookBlocked = 2
 )
 
 // verdictStatus maps a verdict to its --exit-code status.
