@@ -207,3 +207,35 @@ func TestKill9LosesNoPrintedDecision(t *testing.T) {
 	}
 	t.Logf("%d rounds, %d kill signals sent: %d decisions printed, %d rows in the log, chain verifies", rounds, killed, len(printed), len(rows))
 }
+
+// TestHookFailuresExitTwo: hosts block a tool call on exit 2 but some let it
+// through on exit 1, so every failure of `warden hook` must exit exactly 2.
+func TestHookFailuresExitTwo(t *testing.T) {
+	home := initHome(t)
+	payload := `{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"mcp__x__y","tool_input":{}}`
+	cases := map[string][]string{
+		"unknown flag":    {"hook", "claude", "--frobnicate"},
+		"no host":         {"hook"},
+		"two hosts":       {"hook", "claude", "codex"},
+		"unknown host":    {"hook", "nosuchhost"},
+		"missing home":    {"--home", filepath.Join(t.TempDir(), "none"), "hook", "claude"},
+		"malformed stdin": {"hook", "claude", "<malformed>"},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := payload
+			if args[len(args)-1] == "<malformed>" {
+				args, in = args[:len(args)-1], `{"hook_event_name":`
+			}
+			cmd := wardenCmd(home, args...)
+			cmd.Stdin = strings.NewReader(in)
+			out, _ := cmd.Output()
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Fatalf("warden %v exited %d, want 2 (stdout %q)", args, code, out)
+			}
+			if strings.Contains(string(out), `"allow"`) {
+				t.Fatalf("warden %v printed an allow: %s", args, out)
+			}
+		})
+	}
+}

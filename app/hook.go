@@ -1,0 +1,67 @@
+package app
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/hook"
+)
+
+// HookTimeout bounds one hook invocation, well under the hosts' own timeouts.
+const HookTimeout = 60 * time.Second
+
+// RunHook answers one agent-host hook payload from in, in the host's own
+// protocol, and returns the exit status. It never fails open: when the home
+// cannot be opened it still answers, blocking, in the host's protocol.
+func RunHook(ctx context.Context, home Home, opt Options, host string, in io.Reader, out, errw io.Writer) int {
+	ctx, cancel := context.WithTimeout(ctx, HookTimeout)
+	defer cancel()
+	a, err := Open(ctx, home, opt)
+	if err != nil {
+		return hook.Run(ctx, host, in, out, errw, failDecider{err})
+	}
+	defer a.Close()
+	return hook.Run(ctx, host, in, out, errw, a.Gate)
+}
+
+// RunHookError answers a hook payload with a blocking failure, for callers
+// that could not even find the home.
+func RunHookError(ctx context.Context, host string, err error, in io.Reader, out, errw io.Writer) int {
+	return hook.Run(ctx, host, in, out, errw, failDecider{err})
+}
+
+// failDecider denies through an error: the adapters turn it into the host's
+// blocking answer.
+type failDecider struct{ err error }
+
+func (f failDecider) Check(context.Context, *warden.Request) (warden.Decision, error) {
+	return warden.Decision{}, f.err
+}
+
+// Hook installation, passed through so the front end never imports the
+// adapter itself.
+type (
+	HookScope         = hook.Scope
+	HookInstallResult = hook.InstallResult
+)
+
+// Hook scopes.
+const (
+	HookProject = hook.Project
+	HookUser    = hook.User
+)
+
+// HookHosts lists the agent hosts warden can hook into.
+func HookHosts() []string { return hook.HostNames() }
+
+// InstallHook merges warden's hook into a host's settings file.
+func InstallHook(host string, scope HookScope, projectDir, homeDir, wardenPath string) (HookInstallResult, error) {
+	return hook.Install(host, scope, projectDir, homeDir, wardenPath)
+}
+
+// UninstallHook removes exactly the hook entries InstallHook added.
+func UninstallHook(host string, scope HookScope, projectDir, homeDir string) (HookInstallResult, error) {
+	return hook.Uninstall(host, scope, projectDir, homeDir)
+}

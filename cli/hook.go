@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
+)
+
+func hookCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "hook HOST",
+		Short: "Answer one agent-host hook payload on stdin (" + strings.Join(app.HookHosts(), ", ") + ")",
+		Long: `Answer one agent-host hook payload on stdin, in the host's own protocol.
+
+Every tool call the host sends is decided by the gate and audited. When warden
+cannot decide (bad input, broken home, internal error) the answer blocks the
+call: the hook never fails open. Install it with ` + "`warden install HOST`" + `.`,
+		// Exit statuses are the host's protocol, so failures never take cobra's
+		// exit-1 path: several hosts let a tool call through on exit 1 (see Main).
+		RunE: func(c *cobra.Command, args []string) error {
+			host := ""
+			if len(args) > 0 {
+				host = args[0]
+			}
+			if len(args) != 1 {
+				err := warden.Errorf(warden.EInvalid, "warden hook takes one HOST: %s", strings.Join(app.HookHosts(), ", "))
+				e.status = app.RunHookError(c.Context(), host, err, e.stdin, e.stdout, e.stderr)
+				return nil
+			}
+			home, err := e.homeDir()
+			if err != nil {
+				e.status = app.RunHookError(c.Context(), host, err, e.stdin, e.stdout, e.stderr)
+				return nil
+			}
+			e.status = app.RunHook(c.Context(), home, app.Options{Log: e.logger()}, host, e.stdin, e.stdout, e.stderr)
+			return nil
+		},
+	}
+}
+
+func installCmd(e *env, remove bool) *cobra.Command {
+	var user, project bool
+	verb, short := "install", "Add warden's hook to an agent host's settings (a backup is kept)"
+	if remove {
+		verb, short = "uninstall", "Remove exactly the hook entries `warden install` added"
+	}
+	c := &cobra.Command{
+		Use:   verb + " HOST",
+		Short: short + " (" + strings.Join(app.HookHosts(), ", ") + ")",
+		Args:  rangeArgs(1, 1, "one HOST: "+strings.Join(app.HookHosts(), ", ")),
+		RunE: func(c *cobra.Command, args []string) error {
+			if user && project {
+				return usageError(c, "--user and --project exclude each other")
+			}
+			scope := app.HookProject
+			if user {
+				scope = app.HookUser
+			}
+			projectDir, err := os.Getwd()
+			if err != nil {
+				return warden.Errorf(warden.EInvalid, "cannot find the current directory").Wrap(err)
+			}
+			homeDir, err := os.UserHomeDir()
+			if err != nil {
+				return warden.Errorf(warden.EInvalid, "cannot find your home directory").Wrap(err)
+			}
+			var res app.HookInstallResult
+			if remove {
+				res, err = app.UninstallHook(args[0], scope, projectDir, homeDir)
+			} else {
+				self, perr := os.Executable()
+				if perr == nil {
+					self, perr = filepath.EvalSymlinks(self)
+				}
+				if perr != nil {
+					return warden.Errorf(warden.EInvalid, "cannot find the warden binary's path").Wrap(perr)
+				}
+				res, err = app.InstallHook(args[0], scope, projectDir, homeDir, self)
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case !res.Changed:
+				fmt.Fprintf(e.stdout, "%s: nothing to change\n", res.Path)
+			case remove:
+				fmt.Fprintf(e.stdout, "removed warden's hook from %s\n", res.Path)
+			default:
+				fmt.Fprintf(e.stdout, "added warden's hook to %s\n", res.Path)
+			}
+			if res.Backup != "" {
+				fmt.Fprintf(e.stdout, "backup of the previous file: %s\n", res.Backup)
+			}
+			if !remove && res.Changed && args[0] == "codex" {
+				fmt.Fprintln(e.stdout, "Codex only runs hooks you trust: open its /hooks screen and trust this one.")
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&project, "project", false, "this project's settings (the default)")
+	c.Flags().BoolVar(&user, "user", false, "your user settings, for every project")
+	return c
+}

@@ -1,0 +1,165 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/agentwarden/warden"
+)
+
+// claude speaks Claude Code's command-hook protocol: PreToolUse is decided,
+// PostToolUse is acknowledged, anything else blocks.
+type claude struct{}
+
+const claudeHost = "claude"
+
+// claudeAnswer is Claude Code's PreToolUse output.
+type claudeAnswer struct {
+	HookSpecificOutput claudeSpecific `json:"hookSpecificOutput"`
+}
+
+type claudeSpecific struct {
+	HookEventName            string          `json:"hookEventName"`
+	PermissionDecision       string          `json:"permissionDecision"`
+	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
+	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
+}
+
+func (claude) handle(ctx context.Context, payload []byte, d Decider, runner bool) (response, error) {
+	var p basePayload
+	if err := decodePayload(payload, &p); err != nil {
+		return response{}, err
+	}
+	switch p.HookEventName {
+	case "PreToolUse":
+	case "PostToolUse":
+		return response{stdout: []byte("{}"), status: statusOK}, nil
+	default:
+		return response{}, unknownEvent(claudeHost, p.HookEventName)
+	}
+	call, err := claudeCall(&p, payload)
+	if err != nil {
+		return response{}, err
+	}
+	dec, err := decide(ctx, d, []*warden.Request{call.req})
+	if err != nil {
+		return response{}, err
+	}
+	return claudeRespond(dec, call, runner)
+}
+
+func (claude) block(msg string) response { return blockOnStderr(msg) }
+
+// toolCall is one parsed tool call: its request and what a rewrite needs.
+type toolCall struct {
+	req   *warden.Request
+	input object
+	shell bool // a shell command in input["command"]
+}
+
+// claudeCall maps a PreToolUse payload to its request.
+func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
+	in, err := toolInput(p.ToolInput)
+	if err != nil {
+		return toolCall{}, err
+	}
+	call := toolCall{input: in}
+	name := p.ToolName
+	switch name {
+	case "":
+		return toolCall{}, warden.Errorf(warden.EInvalid, "PreToolUse payload has no tool_name")
+	case "Bash":
+		cmd, err := in.need(name, "command")
+		if err != nil {
+			return toolCall{}, err
+		}
+		call.req = p.request(claudeHost, raw, warden.CapShell, "exec", cmd)
+		call.req.Params = in.pick("description", "timeout", "run_in_background", "dangerouslyDisableSandbox")
+		call.shell = true
+	case "Read":
+		path, err := in.need(name, "file_path")
+		if err != nil {
+			return toolCall{}, err
+		}
+		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "read", path)
+	case "Write", "Edit", "MultiEdit":
+		path, err := in.need(name, "file_path")
+		if err != nil {
+			return toolCall{}, err
+		}
+		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "write", path)
+	case "NotebookEdit":
+		path, err := in.first("", "notebook_path", "file_path")
+		if err != nil {
+			return toolCall{}, err
+		}
+		if path == "" {
+			return toolCall{}, warden.Errorf(warden.EInvalid, "NotebookEdit call has no tool_input.notebook_path")
+		}
+		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "write", path)
+	case "Glob", "Grep", "LS":
+		where, err := in.first(p.Cwd, "path", "pattern")
+		if err != nil {
+			return toolCall{}, err
+		}
+		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "list", where)
+	case "WebFetch":
+		url, err := in.need(name, "url")
+		if err != nil {
+			return toolCall{}, err
+		}
+		call.req = p.request(claudeHost, raw, warden.CapNetwork, "fetch", url)
+	case "WebSearch":
+		q, err := in.need(name, "query")
+		if err != nil {
+			return toolCall{}, err
+		}
+		call.req = p.request(claudeHost, raw, warden.CapNetwork, "fetch", q)
+	default:
+		call.req = p.request(claudeHost, raw, warden.CapTool, "call", name)
+		if strings.HasPrefix(name, "mcp__") {
+			call.req.Tool = name
+			call.req.Params = in.params()
+		}
+	}
+	return call, nil
+}
+
+// claudeRespond maps a decision to Claude Code's PreToolUse output.
+func claudeRespond(dec warden.Decision, call toolCall, runner bool) (response, error) {
+	out := claudeSpecific{HookEventName: "PreToolUse"}
+	switch dec.Verdict {
+	case warden.Allow:
+		out.PermissionDecision = "allow"
+	case warden.Ask:
+		out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)
+	case warden.Sandbox:
+		switch {
+		case call.shell && call.input.isTrue("dangerouslyDisableSandbox"):
+			out.PermissionDecision = "deny"
+			out.PermissionDecisionReason = "warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: " + explain(dec)
+		case runner && call.shell:
+			cmd, _, _ := call.input.str("command")
+			in, err := call.input.withString("command", sandboxCommand(dec, cmd))
+			if err != nil {
+				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
+			}
+			out.PermissionDecision, out.UpdatedInput = "allow", in
+		default:
+			out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)
+		}
+	default:
+		out.PermissionDecision, out.PermissionDecisionReason = "deny", explain(dec)
+	}
+	return response{stdout: mustJSON(claudeAnswer{out}), status: statusOK}, nil
+}
+
+// unknownEvent is the error for an event a host adapter does not handle.
+func unknownEvent(host, event string) error {
+	if event == "" {
+		return warden.Errorf(warden.EInvalid, "%s hook payload has no hook_event_name", host)
+	}
+	return warden.Errorf(warden.EInvalid, "%s hook event %q is not one warden handles", host, event).
+		WithHint("install the hook with `warden install " + host + "`, which registers only the events warden decides")
+}

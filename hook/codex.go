@@ -1,0 +1,129 @@
+package hook
+
+import (
+	"context"
+	"strings"
+
+	"github.com/agentwarden/warden"
+)
+
+// codex speaks Codex's hook protocol, which follows Claude Code's wire format
+// with two limits: Codex cannot ask a person from a hook ("ask" fails open), and
+// accepts "allow" only together with updatedInput. Refusals are therefore
+// answered with exit status 2 and the reason on stderr, which every Codex
+// version with hooks treats as a block; an allow is exit status 0 with no
+// output.
+type codex struct{}
+
+const codexHost = "codex"
+
+func (codex) handle(ctx context.Context, payload []byte, d Decider, runner bool) (response, error) {
+	var p basePayload
+	if err := decodePayload(payload, &p); err != nil {
+		return response{}, err
+	}
+	switch p.HookEventName {
+	case "PreToolUse":
+	case "PostToolUse":
+		return response{status: statusOK}, nil
+	default:
+		return response{}, unknownEvent(codexHost, p.HookEventName)
+	}
+	call, reqs, err := codexCall(&p, payload)
+	if err != nil {
+		return response{}, err
+	}
+	dec, err := decide(ctx, d, reqs)
+	if err != nil {
+		return response{}, err
+	}
+	return codexRespond(dec, call, runner)
+}
+
+func (codex) block(msg string) response { return blockOnStderr(msg) }
+
+// codexCall maps a PreToolUse payload to its requests: one per call, except
+// apply_patch, which implies one filesystem write per file it touches.
+func codexCall(p *basePayload, raw []byte) (toolCall, []*warden.Request, error) {
+	in, err := toolInput(p.ToolInput)
+	if err != nil {
+		return toolCall{}, nil, err
+	}
+	call := toolCall{input: in}
+	name := p.ToolName
+	switch {
+	case name == "":
+		return toolCall{}, nil, warden.Errorf(warden.EInvalid, "PreToolUse payload has no tool_name")
+	case name == "Bash":
+		cmd, err := in.need(name, "command")
+		if err != nil {
+			return toolCall{}, nil, err
+		}
+		call.req = p.request(codexHost, raw, warden.CapShell, "exec", cmd)
+		call.req.Params = in.pick("description", "timeout", "workdir")
+		call.shell = true
+	case name == "apply_patch":
+		patch, err := in.need(name, "command")
+		if err != nil {
+			return toolCall{}, nil, err
+		}
+		files := patchFiles(patch)
+		if len(files) == 0 {
+			return toolCall{}, nil, warden.Errorf(warden.EInvalid, "apply_patch call names no file")
+		}
+		reqs := make([]*warden.Request, len(files))
+		for i, f := range files {
+			reqs[i] = p.request(codexHost, raw, warden.CapFilesystem, "write", f)
+		}
+		return call, reqs, nil
+	default:
+		call.req = p.request(codexHost, raw, warden.CapTool, "call", name)
+		if strings.HasPrefix(name, "mcp__") {
+			call.req.Tool = name
+			call.req.Params = in.params()
+		}
+	}
+	return call, []*warden.Request{call.req}, nil
+}
+
+// patchFiles returns the files an apply_patch text adds, updates, deletes or
+// moves to, in order, each once.
+func patchFiles(patch string) []string {
+	var files []string
+	seen := map[string]bool{}
+	for line := range strings.Lines(patch) {
+		line = strings.TrimRight(line, "\r\n")
+		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if f, ok := strings.CutPrefix(line, prefix); ok {
+				if f = strings.TrimSpace(f); f != "" && !seen[f] {
+					seen[f] = true
+					files = append(files, f)
+				}
+			}
+		}
+	}
+	return files
+}
+
+// codexRespond maps a decision to Codex's answer.
+func codexRespond(dec warden.Decision, call toolCall, runner bool) (response, error) {
+	switch dec.Verdict {
+	case warden.Allow:
+		return response{status: statusOK}, nil
+	case warden.Ask:
+		return blockOnStderr(explain(dec) + askHint), nil
+	case warden.Sandbox:
+		if runner && call.shell {
+			cmd, _, _ := call.input.str("command")
+			in, err := call.input.withString("command", sandboxCommand(dec, cmd))
+			if err != nil {
+				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
+			}
+			out := claudeSpecific{HookEventName: "PreToolUse", PermissionDecision: "allow", UpdatedInput: in}
+			return response{stdout: mustJSON(claudeAnswer{out}), status: statusOK}, nil
+		}
+		return blockOnStderr(explain(dec) + askHint), nil
+	default:
+		return blockOnStderr(explain(dec)), nil
+	}
+}

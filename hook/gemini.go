@@ -1,0 +1,156 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/agentwarden/warden"
+)
+
+// gemini speaks Gemini CLI's hook protocol: BeforeTool is decided, AfterTool
+// is acknowledged, anything else blocks.
+type gemini struct{}
+
+const geminiHost = "gemini"
+
+// geminiAnswer is Gemini CLI's BeforeTool output.
+type geminiAnswer struct {
+	Decision           string          `json:"decision"`
+	Reason             string          `json:"reason,omitempty"`
+	HookSpecificOutput *geminiSpecific `json:"hookSpecificOutput,omitempty"`
+}
+
+type geminiSpecific struct {
+	HookEventName string          `json:"hookEventName"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+}
+
+func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner bool) (response, error) {
+	var p basePayload
+	if err := decodePayload(payload, &p); err != nil {
+		return response{}, err
+	}
+	switch p.HookEventName {
+	case "BeforeTool":
+	case "AfterTool":
+		return response{stdout: []byte("{}"), status: statusOK}, nil
+	default:
+		return response{}, unknownEvent(geminiHost, p.HookEventName)
+	}
+	call, err := geminiCall(&p, payload)
+	if err != nil {
+		return response{}, err
+	}
+	reqs := []*warden.Request{call.req}
+	if p.ToolName == "web_fetch" {
+		reqs = fetchRequests(call.req)
+	}
+	dec, err := decide(ctx, d, reqs)
+	if err != nil {
+		return response{}, err
+	}
+	return geminiRespond(dec, call, runner)
+}
+
+func (gemini) block(msg string) response { return blockOnStderr(msg) }
+
+// geminiCall maps a BeforeTool payload to its request.
+func geminiCall(p *basePayload, raw []byte) (toolCall, error) {
+	in, err := toolInput(p.ToolInput)
+	if err != nil {
+		return toolCall{}, err
+	}
+	call := toolCall{input: in}
+	name := p.ToolName
+	var capability, action, resource string
+	switch name {
+	case "":
+		return toolCall{}, warden.Errorf(warden.EInvalid, "BeforeTool payload has no tool_name")
+	case "run_shell_command":
+		capability, action = warden.CapShell, "exec"
+		resource, err = in.need(name, "command")
+		call.shell = true
+	case "read_file":
+		capability, action = warden.CapFilesystem, "read"
+		if resource, err = in.first("", "file_path", "absolute_path"); err == nil && resource == "" {
+			err = warden.Errorf(warden.EInvalid, "read_file call has no tool_input.file_path")
+		}
+	case "write_file", "replace":
+		capability, action = warden.CapFilesystem, "write"
+		resource, err = in.need(name, "file_path")
+	case "list_directory", "glob", "search_file_content", "grep_search":
+		capability, action = warden.CapFilesystem, "list"
+		resource, err = in.first(p.Cwd, "dir_path", "path", "pattern")
+	case "web_fetch":
+		capability, action = warden.CapNetwork, "fetch"
+		resource, err = in.need(name, "prompt")
+	case "google_web_search":
+		capability, action = warden.CapNetwork, "fetch"
+		resource, err = in.need(name, "query")
+	default:
+		capability, action, resource = warden.CapTool, "call", name
+	}
+	if err != nil {
+		return toolCall{}, err
+	}
+	call.req = p.request(geminiHost, raw, capability, action, resource)
+	switch {
+	case call.shell:
+		call.req.Params = in.pick("description", "dir_path", "is_background")
+	case capability == warden.CapTool && strings.HasPrefix(name, "mcp_"):
+		call.req.Tool = name
+		call.req.Params = in.params()
+	}
+	return call, nil
+}
+
+// fetchRequests splits a web_fetch request, whose resource is the prompt, into
+// one request per http(s) URL the prompt names; with none it is kept whole.
+func fetchRequests(req *warden.Request) []*warden.Request {
+	var reqs []*warden.Request
+	seen := map[string]bool{}
+	for _, f := range strings.Fields(req.Resource) {
+		u := strings.TrimRight(f, ".,;:!?)]}>'\"")
+		u = strings.TrimLeft(u, "([{<'\"")
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") || seen[u] {
+			continue
+		}
+		seen[u] = true
+		r := *req
+		r.Resource = u
+		reqs = append(reqs, &r)
+	}
+	if len(reqs) == 0 {
+		return []*warden.Request{req}
+	}
+	return reqs
+}
+
+// geminiRespond maps a decision to Gemini CLI's BeforeTool output. Gemini CLI
+// reads decision "ask" in source (it forces a confirmation prompt), though its
+// reference does not list it yet.
+func geminiRespond(dec warden.Decision, call toolCall, runner bool) (response, error) {
+	var out geminiAnswer
+	switch dec.Verdict {
+	case warden.Allow:
+		out.Decision = "allow"
+	case warden.Ask:
+		out.Decision, out.Reason = "ask", explain(dec)
+	case warden.Sandbox:
+		if runner && call.shell {
+			cmd, _, _ := call.input.str("command")
+			in, err := json.Marshal(map[string]string{"command": sandboxCommand(dec, cmd)})
+			if err != nil {
+				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
+			}
+			out.Decision = "allow"
+			out.HookSpecificOutput = &geminiSpecific{HookEventName: "BeforeTool", ToolInput: in}
+		} else {
+			out.Decision, out.Reason = "ask", explain(dec)
+		}
+	default:
+		out.Decision, out.Reason = "deny", explain(dec)
+	}
+	return response{stdout: mustJSON(out), status: statusOK}, nil
+}

@@ -1,0 +1,171 @@
+// Package hook adapts the hook protocols of agent hosts (Claude Code, Codex,
+// Gemini CLI, Cursor) to warden's gate, and installs warden's hook into each
+// host's settings file.
+//
+// Run reads one host payload, turns it into the warden.Requests it implies,
+// decides each through a Decider (the strongest verdict wins) and writes the
+// host's answer. It fails closed: a payload it cannot read, an event it does not
+// know, a request that does not validate or a decider error is answered with the
+// host's blocking form (exit status 2 and a message on stderr), never an allow.
+// Hosts treat a hook that times out or exits with another status as
+// non-blocking, so Run only ever returns 0 or 2.
+//
+// Install and Uninstall merge warden's hook entry into a host's settings file,
+// keeping every other key and hook, with a timestamped backup and an atomic
+// write.
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/agentwarden/warden"
+)
+
+// Decider decides one request; *gate.Gate implements it. An error means the
+// request could not be decided (nor recorded), and the hook then blocks.
+type Decider interface {
+	Check(ctx context.Context, req *warden.Request) (warden.Decision, error)
+}
+
+// Exit statuses Run returns: every host reads 0 as "parse stdout" and 2 as
+// "block this call".
+const (
+	statusOK    = 0
+	statusBlock = 2
+)
+
+// sandboxRunnerAvailable says whether `warden exec` can run a command inside
+// warden's sandbox. While it is false a sandbox verdict is answered as ask (or
+// as the host's nearest refusal); once true, hosts that can rewrite a shell
+// command get it wrapped in `warden exec -- <cmd>`.
+const sandboxRunnerAvailable = false
+
+// response is what a hook writes back and the status it exits with.
+type response struct {
+	stdout []byte // written as is, followed by a newline; nil writes nothing
+	stderr string // written followed by a newline; empty writes nothing
+	status int
+}
+
+// adapter speaks one host's protocol.
+type adapter interface {
+	// handle parses payload, decides what it implies through d and returns the
+	// answer. An error means the payload could not be parsed or decided; Run
+	// then answers with block.
+	handle(ctx context.Context, payload []byte, d Decider, runner bool) (response, error)
+	// block is the host's blocking answer carrying msg.
+	block(msg string) response
+}
+
+var adapters = map[string]adapter{
+	"claude": claude{},
+	"codex":  codex{},
+	"cursor": cursor{},
+	"gemini": gemini{},
+}
+
+// HostNames returns the hosts Run, Install and Uninstall know, sorted.
+func HostNames() []string {
+	names := make([]string, 0, len(adapters))
+	for n := range adapters {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Run reads one host payload from stdin, decides every request it implies
+// (strongest verdict wins), writes the host's response and returns the exit
+// status, 0 or 2. It never panics; on any failure (unknown host, empty,
+// oversized or malformed payload, unknown event, a request failing Validate, a
+// decider error, a failed write to stdout) it answers with the host's blocking
+// form: exit status 2 with a message on stderr (for Cursor also a deny on
+// stdout), never an allow.
+func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Writer, d Decider) (status int) {
+	a, ok := adapters[host]
+	if !ok {
+		a = unknownHost{}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			writeQuietly(a.block("warden hook failed unexpectedly, so the call is blocked"), stdout, stderr)
+			status = statusBlock
+		}
+	}()
+	resp, err := answer(ctx, a, host, ok, stdin, d)
+	if err != nil {
+		resp = a.block(failureMessage(err))
+	}
+	if err := resp.write(stdout, stderr); err != nil {
+		if resp.status != statusBlock {
+			writeQuietly(a.block("could not write the hook answer, so the call is blocked"), stdout, stderr)
+		}
+		return statusBlock
+	}
+	return resp.status
+}
+
+func answer(ctx context.Context, a adapter, host string, known bool, stdin io.Reader, d Decider) (response, error) {
+	if !known {
+		return response{}, warden.Errorf(warden.EInvalid, "unknown hook host %q", host).
+			WithHint(fmt.Sprintf("use one of %v", HostNames()))
+	}
+	if d == nil {
+		return response{}, warden.Errorf(warden.EInternal, "the hook has no gate to ask")
+	}
+	payload, err := readPayload(stdin)
+	if err != nil {
+		return response{}, err
+	}
+	return a.handle(ctx, payload, d, sandboxRunnerAvailable)
+}
+
+func (r response) write(stdout, stderr io.Writer) error {
+	if r.stdout != nil {
+		if _, err := stdout.Write(append(r.stdout, '\n')); err != nil {
+			return err
+		}
+	}
+	if r.stderr != "" {
+		if _, err := io.WriteString(stderr, r.stderr+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeQuietly writes a blocking answer as well as it can: a writer that fails
+// or panics must not turn the block into something else.
+func writeQuietly(r response, stdout, stderr io.Writer) {
+	defer func() { _ = recover() }()
+	_ = r.write(stdout, stderr)
+}
+
+// failureMessage is the user-safe text for an error: the message and hint of a
+// *warden.Error, never an internal error string.
+func failureMessage(err error) string {
+	var e *warden.Error
+	if errors.As(err, &e) {
+		return "warden blocked this call because it could not decide: " + warden.UserMessage(e)
+	}
+	return "warden blocked this call because it could not decide (internal error)"
+}
+
+// blockOnStderr is the blocking answer of hosts that read exit status 2 and a
+// message on stderr.
+func blockOnStderr(msg string) response {
+	return response{stderr: msg, status: statusBlock}
+}
+
+// unknownHost answers for a host name Run does not know.
+type unknownHost struct{}
+
+func (unknownHost) handle(context.Context, []byte, Decider, bool) (response, error) {
+	return response{}, errors.New("unknown host")
+}
+
+func (unknownHost) block(msg string) response { return blockOnStderr(msg) }

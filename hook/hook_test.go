@@ -1,0 +1,349 @@
+package hook
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+// fakeDecider answers every request with one verdict, or fails, and records
+// what it was asked.
+type fakeDecider struct {
+	verdict string // allow, ask, deny, sandbox or error
+	rewrite string
+	panics  bool
+	reqs    []*warden.Request
+}
+
+func (f *fakeDecider) Check(_ context.Context, req *warden.Request) (warden.Decision, error) {
+	f.reqs = append(f.reqs, req)
+	if f.panics {
+		panic("fake decider panics")
+	}
+	if f.verdict == "error" {
+		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "the audit log is unavailable")
+	}
+	v, err := warden.ParseVerdict(f.verdict)
+	if err != nil {
+		return warden.Decision{}, err
+	}
+	return warden.Decision{Verdict: v, Reason: "fake " + f.verdict + " reason", Rule: "test.fake", Rewrite: f.rewrite}, nil
+}
+
+var verdicts = []string{"allow", "ask", "deny", "sandbox", "error"}
+
+// requestView is what a golden file records of each request.
+type requestView struct {
+	Capability  string                     `json:"capability"`
+	Action      string                     `json:"action"`
+	Resource    string                     `json:"resource"`
+	Tool        string                     `json:"tool,omitempty"`
+	Params      map[string]json.RawMessage `json:"params,omitempty"`
+	RequestedBy string                     `json:"requested_by"`
+	Session     string                     `json:"session,omitempty"`
+	Host        string                     `json:"host"`
+	Cwd         string                     `json:"cwd,omitempty"`
+}
+
+func viewOf(r *warden.Request) string {
+	b, _ := json.Marshal(requestView{r.Capability, r.Action, r.Resource, r.Tool, r.Params, r.RequestedBy, r.Session, r.Host, r.Cwd})
+	return string(b)
+}
+
+// golden is a parsed .golden file: "key: value" lines; "#" starts a comment.
+// Keys are "request" (one line per request decided, in order) and
+// VERDICT.status, VERDICT.stdout and VERDICT.stderr for each fake verdict; an
+// absent stdout or stderr means nothing was written, and a newline in stderr
+// is written as \n.
+type golden struct {
+	keys []string
+	vals map[string][]string
+}
+
+func readGolden(t *testing.T, path string) golden {
+	t.Helper()
+	g := golden{vals: map[string][]string{}}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Errorf("open golden: %v", err)
+		return g
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("%s: line %q is not key: value", path, line)
+		}
+		v = strings.TrimPrefix(v, " ")
+		if _, seen := g.vals[k]; !seen {
+			g.keys = append(g.keys, k)
+		}
+		g.vals[k] = append(g.vals[k], v)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// run runs Run for host with payload and a fake decider answering verdict.
+func run(host string, payload []byte, d Decider) (status int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	status = Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d)
+	return status, strings.TrimSuffix(out.String(), "\n"), strings.TrimSuffix(errOut.String(), "\n")
+}
+
+// TestRecordedPayloads runs every recorded payload under testdata/<host>
+// against every fake verdict and compares request, exit status, stdout and
+// stderr with the payload's .golden file.
+func TestRecordedPayloads(t *testing.T) {
+	for _, host := range HostNames() {
+		payloads, err := filepath.Glob(filepath.Join("testdata", host, "*.json"))
+		if err != nil || len(payloads) == 0 {
+			t.Fatalf("no payloads for %s: %v", host, err)
+		}
+		for _, path := range payloads {
+			name := host + "/" + strings.TrimSuffix(filepath.Base(path), ".json")
+			t.Run(name, func(t *testing.T) {
+				payload, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := readGolden(t, strings.TrimSuffix(path, ".json")+".golden")
+				var want, got strings.Builder
+				for _, k := range g.keys {
+					for _, v := range g.vals[k] {
+						fmt.Fprintf(&want, "%s: %s\n", k, v)
+					}
+				}
+				for _, v := range verdicts {
+					d := &fakeDecider{verdict: v}
+					status, stdout, stderr := run(host, payload, d)
+					if v == "allow" {
+						for _, r := range d.reqs {
+							fmt.Fprintf(&got, "request: %s\n", viewOf(r))
+						}
+					}
+					fmt.Fprintf(&got, "%s.status: %d\n", v, status)
+					if stdout != "" {
+						fmt.Fprintf(&got, "%s.stdout: %s\n", v, stdout)
+					}
+					if stderr != "" {
+						fmt.Fprintf(&got, "%s.stderr: %s\n", v, strings.ReplaceAll(stderr, "\n", `\n`))
+					}
+					checkRaw(t, host, payload, d.reqs)
+				}
+				if got.String() != want.String() {
+					t.Errorf("Run(%s) answers differ from the golden file\n--- got\n%s--- want\n%s", name, got.String(), want.String())
+				}
+			})
+		}
+	}
+}
+
+// checkRaw asserts that Raw is the payload verbatim, except for Cursor's
+// beforeReadFile, whose Raw must hold no file contents.
+func checkRaw(t *testing.T, host string, payload []byte, reqs []*warden.Request) {
+	t.Helper()
+	for _, r := range reqs {
+		if host == "cursor" && r.Action == "read" {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(r.Raw, &m); err != nil {
+				t.Fatalf("Raw is not JSON: %v", err)
+			}
+			for _, k := range cursorContentKeys {
+				if _, ok := m[k]; ok {
+					t.Errorf("cursor beforeReadFile Raw keeps %q", k)
+				}
+			}
+			continue
+		}
+		if !bytes.Equal(r.Raw, bytes.TrimSpace(payload)) {
+			t.Errorf("%s Raw = %s, want the payload verbatim", host, r.Raw)
+		}
+	}
+}
+
+// TestFailuresBlock covers every failure Run must answer with a block.
+func TestFailuresBlock(t *testing.T) {
+	big := append([]byte(`{"hook_event_name":"PreToolUse","x":"`), bytes.Repeat([]byte("a"), maxPayloadBytes)...)
+	big = append(big, `"}`...)
+	cases := []struct {
+		name, host, payload string
+		d                   Decider
+	}{
+		{name: "unknown host", host: "vim", payload: `{}`, d: &fakeDecider{verdict: "allow"}},
+		{name: "empty payload", host: "claude", payload: ``, d: &fakeDecider{verdict: "allow"}},
+		{name: "white space", host: "codex", payload: " \n", d: &fakeDecider{verdict: "allow"}},
+		{name: "not an object", host: "gemini", payload: `[1]`, d: &fakeDecider{verdict: "allow"}},
+		{name: "two objects", host: "claude", payload: `{"hook_event_name":"PreToolUse"} {}`, d: &fakeDecider{verdict: "allow"}},
+		{name: "truncated", host: "cursor", payload: `{"hook_event_name":"beforeShellExecution","command":"ls"`, d: &fakeDecider{verdict: "allow"}},
+		{name: "oversized", host: "claude", payload: string(big), d: &fakeDecider{verdict: "allow"}},
+		{name: "no event", host: "claude", payload: `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, d: &fakeDecider{verdict: "allow"}},
+		{name: "wrong field type", host: "claude", payload: `{"hook_event_name":"PreToolUse","tool_name":7}`, d: &fakeDecider{verdict: "allow"}},
+		{name: "tool_input not object", host: "codex", payload: `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"ls"}`, d: &fakeDecider{verdict: "allow"}},
+		{name: "bash without command", host: "claude", payload: `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}`, d: &fakeDecider{verdict: "allow"}},
+		{name: "command not a string", host: "gemini", payload: `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":["ls"]}}`, d: &fakeDecider{verdict: "allow"}},
+		{name: "patch without files", host: "codex", payload: `{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"hello"}}`, d: &fakeDecider{verdict: "allow"}},
+		{name: "fails Validate", host: "claude", payload: `{"hook_event_name":"PreToolUse","session_id":"a\u0007b","tool_name":"Bash","tool_input":{"command":"ls"}}`, d: &fakeDecider{verdict: "allow"}},
+		{name: "nil decider", host: "claude", payload: `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`},
+		{name: "decider panics", host: "cursor", payload: `{"hook_event_name":"beforeShellExecution","command":"ls"}`, d: &fakeDecider{verdict: "allow", panics: true}},
+		{name: "cursor prompt", host: "cursor", payload: `{"hook_event_name":"beforeSubmitPrompt","prompt":"hi"}`, d: &fakeDecider{verdict: "allow"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, stdout, stderr := run(c.host, []byte(c.payload), c.d)
+			if status != statusBlock || stderr == "" {
+				t.Fatalf("Run(%s, %.60q) = %d, stderr %q; want 2 with a message", c.host, c.payload, status, stderr)
+			}
+			if c.host == "cursor" {
+				var a cursorAnswer
+				if err := json.Unmarshal([]byte(stdout), &a); err != nil || a.Permission != "deny" {
+					t.Errorf("cursor block stdout = %q, want a deny", stdout)
+				}
+			} else if stdout != "" {
+				t.Errorf("Run(%s) stdout = %q, want nothing", c.host, stdout)
+			}
+		})
+	}
+}
+
+// failingWriter fails every write, or panics.
+type failingWriter struct{ panics bool }
+
+func (w failingWriter) Write([]byte) (int, error) {
+	if w.panics {
+		panic("writer panics")
+	}
+	return 0, errors.New("broken pipe")
+}
+
+func TestStdoutWriteFailureBlocks(t *testing.T) {
+	payload := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	for _, panics := range []bool{false, true} {
+		t.Run(fmt.Sprintf("panics=%v", panics), func(t *testing.T) {
+			var errOut bytes.Buffer
+			status := Run(context.Background(), "claude", strings.NewReader(payload), failingWriter{panics}, &errOut, &fakeDecider{verdict: "allow"})
+			if status != statusBlock || errOut.Len() == 0 {
+				t.Errorf("Run with a failing stdout = %d, stderr %q; want 2 with a message", status, errOut.String())
+			}
+		})
+	}
+}
+
+// TestStrongestVerdictWins: an apply_patch touching two files is decided
+// per file and the strongest verdict answers.
+func TestStrongestVerdictWins(t *testing.T) {
+	payload := `{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: a.go\n*** Add File: b.go\n*** End Patch"}}`
+	d := &seqDecider{verdicts: []warden.Verdict{warden.Allow, warden.Ask}}
+	status, _, stderr := run("codex", []byte(payload), d)
+	if status != statusBlock || !strings.Contains(stderr, "verdict 1") {
+		t.Errorf("Run = %d, %q; want the ask of the second file as a block", status, stderr)
+	}
+	if d.n != 2 {
+		t.Errorf("decided %d requests, want 2", d.n)
+	}
+}
+
+type seqDecider struct {
+	verdicts []warden.Verdict
+	n        int
+}
+
+func (s *seqDecider) Check(context.Context, *warden.Request) (warden.Decision, error) {
+	v := s.verdicts[s.n%len(s.verdicts)]
+	s.n++
+	return warden.Decision{Verdict: v, Reason: fmt.Sprintf("verdict %d", s.n-1), Rule: "test.seq"}, nil
+}
+
+// TestSandboxRunner covers the answers once warden exec can sandbox: hosts
+// that can rewrite a command wrap it; the rest keep refusing.
+func TestSandboxRunner(t *testing.T) {
+	cases := []struct {
+		name, host, payload, rewrite, want string
+	}{
+		{"claude wraps", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test","timeout":5}}`, "",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"warden exec -- make test","timeout":5}}}`},
+		{"claude uses the rewrite", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test"}}`, "warden exec --profile build -- make test",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"warden exec --profile build -- make test"}}}`},
+		{"claude refuses to disable the sandbox", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make","dangerouslyDisableSandbox":true}}`, "",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: fake sandbox reason (warden rule test.fake)"}}`},
+		{"claude asks for a non-shell tool", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/a"}}`, "",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"fake sandbox reason (warden rule test.fake)"}}`},
+		{"codex wraps", "codex", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"}}`, "",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"warden exec -- make"}}}`},
+		{"gemini wraps", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"make"}}`, "",
+			`{"decision":"allow","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"warden exec -- make"}}}`},
+		{"cursor asks", "cursor", `{"hook_event_name":"beforeShellExecution","command":"make"}`, "",
+			`{"permission":"ask","user_message":"fake sandbox reason (warden rule test.fake)","agent_message":"fake sandbox reason (warden rule test.fake)"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			payload, err := readPayload(strings.NewReader(c.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := adapters[c.host].handle(context.Background(), payload, &fakeDecider{verdict: "sandbox", rewrite: c.rewrite}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(resp.stdout) != c.want || resp.status != statusOK {
+				t.Errorf("handle = %d %s\nwant 0 %s", resp.status, resp.stdout, c.want)
+			}
+		})
+	}
+}
+
+// BenchmarkRun measures one hook answer without the gate: read, parse, map,
+// answer. The gate's own cost is in app.BenchmarkGateCheck*.
+func BenchmarkRun(b *testing.B) {
+	for _, host := range HostNames() {
+		payloads, _ := filepath.Glob(filepath.Join("testdata", host, "*.json"))
+		payload, err := os.ReadFile(payloads[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(host, func(b *testing.B) {
+			d := &fakeDecider{verdict: "allow"}
+			var out, errOut bytes.Buffer
+			b.ReportAllocs()
+			for b.Loop() {
+				d.reqs = d.reqs[:0]
+				out.Reset()
+				errOut.Reset()
+				Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d)
+			}
+		})
+	}
+}
+
+func TestHostNames(t *testing.T) {
+	want := []string{"claude", "codex", "cursor", "gemini"}
+	if got := HostNames(); !slices.Equal(got, want) {
+		t.Errorf("HostNames() = %v, want %v", got, want)
+	}
+}
+
+func TestPatchFiles(t *testing.T) {
+	patch := "*** Begin Patch\n*** Update File: src/a.go\n*** Move to: src/b.go\n@@\n-x\n+y\n*** Delete File: old.txt\r\n*** Add File: src/a.go\n*** End Patch\n"
+	want := []string{"src/a.go", "src/b.go", "old.txt"}
+	if got := patchFiles(patch); !slices.Equal(got, want) {
+		t.Errorf("patchFiles() = %q, want %q", got, want)
+	}
+}

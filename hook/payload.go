@@ -1,0 +1,242 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/agentwarden/warden"
+)
+
+// maxPayloadBytes bounds one host payload. Claude Code and Gemini send a whole
+// file's new contents with a write, so this is larger than
+// warden.MaxRequestBytes.
+const maxPayloadBytes = 8 << 20
+
+// requestedBy is what every hook request names as its requester.
+const requestedBy = "agent"
+
+// askHint is added where a host cannot ask a person itself.
+const askHint = "; ask the user to run it themselves or approve it in warden, then retry"
+
+// readPayload reads one payload: non-empty, at most maxPayloadBytes, one JSON
+// object with nothing after it. It returns the object's bytes without
+// surrounding white space.
+func readPayload(r io.Reader) ([]byte, error) {
+	if r == nil {
+		return nil, warden.Errorf(warden.EInvalid, "no hook payload on stdin")
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxPayloadBytes+1))
+	if err != nil {
+		return nil, warden.Errorf(warden.EInvalid, "read the hook payload").Wrap(err)
+	}
+	if len(data) > maxPayloadBytes {
+		return nil, warden.Errorf(warden.EInvalid, "hook payload is larger than %d bytes", maxPayloadBytes)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, warden.Errorf(warden.EInvalid, "no hook payload on stdin").
+			WithHint("the host sends one JSON object per call; run `warden hook HOST` only from the host's hook settings")
+	}
+	if data[0] != '{' || !json.Valid(data) {
+		return nil, warden.Errorf(warden.EInvalid, "hook payload is not one JSON object")
+	}
+	return data, nil
+}
+
+// decodePayload decodes payload into v. Hosts add fields over time, so unknown
+// fields are ignored; a known field of the wrong type is an error.
+func decodePayload(payload []byte, v any) error {
+	if err := json.Unmarshal(payload, v); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			return warden.Errorf(warden.EInvalid, "hook payload field %q must be %v, not a JSON %s", typ.Field, typ.Type, typ.Value)
+		}
+		return warden.Errorf(warden.EInvalid, "hook payload is malformed").Wrap(err)
+	}
+	return nil
+}
+
+// basePayload holds the fields Claude Code, Codex and Gemini CLI share.
+type basePayload struct {
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+}
+
+// request starts a request for host from the base payload.
+func (p *basePayload) request(host string, raw []byte, capability, action, resource string) *warden.Request {
+	return &warden.Request{
+		Capability:  capability,
+		Action:      action,
+		Resource:    resource,
+		RequestedBy: requestedBy,
+		Session:     p.SessionID,
+		Host:        host,
+		Cwd:         p.Cwd,
+		Raw:         json.RawMessage(raw),
+	}
+}
+
+// object is a decoded JSON object whose values stay raw.
+type object map[string]json.RawMessage
+
+// toolInput decodes a tool_input that must be a JSON object; absent or null is
+// an empty object.
+func toolInput(raw json.RawMessage) (object, error) {
+	in := object{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return in, nil
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, warden.Errorf(warden.EInvalid, "hook payload tool_input is not a JSON object")
+	}
+	return in, nil
+}
+
+// str returns the string at key; ok is false when the key is absent or null.
+func (o object) str(key string) (s string, ok bool, err error) {
+	raw, present := o[key]
+	if !present || string(raw) == "null" {
+		return "", false, nil
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false, warden.Errorf(warden.EInvalid, "tool_input.%s must be a string", key)
+	}
+	return s, true, nil
+}
+
+// need returns the non-empty string at key, or an error naming tool and key.
+func (o object) need(tool, key string) (string, error) {
+	s, ok, err := o.str(key)
+	if err != nil {
+		return "", err
+	}
+	if !ok || s == "" {
+		return "", warden.Errorf(warden.EInvalid, "%s call has no tool_input.%s", tool, key)
+	}
+	return s, nil
+}
+
+// first returns the first non-empty string among keys, else fallback.
+func (o object) first(fallback string, keys ...string) (string, error) {
+	for _, k := range keys {
+		s, ok, err := o.str(k)
+		if err != nil {
+			return "", err
+		}
+		if ok && s != "" {
+			return s, nil
+		}
+	}
+	return fallback, nil
+}
+
+// pick returns the params among keys that are present, or nil.
+func (o object) pick(keys ...string) map[string]json.RawMessage {
+	var out map[string]json.RawMessage
+	for _, k := range keys {
+		if v, ok := o[k]; ok {
+			if out == nil {
+				out = map[string]json.RawMessage{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// params returns all of o as request params, or nil when empty.
+func (o object) params() map[string]json.RawMessage {
+	if len(o) == 0 {
+		return nil
+	}
+	return map[string]json.RawMessage(o)
+}
+
+// isTrue reports whether key holds JSON true.
+func (o object) isTrue(key string) bool {
+	return string(bytes.TrimSpace(o[key])) == "true"
+}
+
+// withString returns a copy of o with key set to the string s, as JSON.
+func (o object) withString(key, s string) (json.RawMessage, error) {
+	out := make(object, len(o)+1)
+	for k, v := range o {
+		out[k] = v
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	out[key] = b
+	return json.Marshal(out)
+}
+
+// decide validates every request, then decides each through d and returns
+// the decision with the strongest verdict (the first of equals). It stops at
+// the first deny. Any error, or no request at all, is returned as an error.
+func decide(ctx context.Context, d Decider, reqs []*warden.Request) (warden.Decision, error) {
+	if len(reqs) == 0 {
+		return warden.Decision{}, warden.Errorf(warden.EInvalid, "the hook payload implies no request")
+	}
+	for _, r := range reqs {
+		if err := r.Validate(); err != nil {
+			return warden.Decision{}, err
+		}
+	}
+	var best warden.Decision
+	for i, r := range reqs {
+		dec, err := d.Check(ctx, r)
+		if err != nil {
+			return warden.Decision{}, err
+		}
+		if i == 0 || dec.Verdict.Stronger(best.Verdict) {
+			best = dec
+		}
+		if best.Verdict == warden.Deny {
+			break
+		}
+	}
+	return best, nil
+}
+
+// explain is the reason a person and the agent see: the decision's reason and
+// the rule that decided.
+func explain(d warden.Decision) string {
+	reason := strings.TrimSpace(d.Reason)
+	if reason == "" {
+		reason = "warden gave no reason"
+	}
+	if d.Rule != "" {
+		reason += " (warden rule " + d.Rule + ")"
+	}
+	return reason
+}
+
+// sandboxCommand is what runs instead of cmd under a sandbox verdict: the
+// decision's rewrite when it has one, else cmd wrapped in warden exec.
+func sandboxCommand(d warden.Decision, cmd string) string {
+	if d.Rewrite != "" {
+		return d.Rewrite
+	}
+	return "warden exec -- " + cmd
+}
+
+// mustJSON encodes the fixed answer structs of this package, which cannot
+// fail to encode.
+// HTML characters are not escaped, so a command reads as written.
+func mustJSON(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("hook: encode answer: " + err.Error())
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
