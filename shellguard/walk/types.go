@@ -50,6 +50,14 @@ type Redirect struct {
 // Command is one simple command that the input would (or may) run.
 type Command struct {
 	// Argv is the command after unwrapping wrappers; Argv[0] is the program.
+	//
+	// Argv is empty for a statement that runs no program: a bare
+	// redirection ("> file", with the redirection in Redirects) or bare
+	// assignments ("X=1", in Assigns). For [[ … ]], (( … )) and let, Argv
+	// holds only the keyword ("[[", "((", "let"); the commands in their
+	// expansions are reported on their own. A call to a function defined in
+	// the input is not reported itself: its body's commands are, with Via
+	// "function NAME" (a recursive call is reported as the call).
 	Argv []Word
 	// Assigns are the NAME=VALUE prefixes of the command (X=1 cmd), in order.
 	Assigns []Assign
@@ -67,6 +75,20 @@ type Command struct {
 	// Via says how the command was reached beyond plain sequencing: "" at the
 	// top level, else e.g. "bash -c", "eval", "$()", "<()", "find -exec",
 	// "xargs", "heredoc", "base64|sh", "function f".
+	//
+	// The full set: "SHELL -c" (sh, bash…; also for xargs/find running a
+	// shell), "eval", "source <()" / "SHELL <()", "$()", "<()", ">()",
+	// "heredoc" (a heredoc or here-string read by a shell), "PRODUCER|SHELL"
+	// for a literal pipe ("echo|sh", "printf|bash"), "DECODERS|SHELL" for a
+	// decoded one ("base64|sh", "xxd|bash", "rev|sh", "base64|rev|sh"),
+	// "function NAME", "find -exec" (-execdir, -ok, -okdir), "xargs",
+	// "parallel", "git alias", "git core.sshcommand" (and the other git
+	// settings that run a command, lower-cased), "tar --to-command",
+	// "tar -I", "tar --use-compress-program", "tar --checkpoint-action=exec",
+	// "sed e", "awk", "rg --pre", "trap", "alias NAME", and the name of a
+	// wrapper that runs a code string ("ssh", "su", "runuser", "script",
+	// "watch", "flock", "npx", "npm exec", "parallel", or a privilege
+	// wrapper for "sudo -s CMD").
 	Via string
 	// Span locates the command (or the top-level word that held it).
 	Span      Span

@@ -1,0 +1,453 @@
+package walk
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// code parses text that a command runs as shell code and walks it one level
+// deeper. share is set when the code runs in the current shell (eval,
+// source), so that its cd and assignments are seen afterwards.
+func (w *walker) code(word Word, cmd *Command, c *ctx, via string, st *state, share bool) {
+	sp := word.Span
+	if c.span != nil {
+		sp = *c.span
+	}
+	if word.Dynamic {
+		w.issue(DynamicCode, via+": the code string is not known statically", sp)
+		return
+	}
+	w.codeText(word.Value, cmd, via, st, share, sp)
+}
+
+func (w *walker) codeText(text string, cmd *Command, via string, st *state, share bool, sp Span) {
+	depth := cmd.Depth + 1
+	if depth > w.b.maxDepth {
+		w.issue(BudgetExceeded, via+": code strings nested deeper than the depth budget", sp)
+		return
+	}
+	if w.b.stopped || !w.allowParse(len(text), sp) {
+		return
+	}
+	f, err := w.parse(text)
+	if err != nil {
+		w.parseIssue(err, &sp)
+		return
+	}
+	cc := &ctx{depth: depth, via: via, cond: cmd.Conditional, bg: cmd.Background,
+		wrappers: cmd.Wrappers, priv: cmd.Privileged, remote: cmd.Remote, span: &sp}
+	s := st
+	if !share {
+		s = st.clone()
+		s.cwd, s.cwdDyn = cmd.Cwd, cmd.CwdDynamic
+	}
+	w.walkStmts(f.Stmts, s, cc)
+}
+
+// sub runs an argv that a command executes directly (find -exec).
+func (w *walker) sub(argv []Word, parent Command, c *ctx, via string, st *state) {
+	if len(argv) == 0 {
+		return
+	}
+	sp := Span{argv[0].Span.Start, argv[len(argv)-1].Span.End}
+	if c.span != nil {
+		sp = *c.span
+	}
+	if parent.Depth+1 > w.b.maxDepth {
+		w.issue(BudgetExceeded, via+": nested deeper than the depth budget", sp)
+		return
+	}
+	nc := parent
+	nc.Argv, nc.Redirects, nc.Assigns = nil, nil, nil
+	// run appends to Wrappers: never into the parent's backing array, which
+	// a sibling (a second -exec) would share
+	nc.Wrappers = slices.Clip(parent.Wrappers)
+	nc.Depth++
+	nc.Via = via
+	nc.Span = sp
+	nc.Stdin, nc.StdinKnown = "", false
+	cc := &ctx{depth: nc.Depth, via: via, cond: nc.Conditional, bg: nc.Background,
+		wrappers: nc.Wrappers, priv: nc.Privileged, remote: nc.Remote, span: &sp,
+		pipe: pipeInfo{id: nc.Pipeline, pos: nc.PipePos, n: nc.PipeLen, set: true}}
+	w.run(nc, argv, st.clone(), cc, stdinNone)
+}
+
+// splitArgv re-splits an env -S string into words.
+func (w *walker) splitArgv(word Word, c *ctx) ([]Word, bool) {
+	if word.Dynamic {
+		w.issue(DynamicCode, "env -S: the string is not known statically", word.Span)
+		return nil, false
+	}
+	if !w.allowParse(len(word.Value), word.Span) {
+		return nil, false
+	}
+	f, err := w.parse(word.Value)
+	if err != nil {
+		w.parseIssue(err, &word.Span)
+		return nil, false
+	}
+	sp := word.Span
+	cc := c.nested(c.via)
+	cc.span = &sp
+	var out []Word
+	for _, s := range f.Stmts {
+		if call, ok := s.Cmd.(*syntax.CallExpr); ok {
+			for _, a := range call.Args {
+				out = append(out, w.fields(a, &state{}, cc)...)
+			}
+		}
+	}
+	return out, true
+}
+
+// shellOpts reads a shell's options: whether it has -c, where its first
+// operand is, and whether it reads commands from stdin.
+func shellOpts(argv []Word) (hasC bool, operand int, stdin bool) {
+	i := 1
+	for i < len(argv) {
+		a := argv[i]
+		v := a.Value
+		if a.Dynamic {
+			break
+		}
+		if v == "-" || v == "--" {
+			i++
+			if v == "-" {
+				stdin = true
+			}
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			switch v {
+			case "--command":
+				hasC = true
+			case "--rcfile", "--init-file":
+				i++
+			}
+			i++
+			continue
+		}
+		if len(v) > 1 && (v[0] == '-' || v[0] == '+') {
+			for j := 1; j < len(v); j++ {
+				switch v[j] {
+				case 'c':
+					hasC = true
+				case 's':
+					stdin = true
+				case 'o', 'O':
+					i++
+				}
+			}
+			i++
+			continue
+		}
+		break
+	}
+	return hasC, i, stdin
+}
+
+// shell handles sh/bash/… : -c CODE, or code read from stdin.
+func (w *walker) shell(cmd Command, argv []Word, st *state, c *ctx, src stdinSource, in output) {
+	name := progName(argv[0].Value)
+	hasC, i, readsStdin := shellOpts(argv)
+	if hasC {
+		if i < len(argv) {
+			// the operands after the code string are $0, $1…
+			s := st.clone()
+			s.cwd, s.cwdDyn = cmd.Cwd, cmd.CwdDynamic
+			for k := 0; k < 10; k++ {
+				pn := strconv.Itoa(k)
+				if i+1+k < len(argv) && !argv[i+1+k].Dynamic {
+					s.set(pn, argv[i+1+k].Value, true)
+				} else {
+					s.set(pn, "", false)
+				}
+			}
+			w.code(argv[i], &cmd, c, name+" -c", s, true)
+		}
+		return
+	}
+	if i < len(argv) && !readsStdin {
+		w.script(cmd, argv[i], name, st, c, src, in, false)
+		return
+	}
+	w.stdinCode(cmd, name, st, c, src, in, false)
+}
+
+// stdinCode walks code a command reads from its stdin.
+func (w *walker) stdinCode(cmd Command, name string, st *state, c *ctx, src stdinSource, in output, share bool) {
+	if src != stdinText {
+		return
+	}
+	sp := cmd.Span
+	if !in.known {
+		w.issue(DynamicCode, name+": reads code from stdin that is not known statically", sp)
+		return
+	}
+	via := in.via + "|" + name
+	if in.dec != "" {
+		via = in.dec + "|" + name
+	}
+	if in.via == "heredoc" && in.dec == "" {
+		via = "heredoc"
+	}
+	w.codeText(in.s, &cmd, via, st, share, sp)
+}
+
+// source handles source/. FILE.
+func (w *walker) source(cmd Command, argv []Word, st *state, c *ctx, src stdinSource, in output) {
+	if len(argv) < 2 {
+		return
+	}
+	w.script(cmd, argv[1], "source", st, c, src, in, true)
+}
+
+// script handles a shell or source reading a script file: <(…) with known
+// output is walked, /dev/stdin reads stdin, an unknown name is DynamicCode,
+// and a named file is left to the caller (project code).
+func (w *walker) script(cmd Command, a Word, name string, st *state, c *ctx, src stdinSource, in output, share bool) {
+	sp := a.Span
+	if c.span != nil {
+		sp = *c.span
+	}
+	if o, ok := w.procFor(a, c); ok {
+		if !o.known {
+			w.issue(DynamicCode, name+" <(…): the code is not known statically", sp)
+			return
+		}
+		w.codeText(o.s, &cmd, name+" <()", st, share, sp)
+		return
+	}
+	switch {
+	case !a.Dynamic && (a.Value == "/dev/stdin" || a.Value == "-" || a.Value == "/proc/self/fd/0" || a.Value == "/dev/fd/0"):
+		w.stdinCode(cmd, name, st, c, src, in, share)
+	case a.Dynamic:
+		w.issue(DynamicCode, name+": runs a script whose name is not known statically", sp)
+	}
+}
+
+// procFor returns the output of the process substitution that word a is,
+// when it is one at the top level.
+func (w *walker) procFor(a Word, c *ctx) (output, bool) {
+	if c.span != nil || !a.Dynamic || a.Value != "" {
+		return output{}, false
+	}
+	o, ok := w.procOut[a.Span]
+	return o, ok
+}
+
+// placeholder marks a word holding ph (find's {}, xargs -I's string) as
+// Dynamic: the placeholder is replaced by input Walk cannot see.
+func placeholder(a Word, ph string) Word {
+	k := strings.Index(a.Value, ph)
+	if ph == "" || k < 0 {
+		return a
+	}
+	if !a.Dynamic {
+		a.Prefix = a.Value[:k]
+	}
+	a.Dynamic = true
+	a.Value = strings.ReplaceAll(a.Value, ph, "")
+	return a
+}
+
+// trap walks the code of trap CODE SIGNAL…; it is Conditional unless a signal
+// is EXIT, which always fires.
+func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
+	args := argv[1:]
+	if len(args) > 0 && args[0].Value == "--" {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		return // trap -p, trap -l, trap SIGNAL (a reset)
+	}
+	a := args[0]
+	if !a.Dynamic && (a.Value == "" || a.Value == "-" || strings.HasPrefix(a.Value, "-")) {
+		return
+	}
+	exit := false
+	for _, s := range args[1:] {
+		if v := strings.ToUpper(s.Value); v == "EXIT" || v == "0" || v == "SIGEXIT" {
+			exit = true
+		}
+	}
+	cmd.Conditional = cmd.Conditional || !exit
+	w.code(a, &cmd, c, "trap", st, false)
+}
+
+// find runs the argv after -exec/-execdir/-ok/-okdir up to ; or +.
+func (w *walker) find(cmd Command, argv []Word, st *state, c *ctx) {
+	for i := 1; i < len(argv); i++ {
+		switch argv[i].Value {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		via := "find " + argv[i].Value
+		var inner []Word
+		j := i + 1
+		for ; j < len(argv); j++ {
+			v := argv[j].Value
+			if !argv[j].Dynamic && (v == ";" || v == "+") {
+				break
+			}
+			inner = append(inner, placeholder(argv[j], "{}"))
+		}
+		w.sub(inner, cmd, c, via, st)
+		i = j
+	}
+}
+
+// git handles -c alias.X=!CMD and -c core.sshCommand=CMD (also after
+// git clone), and git config KEY VALUE for the same keys (which run later:
+// Conditional).
+func (w *walker) git(cmd Command, argv []Word, st *state, c *ctx) {
+	i := 1
+	for ; i < len(argv); i++ {
+		v := argv[i].Value
+		if argv[i].Dynamic || !strings.HasPrefix(v, "-") {
+			break
+		}
+		switch v {
+		case "-C", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix":
+			i++
+		case "-c":
+			if i+1 < len(argv) {
+				i++
+				w.gitConfig(cmd, argv[i], st, c)
+			}
+		}
+	}
+	if i >= len(argv) || argv[i].Dynamic {
+		return
+	}
+	switch argv[i].Value {
+	case "clone", "submodule":
+		for i++; i < len(argv); i++ {
+			v := argv[i].Value
+			switch {
+			case (v == "-c" || v == "--config") && i+1 < len(argv):
+				i++
+				w.gitConfig(cmd, argv[i], st, c)
+			case strings.HasPrefix(v, "--config="):
+				kv := argv[i]
+				kv.Value = v[len("--config="):]
+				kv.Prefix = strings.TrimPrefix(kv.Prefix, "--config=")
+				w.gitConfig(cmd, kv, st, c)
+			}
+		}
+	case "config":
+		var ops []Word
+		for _, a := range argv[i+1:] {
+			if !a.Dynamic && strings.HasPrefix(a.Value, "-") {
+				continue // --global, --add…
+			}
+			ops = append(ops, a)
+		}
+		if len(ops) >= 2 && !ops[0].Dynamic {
+			kv := ops[1]
+			kv.Value = ops[0].Value + "=" + kv.Value
+			if kv.Dynamic {
+				kv.Prefix = ops[0].Value + "=" + kv.Prefix
+			}
+			later := cmd
+			later.Conditional = true
+			w.gitConfig(later, kv, st, c)
+		}
+	}
+}
+
+// gitConfig walks the command in a KEY=VALUE git setting that runs one.
+func (w *walker) gitConfig(cmd Command, kv Word, st *state, c *ctx) {
+	key, val, _ := strings.Cut(kv.Value, "=")
+	key = strings.ToLower(key)
+	cw := kv
+	cw.Value = val
+	if kv.Dynamic {
+		if len(kv.Prefix) <= len(key) || !strings.HasPrefix(strings.ToLower(kv.Prefix), key+"=") {
+			// the key itself is unknown
+			w.issue(DynamicCode, "git config: a setting whose key is not known statically", kv.Span)
+			return
+		}
+		cw.Prefix = kv.Prefix[len(key)+1:]
+	}
+	switch {
+	case strings.HasPrefix(key, "alias."):
+		if kv.Dynamic && cw.Prefix == "" {
+			w.issue(DynamicCode, "git "+key+": the alias is not known statically", kv.Span)
+			return
+		}
+		if strings.HasPrefix(val, "!") {
+			cw.Value = val[1:]
+			cw.Prefix = strings.TrimPrefix(cw.Prefix, "!")
+			w.code(cw, &cmd, c, "git alias", st, false)
+		}
+	case key == "core.sshcommand" || key == "core.fsmonitor" || key == "core.editor" || key == "core.pager" ||
+		key == "sequence.editor" || key == "diff.external" || key == "gpg.program":
+		if !kv.Dynamic && (val == "" || val == "true" || val == "false") {
+			return
+		}
+		w.code(cw, &cmd, c, "git "+key, st, false)
+	}
+}
+
+// tar handles --to-command, --checkpoint-action=exec= and
+// -I/--use-compress-program.
+func (w *walker) tar(cmd Command, argv []Word, st *state, c *ctx) {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		v := a.Value
+		take := func(prefix string) (Word, bool) {
+			if !strings.HasPrefix(v, prefix) {
+				return Word{}, false
+			}
+			cw := a
+			cw.Value = v[len(prefix):]
+			if cw.Dynamic {
+				cw.Prefix = strings.TrimPrefix(a.Prefix, prefix)
+			}
+			return cw, true
+		}
+		var cw Word
+		var ok bool
+		via := "tar"
+		switch {
+		case v == "--to-command" || v == "--use-compress-program" || v == "-I":
+			if i+1 < len(argv) {
+				i++
+				cw, ok, via = argv[i], true, "tar "+v
+			}
+		default:
+			for _, p := range [...]string{"--to-command=", "--use-compress-program=", "--checkpoint-action=exec=", "-I"} {
+				if cw, ok = take(p); ok {
+					via = "tar " + strings.TrimSuffix(p, "=")
+					break
+				}
+			}
+		}
+		if ok {
+			w.code(cw, &cmd, c, via, st, false)
+		}
+	}
+}
+
+// rg handles --pre CMD: rg runs CMD for every searched file.
+func (w *walker) rg(cmd Command, argv []Word, st *state, c *ctx) {
+	for i := 1; i < len(argv); i++ {
+		v := argv[i].Value
+		switch {
+		case v == "--pre" && i+1 < len(argv):
+			i++
+			w.code(argv[i], &cmd, c, "rg --pre", st, false)
+		case strings.HasPrefix(v, "--pre="):
+			cw := argv[i]
+			cw.Value = v[len("--pre="):]
+			w.code(cw, &cmd, c, "rg --pre", st, false)
+		case v == "--":
+			return
+		}
+	}
+}

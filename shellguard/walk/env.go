@@ -1,0 +1,71 @@
+package walk
+
+// varVal is a variable's value as far as Walk knows it.
+type varVal struct {
+	s     string
+	known bool
+}
+
+// state is what earlier commands changed and later commands see: the
+// working directory and the variables. A subshell works on a copy.
+type state struct {
+	cwd    string
+	cwdDyn bool
+	vars   map[string]varVal
+}
+
+func (s *state) clone() *state {
+	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn}
+	if len(s.vars) > 0 {
+		c.vars = make(map[string]varVal, len(s.vars))
+		for k, v := range s.vars {
+			c.vars[k] = v
+		}
+	}
+	return c
+}
+
+// merge folds a branch that may or may not have run into s: whatever the
+// branch changed becomes unknown.
+func (s *state) merge(b *state) {
+	if b.cwd != s.cwd || b.cwdDyn != s.cwdDyn {
+		s.cwdDyn = true
+	}
+	for k, v := range b.vars {
+		if old, ok := s.vars[k]; !ok || old != v {
+			s.set(k, "", false)
+		}
+	}
+}
+
+func (s *state) set(name, val string, known bool) {
+	if s.vars == nil {
+		s.vars = make(map[string]varVal)
+	}
+	s.vars[name] = varVal{val, known}
+}
+
+// lookup returns a variable's value: assignments earlier in the input first,
+// then the facts in Options.
+func (w *walker) lookup(st *state, name string) (string, bool) {
+	if v, ok := st.vars[name]; ok {
+		return v.s, v.known
+	}
+	switch name {
+	case "HOME":
+		return w.opt.Home, w.opt.Home != ""
+	case "PWD":
+		if st.cwdDyn || st.cwd == "" {
+			return "", false
+		}
+		return st.cwd, true
+	case "TMPDIR":
+		return w.opt.Tmp, w.opt.Tmp != ""
+	case "IFS":
+		return " ", true
+	}
+	if v, ok := w.opt.Env[name]; ok {
+		return v, true
+	}
+	return "", false
+}

@@ -1,0 +1,350 @@
+package walk
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// stdinSource says where a command's stdin comes from.
+type stdinSource uint8
+
+const (
+	stdinNone stdinSource = iota // inherited (the terminal, the agent)
+	stdinFile                    // < file
+	stdinText                    // a pipe, heredoc or here-string
+)
+
+// walkCall evaluates one simple command and runs it.
+func (w *walker) walkCall(s *syntax.Stmt, ce *syntax.CallExpr, st *state, c *ctx) output {
+	cmd := w.base(s, c)
+	for _, a := range ce.Assigns {
+		if a.Name != nil {
+			cmd.Assigns = append(cmd.Assigns, w.assign(a, st, c))
+		}
+	}
+	var argv []Word
+	for _, a := range ce.Args {
+		argv = append(argv, w.fields(a, st, c)...)
+		if w.b.stopped {
+			return output{}
+		}
+	}
+	src := stdinNone
+	if c.stdinPiped {
+		src = stdinText
+	}
+	cmd.Redirects = append(cmd.Redirects, w.redirects(s.Redirs, st, c, &cmd)...)
+	for _, r := range cmd.Redirects[len(c.redirs):] {
+		if r.Fd != "" && r.Fd != "0" {
+			continue
+		}
+		if r.IsBody {
+			src = stdinText
+		} else if r.Op == "<" || r.Op == "<>" {
+			src = stdinFile
+		}
+	}
+	cmd.Cwd, cmd.CwdDynamic = st.cwd, st.cwdDyn
+	if len(argv) == 0 {
+		if len(ce.Args) == 0 {
+			for _, a := range cmd.Assigns {
+				st.set(a.Name, a.Value.Value, !a.Value.Dynamic)
+			}
+		}
+		if len(cmd.Assigns) > 0 || len(cmd.Redirects) > 0 {
+			w.emit(cmd)
+		}
+		return output{}
+	}
+	return w.run(cmd, argv, st, c, src)
+}
+
+// maxWrappers bounds how many wrappers run unwraps for one command.
+const maxWrappers = 32
+
+// run unwraps wrappers, emits the command and recurses into the code it
+// carries. It returns the command's output when that is known statically.
+func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSource) output {
+	// appends below must not write into a backing array another Command shares
+	cmd.Wrappers = slices.Clip(cmd.Wrappers)
+	cmd.Assigns = slices.Clip(cmd.Assigns)
+	stdinUsed := false // the first xargs reads the known stdin; nested ones get none
+	for n := 0; len(argv) > 0 && !argv[0].Dynamic; n++ {
+		sp := lookupWrapper(argv)
+		if sp == nil {
+			break
+		}
+		if n >= maxWrappers {
+			w.issue(BudgetExceeded, "more than 32 nested wrappers", argv[0].Span)
+			break
+		}
+		u := sp.unwrap(argv)
+		if u.shell && len(u.inner) > 0 && u.code == nil {
+			// sudo -s CMD ARGS… / sudo -i CMD: the shell runs the words as code
+			code := joinWords(u.inner)
+			u.code, u.inner = &code, nil
+		}
+		if sp.name == "xargs" && !stdinUsed {
+			stdinUsed = true
+			if inner, ok := xargsKnown(argv, u, stdinOf(cmd, c, src)); ok {
+				u.inner = inner
+			}
+		}
+		if u.none {
+			break
+		}
+		label := sp.name
+		if sp.sub != "" {
+			label += " " + sp.sub
+		}
+		rsh, rpriv := false, false
+		if sp.name == "ssh" {
+			rsh, rpriv = u.code == nil, false
+			if u.code != nil {
+				rsh, rpriv = remoteShell(*u.code)
+			}
+		}
+		if rsh {
+			// ssh host [bash]: the remote shell reads its commands on stdin
+			out := cmd
+			out.Argv = argv
+			w.emit(out)
+			if src == stdinText {
+				cmd.Wrappers = append(cmd.Wrappers, label)
+				cmd.Remote = true
+				cmd.Privileged = cmd.Privileged || rpriv
+				w.stdinCode(cmd, "ssh", st, c, src, stdinOf(cmd, c, src), false)
+			}
+			return output{}
+		}
+		if u.code == nil && u.split == nil && len(u.inner) == 0 {
+			if u.shell || sp.name == "su" || (sp.name == "runuser" && len(argv) > 1) {
+				// an interactive shell
+				cmd.Wrappers = append(cmd.Wrappers, label)
+				cmd.Privileged = cmd.Privileged || sp.priv
+				argv = []Word{{Value: "sh", Span: argv[0].Span}}
+			}
+			break
+		}
+		cmd.Assigns = append(cmd.Assigns, u.assigns...)
+		if u.chdir != nil {
+			if u.chdir.Dynamic {
+				cmd.CwdDynamic = true
+			} else {
+				cmd.Cwd = joinDir(cmd.Cwd, u.chdir.Value)
+			}
+		}
+		if u.code != nil {
+			// the wrapper runs sh -c CODE: emit it as itself, then the code.
+			out := cmd
+			out.Argv = argv
+			w.emit(out)
+			cmd.Wrappers = append(cmd.Wrappers, label)
+			cmd.Privileged = cmd.Privileged || sp.priv
+			cmd.Remote = cmd.Remote || sp.remote
+			w.code(*u.code, &cmd, c, label, st, false)
+			return output{}
+		}
+		cmd.Wrappers = append(cmd.Wrappers, label)
+		cmd.Privileged = cmd.Privileged || sp.priv
+		cmd.Remote = cmd.Remote || sp.remote
+		if sp.dynTail {
+			cmd.Via = sp.name // xargs, parallel: the command is fed input
+		}
+		if u.split != nil {
+			split, ok := w.splitArgv(*u.split, c)
+			if !ok {
+				out := cmd
+				out.Argv = argv
+				w.emit(out)
+				return output{}
+			}
+			argv = append(split, u.inner...)
+			continue
+		}
+		argv = u.inner
+	}
+	cmd.Argv = argv
+	if len(argv) == 0 {
+		return output{}
+	}
+	if argv[0].Dynamic {
+		w.emit(cmd)
+		w.issue(DynamicCommand, "the program name is not known statically", argv[0].Span)
+		return output{}
+	}
+	name := progName(argv[0].Value)
+	if !strings.Contains(argv[0].Value, "/") && len(cmd.Wrappers) == 0 {
+		if _, ok := w.funcs[name]; ok {
+			if w.active[name] {
+				// a recursive call (e.g. a fork bomb): report the call itself
+				w.emit(cmd)
+				return output{}
+			}
+			w.markCalled(name)
+			fc := c.nested("function " + name)
+			fc.pipe, fc.stdin, fc.stdinPiped, fc.redirs = c.pipe, c.stdin, c.stdinPiped, cmd.Redirects
+			fc.cond, fc.bg = cmd.Conditional, cmd.Background
+			w.callFunc(name, st, fc)
+			return output{}
+		}
+	}
+	w.emit(cmd)
+	in := stdinOf(cmd, c, src)
+	switch name {
+	case "cd", "pushd":
+		w.cd(argv, st)
+	case "popd":
+		st.cwdDyn = true
+	case "read", "unset", "mapfile", "readarray", "getopts":
+		forgetNames(argv[1:], st)
+	case "printf":
+		for i := 1; i+1 < len(argv); i++ {
+			if argv[i].Value == "-v" {
+				forgetNames(argv[i+1:i+2], st)
+			}
+		}
+	case "eval":
+		if len(argv) > 1 {
+			w.code(joinWords(argv[1:]), &cmd, c, "eval", st, true)
+		}
+	case "source", ".":
+		w.source(cmd, argv, st, c, src, in)
+	case "trap":
+		w.trap(cmd, argv, st, c)
+	case "alias":
+		// an alias's text runs wherever the name is used later
+		for _, a := range argv[1:] {
+			if k := strings.IndexByte(a.Value, '='); k > 0 {
+				v := a
+				v.Value = a.Value[k+1:]
+				v.Prefix = strings.TrimPrefix(a.Prefix, a.Value[:k+1])
+				later := cmd
+				later.Conditional = true
+				w.code(v, &later, c, "alias "+a.Value[:k], st, false)
+			}
+		}
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash":
+		w.shell(cmd, argv, st, c, src, in)
+	case "find":
+		w.find(cmd, argv, st, c)
+	case "git":
+		w.git(cmd, argv, st, c)
+	case "tar", "bsdtar", "gtar":
+		w.tar(cmd, argv, st, c)
+	case "sed", "gsed":
+		w.sed(cmd, argv, st, c)
+	case "awk", "gawk", "mawk", "nawk":
+		w.awk(cmd, argv, st, c)
+	case "rg":
+		w.rg(cmd, argv, st, c)
+	}
+	return w.produce(name, argv, in)
+}
+
+// remoteShell reports whether an ssh command string just starts a shell
+// that reads stdin ("bash", "sh -s", "sudo bash").
+func remoteShell(code Word) (ok, priv bool) {
+	if code.Dynamic {
+		return false, false
+	}
+	f := strings.Fields(code.Value)
+	if len(f) > 0 && f[0] == "sudo" {
+		f, priv = f[1:], true
+	}
+	if len(f) == 0 || !isShell(progName(f[0])) {
+		return false, false
+	}
+	for _, a := range f[1:] {
+		if !strings.HasPrefix(a, "-") || strings.Contains(a, "c") && !strings.HasPrefix(a, "--") {
+			return false, false // a script operand or -c
+		}
+	}
+	return true, priv
+}
+
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash":
+		return true
+	}
+	return false
+}
+
+// forgetNames marks every argument that could name a variable as unknown
+// (read x, unset x…). Forgetting too much only makes words Dynamic.
+func forgetNames(args []Word, st *state) {
+	for _, a := range args {
+		if a.Dynamic || a.Value == "" || !isIdentStart(a.Value[0]) {
+			continue
+		}
+		name, _, _ := strings.Cut(a.Value, "[")
+		st.set(name, "", false)
+	}
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// joinDir resolves dir against cwd.
+func joinDir(cwd, dir string) string {
+	if strings.HasPrefix(dir, "/") || cwd == "" {
+		return cleanPath(dir)
+	}
+	return cleanPath(cwd + "/" + dir)
+}
+
+func cleanPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	var parts []string
+	for _, f := range strings.Split(p, "/") {
+		switch f {
+		case "", ".":
+		case "..":
+			if len(parts) > 0 {
+				parts = parts[:len(parts)-1]
+			}
+		default:
+			parts = append(parts, f)
+		}
+	}
+	if strings.HasPrefix(p, "/") {
+		return "/" + strings.Join(parts, "/")
+	}
+	return strings.Join(parts, "/")
+}
+
+// cd updates the tracked working directory.
+func (w *walker) cd(argv []Word, st *state) {
+	args := argv[1:]
+	for len(args) > 0 && !args[0].Dynamic && len(args[0].Value) > 1 && args[0].Value[0] == '-' {
+		if args[0].Value == "--" {
+			args = args[1:]
+			break
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		if h, ok := w.lookup(st, "HOME"); ok {
+			st.cwd, st.cwdDyn = h, false
+		} else {
+			st.cwdDyn = true
+		}
+		return
+	}
+	d := args[0]
+	if d.Dynamic || d.Glob || d.Value == "-" || strings.HasPrefix(d.Value, "+") {
+		st.cwdDyn = true
+		return
+	}
+	if !strings.HasPrefix(d.Value, "/") && (st.cwd == "" || st.cwdDyn) {
+		st.cwdDyn = true
+		return
+	}
+	st.cwd = joinDir(st.cwd, d.Value)
+}

@@ -1,0 +1,570 @@
+package walk
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// pipeInfo places a command in its pipeline.
+type pipeInfo struct {
+	id, pos, n int
+	set        bool
+}
+
+// output is what a command writes to its stdout, when Walk knows it
+// statically (literal producers and decoders).
+type output struct {
+	s     string
+	known bool
+	via   string // the producer: "echo", "printf", "heredoc"
+	dec   string // the decoders applied after it: "base64", "base64|rev"
+}
+
+// ctx is how the statements being walked are reached.
+type ctx struct {
+	depth        int
+	via          string
+	cond, bg     bool
+	wrappers     []string
+	priv, remote bool
+	span         *Span // set inside code strings: the top-level word holding them
+	pipe         pipeInfo
+	stdin        output // the pipe into a pipeline element
+	stdinPiped   bool
+	redirs       []Redirect // redirections of enclosing compound commands
+}
+
+// nested returns the context for code reached from c through via.
+func (c *ctx) nested(via string) *ctx {
+	return &ctx{depth: c.depth, via: via, cond: c.cond, bg: c.bg, wrappers: c.wrappers,
+		priv: c.priv, remote: c.remote, span: c.span}
+}
+
+// walker holds one Walk's state.
+type walker struct {
+	src       string
+	opt       Options
+	b         budget
+	parser    *syntax.Parser
+	res       Result
+	funcs     map[string]*syntax.Stmt
+	funcOrder []string
+	called    map[string]bool
+	active    map[string]bool
+	pipeID    int
+	procOut   map[Span]output // outputs of top-level <(…) words, by span
+	capped    bool            // brace expansion was cut at maxFields
+}
+
+// Walk parses src as bash and returns the simple commands it would run, with
+// what it could not see through as issues. It never panics and never hangs:
+// a recovered panic becomes an Internal issue and the budgets in opt bound
+// the work.
+func Walk(src string, opt Options) (res Result) {
+	w := &walker{src: src, opt: opt, b: newBudget(opt)}
+	defer func() {
+		if r := recover(); r != nil {
+			w.parser = nil // may be in a bad state; let it go
+			w.res.Issues = append(w.res.Issues, Issue{Kind: Internal,
+				Message: fmt.Sprintf("walk: recovered panic: %v", r), Span: Span{0, len(src)}})
+			res = w.res
+		}
+	}()
+	defer w.release()
+	if len(src) > w.b.maxBytes {
+		w.issue(BudgetExceeded, fmt.Sprintf("input of %d bytes exceeds %d", len(src), w.b.maxBytes), Span{0, len(src)})
+		return w.res
+	}
+	f, err := w.parse(src)
+	if err != nil {
+		w.parseIssue(err, nil)
+		return w.res
+	}
+	st := &state{cwd: opt.Cwd}
+	w.walkStmts(f.Stmts, st, &ctx{})
+	w.uncalledFuncs(st)
+	return w.res
+}
+
+func (w *walker) issue(k IssueKind, msg string, sp Span) {
+	w.res.Issues = append(w.res.Issues, Issue{Kind: k, Message: msg, Span: sp})
+}
+
+func (w *walker) parseIssue(err error, sp *Span) {
+	s := Span{0, len(w.src)}
+	var pe syntax.ParseError
+	if errors.As(err, &pe) && sp == nil {
+		s.Start = min(int(pe.Pos.Offset()), len(w.src))
+	}
+	if sp != nil {
+		s = *sp
+	}
+	w.issue(ParseError, "parse: "+err.Error(), s)
+}
+
+// span returns the span of node n as seen from c.
+func (w *walker) span(n syntax.Node, c *ctx) Span {
+	if c.span != nil {
+		return *c.span
+	}
+	return Span{int(n.Pos().Offset()), int(n.End().Offset())}
+}
+
+func (w *walker) wordSpan(word *syntax.Word, c *ctx) Span {
+	if c.span != nil {
+		return *c.span
+	}
+	if word == nil || len(word.Parts) == 0 {
+		return Span{}
+	}
+	return Span{int(word.Pos().Offset()), int(word.End().Offset())}
+}
+
+func (w *walker) walkStmts(stmts []*syntax.Stmt, st *state, c *ctx) output {
+	var out output
+	for _, s := range stmts {
+		if w.b.stopped {
+			return output{}
+		}
+		out = w.walkStmt(s, st, c)
+	}
+	return out
+}
+
+// walkNested walks the statements of a $(…) or <(…): a subshell.
+func (w *walker) walkNested(stmts []*syntax.Stmt, st *state, c *ctx, via string) output {
+	return w.walkStmts(stmts, st.clone(), c.nested(via))
+}
+
+// walkEmbedded walks the command substitutions inside any node (arithmetic,
+// test expressions…).
+func (w *walker) walkEmbedded(n syntax.Node, st *state, c *ctx) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if w.b.stopped {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.walkNested(n.Stmts, st, c, "$()")
+			return false
+		case *syntax.ProcSubst:
+			via := "<()"
+			if n.Op == syntax.CmdOut {
+				via = ">()"
+			}
+			w.walkNested(n.Stmts, st, c, via)
+			return false
+		case *syntax.BinaryArithm:
+			if op := n.Op.String(); strings.HasSuffix(op, "=") && op != "==" && op != "!=" && op != "<=" && op != ">=" {
+				forgetArithm(n.X, st)
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				forgetArithm(n.X, st)
+			}
+		}
+		return true
+	})
+}
+
+// forgetArithm marks a variable assigned by arithmetic ((x=…), x++) as
+// unknown: Walk does not evaluate arithmetic.
+func forgetArithm(x syntax.ArithmExpr, st *state) {
+	if wd, ok := x.(*syntax.Word); ok {
+		if name := wd.Lit(); name != "" {
+			st.set(name, "", false)
+		}
+	}
+}
+
+func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
+	if !w.node() || s == nil {
+		return output{}
+	}
+	if s.Background || s.Coprocess || s.Disown {
+		cc := *c
+		cc.bg = true
+		c = &cc
+		st = st.clone()
+	}
+	if s.Cmd == nil {
+		// a bare redirection (> file): a Command with no Argv
+		if len(s.Redirs) > 0 {
+			cmd := w.base(s, c)
+			cmd.Redirects = append(cmd.Redirects, w.redirects(s.Redirs, st, c, &cmd)...)
+			cmd.Cwd, cmd.CwdDynamic = st.cwd, st.cwdDyn
+			w.emit(cmd)
+		}
+		return output{}
+	}
+	if _, ok := s.Cmd.(*syntax.CallExpr); !ok && len(s.Redirs) > 0 {
+		cc := *c
+		cc.redirs = append(append([]Redirect(nil), c.redirs...), w.redirects(s.Redirs, st, c, nil)...)
+		c = &cc
+	}
+	switch x := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		return w.walkCall(s, x, st, c)
+	case *syntax.BinaryCmd:
+		switch x.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			return w.walkPipe(x, st, c)
+		default: // && and ||
+			return w.walkAndOr(x, st, c)
+		}
+	case *syntax.Subshell:
+		return w.walkStmts(x.Stmts, st.clone(), c)
+	case *syntax.Block:
+		return w.walkStmts(x.Stmts, st, c)
+	case *syntax.IfClause:
+		w.walkIf(x, st, c, false)
+	case *syntax.WhileClause:
+		w.walkStmts(x.Cond, st, c)
+		w.branch(x.Do, st, c)
+	case *syntax.ForClause:
+		switch l := x.Loop.(type) {
+		case *syntax.WordIter:
+			var items []Word
+			for _, it := range l.Items {
+				items = append(items, w.fields(it, st, c)...)
+			}
+			if l.Name != nil {
+				if len(items) == 1 && !items[0].Dynamic {
+					st.set(l.Name.Value, items[0].Value, true)
+				} else {
+					st.set(l.Name.Value, "", false)
+				}
+			}
+		case *syntax.CStyleLoop:
+			w.walkEmbedded(l, st, c)
+		}
+		w.branch(x.Do, st, c)
+	case *syntax.CaseClause:
+		w.str(x.Word, st, c)
+		for _, it := range x.Items {
+			for _, p := range it.Patterns {
+				w.str(p, st, c)
+			}
+			w.branch(it.Stmts, st, c)
+		}
+	case *syntax.FuncDecl:
+		if w.funcs == nil {
+			w.funcs = map[string]*syntax.Stmt{}
+		}
+		if x.Name != nil && x.Body != nil {
+			if _, ok := w.funcs[x.Name.Value]; !ok {
+				w.funcOrder = append(w.funcOrder, x.Name.Value)
+			}
+			w.funcs[x.Name.Value] = x.Body
+		}
+	case *syntax.DeclClause:
+		w.walkDecl(s, x, st, c)
+	case *syntax.TimeClause:
+		cc := *c
+		cc.wrappers = append(append([]string(nil), c.wrappers...), "time")
+		return w.walkStmt(x.Stmt, st, &cc)
+	case *syntax.CoprocClause:
+		cc := *c
+		cc.bg = true
+		return w.walkStmt(x.Stmt, st.clone(), &cc)
+	case *syntax.TestDecl:
+		return w.walkStmt(x.Body, st, c)
+	default:
+		// [[ … ]], (( … )), let: a Command holding just the keyword; the
+		// commands in their expansions are walked separately.
+		kw := "[["
+		switch x.(type) {
+		case *syntax.ArithmCmd:
+			kw = "(("
+		case *syntax.LetClause:
+			kw = "let"
+		}
+		w.walkEmbedded(x, st, c)
+		cmd := w.base(s, c)
+		cmd.Argv = []Word{{Value: kw, Span: w.span(s, c)}}
+		cmd.Cwd, cmd.CwdDynamic = st.cwd, st.cwdDyn
+		w.emit(cmd)
+	}
+	return output{}
+}
+
+// walkAndOr walks A && B && C… (and ||). The first operand always runs and
+// changes the state; the rest are Conditional. Along a chain of && each
+// operand sees what the earlier ones changed (it only runs if they
+// succeeded); afterwards those changes are unknown, since the chain may have
+// stopped early.
+func (w *walker) walkAndOr(x *syntax.BinaryCmd, st *state, c *ctx) output {
+	// flatten the left-nested chain: ((A op B) op C)
+	var ops []syntax.BinCmdOperator
+	var elems []*syntax.Stmt
+	var flatten func(s *syntax.Stmt)
+	flatten = func(s *syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) &&
+			len(s.Redirs) == 0 && !s.Negated && !s.Background && !s.Coprocess && !s.Disown {
+			flatten(b.X)
+			ops = append(ops, b.Op)
+			elems = append(elems, b.Y)
+			return
+		}
+		elems = append(elems, s)
+	}
+	flatten(x.X)
+	ops = append(ops, x.Op)
+	elems = append(elems, x.Y)
+
+	w.walkStmt(elems[0], st, c)
+	cc := *c
+	cc.cond = true
+	var out output
+	b := st.clone()
+	for i, e := range elems[1:] {
+		if w.b.stopped {
+			break
+		}
+		if ops[i] == syntax.OrStmt {
+			// runs when something before failed: only what surely ran is known
+			st.merge(b)
+			b = st.clone()
+		}
+		out = w.walkStmt(e, b, &cc)
+	}
+	st.merge(b)
+	return out
+}
+
+// branch walks statements that may or may not run; what they change becomes
+// unknown afterwards.
+func (w *walker) branch(stmts []*syntax.Stmt, st *state, c *ctx) {
+	cc := *c
+	cc.cond = true
+	b := st.clone()
+	w.walkStmts(stmts, b, &cc)
+	st.merge(b)
+}
+
+func (w *walker) walkIf(x *syntax.IfClause, st *state, c *ctx, elif bool) {
+	if elif {
+		cc := *c
+		cc.cond = true
+		c = &cc
+	}
+	w.walkStmts(x.Cond, st, c)
+	w.branch(x.Then, st, c)
+	if x.Else != nil {
+		if len(x.Else.Cond) == 0 {
+			w.branch(x.Else.Then, st, c)
+		} else {
+			w.walkIf(x.Else, st, c, true)
+		}
+	}
+}
+
+func (w *walker) walkPipe(x *syntax.BinaryCmd, st *state, c *ctx) output {
+	var elems []*syntax.Stmt
+	var flatten func(s *syntax.Stmt)
+	flatten = func(s *syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(s.Redirs) == 0 && !s.Negated {
+			flatten(b.X)
+			flatten(b.Y)
+			return
+		}
+		elems = append(elems, s)
+	}
+	flatten(x.X)
+	flatten(x.Y)
+	w.pipeID++
+	id := w.pipeID
+	var prev output
+	for i, e := range elems {
+		cc := *c
+		cc.pipe = pipeInfo{id: id, pos: i, n: len(elems), set: true}
+		cc.stdin = prev
+		cc.stdinPiped = i > 0
+		prev = w.walkStmt(e, st.clone(), &cc)
+	}
+	return prev
+}
+
+func (w *walker) walkDecl(s *syntax.Stmt, x *syntax.DeclClause, st *state, c *ctx) {
+	cmd := w.base(s, c)
+	variant := "declare"
+	if x.Variant != nil {
+		variant = x.Variant.Value
+	}
+	cmd.Argv = []Word{{Value: variant, Span: w.span(s, c)}}
+	for _, a := range x.Args {
+		if a.Naked && a.Name == nil && a.Value != nil {
+			cmd.Argv = append(cmd.Argv, w.fields(a.Value, st, c)...)
+			continue
+		}
+		if a.Name == nil {
+			continue
+		}
+		as := w.assign(a, st, c)
+		if a.Naked {
+			cmd.Argv = append(cmd.Argv, Word{Value: a.Name.Value, Span: w.span(a, c)})
+			continue
+		}
+		cmd.Assigns = append(cmd.Assigns, as)
+		st.set(as.Name, as.Value.Value, !as.Value.Dynamic && a.Index == nil && a.Array == nil && !a.Append)
+	}
+	cmd.Redirects = append(cmd.Redirects, w.redirects(s.Redirs, st, c, &cmd)...)
+	w.emit(cmd)
+}
+
+func (w *walker) assign(a *syntax.Assign, st *state, c *ctx) Assign {
+	as := Assign{Name: a.Name.Value}
+	if a.Value != nil {
+		as.Value = w.str(a.Value, st, c)
+	}
+	if a.Index != nil {
+		w.walkEmbedded(a.Index, st, c)
+	}
+	if a.Array != nil {
+		w.walkEmbedded(a.Array, st, c)
+		as.Value.Dynamic = true
+		as.Value.Span = w.span(a, c)
+	}
+	return as
+}
+
+// base returns a Command carrying what the context says about it.
+func (w *walker) base(s *syntax.Stmt, c *ctx) Command {
+	p := c.pipe
+	if !p.set {
+		w.pipeID++
+		p = pipeInfo{id: w.pipeID, n: 1, set: true}
+	}
+	return Command{
+		Wrappers:    append([]string(nil), c.wrappers...),
+		Privileged:  c.priv,
+		Remote:      c.remote,
+		Depth:       c.depth,
+		Via:         c.via,
+		Span:        w.span(s, c),
+		Pipeline:    p.id,
+		PipePos:     p.pos,
+		PipeLen:     p.n,
+		Background:  c.bg,
+		Conditional: c.cond,
+		Redirects:   append([]Redirect(nil), c.redirs...),
+		Stdin:       c.stdin.s,
+		StdinKnown:  c.stdin.known,
+	}
+}
+
+func (w *walker) emit(cmd Command) {
+	w.res.Commands = append(w.res.Commands, cmd)
+}
+
+// redirects evaluates redirections; heredoc and here-string bodies become
+// the command's stdin.
+func (w *walker) redirects(rs []*syntax.Redirect, st *state, c *ctx, cmd *Command) []Redirect {
+	var out []Redirect
+	for _, r := range rs {
+		w.node()
+		rd := Redirect{Op: r.Op.String()}
+		if r.N != nil {
+			rd.Fd = r.N.Value
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			rd.IsBody = true
+			rd.Body, rd.BodyDynamic = w.heredoc(r, st, c)
+		case syntax.WordHdoc:
+			rd.IsBody = true
+			v := w.str(r.Word, st, c)
+			rd.Body, rd.BodyDynamic = v.Value+"\n", v.Dynamic
+		default:
+			rd.Target = w.str(r.Word, st, c)
+		}
+		if rd.IsBody && cmd != nil && (rd.Fd == "" || rd.Fd == "0") {
+			cmd.Stdin, cmd.StdinKnown = rd.Body, !rd.BodyDynamic
+			cmd.StdinKnown = !rd.BodyDynamic
+		}
+		if !rd.IsBody && cmd != nil && (rd.Op == "<" || rd.Op == "<>") && (rd.Fd == "" || rd.Fd == "0") {
+			cmd.Stdin, cmd.StdinKnown = "", false
+		}
+		out = append(out, rd)
+	}
+	return out
+}
+
+// heredoc evaluates a heredoc body: raw when the delimiter is quoted, else
+// with expansions (whose commands are walked).
+func (w *walker) heredoc(r *syntax.Redirect, st *state, c *ctx) (string, bool) {
+	if r.Hdoc == nil {
+		return "", false
+	}
+	quoted := false
+	if r.Word != nil {
+		for _, p := range r.Word.Parts {
+			if l, ok := p.(*syntax.Lit); !ok || strings.Contains(l.Value, "\\") {
+				quoted = true
+			}
+		}
+	}
+	if quoted {
+		var b strings.Builder
+		for _, p := range r.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				b.WriteString(l.Value)
+			}
+		}
+		return b.String(), false
+	}
+	var b strings.Builder
+	dyn := false
+	for _, p := range r.Hdoc.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			b.WriteString(unescapeHeredoc(l.Value))
+			continue
+		}
+		for _, alt := range w.evalParts([]syntax.WordPart{p}, true, false, st, c)[:1] {
+			v := joinPieces(alt)
+			b.WriteString(v.Value)
+			dyn = dyn || v.Dynamic
+		}
+	}
+	return b.String(), dyn
+}
+
+// uncalledFuncs walks, once and as conditional, every function body the
+// input defined but never called.
+func (w *walker) uncalledFuncs(st *state) {
+	for _, name := range w.funcOrder {
+		if w.called[name] || w.b.stopped {
+			continue
+		}
+		w.markCalled(name)
+		c := &ctx{via: "function " + name, cond: true}
+		w.callFunc(name, st.clone(), c)
+	}
+}
+
+func (w *walker) markCalled(name string) {
+	if w.called == nil {
+		w.called = map[string]bool{}
+	}
+	w.called[name] = true
+}
+
+// callFunc walks a function body; a function already being walked (recursion)
+// is not entered again.
+func (w *walker) callFunc(name string, st *state, c *ctx) {
+	if w.active[name] {
+		return
+	}
+	if w.active == nil {
+		w.active = map[string]bool{}
+	}
+	w.active[name] = true
+	w.walkStmt(w.funcs[name], st, c)
+	delete(w.active, name)
+}

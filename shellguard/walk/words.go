@@ -1,0 +1,617 @@
+package walk
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxFields caps the words one shell word may expand to (brace expansion
+// multiplies), so that {a,b}{a,b}… stays linear.
+const maxFields = 256
+
+// piece is one evaluated part of a word before field splitting.
+type piece struct {
+	s      string
+	quoted bool // came from quotes: no splitting, no globbing
+	split  bool // result of an unquoted expansion: split on IFS
+	dyn    bool // unknown
+	glob   bool // unquoted * ? [
+}
+
+// fields evaluates a word as a command argument: brace expansion, tilde,
+// quote removal, expansions and field splitting (no globbing).
+func (w *walker) fields(word *syntax.Word, st *state, c *ctx) []Word {
+	w.node()
+	sp := w.wordSpan(word, c)
+	parts := word.Parts
+	if hasBrace(parts) {
+		// split a copy: the AST must keep its positions (a BraceExp with
+		// an empty element has none), since function bodies are re-walked
+		cp := &syntax.Word{Parts: parts}
+		if syntax.SplitBraces(cp) {
+			parts = cp.Parts
+		}
+	}
+	w.capped = false
+	alts := w.evalParts(parts, false, true, st, c)
+	if w.capped {
+		w.capped = false
+		w.issue(BudgetExceeded, "word expands to more than 256 words", sp)
+	}
+	ifs, ifsKnown := w.ifs(st)
+	var out []Word
+	for _, alt := range alts {
+		if len(alt) > 0 {
+			// brace expansion comes before tilde expansion: {rm,-rf,~}
+			if p := alt[0]; !p.quoted && !p.split && !p.dyn && strings.HasPrefix(p.s, "~") {
+				t, rest := tilde(p.s)
+				v, ok := w.tildeValue(t, st)
+				np := []piece{{s: v, dyn: !ok, quoted: true}}
+				if rest != "" {
+					np = append(np, piece{s: rest, glob: p.glob})
+				}
+				alt = append(np, alt[1:]...)
+			}
+		}
+		for _, f := range splitFields(alt, ifs, ifsKnown) {
+			if len(out) >= maxFields {
+				w.issue(BudgetExceeded, "word expands to more than 256 words", sp)
+				return out
+			}
+			f.Span = sp
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func hasBrace(parts []syntax.WordPart) bool {
+	for _, p := range parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// str evaluates a word as one string, as for assignment values, redirection
+// targets and case words: no brace expansion, no field splitting.
+func (w *walker) str(word *syntax.Word, st *state, c *ctx) Word {
+	if word == nil {
+		return Word{}
+	}
+	w.node()
+	alts := w.evalParts(word.Parts, false, true, st, c)
+	var ps []piece
+	if len(alts) > 0 {
+		ps = alts[0]
+	}
+	out := joinPieces(ps)
+	out.Span = w.wordSpan(word, c)
+	return out
+}
+
+// joinPieces concatenates pieces into one word.
+func joinPieces(ps []piece) Word {
+	var b strings.Builder
+	var out Word
+	for _, p := range ps {
+		if p.dyn {
+			if !out.Dynamic {
+				out.Prefix = b.String()
+			}
+			out.Dynamic = true
+		}
+		b.WriteString(p.s)
+		out.Quoted = out.Quoted || p.quoted
+		out.Glob = out.Glob || p.glob
+	}
+	out.Value = b.String()
+	return out
+}
+
+// defaultIFS is bash's IFS when the input does not set it.
+const defaultIFS = " \t\n"
+
+// ifs returns the field separators in effect: the default, or what the
+// input assigned (known or not).
+func (w *walker) ifs(st *state) (string, bool) {
+	if v, ok := st.vars["IFS"]; ok {
+		return v.s, v.known
+	}
+	return defaultIFS, true
+}
+
+// splitFields turns pieces into words, splitting unquoted expansion results
+// on the bytes of ifs (runs of separators count as one). With an unknown
+// IFS a split piece makes its word Dynamic. Unquoted expansion results are
+// also subject to globbing, which sets Glob.
+func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
+	var out []Word
+	var b strings.Builder
+	var cur Word
+	has := false
+	flush := func() {
+		if has {
+			cur.Value = b.String()
+			out = append(out, cur)
+		}
+		b.Reset()
+		cur = Word{}
+		has = false
+	}
+	for _, p := range ps {
+		switch {
+		case p.dyn:
+			if !cur.Dynamic {
+				cur.Prefix = b.String()
+			}
+			cur.Dynamic = true
+			cur.Quoted = cur.Quoted || p.quoted
+			has = true
+		case p.split && !p.quoted && !ifsKnown:
+			if !cur.Dynamic {
+				cur.Prefix = b.String()
+			}
+			cur.Dynamic = true
+			b.WriteString(p.s)
+			has = true
+		case p.split && !p.quoted:
+			for i := 0; i < len(p.s); i++ {
+				ch := p.s[i]
+				if strings.IndexByte(ifs, ch) >= 0 {
+					flush()
+					continue
+				}
+				if ch == '*' || ch == '?' || ch == '[' {
+					cur.Glob = true
+				}
+				b.WriteByte(ch)
+				has = true
+			}
+		default:
+			b.WriteString(p.s)
+			cur.Quoted = cur.Quoted || p.quoted
+			cur.Glob = cur.Glob || p.glob
+			has = true
+		}
+	}
+	flush()
+	return out
+}
+
+// evalParts evaluates word parts into alternatives (more than one only with
+// brace expansion).
+func (w *walker) evalParts(parts []syntax.WordPart, quoted, first bool, st *state, c *ctx) [][]piece {
+	alts := [][]piece{nil}
+	for i, part := range parts {
+		var add [][]piece
+		switch p := part.(type) {
+		case *syntax.Lit:
+			s := p.Value
+			if !quoted && first && i == 0 && strings.HasPrefix(s, "~") {
+				t, rest := tilde(s)
+				v, ok := w.tildeValue(t, st)
+				ps := []piece{{s: v, dyn: !ok, quoted: true}}
+				if rest != "" {
+					rv, g := unescapeBare(rest)
+					ps = append(ps, piece{s: rv, glob: g})
+				}
+				add = [][]piece{ps}
+				break
+			}
+			if quoted {
+				add = [][]piece{{{s: unescapeDouble(s), quoted: true}}}
+			} else {
+				v, g := unescapeBare(s)
+				add = [][]piece{{{s: v, glob: g}}}
+			}
+		case *syntax.SglQuoted:
+			s := p.Value
+			if p.Dollar {
+				s = ansiC(s)
+			}
+			add = [][]piece{{{s: s, quoted: true}}}
+		case *syntax.DblQuoted:
+			in := w.evalParts(p.Parts, true, false, st, c)
+			for i, a := range in {
+				// the empty quoted piece keeps "" as a word of its own
+				a = append(a, piece{quoted: true})
+				for j := range a {
+					a[j].quoted = true
+				}
+				in[i] = a
+			}
+			add = in
+		case *syntax.ParamExp:
+			v, ok := w.paramExp(p, st, c)
+			add = [][]piece{{{s: v, dyn: !ok, split: !quoted, quoted: quoted}}}
+		case *syntax.CmdSubst:
+			w.walkNested(p.Stmts, st, c, "$()")
+			add = [][]piece{{{dyn: true, quoted: quoted}}}
+		case *syntax.ProcSubst:
+			via := "<()"
+			if p.Op == syntax.CmdOut {
+				via = ">()"
+			}
+			out := w.walkNested(p.Stmts, st, c, via)
+			if c.span == nil && len(parts) == 1 {
+				// source <(…), bash <(…) look the output up by the word's span
+				if w.procOut == nil {
+					w.procOut = map[Span]output{}
+				}
+				w.procOut[Span{int(p.Pos().Offset()), int(p.End().Offset())}] = out
+			}
+			add = [][]piece{{{dyn: true, quoted: true}}}
+		case *syntax.ArithmExp:
+			w.walkEmbedded(p.X, st, c)
+			add = [][]piece{{{dyn: true, quoted: quoted}}}
+		case *syntax.ExtGlob:
+			add = [][]piece{{{s: p.Op.String() + p.Pattern.Value + ")", glob: true}}}
+		case *syntax.BraceExp:
+			add = w.braceAlts(p, st, c)
+		default:
+			add = [][]piece{{{dyn: true}}}
+		}
+		alts = w.product(alts, add)
+	}
+	return alts
+}
+
+// product appends every alternative of add to every alternative of alts,
+// capped at maxFields.
+func (w *walker) product(alts, add [][]piece) [][]piece {
+	if len(add) == 1 {
+		for i := range alts {
+			alts[i] = append(alts[i], add[0]...)
+		}
+		return alts
+	}
+	out := make([][]piece, 0, min(len(alts)*len(add), maxFields))
+	for _, a := range alts {
+		for _, b := range add {
+			if len(out) >= maxFields {
+				w.capped = true
+				return out
+			}
+			n := make([]piece, 0, len(a)+len(b))
+			n = append(append(n, a...), b...)
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// braceAlts expands {a,b} and {x..y[..n]}.
+func (w *walker) braceAlts(b *syntax.BraceExp, st *state, c *ctx) [][]piece {
+	if b.Sequence {
+		return w.braceSeq(b)
+	}
+	var out [][]piece
+	for _, e := range b.Elems {
+		for _, a := range w.evalParts(e.Parts, false, false, st, c) {
+			if len(out) >= maxFields {
+				w.capped = true
+				return out
+			}
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		out = [][]piece{nil}
+	}
+	return out
+}
+
+func (w *walker) braceSeq(b *syntax.BraceExp) [][]piece {
+	lit := func(i int) string {
+		if i >= len(b.Elems) {
+			return ""
+		}
+		return b.Elems[i].Lit()
+	}
+	from, to := lit(0), lit(1)
+	incr := 1
+	if s := lit(2); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return [][]piece{{{dyn: true}}}
+		}
+		incr = max(n, -n)
+	}
+	if incr == 0 {
+		incr = 1
+	}
+	var out [][]piece
+	x, err1 := strconv.Atoi(from)
+	y, err2 := strconv.Atoi(to)
+	if err1 != nil || err2 != nil {
+		if len(from) != 1 || len(to) != 1 {
+			return [][]piece{{{dyn: true}}}
+		}
+		x, y = int(from[0]), int(to[0])
+		defer func() {
+			for i := range out {
+				n, _ := strconv.Atoi(out[i][0].s)
+				out[i][0].s = string(rune(n))
+			}
+		}()
+	}
+	step := incr
+	if y < x {
+		step = -incr
+	}
+	for i := x; (step > 0 && i <= y) || (step < 0 && i >= y); i += step {
+		if len(out) >= maxFields {
+			w.capped = true
+			break
+		}
+		out = append(out, []piece{{s: strconv.Itoa(i)}})
+	}
+	return out
+}
+
+// tilde splits a leading ~prefix off s.
+func tilde(s string) (string, string) {
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
+}
+
+func (w *walker) tildeValue(t string, st *state) (string, bool) {
+	switch t {
+	case "~":
+		return w.lookup(st, "HOME")
+	case "~+":
+		return w.lookup(st, "PWD")
+	}
+	return "", false
+}
+
+// paramExp evaluates $x, ${x}, ${x:-def}… and walks the commands nested in
+// it.
+func (w *walker) paramExp(p *syntax.ParamExp, st *state, c *ctx) (string, bool) {
+	if p.Param == nil || p.Excl || p.Width || p.Names != 0 || p.Index != nil || p.NestedParam != nil ||
+		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 {
+		if p.Repl != nil {
+			w.str(p.Repl.Orig, st, c)
+			w.str(p.Repl.With, st, c)
+		}
+		if p.Slice != nil {
+			w.walkEmbedded(p.Slice.Offset, st, c)
+			w.walkEmbedded(p.Slice.Length, st, c)
+		}
+		if p.Index != nil {
+			w.walkEmbedded(p.Index, st, c)
+		}
+		if p.Exp != nil {
+			w.condStr(p.Exp.Word, st, c)
+		}
+		return "", false
+	}
+	name := p.Param.Value
+	val, known := w.lookup(st, name)
+	if p.Length {
+		return strconv.Itoa(utf8.RuneCountInString(val)), known
+	}
+	if p.Exp == nil {
+		return val, known
+	}
+	op := p.Exp.Op.String()
+	switch op {
+	case ":-", "-", ":=", "=":
+		if known && (val != "" || op == "-" || op == "=") {
+			return val, true
+		}
+		if known {
+			d := w.str(p.Exp.Word, st, c)
+			if op == ":=" && !d.Dynamic {
+				st.set(name, d.Value, true)
+			}
+			return d.Value, !d.Dynamic
+		}
+		w.condStr(p.Exp.Word, st, c)
+		return "", false
+	case ":+", "+":
+		if known && val == "" && op == ":+" {
+			return "", true
+		}
+		if known {
+			d := w.str(p.Exp.Word, st, c)
+			return d.Value, !d.Dynamic
+		}
+		w.condStr(p.Exp.Word, st, c)
+		return "", false
+	case ":?", "?":
+		w.condStr(p.Exp.Word, st, c)
+		return val, known
+	case "#", "%":
+		d := w.str(p.Exp.Word, st, c)
+		if !known || d.Dynamic || d.Glob {
+			return "", false
+		}
+		if op == "#" {
+			return strings.TrimPrefix(val, d.Value), true
+		}
+		return strings.TrimSuffix(val, d.Value), true
+	case "^^", ",,":
+		d := w.str(p.Exp.Word, st, c)
+		if !known || d.Value != "" || d.Dynamic {
+			return "", false
+		}
+		if op == "^^" {
+			return strings.ToUpper(val), true
+		}
+		return strings.ToLower(val), true
+	}
+	w.condStr(p.Exp.Word, st, c)
+	return "", false
+}
+
+// condStr evaluates a word that may or may not be expanded, so that the
+// commands in it are walked as conditional.
+func (w *walker) condStr(word *syntax.Word, st *state, c *ctx) {
+	if word == nil {
+		return
+	}
+	cc := *c
+	cc.cond = true
+	w.str(word, st.clone(), &cc)
+}
+
+// unescapeBare removes unquoted backslashes and reports unescaped glob
+// characters.
+func unescapeBare(s string) (string, bool) {
+	glob := false
+	if !strings.ContainsAny(s, "\\*?[") {
+		return s, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\\' && i+1 < len(s):
+			i++
+			if s[i] != '\n' {
+				b.WriteByte(s[i])
+			}
+			continue
+		case ch == '\\':
+			continue
+		case ch == '*' || ch == '?' || ch == '[':
+			glob = true
+		}
+		b.WriteByte(ch)
+	}
+	return b.String(), glob
+}
+
+// unescapeDouble applies the backslash rules inside double quotes.
+func unescapeDouble(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				b.WriteByte(s[i+1])
+				i++
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unescapeHeredoc applies the backslash rules of an unquoted heredoc body.
+func unescapeHeredoc(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '\\':
+				b.WriteByte(s[i+1])
+				i++
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ansiC decodes the body of a $'…' string.
+func ansiC(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch ch := s[i]; ch {
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'e', 'E':
+			b.WriteByte(27)
+		case 'f':
+			b.WriteByte(12)
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte(11)
+		case '\\', '\'', '"', '?':
+			b.WriteByte(ch)
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x', 'u', 'U':
+			n := 8
+			switch ch {
+			case 'x':
+				n = 2
+			case 'u':
+				n = 4
+			}
+			j := i + 1
+			for j < len(s) && j-i-1 < n && isHexDigit(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(ch)
+				continue
+			}
+			v, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if ch == 'x' {
+				b.WriteByte(byte(v))
+			} else {
+				b.WriteRune(rune(v))
+			}
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			v, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
