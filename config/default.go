@@ -55,6 +55,19 @@ tools:
       max_amount_usd: 100
       tier: 2
 
+shell:
+  # Allow project task runners (make, npm run, go test, cargo build, pytest,
+  # ./scripts/*.sh); false sends them to the sandbox. Default true.
+  allow_task_runners: true
+  # Extra command prefixes, matched after wrappers like sudo are unwrapped:
+  # safe allows an otherwise unknown command (never overriding a rule that
+  # denies), suspicious sends it to the sandbox, destructive denies it.
+  safe: [] # e.g. ["kubectl get"]; default []
+  suspicious: [] # default []
+  destructive: [] # e.g. ["terraform destroy"]; default []
+  # Rewrites applied after a command is judged; the result is judged again.
+  replacements: [] # e.g. [{from: "npm install", to: "bun install"}]; default []
+
 sandbox:
   # Isolation for commands the guard sends to the sandbox: off, light,
   # standard or max. With off, every sandbox verdict asks a human instead.

@@ -98,6 +98,11 @@ func TestList(t *testing.T) {
 		"tools.tiers.swap_token", "tools.tiers.transfer_token", "tools.tiers.unkill",
 		"tools.tiers.web_search", "tools.tiers.write_file",
 		"tools.overrides",
+		"shell.allow_task_runners",
+		"shell.safe",
+		"shell.suspicious",
+		"shell.destructive",
+		"shell.replacements",
 		"sandbox.mode",
 		"sandbox.engine",
 	}

@@ -8,6 +8,7 @@ import "github.com/agentwarden/warden"
 type Policy struct {
 	Safety  Safety
 	Tools   Tools
+	Shell   Shell
 	Sandbox Sandbox
 }
 
@@ -76,3 +77,20 @@ type Sandbox struct {
 
 // Available reports whether a sandbox verdict can be honoured.
 func (s Sandbox) Available() bool { return s.Mode != "" && s.Mode != "off" }
+
+// Shell is the shell guard's part of the policy (the shell section). Patterns
+// are command prefixes matched against a command's words after unwrapping.
+type Shell struct {
+	// AllowTaskRunners allows project task runners (make, npm run, go test…);
+	// when false they run in the sandbox.
+	AllowTaskRunners bool
+	// Safe allows an otherwise unknown command; it never overrides an effect
+	// rule. Suspicious sends a command to the sandbox; Destructive denies it.
+	Safe, Suspicious, Destructive []string
+	// Replacements rewrite a command by prefix after it is classified; the
+	// rewritten command is classified again and the stricter verdict wins.
+	Replacements []Replacement
+}
+
+// Replacement rewrites a command line that starts with From to start with To.
+type Replacement struct{ From, To string }

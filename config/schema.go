@@ -19,6 +19,7 @@ const Version = 1
 var sections = []section{
 	safetySection,
 	toolsSection,
+	shellSection,
 	sandboxSection,
 }
 
