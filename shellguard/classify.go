@@ -1,0 +1,320 @@
+package shellguard
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/shellguard/walk"
+)
+
+// Result is the classification of one command line.
+type Result struct {
+	Verdict warden.Verdict
+	// Rule is the stable id of the deciding rule, e.g. "shell.rm.home_root".
+	Rule string
+	// Reason is one sentence a user and an agent can act on.
+	Reason string
+	// Span locates the deciding command in the input.
+	Span walk.Span
+	// Suggestion is a safer alternative that itself classifies as allow, or "".
+	Suggestion string
+	// Rewrite is the command line after the policy's replacements, or "".
+	Rewrite string
+	// Trace lists the parsed argv after unwrapping, zones and rules
+	// consulted, for --explain.
+	Trace []string
+}
+
+// walkFn is the walker; tests and wiring may replace it.
+var walkFn func(string, walk.Options) walk.Result = walk.Walk
+
+// maxDepth bounds recursion into code strings found by the classifier.
+const maxDepth = 6
+
+// Classify decides a shell command line. It never panics and never allows
+// what it could not understand: walk issues, parse errors and internal
+// failures give ask (deny when env.Autonomous).
+func Classify(cmd string, env Env, p Policy) Result {
+	r := classifyTop(cmd, env, &p, true)
+	return r
+}
+
+func classifyTop(cmd string, env Env, p *Policy, suggest bool) (res Result) {
+	defer func() {
+		if e := recover(); e != nil {
+			res = failure(env, "shell.internal", fmt.Sprintf("the shell guard failed on this command (%v); a human must review it", e))
+		}
+	}()
+	res = classifyDepth(cmd, env, p, 0)
+	if rw := rewrite(cmd, p.Replacements); rw != "" && rw != cmd {
+		r2 := classifyDepth(rw, env, p, 0)
+		if r2.Verdict.Stronger(res.Verdict) {
+			r2.Trace = append(res.Trace, r2.Trace...)
+			res = r2
+		}
+		res.Rewrite = rw
+	}
+	res.Verdict = p.final(res.Verdict)
+	if env.Autonomous && res.Verdict == warden.Ask && isFailureRule(res.Rule) {
+		res.Verdict = warden.Deny
+	}
+	if res.Suggestion != "" {
+		if !suggest || classifyTop(res.Suggestion, env, p, false).Verdict != warden.Allow {
+			res.Suggestion = ""
+		}
+	}
+	return res
+}
+
+func isFailureRule(rule string) bool {
+	switch rule {
+	case "shell.internal", "shell.parse_error", "shell.budget", "shell.walk_issue", "shell.no_parser":
+		return true
+	}
+	return false
+}
+
+func failure(env Env, rule, reason string) Result {
+	v := warden.Ask
+	if env.Autonomous {
+		v = warden.Deny
+	}
+	return Result{Verdict: v, Rule: rule, Reason: reason}
+}
+
+// classifyDepth walks and classifies src; depth counts the classifier's own
+// recursion into code strings (interpreter shell-outs, sed e, git aliases).
+func classifyDepth(src string, env Env, p *Policy, depth int) Result {
+	if depth > maxDepth {
+		return Result{Verdict: warden.Ask, Rule: "shell.budget", Reason: "code strings are nested too deeply to check"}
+	}
+	if walkFn == nil {
+		return Result{Verdict: warden.Ask, Rule: "shell.no_parser", Reason: "no shell parser is available to check this command"}
+	}
+	if len(p.Destructive)+len(p.Suspicious) > 0 {
+		// User patterns may name any program: no shortcut.
+	} else if v, ok := prefilter(src); ok {
+		return Result{Verdict: v, Rule: "shell.read_only", Reason: "every command is read-only", Trace: []string{"prefilter: read-only"}}
+	}
+	home, tmp := env.Home, env.Tmp
+	if home == "" {
+		home = p.Home
+	}
+	if tmp == "" {
+		tmp = p.Tmp
+	}
+	if tmp == "" {
+		tmp = "/tmp"
+	}
+	wr := walkFn(src, walk.Options{Cwd: env.Cwd, Home: home, Tmp: tmp})
+	c := &ctx{env: &env, p: p, src: src, depth: depth, walk: &wr}
+	c.res.Verdict = warden.Allow
+	c.res.Rule = "shell.allow"
+	c.res.Reason = "every command is known and safe here"
+	c.prepare()
+	for i := range wr.Commands {
+		c.command(&wr.Commands[i])
+	}
+	c.dataflow()
+	c.issues()
+	if len(wr.Commands) == 0 && len(wr.Issues) == 0 {
+		c.res.Reason = "nothing to run"
+	}
+	c.res.Trace = c.trace
+	return c.res
+}
+
+// ctx accumulates the verdict of one command line.
+type ctx struct {
+	env   *Env
+	p     *Policy
+	src   string
+	depth int
+	walk  *walk.Result
+	res   Result
+	trace []string
+	// mktempVars are variables assigned from mktemp in this line.
+	mktempVars []string
+	// netFiles are files written from the network in this line.
+	netFiles map[string]bool
+	// feeds are zones of targets fed to xargs-like commands per pipeline;
+	// key -1 holds every feed of the line.
+	feeds map[int][]Zone
+	// secretReads are commands that read secrets.
+	secretReads []*walk.Command
+	// understood marks spans of dynamic code a rule has judged.
+	understood map[walk.Span]bool
+}
+
+func (c *ctx) understand(s walk.Span) {
+	if c.understood == nil {
+		c.understood = map[walk.Span]bool{}
+	}
+	c.understood[s] = true
+}
+
+// finding is one rule's opinion on one command.
+type finding struct {
+	v            warden.Verdict
+	rule, reason string
+	suggestion   string
+	destructive  bool // escalates to deny when privileged
+}
+
+func (c *ctx) add(f finding, span walk.Span) {
+	c.trace = append(c.trace, "rule "+f.rule+": "+f.v.String())
+	if f.v.Stronger(c.res.Verdict) {
+		c.res.Verdict, c.res.Rule, c.res.Reason, c.res.Span, c.res.Suggestion = f.v, f.rule, f.reason, span, f.suggestion
+	}
+}
+
+func (c *ctx) issues() {
+	for _, is := range c.walk.Issues {
+		f := finding{v: warden.Ask, rule: "shell.walk_issue", reason: "the command could not be fully read: " + is.Message}
+		switch is.Kind {
+		case walk.ParseError:
+			f.rule, f.reason = "shell.parse_error", "the command does not parse as bash: "+is.Message
+		case walk.BudgetExceeded:
+			f.rule, f.reason = "shell.budget", "the command is too large or too deeply nested to check"
+		case walk.DynamicCommand:
+			f.rule, f.reason = "shell.dynamic_command", "the program name is only known at run time"
+		case walk.DynamicCode:
+			f.rule, f.reason = "shell.dynamic_code", "code whose text is only known at run time would be executed"
+			if c.understood[is.Span] || c.pipedExecAt(is.Span) {
+				continue // judged by the command's own rule
+			}
+			if code, ok := c.decodeSubst(is.Span); ok {
+				r := classifyDepth(code, *c.env, c.p, c.depth+1)
+				c.trace = append(c.trace, "decoded code: "+strconv.Quote(code))
+				c.trace = append(c.trace, r.Trace...)
+				if r.Verdict.Stronger(f.v) {
+					f.v, f.rule, f.reason = r.Verdict, r.Rule, "decoded code would run: "+r.Reason
+				}
+			} else if c.netWithin(is.Span) {
+				f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", "code fetched from the network would be executed"
+			}
+		case walk.Internal:
+			f.rule = "shell.internal"
+		}
+		c.add(f, is.Span)
+	}
+}
+
+// pipedExecAt reports a shell or interpreter at span that reads code from a
+// pipe; its own rule (sandbox, deny when privileged or from a homograph)
+// decides it.
+func (c *ctx) pipedExecAt(s walk.Span) bool {
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if cmd.Span == s && cmd.PipePos > 0 && isExecSink(cmd) {
+			return true
+		}
+	}
+	return false
+}
+
+// netWithin reports whether a network fetch writing to stdout lies inside span.
+func (c *ctx) netWithin(s walk.Span) bool {
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if cmd.Span.Start >= s.Start && cmd.Span.End <= s.End && netFetchStdout(cmd) {
+			return true
+		}
+	}
+	return false
+}
+
+// raw returns the source text of a word when its span is inside the input.
+func (c *ctx) raw(w walk.Word) string {
+	if w.Span.Start >= 0 && w.Span.End <= len(c.src) && w.Span.Start < w.Span.End {
+		return c.src[w.Span.Start:w.Span.End]
+	}
+	return ""
+}
+
+// prepare scans the line for facts later commands depend on.
+func (c *ctx) prepare() {
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if len(cmd.Argv) == 0 {
+			continue
+		}
+		if progName(cmd.Argv[0].Value) == "curl" || progName(cmd.Argv[0].Value) == "wget" {
+			for _, f := range netOutputFiles(cmd) {
+				if c.netFiles == nil {
+					c.netFiles = map[string]bool{}
+				}
+				c.netFiles[f] = true
+			}
+		}
+	}
+	// Producers piped into xargs/parallel: their operands become the targets.
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if cmd.PipePos == 0 || !fedByPipe(cmd) {
+			continue
+		}
+		for j := range c.walk.Commands {
+			prod := &c.walk.Commands[j]
+			if prod.Pipeline != cmd.Pipeline || prod.PipePos != cmd.PipePos-1 || len(prod.Argv) == 0 {
+				continue
+			}
+			z := newZoner(prod, c.env, c.p)
+			for _, w := range producerTargets(prod) {
+				zn := z.word(w, c.raw(w))
+				if c.feeds == nil {
+					c.feeds = map[int][]Zone{}
+				}
+				c.feeds[cmd.Pipeline] = append(c.feeds[cmd.Pipeline], zn)
+				c.feeds[-1] = append(c.feeds[-1], zn)
+			}
+		}
+	}
+	// NAME=$(mktemp …) assignments.
+	s := c.src
+	for {
+		i := strings.Index(s, "=$(mktemp")
+		if i < 0 {
+			i = strings.Index(s, "=`mktemp")
+		}
+		if i < 0 {
+			break
+		}
+		j := i
+		for j > 0 && isNameByte(s[j-1]) {
+			j--
+		}
+		if j < i {
+			c.mktempVars = append(c.mktempVars, s[j:i])
+		}
+		s = s[i+2:]
+	}
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// progName is the name a program is looked up by: the base name of a path.
+func progName(v string) string {
+	if i := strings.LastIndexByte(v, '/'); i >= 0 {
+		return v[i+1:]
+	}
+	return v
+}
+
+// rewrite applies the first matching replacement.
+func rewrite(cmd string, rs []Replacement) string {
+	t := strings.TrimSpace(cmd)
+	for _, r := range rs {
+		if r.From == "" {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(t, r.From); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == ';' || rest[0] == '&' || rest[0] == '|') {
+			return r.To + rest
+		}
+	}
+	return ""
+}

@@ -1,0 +1,309 @@
+package shellguard
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/shellguard/walk"
+)
+
+// cmdCtx is one simple command being classified.
+type cmdCtx struct {
+	c    *ctx
+	cmd  *walk.Command
+	name string      // program name (base name)
+	args []walk.Word // argv[1:]
+	z    zoner
+	out  []finding
+}
+
+func (cc *cmdCtx) say(v warden.Verdict, rule, reason string) *finding {
+	cc.out = append(cc.out, finding{v: v, rule: rule, reason: reason})
+	return &cc.out[len(cc.out)-1]
+}
+
+// effect applies the effect×zone table to one path operand.
+func (cc *cmdCtx) effect(e Effect, w walk.Word) {
+	zn := cc.zone(w)
+	if e == EffDelete && w.Glob && zn.isHome() {
+		e = EffDeleteRec
+	}
+	if zn == ZoneHomeSensitive && e == EffWrite && !w.Dynamic && cc.z.inWorkspace(w.Value) {
+		// Writing a project's own .env file is routine; reading it into a
+		// network sink is what the secret zone guards.
+		zn = ZoneWorkspaceOther
+	}
+	v := cc.c.p.lookup(e, zn)
+	cc.c.trace = append(cc.c.trace, cc.name+" "+strconv.Quote(w.Value)+": "+e.String()+" in "+zn.String())
+	if v == warden.Allow {
+		return
+	}
+	f := cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s %s (%s)", cc.name, effectVerb(e), describe(w), zn))
+	f.destructive = true
+}
+
+func effectVerb(e Effect) string {
+	switch e {
+	case EffDelete:
+		return "delete"
+	case EffDeleteRec:
+		return "recursively delete"
+	case EffWrite:
+		return "write to"
+	case EffPerm:
+		return "change permissions of"
+	case EffPermRec:
+		return "recursively change permissions of"
+	case EffDevice:
+		return "overwrite the device or filesystem at"
+	}
+	return "touch"
+}
+
+func describe(w walk.Word) string {
+	if w.Dynamic {
+		return "a path only known at run time"
+	}
+	return fmt.Sprintf("%q", w.Value)
+}
+
+// zone resolves a path operand, with the line's knowledge of temp variables
+// and placeholders.
+func (cc *cmdCtx) zone(w walk.Word) Zone {
+	if w.Dynamic {
+		raw := cc.c.raw(w)
+		for _, v := range cc.c.mktempVars {
+			if strings.Contains(raw, "$"+v) || strings.Contains(raw, "${"+v+"}") {
+				return ZoneTemp
+			}
+		}
+	}
+	if !w.Dynamic && w.Value == "{}" {
+		if strings.HasPrefix(cc.cmd.Via, "find") {
+			return ZoneWorkspaceOther
+		}
+		return ZoneUnknown
+	}
+	return cc.z.word(w, cc.c.raw(w))
+}
+
+// command classifies one simple command.
+func (c *ctx) command(cmd *walk.Command) {
+	cc := &cmdCtx{c: c, cmd: cmd, z: newZoner(cmd, c.env, c.p)}
+	c.trace = append(c.trace, traceCmd(cmd))
+	c.redirects(cc)
+	if len(cmd.Argv) == 0 {
+		c.flush(cc)
+		return
+	}
+	a0 := cmd.Argv[0]
+	cc.args = cmd.Argv[1:]
+	if strings.HasPrefix(cmd.Via, "find") {
+		// find -exec fills {} with each path it finds.
+		args := make([]walk.Word, len(cc.args))
+		for i, w := range cc.args {
+			if w.Dynamic && strings.Contains(c.raw(w), "{}") {
+				w = walk.Word{Value: "{}", Span: w.Span}
+			}
+			args[i] = w
+		}
+		cc.args = args
+	}
+	if a0.Dynamic {
+		c.dynamicProgram(cc)
+		c.flush(cc)
+		return
+	}
+	cc.name = progName(a0.Value)
+	if c.userPatterns(cc) {
+		c.flush(cc)
+		return
+	}
+	if strings.Contains(a0.Value, "/") && !strings.HasPrefix(a0.Value, "/") {
+		c.projectPath(cc, a0.Value)
+		c.flush(cc)
+		return
+	}
+	if h := lookupSpec(cc.name); h != nil {
+		h(cc)
+	} else {
+		c.unknownProgram(cc)
+	}
+	c.flush(cc)
+}
+
+// flush records a command's findings, escalating destructive ones under
+// privilege.
+func (c *ctx) flush(cc *cmdCtx) {
+	for _, f := range cc.out {
+		if cc.cmd.Privileged && f.destructive && (f.v == warden.Ask || f.v == warden.Sandbox) {
+			f.v = warden.Deny
+			f.reason += ", with elevated privileges"
+		}
+		c.add(f, cc.cmd.Span)
+	}
+}
+
+func traceCmd(cmd *walk.Command) string {
+	var b strings.Builder
+	b.WriteString("argv:")
+	for _, w := range cmd.Argv {
+		b.WriteByte(' ')
+		if w.Dynamic {
+			b.WriteString("<dyn ")
+			b.WriteString(strconv.Quote(w.Value))
+			b.WriteByte('>')
+		} else {
+			b.WriteString(strconv.Quote(w.Value))
+		}
+	}
+	if len(cmd.Wrappers) > 0 {
+		b.WriteString(" wrappers=" + strings.Join(cmd.Wrappers, ","))
+	}
+	if cmd.Via != "" {
+		b.WriteString(" via=" + strconv.Quote(cmd.Via))
+	}
+	if cmd.Privileged {
+		b.WriteString(" privileged")
+	}
+	if cmd.Cwd != "" {
+		b.WriteString(" cwd=" + strconv.Quote(cmd.Cwd))
+	}
+	return b.String()
+}
+
+// redirects classifies a command's file redirections.
+func (c *ctx) redirects(cc *cmdCtx) {
+	for _, r := range cc.cmd.Redirects {
+		if r.IsBody {
+			continue
+		}
+		t := r.Target
+		if !t.Dynamic && (t.Value == "-" || isFdNumber(t.Value)) && (r.Op == ">&" || r.Op == "<&") {
+			continue
+		}
+		zn := cc.zone(t)
+		if zn == ZoneNetwork {
+			cc.say(warden.Deny, "shell.net_socket", "a redirection opens a network socket (/dev/tcp), the shape of a reverse shell").destructive = true
+			continue
+		}
+		switch r.Op {
+		case "<", "<<<", "<<", "<<-":
+			continue
+		}
+		cc.effect(EffWrite, t)
+	}
+}
+
+func isFdNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// dynamicProgram handles a program name only known at run time.
+func (c *ctx) dynamicProgram(cc *cmdCtx) {
+	rec := false
+	danger := false
+	for _, w := range cc.args {
+		if w.Dynamic {
+			continue
+		}
+		v := w.Value
+		if strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsAny(v, "rR") || strings.HasPrefix(v, "--rec") {
+			rec = true
+			continue
+		}
+		if zn := cc.zone(w); zn.dangerous() || zn.isHome() {
+			danger = true
+		}
+	}
+	if rec && danger {
+		cc.say(warden.Deny, "shell.dynamic_program.destructive", "a program only known at run time is given a recursive flag and a home or system path").destructive = true
+		return
+	}
+	cc.say(warden.Ask, "shell.dynamic_program", "the program name is only known at run time")
+}
+
+// unknownProgram handles a program with no spec.
+func (c *ctx) unknownProgram(cc *cmdCtx) {
+	if c.funcDefined(cc.name) {
+		return // a function defined in this line; Walk classifies its body
+	}
+	for _, w := range cc.args {
+		if !w.Dynamic && w.Value != cc.name && lookupSpec(w.Value) != nil && destructivePrograms.has(w.Value) {
+			cc.say(warden.Ask, "shell.unknown_wrapper", fmt.Sprintf("%s is unknown and is given the destructive program %s as an argument", cc.name, w.Value))
+			return
+		}
+	}
+	cc.say(warden.Sandbox, "shell.unknown_program", fmt.Sprintf("%s is not a known program; it runs in the sandbox", cc.name))
+}
+
+// funcDefined reports whether the line defines a shell function name.
+func (c *ctx) funcDefined(name string) bool {
+	for i := range c.walk.Commands {
+		if c.walk.Commands[i].Via == "function "+name {
+			return true
+		}
+	}
+	return strings.Contains(c.src, name+"()") || strings.Contains(c.src, name+" ()") || strings.Contains(c.src, "function "+name)
+}
+
+// projectPath handles ./x and bin/x: project code.
+func (c *ctx) projectPath(cc *cmdCtx, p string) {
+	q := strings.TrimPrefix(p, "./")
+	if c.p.AllowTaskRunners && (strings.HasPrefix(q, "scripts/") || strings.HasPrefix(q, "script/")) && !strings.Contains(q, "..") {
+		return
+	}
+	cc.say(warden.Sandbox, "shell.project_script", fmt.Sprintf("%s is project code the guard cannot see; it runs in the sandbox", p))
+}
+
+// userPatterns applies the policy's extra patterns; it reports whether a
+// Safe pattern decided the command.
+func (c *ctx) userPatterns(cc *cmdCtx) bool {
+	match := func(pat string) bool {
+		ws := strings.Fields(pat)
+		if len(ws) == 0 || len(ws) > len(cc.cmd.Argv) {
+			return false
+		}
+		if ws[0] != cc.name && ws[0] != cc.cmd.Argv[0].Value {
+			return false
+		}
+		for i := 1; i < len(ws); i++ {
+			if cc.cmd.Argv[i].Dynamic || cc.cmd.Argv[i].Value != ws[i] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, pat := range c.p.Destructive {
+		if match(pat) {
+			cc.say(warden.Deny, "shell.user.destructive", fmt.Sprintf("the policy marks %q as destructive", pat)).destructive = true
+		}
+	}
+	for _, pat := range c.p.Suspicious {
+		if match(pat) {
+			cc.say(warden.Sandbox, "shell.user.suspicious", fmt.Sprintf("the policy marks %q as suspicious", pat))
+		}
+	}
+	if len(cc.out) > 0 {
+		return true
+	}
+	if lookupSpec(cc.name) == nil {
+		for _, pat := range c.p.Safe {
+			if match(pat) {
+				c.trace = append(c.trace, "user safe pattern "+pat)
+				return true
+			}
+		}
+	}
+	return false
+}

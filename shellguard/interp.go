@@ -1,0 +1,524 @@
+package shellguard
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/shellguard/walk"
+)
+
+var shellNames = []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox_sh"}
+
+var interpreterNames = []string{"python", "python2", "python3", "node", "nodejs", "deno", "perl", "ruby", "php", "lua", "luajit", "Rscript", "osascript", "pwsh", "powershell", "tclsh", "julia"}
+
+func isShell(n string) bool {
+	for _, s := range shellNames {
+		if s == n {
+			return true
+		}
+	}
+	return false
+}
+
+func isInterpreter(n string) bool {
+	if strings.HasPrefix(n, "python3.") {
+		return true
+	}
+	for _, s := range interpreterNames {
+		if s == n {
+			return true
+		}
+	}
+	return false
+}
+
+// shellHasCode reports a shell given -c (its code string is walked by Walk).
+func shellHasCode(args []walk.Word) bool {
+	for _, a := range args {
+		v := a.Value
+		if v == "--" || !strings.HasPrefix(v, "-") {
+			return false
+		}
+		if !strings.HasPrefix(v, "--") && strings.Contains(v, "c") {
+			return true
+		}
+	}
+	return false
+}
+
+// hShell: a shell with -c or fed literal code runs what Walk found inside
+// (classified separately); with a script file it runs project code.
+func hShell(cc *cmdCtx) {
+	args := cc.args
+	if shellHasCode(args) {
+		xargsCode(cc)
+		return
+	}
+	for i, a := range args {
+		v := a.Value
+		if a.Dynamic && !strings.HasPrefix(a.Prefix, "-") {
+			if cc.c.netWithin(a.Span) {
+				cc.say(warden.Sandbox, "shell.net_exec", cc.name+" runs code downloaded from the network; it runs in the sandbox").destructive = true
+				cc.c.understand(a.Span)
+				return
+			}
+			cc.say(warden.Ask, "shell.dynamic_script", cc.name+" runs a script whose name is only known at run time")
+			return
+		}
+		if v == "-" || v == "-s" {
+			break
+		}
+		if strings.HasPrefix(v, "-") && v != "--" {
+			if v == "-i" || strings.HasPrefix(v, "-") && strings.Contains(v, "i") && !strings.HasPrefix(v, "--") {
+				if !cc.cmd.StdinKnown && len(args) == i+1 {
+					cc.say(warden.Ask, "shell.interactive", cc.name+" -i starts an interactive shell")
+					return
+				}
+			}
+			continue
+		}
+		if v == "--" {
+			continue
+		}
+		cc.say(warden.Sandbox, "shell.script", fmt.Sprintf("%s runs the script %s, code the guard cannot see; it runs in the sandbox", cc.name, v))
+		return
+	}
+	if cc.cmd.StdinKnown || hasBody(cc.cmd) {
+		return // Walk parsed the literal code
+	}
+	if cc.cmd.PipePos > 0 {
+		cc.say(warden.Sandbox, "shell.stdin_code", cc.name+" runs code piped in from another command; it runs in the sandbox").destructive = true
+		return
+	}
+	if redirectedStdin(cc.cmd) {
+		cc.say(warden.Sandbox, "shell.stdin_code", cc.name+" runs code read from a file; it runs in the sandbox")
+		return
+	}
+	cc.say(warden.Ask, "shell.interactive", cc.name+" with no script starts an interactive shell")
+}
+
+// xargsCode judges `xargs -I{} sh -c 'CODE {}'`: the code is known except
+// for the replacement string, which xargs fills from its input. Each known
+// input line is substituted and the code classified.
+func xargsCode(cc *cmdCtx) {
+	if !fedByPipe(cc.cmd) {
+		return
+	}
+	var code walk.Word
+	found := false
+	for i, a := range cc.args {
+		if strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.Contains(a.Value, "c") && i+1 < len(cc.args) {
+			code, found = cc.args[i+1], true
+			break
+		}
+	}
+	if !found || !code.Dynamic {
+		return
+	}
+	raw := cc.c.raw(code)
+	if len(raw) < 2 || raw[0] != '\'' || raw[len(raw)-1] != '\'' || !strings.Contains(raw, "{}") {
+		return
+	}
+	body := raw[1 : len(raw)-1]
+	var inputs []string
+	if cc.cmd.StdinKnown {
+		inputs = strings.Fields(cc.cmd.Stdin)
+	}
+	if len(inputs) == 0 {
+		return
+	}
+	worst := warden.Allow
+	var last Result
+	for _, in := range inputs {
+		r := classifyDepth(strings.ReplaceAll(body, "{}", shellQuote(in)), *cc.c.env, cc.c.p, cc.c.depth+1)
+		if r.Verdict.Stronger(worst) {
+			worst, last = r.Verdict, r
+		}
+	}
+	cc.c.understand(code.Span)
+	if worst != warden.Allow {
+		cc.say(worst, last.Rule, "xargs runs a command on its input: "+last.Reason).destructive = worst == warden.Deny
+	}
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func hasBody(cmd *walk.Command) bool {
+	for _, r := range cmd.Redirects {
+		if r.IsBody {
+			return true
+		}
+	}
+	return false
+}
+
+func redirectedStdin(cmd *walk.Command) bool {
+	for _, r := range cmd.Redirects {
+		if r.Op == "<" && (r.Fd == "" || r.Fd == "0") {
+			return true
+		}
+	}
+	return false
+}
+
+// interpCodeFlags are the options that give an interpreter its code.
+func isInterpCodeFlag(v string) bool {
+	switch v {
+	case "-c", "-e", "--eval", "-p", "--print", "-E", "-r":
+		return true
+	}
+	return false
+}
+
+// interpReadsStdin reports an interpreter reading its program from stdin.
+func interpReadsStdin(args []walk.Word) bool {
+	for _, a := range args {
+		v := a.Value
+		if v == "-" {
+			return true
+		}
+		if isInterpCodeFlag(v) {
+			return false
+		}
+		if v == "-m" {
+			return false
+		}
+		if !strings.HasPrefix(v, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// hInterpreter: one-liners get the lexical scan; scripts run in the sandbox.
+func hInterpreter(cc *cmdCtx) {
+	args := cc.args
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		if isInterpCodeFlag(v) && !(cc.name == "ruby" && v == "-r") && !(strings.HasPrefix(cc.name, "python") && v == "-e") {
+			if i+1 >= len(args) {
+				return
+			}
+			code := args[i+1]
+			if code.Dynamic {
+				cc.say(warden.Sandbox, "shell.interp.dynamic", cc.name+" runs code only known at run time; it runs in the sandbox")
+				return
+			}
+			scanInterp(cc, code.Value)
+			return
+		}
+		if strings.HasPrefix(v, "-e") && len(v) > 2 && (cc.name == "perl" || cc.name == "ruby") {
+			scanInterp(cc, v[2:])
+			return
+		}
+		if strings.HasPrefix(v, "-") && len(v) > 2 && strings.HasSuffix(v, "e") && (cc.name == "perl" || cc.name == "ruby") && i+1 < len(args) {
+			scanInterp(cc, args[i+1].Value)
+			return
+		}
+		if v == "-m" && i+1 < len(args) {
+			switch args[i+1].Value {
+			case "pytest", "unittest", "venv", "json.tool", "py_compile", "compileall", "doctest", "timeit", "pydoc", "mypy", "black", "ruff", "flake8", "pylint", "isort", "coverage", "tox", "build", "pip":
+				if args[i+1].Value == "pip" {
+					inner := &cmdCtx{c: cc.c, cmd: cc.cmd, name: "pip", args: args[i+2:], z: cc.z}
+					hPip(inner)
+					cc.out = append(cc.out, inner.out...)
+					return
+				}
+				taskRunner(cc)
+				return
+			case "http.server":
+				return
+			}
+			cc.say(warden.Sandbox, "shell.interp.module", fmt.Sprintf("%s -m %s runs a module the guard cannot see; it runs in the sandbox", cc.name, args[i+1].Value))
+			return
+		}
+		if v == "--version" || v == "-V" || v == "--help" || v == "-h" || v == "-v" && cc.name == "node" {
+			return
+		}
+		if v == "-" {
+			break
+		}
+		if strings.HasPrefix(v, "-") {
+			if (v == "-r" || v == "-I" || v == "-W" || v == "-X") && i+1 < len(args) && cc.name != "php" {
+				i++
+			}
+			continue
+		}
+		// A script file.
+		cc.say(warden.Sandbox, "shell.interp.script", fmt.Sprintf("%s runs %s, code the guard cannot see; it runs in the sandbox", cc.name, v))
+		return
+	}
+	if cc.cmd.StdinKnown {
+		scanInterp(cc, cc.cmd.Stdin)
+		return
+	}
+	for _, r := range cc.cmd.Redirects {
+		if r.IsBody {
+			if r.BodyDynamic {
+				cc.say(warden.Sandbox, "shell.interp.dynamic", cc.name+" runs a script only known at run time; it runs in the sandbox")
+				return
+			}
+			scanInterp(cc, r.Body)
+			return
+		}
+	}
+	if cc.cmd.PipePos > 0 || redirectedStdin(cc.cmd) {
+		cc.say(warden.Sandbox, "shell.interp.stdin", cc.name+" runs a program read from stdin; it runs in the sandbox").destructive = true
+		return
+	}
+	cc.say(warden.Ask, "shell.interp.repl", cc.name+" with no program starts an interactive interpreter")
+}
+
+// shellOutAPIs call a shell or run a program with their string argument.
+var shellOutAPIs = []string{"os.system(", "os.popen(", "subprocess.run(", "subprocess.call(", "subprocess.check_call(",
+	"subprocess.check_output(", "subprocess.Popen(", "subprocess.getoutput(", "subprocess.getstatusoutput(",
+	"execSync(", "exec(", "spawnSync(", "spawn(", "execFileSync(", "execFile(", "system(", "os.execute(", "io.popen(",
+	"shell_exec(", "passthru(", "popen(", "Runtime.getRuntime().exec(", "do shell script ", "IO.popen(", "Open3."}
+
+// deleteAPIs delete files; recursive ones delete trees.
+var deleteAPIs = []struct {
+	api string
+	rec bool
+}{{"shutil.rmtree(", true}, {"rmtree(", true}, {"rmSync(", false}, {"fs.rm(", false}, {"rmdirSync(", true},
+	{"FileUtils.rm_rf(", true}, {"FileUtils.rm_r(", true}, {"FileUtils.remove_dir(", true}, {"FileUtils.rm(", false},
+	{"os.remove(", false}, {"os.unlink(", false}, {"os.rmdir(", false}, {"unlinkSync(", false}, {"unlink(", false},
+	{"File.delete(", false}, {"remove_tree(", true}, {"Deno.remove(", false}, {".unlink(", false}, {"os.removedirs(", true}}
+
+// homeExprs are expressions for the home directory in interpreter code.
+var homeExprs = []string{"expanduser('~')", "expanduser(\"~\")", "homedir()", "Dir.home", "Path.home()", "$ENV{HOME}", "os.environ['HOME']", "os.environ[\"HOME\"]", "getenv(\"HOME\")", "getenv('HOME')", "ENV['HOME']", "ENV[\"HOME\"]", "os.getenv('HOME')", "os.getenv(\"HOME\")", "process.env.HOME", "'~'", "\"~\"", "File.expand_path('~')"}
+
+// riskyTokens mark code that does more than compute and print.
+var riskyTokens = []string{"import", "require", "open(", "write", "unlink", "remove", "rmtree", "rename", "chmod", "chown",
+	"socket", "urllib", "http", "fetch(", "request", "eval", "exec", "system", "spawn", "popen", "fork", "`", "%x",
+	"File", "Dir", "IO.", "fs.", "os.", "sys.", "subprocess", "ctypes", "pty", "shutil", "pathlib", "__", "Deno.", "Bun.",
+	"process.env", "process.exit", "child_process", "net.", "LWP", "Net::", "unlink", "<STDIN>", "kill", "getattr", "globals"}
+
+// safeImports are Python modules that only compute.
+var safeImports = setOf("sys", "json", "math", "re", "datetime", "time", "random", "string", "collections", "itertools", "functools", "decimal", "fractions", "statistics", "textwrap", "uuid", "hashlib", "base64", "platform", "struct", "enum", "typing", "dataclasses", "pprint", "calendar", "zlib", "binascii", "secrets", "operator", "heapq", "bisect", "copy", "unicodedata", "locale", "numbers", "cmath", "array")
+
+// scanInterp is the lexical scan of interpreter code (design note §5.4).
+func scanInterp(cc *cmdCtx, code string) {
+	if len(code) > 64<<10 {
+		cc.say(warden.Sandbox, "shell.interp.large", cc.name+" runs a large program; it runs in the sandbox")
+		return
+	}
+	// Resource exhaustion.
+	if strings.Contains(code, "fork") && (strings.Contains(code, "while") || strings.Contains(code, "for") || strings.Contains(code, "loop")) {
+		cc.say(warden.Deny, "shell.fork_bomb", cc.name+" code forks in a loop, which exhausts the process table").destructive = true
+		return
+	}
+	decided := false
+	// Shell-outs with literal strings.
+	for _, api := range shellOutAPIs {
+		for off := 0; ; {
+			i := strings.Index(code[off:], api)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(api)
+			if api == "exec(" && i > 0 && isNameByte(code[i-1]) && !strings.HasSuffix(code[:i], "child_process.") && !strings.HasSuffix(code[:i], ".") {
+				continue
+			}
+			lit, ok := firstStringLiteral(code[i+len(api):])
+			if !ok {
+				if api == "exec(" {
+					// Python/JS exec of computed code.
+					if strings.Contains(code, "urlopen") || strings.Contains(code, "requests.") || strings.Contains(code, "fetch(") || strings.Contains(code, "http") {
+						cc.say(warden.Sandbox, "shell.interp.net_exec", cc.name+" executes code fetched from the network; it runs in the sandbox")
+					} else {
+						cc.say(warden.Sandbox, "shell.interp.exec", cc.name+" executes computed code; it runs in the sandbox")
+					}
+					decided = true
+					continue
+				}
+				cc.say(warden.Sandbox, "shell.interp.shell_out", cc.name+" runs a command built at run time; it runs in the sandbox")
+				decided = true
+				continue
+			}
+			cc.subShell(lit)
+			decided = true
+		}
+	}
+	// Backticks and %x{} (ruby, perl).
+	if cc.name == "ruby" || cc.name == "perl" || cc.name == "php" {
+		if i := strings.IndexByte(code, '`'); i >= 0 {
+			if j := strings.IndexByte(code[i+1:], '`'); j >= 0 {
+				cc.subShell(code[i+1 : i+1+j])
+				decided = true
+			}
+		}
+		if i := strings.Index(code, "%x{"); i >= 0 {
+			if j := strings.IndexByte(code[i+3:], '}'); j >= 0 {
+				cc.subShell(code[i+3 : i+3+j])
+				decided = true
+			}
+		}
+	}
+	// Destructive file APIs.
+	for _, d := range deleteAPIs {
+		i := strings.Index(code, d.api)
+		if i < 0 {
+			continue
+		}
+		decided = true
+		arg := code[i+len(d.api):]
+		rec := d.rec || strings.Contains(arg, "recursive") || strings.Contains(arg, "rf")
+		e := EffDelete
+		if rec {
+			e = EffDeleteRec
+		}
+		home := false
+		for _, h := range homeExprs {
+			if strings.Contains(code, h) {
+				home = true
+			}
+		}
+		if lit, ok := firstStringLiteral(arg); ok && !strings.HasPrefix(strings.TrimSpace(arg), "os.path.expanduser") {
+			cc.effect(e, walk.Word{Value: lit})
+			continue
+		}
+		if home {
+			cc.say(warden.Deny, "shell.interp.delete_home", cc.name+" code deletes in your home directory").destructive = true
+			continue
+		}
+		cc.say(warden.Sandbox, "shell.interp.delete", cc.name+" code deletes files; it runs in the sandbox")
+	}
+	if decided {
+		return
+	}
+	if interpTrivial(code) {
+		return
+	}
+	cc.say(warden.Sandbox, "shell.interp.opaque", cc.name+" code does more than compute and print; it runs in the sandbox")
+}
+
+// subShell classifies a literal command string found in interpreter code.
+func (cc *cmdCtx) subShell(src string) {
+	r := classifyDepth(src, *cc.c.env, cc.c.p, cc.c.depth+1)
+	cc.c.trace = append(cc.c.trace, "interpreter shell-out: "+src)
+	cc.c.trace = append(cc.c.trace, r.Trace...)
+	if r.Verdict == warden.Allow {
+		// A shell-out of allowed commands still runs outside the guard's view
+		// of the interpreter; keep it allowed.
+		return
+	}
+	f := cc.say(r.Verdict, r.Rule, cc.name+" runs a shell command: "+r.Reason)
+	f.destructive = r.Verdict == warden.Deny || r.Verdict == warden.Ask
+}
+
+// interpTrivial reports code that only computes and prints.
+func interpTrivial(code string) bool {
+	rest := code
+	for {
+		i := strings.Index(rest, "import ")
+		if i < 0 {
+			break
+		}
+		line := rest[i+len("import "):]
+		if j := strings.IndexAny(line, ";\n"); j >= 0 {
+			line = line[:j]
+		}
+		for _, m := range strings.Split(line, ",") {
+			m = strings.TrimSpace(m)
+			if k := strings.IndexByte(m, ' '); k >= 0 {
+				m = m[:k]
+			}
+			if !safeImports.has(m) {
+				return false
+			}
+		}
+		rest = rest[i+len("import "):]
+	}
+	stripped := code
+	for {
+		i := strings.Index(stripped, "import ")
+		if i < 0 {
+			break
+		}
+		stripped = stripped[:i] + stripped[i+len("import "):]
+	}
+	for _, t := range riskyTokens {
+		if t == "import" {
+			continue
+		}
+		if strings.Contains(stripped, t) {
+			if t == "sys." && !strings.Contains(stripped, "sys.modules") && !strings.Contains(stripped, "sys.stdin") {
+				continue
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// firstStringLiteral returns the first quoted string at the start of s
+// (after spaces, an opening bracket or a list).
+func firstStringLiteral(s string) (string, bool) {
+	s = strings.TrimLeft(s, " \t([{")
+	if s == "" {
+		return "", false
+	}
+	q := s[0]
+	if q == 'f' && len(s) > 1 && (s[1] == '"' || s[1] == '\'') {
+		return "", false // an f-string is computed
+	}
+	if q != '"' && q != '\'' && q != '`' {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case ch == q:
+			out := b.String()
+			if q == '`' && strings.Contains(out, "${") {
+				return "", false
+			}
+			// An argv list: join literal elements.
+			rest := strings.TrimLeft(s[i+1:], " ")
+			if strings.HasPrefix(rest, ",") && strings.HasPrefix(strings.TrimLeft(s, " "), string(q)) {
+				if more, ok := argvList(rest[1:]); ok {
+					out += " " + more
+				}
+			}
+			return out, true
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return "", false
+}
+
+// argvList reads further literal elements of a list: 'a', 'b']
+func argvList(s string) (string, bool) {
+	var parts []string
+	for {
+		s = strings.TrimLeft(s, " ")
+		if s == "" || s[0] == ']' || s[0] == ')' {
+			break
+		}
+		if s[0] != '"' && s[0] != '\'' {
+			return strings.Join(parts, " "), len(parts) > 0
+		}
+		q := s[0]
+		j := strings.IndexByte(s[1:], q)
+		if j < 0 {
+			break
+		}
+		parts = append(parts, s[1:1+j])
+		s = strings.TrimLeft(s[2+j:], " ")
+		if !strings.HasPrefix(s, ",") {
+			break
+		}
+		s = s[1:]
+	}
+	return strings.Join(parts, " "), len(parts) > 0
+}

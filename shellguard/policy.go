@@ -1,0 +1,97 @@
+package shellguard
+
+import "github.com/agentwarden/warden"
+
+// Policy is the runtime configuration of the classifier. The zero value is
+// the strict one: no sandbox (a sandbox verdict becomes ask), project task
+// runners are sandboxed rather than allowed, and the built-in effect×zone
+// table applies.
+type Policy struct {
+	// SandboxAvailable says a sandbox executor can run sandbox verdicts; when
+	// false every sandbox verdict becomes ask.
+	SandboxAvailable bool
+	// AllowTaskRunners allows project task runners (make, npm run/test, go
+	// test/build, cargo build/test, pytest, ./scripts/*.sh); when false they
+	// are sandboxed.
+	AllowTaskRunners bool
+	// Safe, Suspicious and Destructive are extra command patterns supplied
+	// by the user: a pattern is a sequence of words matched against the
+	// start of a command's argv after unwrapping ("kubectl get", "mytool").
+	// Safe makes an otherwise unknown command allowed (it never overrides an
+	// effect rule); Suspicious gives sandbox; Destructive gives deny.
+	Safe, Suspicious, Destructive []string
+	// Replacements rewrite a command line by prefix after classification
+	// (e.g. "npm install" → "bun install"); the rewrite is classified too
+	// and the stricter verdict wins.
+	Replacements []Replacement
+	// Home is $HOME; Tmp is $TMPDIR. Empty means unknown (Tmp then means
+	// /tmp and /var/tmp only).
+	Home, Tmp string
+	// Table overrides cells of the built-in effect×zone table; a nil Table
+	// uses the built-in one unchanged.
+	Table Table
+}
+
+// Replacement rewrites a command line that starts with From (at a word
+// boundary) so that it starts with To instead.
+type Replacement struct {
+	From, To string
+}
+
+// Env is what the caller knows about where the command runs. The zero value
+// knows nothing: relative paths then have an unknown zone.
+type Env struct {
+	Cwd  string // working directory, taken to be the workspace root
+	Home string // $HOME; overrides Policy.Home when set
+	Tmp  string // $TMPDIR; overrides Policy.Tmp when set
+	// Autonomous is set on a turn with no human to ask: failures deny.
+	Autonomous bool
+}
+
+// DefaultPolicy is the "developer" policy: task runners allowed, the
+// built-in table, no replacements. SandboxAvailable stays false until the
+// caller knows a sandbox executor is configured.
+func DefaultPolicy() Policy {
+	return Policy{AllowTaskRunners: true}
+}
+
+// Tighten returns p with a project layer applied. A project layer may only
+// make the policy stricter: its Suspicious and Destructive patterns are
+// added and its table cells apply where they are stricter, while its Safe
+// patterns, Replacements, Home and Tmp are ignored and it can only switch
+// SandboxAvailable and AllowTaskRunners off.
+func (p Policy) Tighten(project Policy) Policy {
+	out := p
+	out.Suspicious = append(append([]string(nil), p.Suspicious...), project.Suspicious...)
+	out.Destructive = append(append([]string(nil), p.Destructive...), project.Destructive...)
+	out.SandboxAvailable = p.SandboxAvailable && project.SandboxAvailable
+	out.AllowTaskRunners = p.AllowTaskRunners && project.AllowTaskRunners
+	if len(project.Table) > 0 {
+		out.Table = Table{}
+		for e, row := range p.Table {
+			out.Table[e] = map[Zone]warden.Verdict{}
+			for z, v := range row {
+				out.Table[e][z] = v
+			}
+		}
+		for e, row := range project.Table {
+			for z, v := range row {
+				if v.Stronger(p.lookup(e, z)) {
+					if out.Table[e] == nil {
+						out.Table[e] = map[Zone]warden.Verdict{}
+					}
+					out.Table[e][z] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+// final maps a verdict to what the policy can honour.
+func (p *Policy) final(v warden.Verdict) warden.Verdict {
+	if v == warden.Sandbox && !p.SandboxAvailable {
+		return warden.Ask
+	}
+	return v
+}

@@ -1,0 +1,58 @@
+package shellguard
+
+import (
+	"strings"
+	"sync"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/agentwarden/warden"
+)
+
+// The prefilter answers the common all-read-only case without parsing: a
+// single plain command (no shell metacharacters at all) whose program is a
+// pure reader and whose text mentions nothing sensitive. Anything else goes
+// to the full classifier, so the prefilter can only allow what the full
+// classifier allows (a property the tests check).
+
+var (
+	prefilterOnce sync.Once
+	sensitiveTrie *ahocorasick.Trie
+	pureReaders   *nameSet
+)
+
+// sensitiveWords make the prefilter defer to the full classifier.
+var sensitiveWords = []string{".ssh", ".aws", ".gnupg", ".kube", ".env", ".netrc", "authorized_keys", "/dev/", "credentials", "id_rsa", "id_ed25519", "shadow", ".git-credentials", "--pre", "-exec", "-delete", "--output", "-o", "-f", "/proc/"}
+
+func buildPrefilter() {
+	b := ahocorasick.NewTrieBuilder()
+	b.AddStrings(sensitiveWords)
+	sensitiveTrie = b.Build()
+	pureReaders = setOf("ls", "pwd", "whoami", "date", "uname", "cat", "head", "tail", "wc", "grep", "rg",
+		"echo", "true", "df", "du", "ps", "uptime", "id", "hostname", "which", "file", "stat", "tree", "jq", "diff")
+}
+
+// prefilter returns (allow, true) when src is one read-only command.
+func prefilter(src string) (warden.Verdict, bool) {
+	if len(src) == 0 || len(src) > 512 {
+		return warden.Deny, false
+	}
+	for i := 0; i < len(src); i++ {
+		ch := src[i]
+		if ch >= 0x80 || ch < 0x20 && ch != '\t' {
+			return warden.Deny, false
+		}
+		switch ch {
+		case ';', '&', '|', '<', '>', '$', '`', '(', ')', '{', '}', '*', '?', '[', ']', '~', '\'', '"', '\\', '#', '=', '!', '%', '^':
+			return warden.Deny, false
+		}
+	}
+	prefilterOnce.Do(buildPrefilter)
+	prog, _, _ := strings.Cut(strings.TrimSpace(src), " ")
+	if !pureReaders.has(prog) {
+		return warden.Deny, false
+	}
+	if sensitiveTrie.MatchFirstString(src) != nil {
+		return warden.Deny, false
+	}
+	return warden.Allow, true
+}

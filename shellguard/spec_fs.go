@@ -1,0 +1,365 @@
+package shellguard
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/shellguard/walk"
+)
+
+// grammarTable holds the option grammars of the programs with handlers (see
+// compileGrammar for the notation). It is built once, with the specs.
+func grammarTable() map[string]string {
+	return map[string]string{
+		"rm":       "r,R,recursive f,force i I interactive=? d,dir v,verbose no-preserve-root preserve-root=? one-file-system help version",
+		"rmdir":    "p,parents v,verbose ignore-fail-on-non-empty help version",
+		"shred":    "f,force n,iterations= random-source= s,size= u remove=? v,verbose x,exact z,zero help version",
+		"cp":       "a,archive attributes-only backup=? b copy-contents d f,force i,interactive H l,link L,dereference n,no-clobber P,no-dereference p preserve=? no-preserve= parents R,r,recursive reflink=? remove-destination sparse= strip-trailing-slashes s,symbolic-link S,suffix= t,target-directory= T,no-target-directory u,update=? v,verbose x,one-file-system Z context=? help version",
+		"mv":       "backup=? b f,force i,interactive n,no-clobber strip-trailing-slashes S,suffix= t,target-directory= T,no-target-directory u,update=? v,verbose Z,context help version exchange no-copy",
+		"tee":      "a,append i,ignore-interrupts p output-error=? help version",
+		"truncate": "c,no-create o,io-blocks r,reference= s,size= help version",
+		"chmod":    "c,changes f,silent,quiet v,verbose no-preserve-root preserve-root reference= R,recursive help version",
+		"chown":    "c,changes f,silent,quiet v,verbose dereference h,no-dereference from= no-preserve-root preserve-root reference= R,recursive H L P help version",
+		"rsync":    "v,verbose q,quiet c,checksum a,archive r,recursive R,relative b,backup u,update l,links L,copy-links H,hard-links p,perms E,executability A,acls X,xattrs o,owner g,group D t,times O,omit-dir-times n,dry-run W,whole-file x,one-file-system e,rsh= z,compress P h,human-readable i,itemize-changes delete delete-before delete-during delete-delay delete-after delete-excluded remove-source-files force exclude= include= exclude-from= include-from= filter= f= progress stats partial info= backup-dir= suffix= bwlimit= chmod= chown= rsync-path= files-from= 0,from0 ignore-existing existing size-only checksum-seed= link-dest= compare-dest= copy-dest= timeout= port= password-file= list-only mkpath no-motd",
+		"sed":      "n,quiet,silent e,expression= f,file= i,in-place=? l,line-length= E,r,regexp-extended s,separate u,unbuffered z,null-data posix sandbox debug follow-symlinks b,binary help version",
+		"find":     "H L P O= D=",
+		"mkfs":     "t,type= V,verbose",
+		"sort":     "b c C d f g h i M m n R r s S= T= t= k= o,output= u z V parallel= files0-from= random-source= compress-program= help version debug",
+	}
+}
+
+func fsHandlers(t map[string]handler) {
+	t["rm"] = hRm
+	t["unlink"] = func(cc *cmdCtx) {
+		for _, w := range cc.args {
+			cc.effect(EffDelete, w)
+		}
+	}
+	t["rmdir"] = func(cc *cmdCtx) {
+		p := cc.parse("rmdir", true)
+		for _, w := range p.operands {
+			cc.effect(EffDelete, w)
+		}
+	}
+	t["shred"] = func(cc *cmdCtx) {
+		p := cc.parse("shred", true)
+		for _, w := range p.operands {
+			if zn := cc.zone(w); zn == ZoneDevice {
+				cc.effect(EffDevice, w)
+			} else {
+				cc.effect(EffDelete, w)
+			}
+		}
+	}
+	t["rimraf"] = func(cc *cmdCtx) { deleteOperands(cc, parseArgs(&grammar{}, cc.args, false).operands, true) }
+	t["del"] = t["rimraf"]
+	t["cp"] = func(cc *cmdCtx) { copyMove(cc, "cp", false) }
+	t["mv"] = func(cc *cmdCtx) { copyMove(cc, "mv", true) }
+	t["install"] = func(cc *cmdCtx) {
+		if n := len(cc.args); n > 0 {
+			cc.effect(EffWrite, cc.args[n-1])
+		}
+	}
+	t["ln"] = t["install"]
+	t["tee"] = func(cc *cmdCtx) {
+		p := cc.parse("tee", false)
+		for _, w := range p.operands {
+			cc.effect(EffWrite, w)
+		}
+	}
+	t["truncate"] = func(cc *cmdCtx) {
+		p := cc.parse("truncate", true)
+		for _, w := range p.operands {
+			cc.effect(EffWrite, w)
+		}
+	}
+	t["touch"] = func(cc *cmdCtx) {
+		for _, w := range cc.args {
+			if !strings.HasPrefix(w.Value, "-") {
+				cc.effect(EffWrite, w)
+			}
+		}
+	}
+	t["mkdir"] = t["touch"]
+	t["chmod"] = func(cc *cmdCtx) { perm(cc, "chmod") }
+	t["chown"] = func(cc *cmdCtx) { perm(cc, "chown") }
+	t["chgrp"] = t["chown"]
+	t["chattr"] = func(cc *cmdCtx) { perm(cc, "chown") }
+	t["dd"] = hDd
+	t["rsync"] = hRsync
+	t["sed"] = func(cc *cmdCtx) {
+		p := cc.parse("sed", false)
+		if p.has("in-place") {
+			ops := p.operands
+			if !p.has("expression", "file") && len(ops) > 0 {
+				ops = ops[1:]
+			}
+			for _, w := range ops {
+				cc.effect(EffWrite, w)
+			}
+		}
+	}
+	t["sort"] = func(cc *cmdCtx) {
+		p := cc.parse("sort", false)
+		if o := p.flags["output"]; len(o) > 0 {
+			cc.effect(EffWrite, walk.Word{Value: o[len(o)-1]})
+		}
+	}
+	t["find"] = hFind
+	for _, n := range []string{"mkfs", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs", "mkfs.exfat", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "blkdiscard", "hdparm", "badblocks", "cryptsetup", "zpool", "losetup"} {
+		t[n] = hDisk
+	}
+}
+
+// hRm: rm deletes its operands; recursively with -r.
+func hRm(cc *cmdCtx) {
+	p := cc.parse("rm", true)
+	if p.has("help", "version") {
+		return
+	}
+	if p.has("no-preserve-root") {
+		cc.say(warden.Deny, "shell.rm.no_preserve_root", "rm --no-preserve-root would let rm delete the root directory").destructive = true
+	}
+	rec := p.has("recursive") || p.dynamicOpt
+	if len(p.operands) == 0 {
+		if fz := cc.c.feeds[cc.cmd.Pipeline]; len(fz) > 0 {
+			feedEffects(cc, fz, rec)
+		}
+	}
+	deleteOperands(cc, p.operands, rec)
+}
+
+// deleteOperands applies a delete effect to each operand. A recursive delete
+// of a target only known at run time could be anything, home included.
+func deleteOperands(cc *cmdCtx, ops []walk.Word, rec bool) {
+	e := EffDelete
+	if rec {
+		e = EffDeleteRec
+	}
+	for _, w := range ops {
+		zn := cc.zone(w)
+		if zn == ZoneUnknown {
+			if fz := cc.c.feeds[cc.cmd.Pipeline]; len(fz) > 0 {
+				feedEffects(cc, fz, rec)
+				continue
+			}
+			if fz := cc.c.feeds[-1]; len(fz) > 0 && (w.Value == "{}" || w.Dynamic) {
+				feedEffects(cc, fz, rec)
+				continue
+			}
+			if rec && w.Dynamic && w.Prefix == "" && strings.Trim(w.Value, "/") == "" && !wrappedBy(cc.cmd, "xargs") {
+				cc.say(warden.Deny, "shell.delete_recursive.dynamic", "a recursive delete of a target only known at run time (it could be / or your home)").destructive = true
+				continue
+			}
+		}
+		if !w.Dynamic && (w.Value == "." || w.Value == "..") && zn != ZoneTemp {
+			zn = ZoneWorkspaceRoot
+			cc.say(cc.c.p.lookup(e, zn), "shell."+e.String()+".workspace_root", "deleting . or .. removes the whole directory").destructive = true
+			continue
+		}
+		cc.effect(e, w)
+	}
+}
+
+// feedEffects applies a delete to targets fed through a pipe (find ~ | xargs rm).
+func feedEffects(cc *cmdCtx, zones []Zone, rec bool) {
+	e := EffDelete
+	if rec {
+		e = EffDeleteRec
+	}
+	for _, zn := range zones {
+		if v := cc.c.p.lookup(e, zn); v != warden.Allow {
+			cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s paths fed to it from %s", cc.name, effectVerb(e), zn)).destructive = true
+		}
+	}
+}
+
+func copyMove(cc *cmdCtx, name string, move bool) {
+	p := cc.parse(name, true)
+	ops := p.operands
+	dst := p.value("target-directory")
+	var dw walk.Word
+	if dst != "" {
+		dw = walk.Word{Value: dst}
+	} else if len(ops) > 0 {
+		dw, ops = ops[len(ops)-1], ops[:len(ops)-1]
+	} else {
+		return
+	}
+	cc.effect(EffWrite, dw)
+	if move {
+		for _, w := range ops {
+			e := EffDelete
+			if sz := cc.zone(w); sz == ZoneHomeRoot || sz == ZoneRoot || sz == ZoneSystem || sz == ZoneWorkspaceVCS || sz == ZoneHomeSensitive {
+				e = EffDeleteRec
+			}
+			cc.effect(e, w)
+		}
+	}
+}
+
+func perm(cc *cmdCtx, name string) {
+	p := cc.parse(name, true)
+	ops := p.operands
+	if !p.has("reference") {
+		if len(ops) == 0 {
+			return
+		}
+		mode := ops[0]
+		ops = ops[1:]
+		if name == "chmod" && !mode.Dynamic && setuid(mode.Value) {
+			for _, w := range ops {
+				if zn := cc.zone(w); zn != ZoneWorkspaceOther && zn != ZoneTemp && zn != ZoneWorkspaceArtifact {
+					cc.say(warden.Deny, "shell.perm.setuid", fmt.Sprintf("chmod %s makes %s run with its owner's privileges", mode.Value, describe(w))).destructive = true
+				}
+			}
+		}
+		if p.has("recursive") && name == "chmod" && strings.HasSuffix(mode.Value, "777") {
+			for _, w := range ops {
+				if zn := cc.zone(w); zn == ZoneWorkspaceOther || zn == ZoneWorkspaceArtifact {
+					cc.say(warden.Ask, "shell.perm.world_writable", "chmod -R 777 makes a workspace tree writable by every user")
+				}
+			}
+		}
+	}
+	e := EffPerm
+	if p.has("recursive") {
+		e = EffPermRec
+	}
+	for _, w := range ops {
+		cc.effect(e, w)
+	}
+}
+
+// setuid reports a chmod mode that sets the setuid or setgid bit.
+func setuid(m string) bool {
+	if len(m) == 4 && m[0] >= '2' && m[0] <= '7' && strings.Trim(m, "01234567") == "" {
+		return true
+	}
+	for _, part := range strings.Split(m, ",") {
+		if i := strings.IndexAny(part, "+="); i >= 0 && strings.ContainsAny(part[i:], "s") {
+			return true
+		}
+	}
+	return false
+}
+
+func hDd(cc *cmdCtx) {
+	for _, w := range cc.args {
+		if v, ok := strings.CutPrefix(w.Value, "of="); ok {
+			t := w
+			t.Value = v
+			if t.Dynamic {
+				t.Prefix = strings.TrimPrefix(t.Prefix, "of=")
+			}
+			if cc.zone(t) == ZoneDevice {
+				cc.effect(EffDevice, t)
+			} else {
+				cc.effect(EffWrite, t)
+			}
+		}
+	}
+}
+
+func hRsync(cc *cmdCtx) {
+	p := cc.parse("rsync", false)
+	if len(p.operands) < 2 {
+		return
+	}
+	dst := p.operands[len(p.operands)-1]
+	if strings.Contains(dst.Value, ":") && !strings.HasPrefix(dst.Value, "/") {
+		return // remote destination
+	}
+	if p.has("delete", "delete-before", "delete-during", "delete-delay", "delete-after", "delete-excluded") && !p.has("dry-run") {
+		cc.effect(EffDeleteRec, dst)
+		return
+	}
+	cc.effect(EffWrite, dst)
+	if p.has("remove-source-files") {
+		for _, w := range p.operands[:len(p.operands)-1] {
+			cc.effect(EffDelete, w)
+		}
+	}
+}
+
+// hFind: start paths before the expression; -delete deletes below them;
+// -exec deleters are judged on the start paths.
+func hFind(cc *cmdCtx) {
+	var starts []walk.Word
+	i := 0
+	for ; i < len(cc.args); i++ {
+		v := cc.args[i].Value
+		if v == "-H" || v == "-L" || v == "-P" {
+			continue
+		}
+		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "\\(" {
+			break
+		}
+		starts = append(starts, cc.args[i])
+	}
+	if len(starts) == 0 {
+		starts = []walk.Word{{Value: "."}}
+	}
+	del, execDel, execRec := false, false, false
+	for j := i; j < len(cc.args); j++ {
+		v := cc.args[j].Value
+		switch v {
+		case "-delete":
+			del = true
+		case "-exec", "-execdir", "-ok", "-okdir":
+			if j+1 < len(cc.args) {
+				n := progName(cc.args[j+1].Value)
+				if n == "rm" || n == "shred" || n == "unlink" || n == "rmdir" {
+					execDel = true
+					for _, a := range cc.args[j+2:] {
+						if a.Value == ";" || a.Value == "+" {
+							break
+						}
+						if strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.ContainsAny(a.Value, "rR") || strings.HasPrefix(a.Value, "--rec") {
+							execRec = true
+						}
+					}
+				}
+			}
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if j+1 < len(cc.args) {
+				cc.effect(EffWrite, cc.args[j+1])
+			}
+		}
+	}
+	if del || execDel {
+		for _, s := range starts {
+			zn := cc.zone(s)
+			if !s.Dynamic && (s.Value == "." || s.Value == "./") && zn == ZoneWorkspaceRoot && !execRec {
+				if del {
+					cc.say(warden.Ask, "shell.find.delete_workspace", "find -delete removes files matching the expression across the workspace")
+				}
+				continue
+			}
+			cc.effect(EffDeleteRec, s)
+		}
+	}
+}
+
+// hDisk: formatting and partitioning tools on devices.
+func hDisk(cc *cmdCtx) {
+	switch cc.name {
+	case "fdisk", "sfdisk", "gdisk", "sgdisk", "parted", "losetup":
+		if len(cc.args) == 1 && (cc.args[0].Value == "-l" || cc.args[0].Value == "--list") ||
+			len(cc.args) == 2 && (cc.args[0].Value == "-l" || cc.args[0].Value == "--list" || cc.args[0].Value == "--print" || cc.args[0].Value == "-p") {
+			return // listing partitions, not writing
+		}
+	}
+	p := parseArgs(&grammar{short: map[byte]optDef{'t': {name: "type", arg: true}}}, cc.args, false)
+	hit := false
+	for _, w := range p.operands {
+		if strings.HasPrefix(w.Value, "/dev/") || strings.Contains(w.Value, "/") || strings.Contains(w.Value, ".") || w.Dynamic {
+			cc.effect(EffDevice, w)
+			hit = true
+		}
+	}
+	if !hit {
+		cc.say(warden.Ask, "shell.disk", fmt.Sprintf("%s changes disks or filesystems", cc.name)).destructive = true
+	}
+}

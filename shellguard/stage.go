@@ -1,0 +1,45 @@
+package shellguard
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentwarden/warden"
+)
+
+// ActionExec is the one action of the shell capability.
+const ActionExec = "exec"
+
+// SandboxProfile is the sandbox profile a sandbox verdict names.
+const SandboxProfile = "guard"
+
+// Stage is the pipeline stage for the shell capability: it classifies the
+// command in req.Resource. The zero value uses the strict zero Policy.
+type Stage struct {
+	Policy Policy
+}
+
+var _ warden.Stage = Stage{}
+
+// Name implements warden.Stage.
+func (Stage) Name() string { return "shell-guard" }
+
+// Check implements warden.Stage. It never returns an error: a command it
+// cannot judge is asked about (denied on an autonomous turn).
+func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, error) {
+	if req.Capability != warden.CapShell {
+		return warden.Denyf("shell.wrong_capability", fmt.Sprintf("the shell guard only judges the %q capability, not %q", warden.CapShell, req.Capability)), nil
+	}
+	if req.Action != ActionExec {
+		return warden.Denyf("shell.unknown_action", fmt.Sprintf("the shell capability has one action, %q; got %q", ActionExec, req.Action)), nil
+	}
+	r := Classify(req.Resource, Env{Cwd: req.Cwd, Autonomous: req.Autonomous}, s.Policy)
+	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite}
+	if r.Suggestion != "" {
+		d.Reason += "; instead: " + r.Suggestion
+	}
+	if d.Verdict == warden.Sandbox {
+		d.Sandbox = SandboxProfile
+	}
+	return d, nil
+}

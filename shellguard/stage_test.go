@@ -1,0 +1,58 @@
+package shellguard
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+func TestStage(t *testing.T) {
+	p := corpusPolicy()
+	cases := []struct {
+		name        string
+		capability  string
+		action      string
+		resource    string
+		autonomous  bool
+		want        warden.Verdict
+		wantSandbox string
+	}{
+		{name: "read only", capability: "shell", action: "exec", resource: "ls -la", want: warden.Allow},
+		{name: "destructive", capability: "shell", action: "exec", resource: "rm -rf ~", want: warden.Deny},
+		{name: "unknown program", capability: "shell", action: "exec", resource: "frobnicate --all", want: warden.Sandbox, wantSandbox: SandboxProfile},
+		{name: "parse error", capability: "shell", action: "exec", resource: "echo 'open", want: warden.Ask},
+		{name: "parse error autonomous", capability: "shell", action: "exec", resource: "echo 'open", autonomous: true, want: warden.Deny},
+		{name: "other action", capability: "shell", action: "spawn", resource: "ls", want: warden.Deny},
+		{name: "other capability", capability: "network", action: "exec", resource: "ls", want: warden.Deny},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := &warden.Request{Capability: c.capability, Action: c.action, Resource: c.resource, Autonomous: c.autonomous, Cwd: corpusEnv.Cwd}
+			d, err := Stage{Policy: p}.Check(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Verdict != c.want {
+				t.Errorf("Check(%q) = %v (%s: %s), want %v", c.resource, d.Verdict, d.Rule, d.Reason, c.want)
+			}
+			if d.Sandbox != c.wantSandbox {
+				t.Errorf("Check(%q).Sandbox = %q, want %q", c.resource, d.Sandbox, c.wantSandbox)
+			}
+			if d.Rule == "" || d.Reason == "" {
+				t.Errorf("Check(%q): rule %q reason %q, want both", c.resource, d.Rule, d.Reason)
+			}
+		})
+	}
+	if n := (Stage{}).Name(); n != "shell-guard" {
+		t.Errorf("Name() = %q", n)
+	}
+}
+
+func TestStageZeroPolicyHasNoSandbox(t *testing.T) {
+	req := &warden.Request{Capability: "shell", Action: "exec", Resource: "frobnicate", Cwd: "/w"}
+	d, _ := Stage{}.Check(context.Background(), req)
+	if d.Verdict != warden.Ask || d.Sandbox != "" {
+		t.Errorf("zero Stage: %v %q, want ask without sandbox", d.Verdict, d.Sandbox)
+	}
+}

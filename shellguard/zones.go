@@ -1,0 +1,340 @@
+package shellguard
+
+import (
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/agentwarden/warden/shellguard/walk"
+)
+
+// Zone is the kind of place a path operand names.
+type Zone uint8
+
+// Zones, from the design note §5.3.
+const (
+	ZoneUnknown           Zone = iota // dynamic or unresolvable
+	ZoneRoot                          // "/"
+	ZoneSystem                        // /etc /usr /bin /var … (not /var/tmp)
+	ZoneDevice                        // block and char devices
+	ZoneNull                          // /dev/null, /dev/zero, /dev/std*, /dev/tty…
+	ZoneNetwork                       // /dev/tcp/…, /dev/udp/…
+	ZoneHomeRoot                      // $HOME itself, or another user's home
+	ZoneHomeSensitive                 // ~/.ssh, ~/.aws, shell rc files, .env files anywhere…
+	ZoneHomeOther                     // anything else under a home
+	ZoneWorkspaceRoot                 // the working directory itself
+	ZoneWorkspaceVCS                  // .git and below
+	ZoneWorkspaceArtifact             // node_modules, dist, build, target…
+	ZoneWorkspaceOther                // anything else in the workspace
+	ZoneTemp                          // below /tmp, /var/tmp, $TMPDIR
+	ZoneOutside                       // another absolute path
+)
+
+var zoneNames = [...]string{"unknown", "root", "system", "device", "null", "network", "home_root", "home_sensitive", "home_other", "workspace_root", "workspace_vcs", "workspace_artifact", "workspace_other", "temp", "outside"}
+
+// String names the zone as in rule ids.
+func (z Zone) String() string {
+	if int(z) < len(zoneNames) {
+		return zoneNames[z]
+	}
+	return "zone?"
+}
+
+func (z Zone) isHome() bool {
+	return z == ZoneHomeRoot || z == ZoneHomeSensitive || z == ZoneHomeOther
+}
+
+// dangerous reports zones where a recursive operation is never routine.
+func (z Zone) dangerous() bool {
+	switch z {
+	case ZoneRoot, ZoneSystem, ZoneDevice, ZoneHomeRoot, ZoneHomeSensitive, ZoneWorkspaceRoot, ZoneWorkspaceVCS:
+		return true
+	}
+	return false
+}
+
+var (
+	artifactDirs = setOf("node_modules", "dist", "build", "out", "target", ".next", ".nuxt", "coverage",
+		"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".venv", "venv", ".gradle",
+		".turbo", ".parcel-cache", ".cache", ".svelte-kit", ".angular", "bin", "obj", ".terraform")
+	systemDirs = setOf("etc", "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "opt", "var",
+		"sys", "proc", "srv", "snap", "mnt", "media", "run", "nix", "System", "Library", "Applications",
+		"private", "dev", "home", "Users", "root")
+	nullDevices = setOf("/dev/null", "/dev/zero", "/dev/full", "/dev/stdin", "/dev/stdout", "/dev/stderr",
+		"/dev/tty", "/dev/random", "/dev/urandom", "/dev/ptmx")
+	// homeSensitive are names directly below a home directory.
+	homeSensitive = setOf(".ssh", ".gnupg", ".aws", ".kube", ".netrc", ".bashrc", ".bash_profile",
+		".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".cshrc",
+		".tcshrc", ".kshrc", ".git-credentials", ".pgpass", ".docker", ".npmrc", ".pypirc", ".azure",
+		".password-store", ".vault-token", ".terraform.d", ".mozilla", ".local/share/keyrings")
+	// homeSensitiveConfig are names below ~/.config.
+	homeSensitiveConfig = setOf("gcloud", "gh", "systemd", "autostart", "fish", "hub", "op", "doctl")
+)
+
+// nameSet is a set of names whose lookup map is built on first use, so that
+// nothing is built at package initialisation.
+type nameSet struct {
+	once  sync.Once
+	names []string
+	m     map[string]bool
+}
+
+func setOf(names ...string) *nameSet { return &nameSet{names: names} }
+
+func (s *nameSet) has(n string) bool {
+	s.once.Do(func() {
+		s.m = make(map[string]bool, len(s.names))
+		for _, x := range s.names {
+			s.m[x] = true
+		}
+	})
+	return s.m[n]
+}
+
+// zoner resolves path operands of one command.
+type zoner struct {
+	cwd, ws, home, tmp string
+}
+
+func newZoner(c *walk.Command, env *Env, p *Policy) zoner {
+	z := zoner{ws: path.Clean(env.Cwd), home: env.Home, tmp: env.Tmp}
+	if env.Cwd == "" {
+		z.ws = ""
+	}
+	if z.home == "" {
+		z.home = p.Home
+	}
+	if z.tmp == "" {
+		z.tmp = p.Tmp
+	}
+	z.cwd = c.Cwd
+	if c.CwdDynamic {
+		z.cwd = ""
+	} else if z.cwd == "" {
+		z.cwd = z.ws
+	}
+	return z
+}
+
+// word returns the zone of a word operand; raw is its source text when known.
+func (z zoner) word(w walk.Word, raw string) Zone {
+	if w.Dynamic {
+		return z.dynamic(w, raw)
+	}
+	v := w.Value
+	if w.Glob {
+		// The zone of the literal directory prefix of the glob.
+		i := strings.IndexAny(v, "*?[")
+		dir := v[:i]
+		if j := strings.LastIndexByte(dir, '/'); j >= 0 {
+			dir = dir[:j+1]
+		} else {
+			dir = ""
+		}
+		if dir == "" {
+			if z.cwd == "" {
+				return ZoneUnknown
+			}
+			zn := z.path(z.cwd)
+			if zn == ZoneWorkspaceRoot {
+				// A glob in the workspace matches workspace entries.
+				return ZoneWorkspaceOther
+			}
+			return zn
+		}
+		zn := z.path(dir)
+		if zn == ZoneWorkspaceRoot {
+			return ZoneWorkspaceOther
+		}
+		return zn
+	}
+	return z.path(v)
+}
+
+// dynamic judges a word with unknown parts by its known prefix and its text.
+func (z zoner) dynamic(w walk.Word, raw string) Zone {
+	r := strings.Trim(raw, `"'`)
+	switch {
+	case strings.HasPrefix(r, "${TMPDIR") || strings.HasPrefix(r, "$TMPDIR"):
+		return ZoneTemp
+	case strings.HasPrefix(r, "~") || strings.HasPrefix(r, "$HOME") || strings.HasPrefix(r, "${HOME"):
+		rest := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(r, "~"), "$HOME"), "${HOME}")
+		if rest == "" || rest == "/" || strings.HasPrefix(rest, "/*") {
+			return ZoneHomeRoot
+		}
+		return ZoneHomeOther
+	}
+	if w.Prefix != "" {
+		if strings.HasSuffix(w.Prefix, "/") || strings.Count(w.Prefix, "/") > 1 {
+			zn := z.path(w.Prefix)
+			if zn == ZoneWorkspaceRoot {
+				return ZoneWorkspaceOther
+			}
+			if zn == ZoneRoot || zn == ZoneSystem {
+				return zn
+			}
+			return ZoneUnknown
+		}
+		return ZoneUnknown
+	}
+	// "$X/…": if X is empty this is an absolute path from the root.
+	if strings.HasPrefix(w.Value, "/") {
+		return ZoneRoot
+	}
+	return ZoneUnknown
+}
+
+// path returns the zone of a literal path.
+func (z zoner) path(p string) Zone {
+	if p == "" {
+		return ZoneUnknown
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if z.home == "" {
+			rest := strings.TrimPrefix(strings.TrimPrefix(p, "~"), "/")
+			return homeZone(path.Clean("/" + rest)[1:])
+		}
+		p = z.home + p[1:]
+	}
+	if !strings.HasPrefix(p, "/") {
+		if z.cwd == "" {
+			if base := path.Base(p); isSecretFile(base) {
+				return ZoneHomeSensitive
+			}
+			return ZoneUnknown
+		}
+		p = z.cwd + "/" + p
+	}
+	p = path.Clean(p)
+	if isSecretFile(path.Base(p)) {
+		return ZoneHomeSensitive
+	}
+	if p == "/" {
+		return ZoneRoot
+	}
+	if strings.HasPrefix(p, "/dev/") {
+		switch {
+		case nullDevices.has(p) || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty"):
+			return ZoneNull
+		case strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
+			return ZoneNetwork
+		case p == "/dev/shm":
+			return ZoneSystem
+		case strings.HasPrefix(p, "/dev/shm/"):
+			return ZoneTemp
+		}
+		return ZoneDevice
+	}
+	for _, t := range [...]string{z.tmp, "/tmp", "/var/tmp", "/private/tmp"} {
+		if t == "" || t == "/" {
+			continue
+		}
+		t = path.Clean(t)
+		if strings.HasPrefix(p, t+"/") {
+			return ZoneTemp
+		}
+		if p == t {
+			return ZoneSystem
+		}
+	}
+	if z.ws != "" && z.ws != "/" && z.ws != "." {
+		if p == z.ws {
+			return ZoneWorkspaceRoot
+		}
+		if rest, ok := strings.CutPrefix(p, z.ws+"/"); ok && !(z.home != "" && path.Clean(z.home) == z.ws) {
+			return workspaceZone(rest)
+		}
+	}
+	if z.home != "" {
+		h := path.Clean(z.home)
+		if p == h {
+			return ZoneHomeRoot
+		}
+		if rest, ok := strings.CutPrefix(p, h+"/"); ok {
+			return homeZone(rest)
+		}
+	}
+	for _, hb := range [...]string{"/home/", "/Users/"} {
+		if rest, ok := strings.CutPrefix(p, hb); ok {
+			_, below, _ := strings.Cut(rest, "/")
+			if below == "" {
+				return ZoneHomeRoot
+			}
+			return homeZone(below)
+		}
+	}
+	if p == "/root" {
+		return ZoneHomeRoot
+	}
+	if rest, ok := strings.CutPrefix(p, "/root/"); ok {
+		return homeZone(rest)
+	}
+	first, _, _ := strings.Cut(p[1:], "/")
+	if systemDirs.has(first) {
+		return ZoneSystem
+	}
+	return ZoneOutside
+}
+
+// inWorkspace reports whether a literal path lies below the workspace root.
+func (z zoner) inWorkspace(p string) bool {
+	if z.ws == "" || z.ws == "/" || z.ws == "." || strings.HasPrefix(p, "~") {
+		return false
+	}
+	if !strings.HasPrefix(p, "/") {
+		if z.cwd == "" {
+			return false
+		}
+		p = z.cwd + "/" + p
+	}
+	return strings.HasPrefix(path.Clean(p), z.ws+"/")
+}
+
+// homeZone classifies a path relative to a home directory.
+func homeZone(rest string) Zone {
+	if rest == "" || rest == "." {
+		return ZoneHomeRoot
+	}
+	first, below, _ := strings.Cut(rest, "/")
+	if homeSensitive.has(first) {
+		return ZoneHomeSensitive
+	}
+	if first == ".config" {
+		sub, _, _ := strings.Cut(below, "/")
+		if below == "" || homeSensitiveConfig.has(sub) {
+			return ZoneHomeSensitive
+		}
+	}
+	if first == "Library" && (strings.HasPrefix(below, "LaunchAgents") || strings.HasPrefix(below, "Keychains")) {
+		return ZoneHomeSensitive
+	}
+	return ZoneHomeOther
+}
+
+// workspaceZone classifies a path relative to the workspace root.
+func workspaceZone(rest string) Zone {
+	segs := strings.Split(rest, "/")
+	for _, s := range segs {
+		if s == ".git" {
+			return ZoneWorkspaceVCS
+		}
+	}
+	for _, s := range segs {
+		if artifactDirs.has(s) {
+			return ZoneWorkspaceArtifact
+		}
+	}
+	return ZoneWorkspaceOther
+}
+
+// isSecretFile reports file names that hold secrets wherever they are.
+func isSecretFile(base string) bool {
+	if base == ".env" || (strings.HasPrefix(base, ".env.") && !strings.HasSuffix(base, ".example") && !strings.HasSuffix(base, ".sample") && !strings.HasSuffix(base, ".template")) {
+		return true
+	}
+	switch base {
+	case "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "authorized_keys", "credentials", ".netrc", ".git-credentials", ".pgpass", "shadow", "gshadow", "sudoers":
+		return true
+	}
+	return strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".key") && !strings.HasSuffix(base, ".pub.key")
+}
