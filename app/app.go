@@ -20,6 +20,7 @@ import (
 	"github.com/agentwarden/warden/pipeline"
 	"github.com/agentwarden/warden/redact"
 	"github.com/agentwarden/warden/safety"
+	"github.com/agentwarden/warden/shellguard"
 	"github.com/agentwarden/warden/sqlite"
 	"github.com/agentwarden/warden/tools"
 )
@@ -146,11 +147,26 @@ func Pipeline(p *config.Policy, problems []config.Problem, ledger warden.Ledger,
 			safety.TierGate{Autopilot: p.Safety.Autopilot},
 		),
 		Capabilities: map[string][]warden.Stage{
-			warden.CapTool: {tools.Stage{Autopilot: p.Safety.Autopilot}},
+			warden.CapTool:  {tools.Stage{Autopilot: p.Safety.Autopilot}},
+			warden.CapShell: {shellguard.Stage{Policy: ShellPolicy(p)}},
 		},
 		Tier:      resolver.Tier,
 		NoSandbox: !p.Sandbox.Available(),
 	})
+}
+
+// ShellPolicy is the shell guard's policy from the policy file.
+func ShellPolicy(p *config.Policy) shellguard.Policy {
+	sp := shellguard.DefaultPolicy()
+	sp.SandboxAvailable = p.Sandbox.Available()
+	sp.AllowTaskRunners = p.Shell.AllowTaskRunners
+	sp.Safe, sp.Suspicious, sp.Destructive = p.Shell.Safe, p.Shell.Suspicious, p.Shell.Destructive
+	for _, r := range p.Shell.Replacements {
+		sp.Replacements = append(sp.Replacements, shellguard.Replacement{From: r.From, To: r.To})
+	}
+	sp.Home, _ = os.UserHomeDir()
+	sp.Tmp = os.TempDir()
+	return sp
 }
 
 func (a *App) buildGate() *gate.Gate {

@@ -2,11 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/shellguard"
 )
 
 func checkCmd(e *env) *cobra.Command {
@@ -14,6 +18,7 @@ func checkCmd(e *env) *cobra.Command {
 		req      warden.Request
 		params   []string
 		exitCode bool
+		explain  bool
 	)
 	c := &cobra.Command{
 		Use:   "check [CAPABILITY ACTION [RESOURCE]]",
@@ -55,6 +60,10 @@ stdout and the caller must treat the request as denied.`,
 			if exitCode {
 				e.status = verdictStatus(d.Verdict)
 			}
+			if explain && r.Capability == warden.CapShell {
+				env := shellguard.Env{Cwd: r.Cwd, Autonomous: r.Autonomous}
+				fmt.Fprint(e.stderr, shellguard.Classify(r.Resource, env, app.ShellPolicy(a.Policy)).Explain())
+			}
 			return nil
 		},
 	}
@@ -65,8 +74,9 @@ stdout and the caller must treat the request as denied.`,
 	f.StringVar(&req.RequestedBy, "requested-by", "", "who asks: agent, skill:NAME, cron:JOB, heartbeat, stoploss")
 	f.StringVar(&req.Session, "session", "", "session id")
 	f.StringVar(&req.Context, "context", "", "why the agent wants this")
-	f.StringVar(&req.Cwd, "cwd", "", "working directory the request is relative to")
+	f.StringVar(&req.Cwd, "cwd", "", "working directory the request is relative to (default: the current directory)")
 	f.BoolVar(&exitCode, "exit-code", false, "encode the verdict in the exit status: 0 allow, 2 deny, 3 ask, 4 sandbox")
+	f.BoolVar(&explain, "explain", false, "for a shell command, print on stderr how the guard read it: argv after unwrapping, path zones, rules")
 	return c
 }
 
@@ -98,6 +108,9 @@ func buildRequest(c *cobra.Command, e *env, args []string, flags warden.Request,
 			r.Params = map[string]json.RawMessage{}
 		}
 		r.Params[k] = paramValue(v)
+	}
+	if r.Cwd == "" { // relative paths are judged against where warden runs
+		r.Cwd, _ = os.Getwd()
 	}
 	if err := r.Validate(); err != nil {
 		return nil, err
