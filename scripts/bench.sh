@@ -14,7 +14,7 @@ fi
 
 echo "== in-process benchmarks (go test -bench, count=$COUNT)"
 go test -run '^$' -bench . -benchmem -count "$COUNT" \
-	./app ./pipeline ./sqlite ./config ./redact 2>&1 | grep -E '^(Benchmark|goos|cpu)' | tee bin/bench-go.txt
+	./app ./pipeline ./sqlite ./config ./redact ./shellguard/... ./hook 2>&1 | grep -E '^(Benchmark|goos|cpu)' | tee bin/bench-go.txt
 
 echo
 echo "== cold start: warden check vs hello-world (hyperfine, $RUNS runs each)"
@@ -33,3 +33,10 @@ h = r["hello"]["median"]
 for name, x in r.items():
     print(f"{name:28s} median {x['median']*1e3:6.2f} ms  mean {x['mean']*1e3:6.2f} ± {x['stddev']*1e3:4.2f} ms  {x['median']/h:4.2f}x hello")
 PY
+
+echo
+echo "== cold start: warden hook claude (Bash payload) and warden check vs hello-world, alternating ($RUNS runs each)"
+go build -o bin/coldstart ./bench/coldstart
+bin/coldstart -runs "$RUNS" -stdin bench/testdata/claude-bash.json -- bin/hello \
+	-- bin/warden --home "$home" hook claude \
+	-- bin/warden --home "$home" check tool call get_price

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/agentwarden/warden"
 )
 
@@ -14,9 +13,13 @@ import (
 // to the full classifier, so the prefilter can only allow what the full
 // classifier allows (a property the tests check).
 
+//
+// The sensitive words are few (about twenty) and the input is at most 512
+// bytes, so a plain scan is used: building an Aho-Corasick automaton cost a
+// one-shot hook process about 0.2 ms, more than scanning ever does.
+
 var (
 	prefilterOnce sync.Once
-	sensitiveTrie *ahocorasick.Trie
 	pureReaders   *nameSet
 )
 
@@ -24,9 +27,6 @@ var (
 var sensitiveWords = []string{".ssh", ".aws", ".gnupg", ".kube", ".env", ".netrc", "authorized_keys", "/dev/", "credentials", "id_rsa", "id_ed25519", "shadow", ".git-credentials", "--pre", "-exec", "-delete", "--output", "-o", "-f", "/proc/"}
 
 func buildPrefilter() {
-	b := ahocorasick.NewTrieBuilder()
-	b.AddStrings(sensitiveWords)
-	sensitiveTrie = b.Build()
 	pureReaders = setOf("ls", "pwd", "whoami", "date", "uname", "cat", "head", "tail", "wc", "grep", "rg",
 		"echo", "true", "df", "du", "ps", "uptime", "id", "hostname", "which", "file", "stat", "tree", "jq", "diff")
 }
@@ -51,8 +51,10 @@ func prefilter(src string) (warden.Verdict, bool) {
 	if !pureReaders.has(prog) {
 		return warden.Deny, false
 	}
-	if sensitiveTrie.MatchFirstString(src) != nil {
-		return warden.Deny, false
+	for _, w := range sensitiveWords {
+		if strings.Contains(src, w) {
+			return warden.Deny, false
+		}
 	}
 	return warden.Allow, true
 }

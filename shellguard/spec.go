@@ -12,9 +12,12 @@ import (
 type handler func(*cmdCtx)
 
 var (
-	specsOnce sync.Once
-	specs     map[string]handler
-	grammars  map[string]*grammar
+	specsOnce  sync.Once
+	specs      map[string]handler
+	grammarSrc map[string]string // option grammars, compiled on first use
+
+	gramMu   sync.Mutex
+	grammars map[string]*grammar // the compiled ones so far
 )
 
 // lookupSpec returns the handler for a program name, or nil.
@@ -23,10 +26,23 @@ func lookupSpec(name string) handler {
 	return specs[name]
 }
 
-// gram returns the compiled grammar of a program (built with the specs).
+// gram returns the compiled grammar of a program, or nil. Each grammar is
+// compiled the first time it is needed: a one-shot process (a hook) judges one
+// command, and compiling every grammar up front cost it more than the judging.
 func gram(name string) *grammar {
 	specsOnce.Do(buildSpecs)
-	return grammars[name]
+	gramMu.Lock()
+	defer gramMu.Unlock()
+	if g, ok := grammars[name]; ok {
+		return g
+	}
+	src, ok := grammarSrc[name]
+	if !ok {
+		return nil
+	}
+	g := compileGrammar(src)
+	grammars[name] = g
+	return g
 }
 
 // readOnlyPrograms read files and print; their arguments are data. The
@@ -73,6 +89,7 @@ var destructivePrograms = setOf("rm", "shred", "dd", "mkfs", "wipefs", "git", "r
 
 func buildSpecs() {
 	specs = map[string]handler{}
+	grammarSrc = map[string]string{}
 	grammars = map[string]*grammar{}
 	for _, n := range strings.Fields(readOnlyPrograms + " " + dataPrograms) {
 		if !strings.HasSuffix(n, "_") {
@@ -86,7 +103,7 @@ func buildSpecs() {
 	}
 	gitSubs = gitSubTable()
 	for name, src := range grammarTable() {
-		grammars[name] = compileGrammar(src)
+		grammarSrc[name] = src
 	}
 	for name, h := range handlerTable() {
 		specs[name] = h

@@ -12,10 +12,10 @@ func handlerTable() map[string]handler {
 	t := map[string]handler{}
 	fsHandlers(t)
 	t["git"] = hGit
-	grammars["git"] = compileGrammar(gitGlobal)
+	grammarSrc["git"] = gitGlobal
 	for name, s := range gitSubs {
 		if s.opts != "" {
-			grammars["git "+name] = compileGrammar(s.opts)
+			grammarSrc["git "+name] = s.opts
 		}
 	}
 	systemHandlers(t)
