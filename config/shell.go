@@ -17,10 +17,12 @@ type replacementFile struct {
 }
 
 var shellSection = &sectionDef[shellFile]{
-	key:        "shell",
-	defaultsOf: func() *shellFile { return &shellFile{AllowTaskRunners: true, Safe: []string{}, Suspicious: []string{}, Destructive: []string{}} },
-	check:      checkShell,
-	toRuntime:  shellToRuntime,
+	key: "shell",
+	defaultsOf: func() *shellFile {
+		return &shellFile{AllowTaskRunners: true, Safe: []string{}, Suspicious: []string{}, Destructive: []string{}}
+	},
+	check:     checkShell,
+	toRuntime: shellToRuntime,
 }
 
 func checkShell(f *shellFile, c *checker) {

@@ -9,6 +9,7 @@ import (
 )
 
 func toolHandlers(t map[string]handler) {
+	t["warden"] = hWarden
 	t["curl"] = hNetClient
 	t["wget"] = hNetClient
 	t["http"] = hNetClient
