@@ -22,9 +22,21 @@ type Decision struct {
 	// Sandbox names the isolation profile to run under when Verdict is Sandbox.
 	Sandbox string `json:"sandbox,omitempty"`
 	// Rewrite is a replacement input (e.g. a command wrapped in warden exec).
-	Rewrite    string `json:"rewrite,omitempty"`
+	Rewrite string `json:"rewrite,omitempty"`
+	// Span locates the part of the resource that decided (e.g. the command
+	// inside a longer shell line), as byte offsets; nil when not applicable.
+	Span *Span `json:"span,omitempty"`
+	// Suggestion is a safer alternative that would itself be allowed, when
+	// the deciding stage knows one.
+	Suggestion string `json:"suggestion,omitempty"`
 	ApprovalID string `json:"approval_id,omitempty"`
 	TraceID    string `json:"trace_id"`
+}
+
+// Span is a byte range [Start, End) of a request's resource.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
 }
 
 // Blocked reports whether the decision refuses the request outright.

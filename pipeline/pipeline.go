@@ -116,6 +116,7 @@ func combine(d *warden.Decision, ds []warden.Decision) {
 		return
 	}
 	d.Reason, d.Rule = ds[pick].Reason, ds[pick].Rule
+	d.Span, d.Suggestion = ds[pick].Span, ds[pick].Suggestion
 	// A sandbox profile or rewrite a stage asked for is kept whatever the verdict
 	// (an approved ask still runs isolated). With one profile-giving stage per
 	// capability today, the first one is it; ranking profiles by strength comes

@@ -224,3 +224,17 @@ func TestNoSandboxTurnsSandboxIntoAsk(t *testing.T) {
 		t.Fatalf("a deny stays a deny without a sandbox: %v", d.Verdict)
 	}
 }
+
+func TestSpanAndSuggestionComeFromTheDecidingStage(t *testing.T) {
+	span := &warden.Span{Start: 3, End: 9}
+	deciding := stageFunc{"guard", func(context.Context, *warden.Request) (warden.Decision, error) {
+		return warden.Decision{Verdict: warden.Deny, Rule: "g", Reason: "no", Span: span, Suggestion: "safer"}, nil
+	}}
+	other := stageFunc{"other", func(context.Context, *warden.Request) (warden.Decision, error) {
+		return warden.Decision{Verdict: warden.Allow, Rule: "o", Reason: "fine", Span: &warden.Span{Start: 0, End: 1}, Suggestion: "x"}, nil
+	}}
+	d := New(Config{Capabilities: map[string][]warden.Stage{"shell": {other, deciding}}}).Decide(context.Background(), &warden.Request{Capability: "shell"})
+	if d.Span != span || d.Suggestion != "safer" {
+		t.Fatalf("span %v suggestion %q, want the deny stage's %v and \"safer\"", d.Span, d.Suggestion, span)
+	}
+}

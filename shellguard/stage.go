@@ -37,6 +37,10 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite}
 	if r.Suggestion != "" {
 		d.Reason += "; instead: " + r.Suggestion
+		d.Suggestion = r.Suggestion
+	}
+	if r.Verdict != warden.Allow && r.Span.End > r.Span.Start {
+		d.Span = &warden.Span{Start: r.Span.Start, End: r.Span.End}
 	}
 	if d.Verdict == warden.Sandbox {
 		d.Sandbox = SandboxProfile
