@@ -148,7 +148,7 @@ func Pipeline(p *config.Policy, problems []config.Problem, ledger warden.Ledger,
 		),
 		Capabilities: map[string][]warden.Stage{
 			warden.CapTool:  {tools.Stage{Autopilot: p.Safety.Autopilot}},
-			warden.CapShell: {shellguard.Stage{Policy: ShellPolicy(p)}},
+			warden.CapShell: {shellguard.Stage{Policy: ShellPolicy(p), Project: projectLayer}},
 		},
 		Tier:      resolver.Tier,
 		NoSandbox: !p.Sandbox.Available(),

@@ -62,7 +62,11 @@ stdout and the caller must treat the request as denied.`,
 			}
 			if explain && r.Capability == warden.CapShell {
 				env := shellguard.Env{Cwd: r.Cwd, Autonomous: r.Autonomous}
-				fmt.Fprint(e.stderr, shellguard.Classify(r.Resource, env, app.ShellPolicy(a.Policy)).Explain())
+				sp, err := app.ExplainPolicy(a.Policy, r.Cwd)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "project policy: %v\n", err)
+				}
+				fmt.Fprint(e.stderr, shellguard.Classify(r.Resource, env, sp).Explain())
 			}
 			return nil
 		},

@@ -17,6 +17,12 @@ const SandboxProfile = "guard"
 // command in req.Resource. The zero value uses the strict zero Policy.
 type Stage struct {
 	Policy Policy
+	// Project, when set, returns the project layer for a working directory,
+	// or nil when the project has none. It is applied with Tighten, so it can
+	// only make the policy stricter (an agent can edit it). An error means the
+	// project's policy could not be read; the command is then asked about
+	// (denied on an autonomous turn), never judged more loosely.
+	Project func(cwd string) (*Policy, error)
 }
 
 var _ warden.Stage = Stage{}
@@ -33,7 +39,19 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	if req.Action != ActionExec {
 		return warden.Denyf("shell.unknown_action", fmt.Sprintf("the shell capability has one action, %q; got %q", ActionExec, req.Action)), nil
 	}
-	r := Classify(req.Resource, Env{Cwd: req.Cwd, Autonomous: req.Autonomous}, s.Policy)
+	p := s.Policy
+	if s.Project != nil && req.Cwd != "" {
+		layer, err := s.Project(req.Cwd)
+		if err != nil {
+			r := failure(Env{Autonomous: req.Autonomous}, "shell.project_policy_invalid",
+				"the project's warden policy could not be read ("+err.Error()+"); fix it before running commands here")
+			return warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason}, nil
+		}
+		if layer != nil {
+			p = p.Tighten(*layer)
+		}
+	}
+	r := Classify(req.Resource, Env{Cwd: req.Cwd, Autonomous: req.Autonomous}, p)
 	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite}
 	if r.Suggestion != "" {
 		d.Reason += "; instead: " + r.Suggestion
