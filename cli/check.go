@@ -61,7 +61,7 @@ stdout and the caller must treat the request as denied.`,
 				e.status = verdictStatus(d.Verdict)
 			}
 			if explain && r.Capability == warden.CapShell {
-				env := shellguard.Env{Cwd: r.Cwd, Autonomous: r.Autonomous}
+				env := shellguard.Env{Cwd: r.Cwd, Autonomous: r.Autonomous, Explain: true}
 				sp, err := app.ExplainPolicy(a.Policy, r.Cwd)
 				if err != nil {
 					fmt.Fprintf(e.stderr, "project policy: %v\n", err)

@@ -164,7 +164,9 @@ type finding struct {
 }
 
 func (c *ctx) add(f finding, span walk.Span) {
-	c.trace = append(c.trace, "rule "+f.rule+": "+f.v.String())
+	if c.env.Explain {
+		c.trace = append(c.trace, "rule "+f.rule+": "+f.v.String())
+	}
 	if f.v.Stronger(c.res.Verdict) {
 		c.res.Verdict, c.res.Rule, c.res.Reason, c.res.Span, c.res.Suggestion = f.v, f.rule, f.reason, span, f.suggestion
 	}
@@ -187,8 +189,12 @@ func (c *ctx) issues() {
 			}
 			if code, ok := c.decodeSubst(is.Span); ok {
 				r := classifyDepth(code, *c.env, c.p, c.depth+1)
-				c.trace = append(c.trace, "decoded code: "+strconv.Quote(code))
-				c.trace = append(c.trace, r.Trace...)
+				if c.env.Explain {
+					c.trace = append(c.trace, "decoded code: "+strconv.Quote(code))
+				}
+				if c.env.Explain {
+					c.trace = append(c.trace, r.Trace...)
+				}
 				if r.Verdict.Stronger(f.v) {
 					f.v, f.rule, f.reason = r.Verdict, r.Rule, "decoded code would run: "+r.Reason
 				}

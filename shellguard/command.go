@@ -36,7 +36,9 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 		zn = ZoneWorkspaceOther
 	}
 	v := cc.c.p.lookup(e, zn)
-	cc.c.trace = append(cc.c.trace, cc.name+" "+strconv.Quote(w.Value)+": "+e.String()+" in "+zn.String())
+	if cc.c.env.Explain {
+		cc.c.trace = append(cc.c.trace, cc.name+" "+strconv.Quote(w.Value)+": "+e.String()+" in "+zn.String())
+	}
 	if v == warden.Allow {
 		return
 	}
@@ -92,7 +94,9 @@ func (cc *cmdCtx) zone(w walk.Word) Zone {
 // command classifies one simple command.
 func (c *ctx) command(cmd *walk.Command) {
 	cc := &cmdCtx{c: c, cmd: cmd, z: newZoner(cmd, c.env, c.p)}
-	c.trace = append(c.trace, traceCmd(cmd))
+	if c.env.Explain {
+		c.trace = append(c.trace, traceCmd(cmd))
+	}
 	c.redirects(cc)
 	if len(cmd.Argv) == 0 {
 		c.flush(cc)
@@ -300,7 +304,9 @@ func (c *ctx) userPatterns(cc *cmdCtx) bool {
 	if lookupSpec(cc.name) == nil {
 		for _, pat := range c.p.Safe {
 			if match(pat) {
-				c.trace = append(c.trace, "user safe pattern "+pat)
+				if c.env.Explain {
+					c.trace = append(c.trace, "user safe pattern "+pat)
+				}
 				return true
 			}
 		}

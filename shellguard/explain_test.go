@@ -24,13 +24,20 @@ func TestExplainDump(t *testing.T) {
 		for _, is := range wr.Issues {
 			t.Logf("  issue %+v", is)
 		}
-		t.Log(Classify(src, corpusEnv, corpusPolicy()).Explain())
+		env := corpusEnv
+		env.Explain = true
+		t.Log(Classify(src, env, corpusPolicy()).Explain())
 	}
 }
 
 func TestExplainMentionsVerdict(t *testing.T) {
-	r := Classify("ls", corpusEnv, corpusPolicy())
-	if e := r.Explain(); !strings.Contains(e, "verdict: allow") {
-		t.Errorf("Explain() = %q, want the verdict", e)
+	env := corpusEnv
+	env.Explain = true
+	r := Classify("rm -rf ~", env, corpusPolicy())
+	if e := r.Explain(); !strings.Contains(e, "verdict: deny") || len(r.Trace) == 0 {
+		t.Errorf("Explain() = %q (trace %q), want the verdict and a trace", e, r.Trace)
+	}
+	if r := Classify("rm -rf ~", corpusEnv, corpusPolicy()); len(r.Trace) != 0 {
+		t.Errorf("a trace was built without Env.Explain: %q", r.Trace)
 	}
 }

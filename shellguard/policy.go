@@ -46,6 +46,9 @@ type Env struct {
 	Tmp  string // $TMPDIR; overrides Policy.Tmp when set
 	// Autonomous is set on a turn with no human to ask: failures deny.
 	Autonomous bool
+	// Explain asks for Result.Trace (for --explain); without it the trace is
+	// not built, which keeps the common path cheap.
+	Explain bool
 }
 
 // DefaultPolicy is the "developer" policy: task runners allowed, the
