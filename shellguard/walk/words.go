@@ -491,42 +491,27 @@ func unescapeBare(s string) (string, bool) {
 }
 
 // unescapeDouble applies the backslash rules inside double quotes.
-func unescapeDouble(s string) string {
+func unescapeDouble(s string) string { return unescape(s, "$`\"\\") }
+
+// unescapeHeredoc applies the backslash rules of an unquoted heredoc body,
+// where a double quote is not special.
+func unescapeHeredoc(s string) string { return unescape(s, "$`\\") }
+
+// unescape removes a backslash before any byte in special and a backslash
+// newline (line continuation); every other backslash stays.
+func unescape(s, special string) string {
 	if !strings.Contains(s, "\\") {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '"', '\\':
-				b.WriteByte(s[i+1])
-				i++
-				continue
-			case '\n':
+			if s[i+1] == '\n' {
 				i++
 				continue
 			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// unescapeHeredoc applies the backslash rules of an unquoted heredoc body.
-func unescapeHeredoc(s string) string {
-	if !strings.Contains(s, "\\") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '\\':
+			if strings.IndexByte(special, s[i+1]) >= 0 {
 				b.WriteByte(s[i+1])
-				i++
-				continue
-			case '\n':
 				i++
 				continue
 			}
