@@ -1,0 +1,327 @@
+package fsguard
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentwarden/warden"
+)
+
+// Guard judges paths against one compiled Policy. It is safe for concurrent
+// use.
+type Guard struct {
+	workspace []string // the workspace as written and where it really is
+	allowed   []allowedRule
+	denied    []pattern // case-folded
+	// self holds warden's home (as written and physical, case-folded); sandbox
+	// the one directory in it agents may be given.
+	self, sandbox []string
+	userHome      string
+}
+
+type allowedRule struct {
+	pats    []pattern
+	actions [4]bool // indexed like Actions
+	level   Level
+	text    string
+}
+
+// New compiles p. It fails on an invalid pattern or a missing workspace or
+// warden home; the policy file's loader reports such problems first.
+func New(p Policy) (*Guard, error) {
+	g := &Guard{userHome: p.UserHome}
+	if p.UserHome != "" {
+		g.userHome = filepath.Clean(p.UserHome)
+	}
+	if p.WardenHome == "" || !filepath.IsAbs(expandTilde(p.WardenHome, g.userHome)) {
+		return nil, fmt.Errorf("warden's home %q is not an absolute path", p.WardenHome)
+	}
+	home := filepath.Clean(expandTilde(p.WardenHome, g.userHome))
+	for _, h := range physical(home) {
+		g.self = append(g.self, foldCase(h))
+		g.sandbox = append(g.sandbox, foldCase(join(h, SandboxDir)))
+	}
+	ws := expandTilde(p.Workspace, g.userHome)
+	if ws == "" || !filepath.IsAbs(ws) {
+		return nil, fmt.Errorf("workspace %q is not an absolute path", p.Workspace)
+	}
+	g.workspace = physical(filepath.Clean(ws))
+	for _, d := range p.Denied {
+		if err := CheckPattern(d, false); err != nil {
+			return nil, err
+		}
+		pats, err := compile(d, g.userHome, true)
+		if err != nil {
+			return nil, err
+		}
+		g.denied = append(g.denied, pats...)
+	}
+	for _, r := range p.Allowed {
+		if err := CheckPattern(r.Pattern, true); err != nil {
+			return nil, err
+		}
+		pats, err := compile(r.Pattern, g.userHome, false)
+		if err != nil {
+			return nil, err
+		}
+		ar := allowedRule{pats: pats, level: r.Level, text: r.Pattern}
+		for _, a := range r.Actions {
+			i := actionIndex(a)
+			if i < 0 {
+				return nil, fmt.Errorf("allowed path %q names the unknown action %q; want read, write, list or delete", r.Pattern, a)
+			}
+			ar.actions[i] = true
+		}
+		g.allowed = append(g.allowed, ar)
+	}
+	return g, nil
+}
+
+func actionIndex(a Action) int {
+	for i, x := range Actions {
+		if x == a {
+			return i
+		}
+	}
+	return -1
+}
+
+// physical returns p and, when it differs, where p really is.
+func physical(p string) []string {
+	if r, err := resolve(p); err == nil && r.path != p {
+		return []string{p, r.path}
+	}
+	return []string{p}
+}
+
+func expandTilde(p, home string) string {
+	if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		return home + p[1:]
+	}
+	return p
+}
+
+// Decide judges action on name, a path relative to cwd (or absolute, or
+// "~/…"). It never fails: a path it cannot judge is denied with the reason.
+func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
+	i := actionIndex(action)
+	if i < 0 {
+		return warden.Denyf("fs.unknown_action", fmt.Sprintf("the filesystem capability has the actions read, write, list and delete; got %q", action))
+	}
+	p, d, ok := g.target(action, name, cwd)
+	if !ok {
+		return d
+	}
+	if p.viaProc || under(p.lexical, "/proc") || under(p.real, "/proc") || under(p.lexical, "/dev/fd") || isStdio(p.lexical) {
+		return warden.Denyf("fs.proc", fmt.Sprintf("%s reaches a file through /proc or /dev/fd, which name the files of whichever process opens them; name the file itself", quote(name)))
+	}
+	if d, denied := g.denial(p); denied {
+		return d
+	}
+	d = g.allowance(i, p, cwd)
+	if d.Verdict == warden.Allow && (action == Read || action == Write) {
+		if n := hardLinks(p.real); n > 1 {
+			return warden.Askf("fs.hard_link", fmt.Sprintf("%s has %d hard links; another name for the same file may lie outside every allowed area", p.real, n))
+		}
+	}
+	return d
+}
+
+// allowance applies the workspace and the allowed rules to a path that is
+// not denied.
+func (g *Guard) allowance(i int, p target, cwd string) warden.Decision {
+	action := Actions[i]
+	for _, ws := range g.workspace {
+		if p.real == ws || under(p.real, ws) {
+			return warden.Allowf("fs.workspace", fmt.Sprintf("%s is in the workspace %s", p.real, g.workspace[0]))
+		}
+	}
+	rel := g.projectRel(p.real, cwd)
+	for _, r := range g.allowed {
+		if !r.actions[i] {
+			continue
+		}
+		for k := range r.pats {
+			if !r.pats[k].match(p.real, rel) {
+				continue
+			}
+			reason := fmt.Sprintf("%s matches the allowed path %q for %s", p.real, r.text, action)
+			if r.level == Auto {
+				return warden.Allowf("fs.allowed", reason)
+			}
+			return warden.Askf("fs.allowed_ask", reason+", which asks first")
+		}
+	}
+	return warden.Denyf("fs.no_rule", fmt.Sprintf("no rule for %s on %s; add it to filesystem.allowed_paths in the policy, or use the workspace %s", action, p.real, g.workspace[0]))
+}
+
+// Denied judges name only against warden's home and the denied paths, for
+// callers (the shell guard) that have zones of their own for the rest. A path
+// it cannot judge is not denied here.
+func (g *Guard) Denied(name, cwd string) (warden.Decision, bool) {
+	p, _, ok := g.target(Read, name, cwd)
+	if !ok {
+		return warden.Decision{}, false
+	}
+	return g.denial(p)
+}
+
+// target is a path being judged.
+type target struct {
+	lexical string // absolute and clean, as the request names it
+	real    string // after following symlinks
+	viaProc bool
+}
+
+// target makes name absolute and resolves it; when that fails it returns the
+// deny to give.
+func (g *Guard) target(action Action, name, cwd string) (target, warden.Decision, bool) {
+	bad := func(why string) (target, warden.Decision, bool) {
+		return target{}, warden.Denyf("fs.invalid_path", why), false
+	}
+	switch {
+	case name == "":
+		return bad("the request names no path")
+	case strings.IndexByte(name, 0) >= 0:
+		return bad(fmt.Sprintf("the path %s has a NUL byte, which no file name can hold", quote(name)))
+	case !utf8.ValidString(name):
+		return bad(fmt.Sprintf("the path %s is not valid UTF-8", quote(name)))
+	case len(name) > PathMax:
+		return bad(fmt.Sprintf("the path is %d bytes long; the longest path warden judges is %d bytes", len(name), PathMax))
+	case strings.HasPrefix(name, "~") && name != "~" && !strings.HasPrefix(name, "~/"):
+		return bad(fmt.Sprintf("%s names another user's home; warden expands only ~ and ~/…, so give the absolute path", quote(name)))
+	}
+	p := name
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if g.userHome == "" {
+			return bad(fmt.Sprintf("%s starts with ~ but the user's home directory is unknown; give the absolute path", quote(name)))
+		}
+		p = g.userHome + p[1:]
+	}
+	if action == List && strings.ContainsAny(p, "*?[{") {
+		// A listing pattern lists below its literal directory.
+		for _, seg := range strings.Split(p, "/") {
+			if seg == ".." {
+				return bad(fmt.Sprintf("the pattern %s has a .. element; list the directory it means", quote(name)))
+			}
+		}
+		base, _ := doublestar.SplitPattern(p)
+		if base == "." {
+			base = ""
+		}
+		p = base
+		if p == "" {
+			p = "."
+		}
+	}
+	if !filepath.IsAbs(p) {
+		if cwd == "" || !filepath.IsAbs(cwd) {
+			return bad(fmt.Sprintf("%s is relative and the request has no absolute working directory to resolve it against", quote(name)))
+		}
+		p = cwd + "/" + p // not Join: that would clean away ".." before resolving
+	}
+	// The name is judged as written (cleaned) and where it really leads:
+	// resolution walks the uncleaned path, because ".." after a symlink
+	// climbs from the link's target, not from the link.
+	t := target{lexical: filepath.Clean(p)}
+	r, err := resolve(p)
+	switch {
+	case errors.Is(err, errLoop):
+		return target{}, warden.Denyf("fs.symlink_loop", fmt.Sprintf("%s is a symlink loop (%v)", quote(name), err)), false
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return bad(fmt.Sprintf("%s has a name too long for the filesystem", quote(name)))
+	case err != nil:
+		return target{}, warden.Denyf("fs.unresolvable", fmt.Sprintf("cannot follow the symlinks in %s: %v", quote(name), err)), false
+	}
+	t.real, t.viaProc = r.path, r.viaProc
+	return t, warden.Decision{}, true
+}
+
+// denial checks warden's own home and the denied paths, against both the
+// path as named and where it really points.
+func (g *Guard) denial(t target) (warden.Decision, bool) {
+	lex, real := foldCase(t.lexical), foldCase(t.real)
+	for _, p := range [2]string{lex, real} {
+		if g.isSelf(p) {
+			return warden.Denyf("fs.self_protect", fmt.Sprintf("%s is warden's own home (its policy, audit log and keys); an agent may never read or change its own guard", t.real)), true
+		}
+	}
+	for k := range g.denied {
+		pt := &g.denied[k]
+		if pt.match(lex, "") || (real != lex && pt.match(real, "")) {
+			where := t.real
+			if t.real != t.lexical {
+				where = t.lexical + " (really " + t.real + ")"
+			}
+			return warden.Denyf("fs.denied", fmt.Sprintf("%s is in the denied path %q", where, pt.text)), true
+		}
+	}
+	return warden.Decision{}, false
+}
+
+func (g *Guard) isSelf(p string) bool {
+	for i, h := range g.self {
+		if (p == h || under(p, h)) && !(p == g.sandbox[i] || under(p, g.sandbox[i])) {
+			return true
+		}
+	}
+	return false
+}
+
+// projectRel returns real relative to the project (cwd, resolved), or "" when
+// it is not in the project or cwd cannot be a project: "/" and the user's
+// home and its ancestors are too wide to be one.
+func (g *Guard) projectRel(real, cwd string) string {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return ""
+	}
+	root, err := resolve(filepath.Clean(cwd))
+	if err != nil || root.viaProc || root.path == "/" {
+		return ""
+	}
+	if g.userHome != "" {
+		for _, h := range physical(g.userHome) {
+			if h == root.path || under(h, root.path) {
+				return ""
+			}
+		}
+	}
+	if real == root.path {
+		return "."
+	}
+	rest, ok := strings.CutPrefix(real, root.path+"/")
+	if !ok {
+		return ""
+	}
+	return rest
+}
+
+// under reports whether p lies strictly below dir.
+func under(p, dir string) bool {
+	if dir == "/" {
+		return p != "/" && strings.HasPrefix(p, "/")
+	}
+	return strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == '/'
+}
+
+func isStdio(p string) bool {
+	switch p {
+	case "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd":
+		return true
+	}
+	return false
+}
+
+// quote shows a path in a reason, shortened when very long.
+func quote(p string) string {
+	if len(p) > 200 {
+		return fmt.Sprintf("%q… (%d bytes)", p[:200], len(p))
+	}
+	return fmt.Sprintf("%q", p)
+}

@@ -1,0 +1,140 @@
+package fsguard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+// world is a small filesystem for the tests: a user home with secrets, a
+// warden home with its workspace, a project, and an outside directory.
+type world struct {
+	root, home, wardenHome, workspace, project, outside string
+	g                                                   *Guard
+}
+
+func newWorld(t testing.TB, allowed ...Rule) *world {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{
+		root:       root,
+		home:       filepath.Join(root, "home", "u"),
+		wardenHome: filepath.Join(root, "home", "u", ".warden"),
+		project:    filepath.Join(root, "home", "u", "proj"),
+		outside:    filepath.Join(root, "outside"),
+	}
+	w.workspace = filepath.Join(w.wardenHome, SandboxDir, "files")
+	for _, d := range []string{w.workspace, w.project + "/src", w.outside, w.home + "/.ssh", w.home + "/docs"} {
+		mkdir(t, d)
+	}
+	write(t, w.home+"/.ssh/id_ed25519", "KEY")
+	write(t, w.wardenHome+"/warden.yaml", "version: 1")
+	write(t, w.outside+"/secret.txt", "OUTSIDE")
+	write(t, w.project+"/src/main.go", "package main")
+	write(t, w.workspace+"/notes.txt", "notes")
+	if allowed == nil {
+		allowed = []Rule{
+			{Pattern: "**", Actions: []Action{Read, List}, Level: Auto},
+			{Pattern: "**", Actions: []Action{Write, Delete}, Level: Ask},
+			{Pattern: "~/docs/**", Actions: []Action{Read}, Level: Auto},
+		}
+	}
+	g, err := New(Policy{
+		Workspace:  w.workspace,
+		Allowed:    allowed,
+		Denied:     append(append([]string(nil), DefaultDenied...), root+"/outside/private/**"),
+		WardenHome: w.wardenHome,
+		UserHome:   w.home,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.g = g
+	return w
+}
+
+func mkdir(t testing.TB, d string) {
+	t.Helper()
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(t testing.TB, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t testing.TB, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDecisionOrder(t *testing.T) {
+	w := newWorld(t)
+	cases := []struct {
+		name   string
+		action Action
+		path   string
+		cwd    string
+		want   warden.Verdict
+		rule   string
+	}{
+		{"workspace read", Read, w.workspace + "/notes.txt", w.project, warden.Allow, "fs.workspace"},
+		{"workspace write new file", Write, w.workspace + "/new/deep/file.txt", w.project, warden.Allow, "fs.workspace"},
+		{"workspace delete", Delete, w.workspace + "/notes.txt", "", warden.Allow, "fs.workspace"},
+		{"workspace root listed", List, w.workspace, "", warden.Allow, "fs.workspace"},
+		{"project read auto", Read, "src/main.go", w.project, warden.Allow, "fs.allowed"},
+		{"project root listed", List, ".", w.project, warden.Allow, "fs.allowed"},
+		{"project write asks", Write, "src/main.go", w.project, warden.Ask, "fs.allowed_ask"},
+		{"project delete asks", Delete, w.project + "/src/main.go", w.project, warden.Ask, "fs.allowed_ask"},
+		{"~ rule", Read, "~/docs/a.txt", w.project, warden.Allow, "fs.allowed"},
+		{"~ rule is read only", Write, "~/docs/a.txt", w.project, warden.Deny, "fs.no_rule"},
+		{"outside the project", Read, w.outside + "/secret.txt", w.project, warden.Deny, "fs.no_rule"},
+		{"ssh key denied", Read, "~/.ssh/id_ed25519", w.project, warden.Deny, "fs.denied"},
+		{"ssh dir listed", List, w.home + "/.ssh", w.project, warden.Deny, "fs.denied"},
+		{"netrc exact", Write, "~/.netrc", w.project, warden.Deny, "fs.denied"},
+		{"etc", Read, "/etc/passwd", w.project, warden.Deny, "fs.denied"},
+		{"usr listed", List, "/usr", w.project, warden.Deny, "fs.denied"},
+		{"warden policy", Read, w.wardenHome + "/warden.yaml", w.project, warden.Deny, "fs.self_protect"},
+		{"warden database", Write, w.wardenHome + "/warden.db-wal", w.project, warden.Deny, "fs.self_protect"},
+		{"warden keys", Read, w.wardenHome + "/keys/k.json", w.project, warden.Deny, "fs.self_protect"},
+		{"warden home listed", List, w.wardenHome, w.project, warden.Deny, "fs.self_protect"},
+		{"unknown action", Action("exec"), "src/main.go", w.project, warden.Deny, "fs.unknown_action"},
+		{"home as project does not count", Read, w.home + "/notes.txt", w.home, warden.Deny, "fs.no_rule"},
+		{"root as project does not count", Read, w.outside + "/secret.txt", "/", warden.Deny, "fs.no_rule"},
+		{"ancestor of home as project does not count", Read, w.outside + "/secret.txt", w.root, warden.Deny, "fs.no_rule"},
+		{"glob listing in the project", List, "**/*.go", w.project, warden.Allow, "fs.allowed"},
+		{"glob listing of a denied dir", List, "~/.ssh/*", w.project, warden.Deny, "fs.denied"},
+		{"glob listing climbing out", List, "*/../../*", w.project, warden.Deny, "fs.invalid_path"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := w.g.Decide(c.action, c.path, c.cwd)
+			if d.Verdict != c.want || d.Rule != c.rule {
+				t.Fatalf("Decide(%s, %q, cwd %q) = %s %s (%s); want %s %s", c.action, c.path, c.cwd, d.Verdict, d.Rule, d.Reason, c.want, c.rule)
+			}
+			if d.Reason == "" {
+				t.Fatal("no reason")
+			}
+		})
+	}
+}
+
+func TestNoRuleReasonNamesActionAndPath(t *testing.T) {
+	w := newWorld(t)
+	d := w.g.Decide(Write, w.outside+"/x", w.project)
+	if !strings.Contains(d.Reason, "no rule for write on "+w.outside+"/x") {
+		t.Fatalf("reason %q", d.Reason)
+	}
+}

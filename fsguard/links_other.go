@@ -1,0 +1,7 @@
+//go:build !unix
+
+package fsguard
+
+// hardLinks returns 0: the link count is not read on this system, so hard
+// links are not asked about here (see the threat model).
+func hardLinks(string) uint64 { return 0 }

@@ -1,0 +1,232 @@
+package fsguard
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Action is what a request does to a path.
+type Action string
+
+// The filesystem capability's actions.
+const (
+	Read   Action = "read"
+	Write  Action = "write"
+	List   Action = "list"
+	Delete Action = "delete"
+)
+
+// Actions lists every action, in the order the policy file documents them.
+var Actions = []Action{Read, Write, List, Delete}
+
+// Valid reports whether a is one of the four actions.
+func (a Action) Valid() bool { return slices.Contains(Actions, a) }
+
+// Level is what a matching allowed rule does.
+type Level uint8
+
+// Levels. The zero value asks: a rule whose level was never set never allows
+// silently.
+const (
+	Ask Level = iota
+	Auto
+)
+
+// String names the level as in the policy file.
+func (l Level) String() string {
+	if l == Auto {
+		return "auto"
+	}
+	return "ask"
+}
+
+// Rule is one allowed_paths entry: Pattern, for Actions, at Level.
+type Rule struct {
+	Pattern string
+	Actions []Action
+	Level   Level
+}
+
+// Policy is the filesystem section of the policy, with ~ still unexpanded.
+type Policy struct {
+	// Workspace is the directory agents have full access to. Required.
+	Workspace string
+	// Allowed rules are tried in order after the workspace.
+	Allowed []Rule
+	// Denied patterns always win, over the workspace too.
+	Denied []string
+	// WardenHome is warden's own home. Everything in it but the sandbox
+	// directory (where the default workspace lives) is denied, and no policy
+	// can lift that: an agent may never read or change its own guard.
+	WardenHome string
+	// UserHome is the user's home directory, for "~"; empty means "~" paths
+	// and patterns cannot be used.
+	UserHome string
+}
+
+// SandboxDir is the directory inside warden's home that agents may be given;
+// the rest of the home is warden's own.
+const SandboxDir = "sandbox"
+
+// DefaultDenied are the denied paths of the default policy file.
+var DefaultDenied = []string{
+	"~/.ssh/**", "~/.gnupg/**", "~/.aws/**", "~/.config/gcloud/**", "~/.kube/**", "~/.netrc",
+	"/etc/**", "/usr/**", "/var/**",
+}
+
+// PathMax is the longest path, in bytes, the guard judges (Linux PATH_MAX).
+const PathMax = 4096
+
+// CheckPattern reports what is wrong with a policy pattern, or nil. relative
+// says whether a project-relative pattern is allowed (allowed_paths) or the
+// pattern must be absolute, "~/…" or start with "**" (denied_paths).
+func CheckPattern(p string, relative bool) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("empty path pattern")
+	case strings.IndexByte(p, 0) >= 0:
+		return fmt.Errorf("path pattern %q has a NUL byte", p)
+	case !utf8.ValidString(p):
+		return fmt.Errorf("path pattern %q is not valid UTF-8", p)
+	case len(p) > PathMax:
+		return fmt.Errorf("path pattern is longer than %d bytes", PathMax)
+	case strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/"):
+		return fmt.Errorf("path pattern %q names another user's home; only ~ and ~/… are expanded", p)
+	case !doublestar.ValidatePattern(p):
+		return fmt.Errorf("path pattern %q is not a valid glob (check its [ ] and { } pairs)", p)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return fmt.Errorf("path pattern %q has a .. element; write the directory it means", p)
+		}
+	}
+	if !relative && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "**") {
+		return fmt.Errorf("denied path %q must be absolute, start with ~/ or start with ** (to match anywhere)", p)
+	}
+	return nil
+}
+
+// pattern is one compiled glob.
+type pattern struct {
+	text string // as written in the policy, for reasons
+	glob string // the glob matched: absolute, or relative to the project
+	// base is a literal prefix every match starts with, and last a literal
+	// final element every match ends with ("" when unknown): cheap filters
+	// before the glob is run.
+	base, last string
+	relative   bool
+}
+
+// compile expands ~ in p and compiles it. A denied pattern is case-folded,
+// for matching without regard to letter case, and one starting with "**"
+// matches anywhere; an allowed pattern that is neither absolute nor "~/…" is
+// relative to the project. compile returns one pattern, plus a second one
+// when the literal directory the pattern starts from is itself reached
+// through a symlink: a path is resolved before matching, so the pattern must
+// also name where that directory really is.
+func compile(p, userHome string, denied bool) ([]pattern, error) {
+	fold := denied
+	text := p
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if userHome == "" {
+			return nil, fmt.Errorf("path pattern %q uses ~ but the user's home directory is unknown", p)
+		}
+		p = escapeMeta(filepath.Clean(userHome)) + p[1:]
+	}
+	relative := !strings.HasPrefix(p, "/") && !denied
+	if strings.HasPrefix(p, "/") {
+		p = cleanPattern(p)
+	}
+	out := []pattern{newPattern(text, p, relative, fold)}
+	if !strings.HasPrefix(p, "/") {
+		return out, nil
+	}
+	base, _ := doublestar.SplitPattern(p)
+	if strings.ContainsRune(base, '\\') || base == "/" {
+		return out, nil
+	}
+	if real, err := resolve(base); err == nil && real.path != base && !real.viaProc {
+		alias := escapeMeta(real.path) + strings.TrimPrefix(p, base)
+		out = append(out, newPattern(text, alias, false, fold))
+	}
+	return out, nil
+}
+
+func newPattern(text, glob string, relative, fold bool) pattern {
+	if fold {
+		glob = foldCase(glob)
+	}
+	pt := pattern{text: text, glob: glob, relative: relative}
+	if i := strings.LastIndexByte(glob, '/'); i >= 0 && !strings.ContainsAny(glob[i+1:], `*?[]{}\`) && !strings.ContainsAny(glob[:i], "{}") {
+		pt.last = glob[i+1:]
+	}
+	if !relative {
+		base, _ := doublestar.SplitPattern(glob)
+		if !strings.ContainsRune(base, '\\') && base != "." {
+			pt.base = base
+		}
+	}
+	return pt
+}
+
+// match reports whether the pattern matches path (absolute, clean, and
+// case-folded when the pattern is). For a relative pattern, rel is path
+// relative to the project ("" when path is not in the project).
+func (pt *pattern) match(path, rel string) bool {
+	if pt.relative {
+		path = rel
+		if path == "" {
+			return false
+		}
+	} else if pt.base != "" && !strings.HasPrefix(path, pt.base) {
+		return false
+	}
+	if pt.last != "" && path != pt.last && !(strings.HasSuffix(path, pt.last) && len(path) > len(pt.last) && path[len(path)-len(pt.last)-1] == '/') {
+		return false
+	}
+	return doublestar.MatchUnvalidated(pt.glob, path)
+}
+
+// cleanPattern cleans the literal part of an absolute pattern: doublestar
+// does not treat "//" or "/./" specially, and paths are cleaned before they
+// are matched.
+func cleanPattern(p string) string {
+	trailing := strings.HasSuffix(p, "/") && len(p) > 1
+	segs := strings.Split(p, "/")
+	out := segs[:1]
+	for _, s := range segs[1:] {
+		if s == "" || s == "." {
+			continue
+		}
+		out = append(out, s)
+	}
+	c := strings.Join(out, "/")
+	if c == "" {
+		c = "/"
+	}
+	if trailing {
+		// "dir/" means the directory and everything in it.
+		c = strings.TrimSuffix(c, "/") + "/**"
+	}
+	return c
+}
+
+// escapeMeta escapes the glob metacharacters in a literal path.
+func escapeMeta(s string) string {
+	if !strings.ContainsAny(s, `*?[]{}\`) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

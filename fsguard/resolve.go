@@ -1,0 +1,102 @@
+package fsguard
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// maxLinks is how many symlinks one resolution may follow, as Linux's
+// MAXSYMLINKS: more is a loop.
+const maxLinks = 40
+
+// errLoop is returned for a path whose symlinks do not end.
+var errLoop = errors.New("too many levels of symbolic links")
+
+// resolved is a path after physical resolution.
+type resolved struct {
+	path string // absolute and clean, every existing symlink followed
+	// viaProc is set when resolution read a link below /proc: such links
+	// describe warden's own process (/proc/self, /dev/fd), not the agent's.
+	viaProc bool
+	// missing is set when some component did not exist; the rest was kept
+	// as written.
+	missing bool
+}
+
+// resolve follows every symlink in abs (absolute and clean) the way the
+// kernel would, component by component, so that ".." after a symlink climbs
+// from where the link really points. Components that do not exist, or are not
+// directories, or cannot be read, are kept as written: a write may create
+// them, and the kernel would stop there anyway. A loop is errLoop; a name too
+// long for the system is an error.
+func resolve(abs string) (resolved, error) {
+	var r resolved
+	cur := "/"
+	rest := strings.TrimPrefix(abs, "/")
+	links := 0
+	for rest != "" {
+		var name string
+		name, rest, _ = strings.Cut(rest, "/")
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = parent(cur)
+			continue
+		}
+		next := join(cur, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			if errors.Is(err, syscall.ENAMETOOLONG) {
+				return r, err
+			}
+			// Missing, not a directory, or unreadable: keep it as written.
+			r.missing = r.missing || errors.Is(err, fs.ErrNotExist)
+			cur = next
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return r, errLoop
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return r, err
+		}
+		if next == "/proc" || strings.HasPrefix(next, "/proc/") {
+			r.viaProc = true
+		}
+		if strings.HasPrefix(target, "/") {
+			cur = "/"
+		}
+		if rest == "" {
+			rest = target
+		} else {
+			rest = target + "/" + rest
+		}
+		rest = strings.TrimPrefix(rest, "/")
+	}
+	r.path = cur
+	return r, nil
+}
+
+func join(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+func parent(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return p[:i]
+}
