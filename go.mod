@@ -3,6 +3,8 @@ module github.com/agentwarden/warden
 go 1.26.0
 
 require (
+	github.com/bluekeyes/go-gitdiff v0.9.0
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/google/uuid v1.6.0
 	github.com/ncruces/go-sqlite3 v0.35.6
 	github.com/rogpeppe/go-internal v1.16.0
@@ -13,8 +15,6 @@ require (
 )
 
 require (
-	github.com/bluekeyes/go-gitdiff v0.9.0 // indirect
-	github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.3.35304 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect

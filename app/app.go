@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/pipeline"
 	"github.com/agentwarden/warden/redact"
@@ -44,6 +46,14 @@ func DefaultHome() (Home, error) {
 		return "", warden.Errorf(warden.EInvalid, "cannot find your home directory").Wrap(err).WithHint("set WARDEN_HOME or pass --home")
 	}
 	return Home(filepath.Join(dir, ".warden")), nil
+}
+
+// Abs is the home as an absolute path (as given when it cannot be made one).
+func (h Home) Abs() string {
+	if abs, err := filepath.Abs(string(h)); err == nil {
+		return abs
+	}
+	return string(h)
 }
 
 // PolicyPath is the policy file's path.
@@ -129,8 +139,9 @@ func NewID() string {
 // Pipeline builds the pipeline for a policy: the global stages in their fixed
 // order, then each capability's own. Capabilities without stages yet are denied
 // by the pipeline ("no policy for capability X").
-func Pipeline(p *config.Policy, problems []config.Problem, ledger warden.Ledger, now func() time.Time) *pipeline.Pipeline {
+func Pipeline(home Home, p *config.Policy, problems []config.Problem, ledger warden.Ledger, now func() time.Time) *pipeline.Pipeline {
 	resolver := tools.NewResolver(p.Tools)
+	files, filesErr := FilesystemGuard(home, p)
 	var integrity safety.PolicyIntegrity
 	for _, pr := range problems {
 		if pr.Section == "safety" {
@@ -147,16 +158,18 @@ func Pipeline(p *config.Policy, problems []config.Problem, ledger warden.Ledger,
 			safety.TierGate{Autopilot: p.Safety.Autopilot},
 		),
 		Capabilities: map[string][]warden.Stage{
-			warden.CapTool:  {tools.Stage{Autopilot: p.Safety.Autopilot}},
-			warden.CapShell: {shellguard.Stage{Policy: ShellPolicy(p), Project: projectLayer}},
+			warden.CapTool:       {tools.Stage{Autopilot: p.Safety.Autopilot}},
+			warden.CapShell:      {shellguard.Stage{Policy: ShellPolicy(p, files), Project: projectLayer}},
+			warden.CapFilesystem: {fsguard.Stage{Guard: files, Err: filesErr}},
 		},
 		Tier:      resolver.Tier,
 		NoSandbox: !p.Sandbox.Available(),
 	})
 }
 
-// ShellPolicy is the shell guard's policy from the policy file.
-func ShellPolicy(p *config.Policy) shellguard.Policy {
+// ShellPolicy is the shell guard's policy from the policy file; files, when
+// not nil, gives it the filesystem policy's denied paths.
+func ShellPolicy(p *config.Policy, files *fsguard.Guard) shellguard.Policy {
 	sp := shellguard.DefaultPolicy()
 	sp.SandboxAvailable = p.Sandbox.Available()
 	sp.AllowTaskRunners = p.Shell.AllowTaskRunners
@@ -166,13 +179,52 @@ func ShellPolicy(p *config.Policy) shellguard.Policy {
 	}
 	sp.Home, _ = os.UserHomeDir()
 	sp.Tmp = os.TempDir()
+	if files != nil {
+		sp.Paths = files
+	}
 	return sp
+}
+
+// Workspace is the directory the policy gives agents full access to: the
+// filesystem section's workspace, or the home's sandbox/files.
+func Workspace(home Home, p *config.Policy) string {
+	if w := p.Filesystem.Workspace; w != "" {
+		if w == "~" || strings.HasPrefix(w, "~/") {
+			if u, err := os.UserHomeDir(); err == nil {
+				return filepath.Join(u, w[1:])
+			}
+		}
+		return w
+	}
+	return filepath.Join(home.Abs(), fsguard.SandboxDir, "files")
+}
+
+// FilesystemGuard compiles the filesystem guard for a home's policy.
+func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
+	userHome, _ := os.UserHomeDir()
+	fp := fsguard.Policy{
+		Workspace:  Workspace(home, p),
+		Denied:     p.Filesystem.Denied,
+		WardenHome: home.Abs(),
+		UserHome:   userHome,
+	}
+	for _, a := range p.Filesystem.Allowed {
+		r := fsguard.Rule{Pattern: a.Pattern, Level: fsguard.Ask}
+		if a.Auto {
+			r.Level = fsguard.Auto
+		}
+		for _, act := range a.Actions {
+			r.Actions = append(r.Actions, fsguard.Action(act))
+		}
+		fp.Allowed = append(fp.Allowed, r)
+	}
+	return fsguard.New(fp)
 }
 
 func (a *App) buildGate() *gate.Gate {
 	spend := safety.SpendCap{Cap: a.Policy.Safety.DailySpendCap}
 	return &gate.Gate{
-		Decider: Pipeline(a.Policy, a.Problems, a.Store, a.Now),
+		Decider: Pipeline(a.Home, a.Policy, a.Problems, a.Store, a.Now),
 		Store:   a.Store,
 		Debit:   spend.Debit,
 		Now:     a.Now,
@@ -220,6 +272,15 @@ func Init(ctx context.Context, home Home, force bool) (created bool, err error) 
 			return false, warden.Errorf(warden.EInvalid, "write %s", home.PolicyPath()).Wrap(err)
 		}
 		created = true
+	}
+	loaded, err := config.Load(home.PolicyPath())
+	if err != nil {
+		return created, err
+	}
+	ws := Workspace(home, loaded.Policy)
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		return created, warden.Errorf(warden.EInvalid, "create the workspace %s", ws).Wrap(err).
+			WithHint("set filesystem.workspace in the policy file to a directory warden can create")
 	}
 	s, err := OpenStore(ctx, home)
 	if err != nil {

@@ -44,7 +44,13 @@ func TestDefaultPolicyDecisions(t *testing.T) {
 		{name: "tier 2 tool", req: warden.Request{Capability: "tool", Action: "call", Resource: "analyze_market"}, want: warden.Ask, wantRule: "tools.tier2", wantTier: 2},
 		{name: "tier 4 tool", req: warden.Request{Capability: "tool", Action: "call", Resource: "transfer_token"}, want: warden.Ask, wantRule: "safety.manual_only", wantTier: 4, manualOnly: true},
 		{name: "tier 3 autonomous", req: warden.Request{Capability: "tool", Action: "call", Resource: "write_file", Autonomous: true}, want: warden.Deny, wantRule: "safety.tier_gate", wantTier: 3},
-		{name: "no policy yet", req: warden.Request{Capability: "filesystem", Action: "read", Resource: "/tmp/x"}, want: warden.Deny, wantRule: "pipeline.no_policy", wantTier: 3},
+		{name: "no policy yet", req: warden.Request{Capability: "network", Action: "fetch", Resource: "https://example.com"}, want: warden.Deny, wantRule: "pipeline.no_policy", wantTier: 3},
+		{name: "file with no rule", req: warden.Request{Capability: "filesystem", Action: "read", Resource: "/srv/nowhere/x"}, want: warden.Deny, wantRule: "fs.no_rule", wantTier: 3},
+		{name: "file in the workspace", req: warden.Request{Capability: "filesystem", Action: "write", Resource: "~/../../x", Cwd: "/"}, want: warden.Deny, wantTier: 3},
+		{name: "own policy file", req: warden.Request{Capability: "filesystem", Action: "read", Resource: "warden.yaml", Cwd: string(a.Home)}, want: warden.Deny, wantRule: "fs.self_protect", wantTier: 3},
+		{name: "shell reads an ssh key", req: warden.Request{Capability: "shell", Action: "exec", Resource: "cat ~/.ssh/id_ed25519"}, want: warden.Deny, wantRule: "shell.denied_path", wantTier: 3},
+		{name: "shell reads warden's policy", req: warden.Request{Capability: "shell", Action: "exec", Resource: "head -n 5 " + string(a.Home) + "/warden.yaml"}, want: warden.Deny, wantRule: "shell.denied_path", wantTier: 3},
+		{name: "plain shell read of a denied path", req: warden.Request{Capability: "shell", Action: "exec", Resource: "cat /etc/hostname"}, want: warden.Deny, wantRule: "shell.denied_path", wantTier: 3},
 		{name: "shell read-only", req: warden.Request{Capability: "shell", Action: "exec", Resource: "ls -la"}, want: warden.Allow, wantRule: "shell.read_only", wantTier: 3},
 		{name: "shell destructive", req: warden.Request{Capability: "shell", Action: "exec", Resource: "rm -rf ~"}, want: warden.Deny, wantTier: 3},
 		{name: "shell unknown program", req: warden.Request{Capability: "shell", Action: "exec", Resource: "frobnicate --all"}, want: warden.Sandbox, wantTier: 3},
@@ -122,7 +128,7 @@ func BenchmarkGateCheckFundMoving(b *testing.B) {
 // BenchmarkDecide is the pipeline alone, without the audit append.
 func BenchmarkDecide(b *testing.B) {
 	a := openTestApp(b)
-	p := Pipeline(a.Policy, nil, a.Store, a.Now)
+	p := Pipeline(a.Home, a.Policy, nil, a.Store, a.Now)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -28,8 +28,9 @@ func projectLayer(cwd string) (*shellguard.Policy, error) {
 
 // ExplainPolicy is the shell policy the gate applies to a command run in cwd:
 // the policy file's, tightened by the project's layer when it has one.
-func ExplainPolicy(p *config.Policy, cwd string) (shellguard.Policy, error) {
-	sp := ShellPolicy(p)
+func ExplainPolicy(home Home, p *config.Policy, cwd string) (shellguard.Policy, error) {
+	files, _ := FilesystemGuard(home, p)
+	sp := ShellPolicy(p, files)
 	layer, err := projectLayer(cwd)
 	if err != nil {
 		return sp, err
@@ -78,7 +79,7 @@ func ProjectShellPolicy(cwd, home string) (*shellguard.Policy, error) {
 	if len(l.Problems) > 0 {
 		return nil, fmt.Errorf("%s: %v", path, l.Problems[0].Error())
 	}
-	p := ShellPolicy(l.Policy)
+	p := ShellPolicy(l.Policy, nil) // a layer never changes the denied paths
 	return &p, nil
 }
 

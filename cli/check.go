@@ -62,7 +62,7 @@ stdout and the caller must treat the request as denied.`,
 			}
 			if explain && r.Capability == warden.CapShell {
 				env := shellguard.Env{Cwd: r.Cwd, Autonomous: r.Autonomous, Explain: true}
-				sp, err := app.ExplainPolicy(a.Policy, r.Cwd)
+				sp, err := app.ExplainPolicy(a.Home, a.Policy, r.Cwd)
 				if err != nil {
 					fmt.Fprintf(e.stderr, "project policy: %v\n", err)
 				}

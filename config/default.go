@@ -68,6 +68,28 @@ shell:
   # Rewrites applied after a command is judged; the result is judged again.
   replacements: [] # e.g. [{from: "npm install", to: "bun install"}]; default []
 
+filesystem:
+  # The directory agents may read, write, list and delete in freely. "" means
+  # $WARDEN_HOME/sandbox/files, which warden init creates. Default "".
+  workspace: ""
+  # Tried in order after the workspace: the first rule whose path matches and
+  # whose actions include the request's decides; level auto allows, ask asks.
+  # Anything no rule matches is denied. Paths are globs (** crosses
+  # directories, ~ is your home); a relative path is relative to the project,
+  # the agent's working directory, unless that is / or your home or above it.
+  # Default: the project may be read and listed; writes and deletes ask.
+  allowed_paths:
+    - path: "**" # everything in the project
+      actions: [read, list] # may be read and listed
+      level: auto # without asking
+    - path: "**" # everything in the project
+      actions: [write, delete] # may be written and deleted
+      level: ask # after asking
+  # Always denied, over the workspace too, whether a path names them or a
+  # symlink leads there; letter case is ignored. warden's own home (policy,
+  # audit log, keys) is always denied as well. Default: the list below.
+  denied_paths: ["~/.ssh/**", "~/.gnupg/**", "~/.aws/**", "~/.config/gcloud/**", "~/.kube/**", "~/.netrc", "/etc/**", "/usr/**", "/var/**"]
+
 sandbox:
   # Isolation for commands the guard sends to the sandbox: off, light,
   # standard or max. With off, every sandbox verdict asks a human instead.

@@ -103,6 +103,9 @@ func TestList(t *testing.T) {
 		"shell.suspicious",
 		"shell.destructive",
 		"shell.replacements",
+		"filesystem.workspace",
+		"filesystem.allowed_paths",
+		"filesystem.denied_paths",
 		"sandbox.mode",
 		"sandbox.engine",
 	}

@@ -6,10 +6,11 @@ import "github.com/agentwarden/warden"
 // the gate reads. Build one with Load, Parse or Default; the zero value has no
 // tiers and zero caps (nothing may be spent) and is not meant to be used.
 type Policy struct {
-	Safety  Safety
-	Tools   Tools
-	Shell   Shell
-	Sandbox Sandbox
+	Safety     Safety
+	Tools      Tools
+	Shell      Shell
+	Filesystem Filesystem
+	Sandbox    Sandbox
 }
 
 // Safety holds the global money and emergency-stop limits (the safety section).
@@ -94,3 +95,22 @@ type Shell struct {
 
 // Replacement rewrites a command line that starts with From to start with To.
 type Replacement struct{ From, To string }
+
+// Filesystem is the filesystem guard's part of the policy (the filesystem
+// section). Paths and patterns are as written: "~" is not yet expanded.
+type Filesystem struct {
+	// Workspace is the directory agents have full access to; "" means the
+	// default, $WARDEN_HOME/sandbox/files.
+	Workspace string
+	// Allowed rules are tried in order after the workspace.
+	Allowed []AllowedPath
+	// Denied patterns always win, over the workspace too.
+	Denied []string
+}
+
+// AllowedPath is one filesystem.allowed_paths rule.
+type AllowedPath struct {
+	Pattern string
+	Actions []string // read, write, list, delete
+	Auto    bool     // allow; false asks
+}

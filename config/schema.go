@@ -20,6 +20,7 @@ var sections = []section{
 	safetySection,
 	toolsSection,
 	shellSection,
+	filesystemSection,
 	sandboxSection,
 }
 

@@ -205,13 +205,14 @@ func (g *Guard) target(action Action, name, cwd string) (target, warden.Decision
 		p = g.userHome + p[1:]
 	}
 	if action == List && strings.ContainsAny(p, "*?[{") {
-		// A listing pattern lists below its literal directory.
-		for _, seg := range strings.Split(p, "/") {
+		// A listing pattern lists below its literal directory, which is
+		// judged; ".." after a wildcard could lead anywhere.
+		base, rest := doublestar.SplitPattern(p)
+		for _, seg := range strings.Split(rest, "/") {
 			if seg == ".." {
-				return bad(fmt.Sprintf("the pattern %s has a .. element; list the directory it means", quote(name)))
+				return bad(fmt.Sprintf("the pattern %s has a .. element after a wildcard; list the directory it means", quote(name)))
 			}
 		}
-		base, _ := doublestar.SplitPattern(p)
 		if base == "." {
 			base = ""
 		}

@@ -117,6 +117,7 @@ func TestDecisionOrder(t *testing.T) {
 		{"glob listing in the project", List, "**/*.go", w.project, warden.Allow, "fs.allowed"},
 		{"glob listing of a denied dir", List, "~/.ssh/*", w.project, warden.Deny, "fs.denied"},
 		{"glob listing climbing out", List, "*/../../*", w.project, warden.Deny, "fs.invalid_path"},
+		{"glob listing whose literal part climbs out", List, "src/../../.ssh/*", w.project, warden.Deny, "fs.denied"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

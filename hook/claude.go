@@ -98,8 +98,32 @@ func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
 			return toolCall{}, warden.Errorf(warden.EInvalid, "NotebookEdit call has no tool_input.notebook_path")
 		}
 		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "write", path)
-	case "Glob", "Grep", "LS":
-		where, err := in.first(p.Cwd, "path", "pattern")
+	case "Glob":
+		// The pattern lists below path (or the working directory): a
+		// relative pattern is judged where it leads from there.
+		dir, err := in.first("", "path")
+		if err != nil {
+			return toolCall{}, err
+		}
+		pattern, err := in.first("", "pattern")
+		if err != nil {
+			return toolCall{}, err
+		}
+		where := pattern
+		switch {
+		case pattern == "":
+			where = dir
+		case dir != "" && !strings.HasPrefix(pattern, "/") && !strings.HasPrefix(pattern, "~"):
+			where = strings.TrimSuffix(dir, "/") + "/" + pattern
+		}
+		if where == "" {
+			where = p.Cwd
+		}
+		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "list", where)
+	case "Grep", "LS":
+		// Grep's pattern is a regular expression, not a path: what it reads
+		// is path, or the working directory.
+		where, err := in.first(p.Cwd, "path")
 		if err != nil {
 			return toolCall{}, err
 		}

@@ -95,7 +95,7 @@ func classifyDepth(src string, env Env, p *Policy, depth int) Result {
 	}
 	if len(p.Destructive)+len(p.Suspicious) > 0 {
 		// User patterns may name any program: no shortcut.
-	} else if v, ok := prefilter(src); ok {
+	} else if v, ok := prefilter(src); ok && !p.plainOperandDenied(src, env.Cwd) {
 		return Result{Verdict: v, Rule: "shell.read_only", Reason: "every command is read-only", Trace: []string{"prefilter: read-only"}}
 	}
 	home, tmp := env.Home, env.Tmp

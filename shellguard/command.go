@@ -24,8 +24,12 @@ func (cc *cmdCtx) say(v warden.Verdict, rule, reason string) *finding {
 	return &cc.out[len(cc.out)-1]
 }
 
-// effect applies the effect×zone table to one path operand.
+// effect applies the effect×zone table to one path operand, after the
+// filesystem policy's denied paths.
 func (cc *cmdCtx) effect(e Effect, w walk.Word) {
+	if cc.deniedPath(w, effectVerb(e)) {
+		return
+	}
 	zn := cc.zone(w)
 	if e == EffDelete && w.Glob && zn.isHome() {
 		e = EffDeleteRec
@@ -44,6 +48,36 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 	}
 	f := cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s %s (%s)", cc.name, effectVerb(e), describe(w), zn))
 	f.destructive = true
+}
+
+// deniedPath denies a path operand the filesystem policy denies and reports
+// whether it did; verb says what the command would do to it. Operands only
+// known at run time are left to the zones; a glob is judged by its literal
+// directory.
+func (cc *cmdCtx) deniedPath(w walk.Word, verb string) bool {
+	g := cc.c.p.Paths
+	if g == nil || w.Dynamic || w.Value == "" || w.Value == "-" || strings.HasPrefix(w.Value, "-") && !w.Glob {
+		return false
+	}
+	p := w.Value
+	if w.Glob {
+		i := strings.IndexAny(p, "*?[")
+		j := strings.LastIndexByte(p[:i], '/')
+		if j < 0 {
+			return false // a glob in the working directory: its entries are judged by zone
+		}
+		p = p[:j+1]
+	}
+	cwd := cc.z.cwd
+	if cwd != "" && !strings.HasPrefix(cwd, "/") {
+		cwd = ""
+	}
+	d, denied := g.Denied(p, cwd)
+	if !denied {
+		return false
+	}
+	cc.say(warden.Deny, "shell.denied_path", fmt.Sprintf("%s would %s %s: %s", cc.name, verb, describe(w), d.Reason)).destructive = true
+	return true
 }
 
 func effectVerb(e Effect) string {
@@ -194,7 +228,12 @@ func (c *ctx) redirects(cc *cmdCtx) {
 			continue
 		}
 		switch r.Op {
-		case "<", "<<<", "<<", "<<-":
+		case "<", "<&", "<>":
+			cc.deniedPath(t, "read")
+			if r.Op != "<>" {
+				continue
+			}
+		case "<<<", "<<", "<<-":
 			continue
 		}
 		cc.effect(EffWrite, t)

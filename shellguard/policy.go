@@ -30,6 +30,17 @@ type Policy struct {
 	// Table overrides cells of the built-in effect×zone table; a nil Table
 	// uses the built-in one unchanged.
 	Table Table
+	// Paths, when set, holds the filesystem policy's denied paths: a command
+	// that reads, writes or deletes a path it denies is denied, as a file
+	// access to that path would be. A project layer cannot change it.
+	Paths PathGuard
+}
+
+// PathGuard judges a path operand against the filesystem policy's denied
+// paths (package fsguard implements it). cwd is the command's working
+// directory, "" when unknown; a path it cannot judge is not denied.
+type PathGuard interface {
+	Denied(path, cwd string) (warden.Decision, bool)
 }
 
 // Replacement rewrites a command line that starts with From (at a word

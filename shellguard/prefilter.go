@@ -58,3 +58,23 @@ func prefilter(src string) (warden.Verdict, bool) {
 	}
 	return warden.Allow, true
 }
+
+// plainOperandDenied reports whether a command the prefilter would allow
+// names, as one of its words, a path the filesystem policy denies; the full
+// classifier then says why. The prefilter's input has no quotes, variables
+// or globs, so its words are the command's words.
+func (p *Policy) plainOperandDenied(src, cwd string) bool {
+	if p.Paths == nil {
+		return false
+	}
+	words := strings.Fields(src)
+	for _, w := range words[1:] {
+		if strings.HasPrefix(w, "-") {
+			continue
+		}
+		if _, denied := p.Paths.Denied(w, cwd); denied {
+			return true
+		}
+	}
+	return false
+}
