@@ -67,6 +67,9 @@ const (
 	EventKillSwitchOff = "kill_switch_off"
 	EventConfigInvalid = "config_invalid"
 	EventConfigChanged = "config_changed"
+	// EventActionResult records what an allowed action did (bytes written, an
+	// exit status, an error), linked to its decision by trace id.
+	EventActionResult = "action_result"
 )
 
 // SecurityEvent is one row of the security event log. Metadata holds redacted

@@ -251,12 +251,17 @@ func (a *App) Event(ctx context.Context, typ string, sev warden.Severity, summar
 
 // AppendEvent appends a redacted security event to store.
 func AppendEvent(ctx context.Context, store warden.AuditStore, at time.Time, typ string, sev warden.Severity, summary string, meta json.RawMessage) error {
-	ev := &warden.SecurityEvent{ID: NewID(), CreatedAt: at, Type: typ, Severity: sev, Summary: redact.String(summary)}
+	return appendEvent(ctx, store, &warden.SecurityEvent{ID: NewID(), CreatedAt: at, Type: typ, Severity: sev}, summary, meta)
+}
+
+// appendEvent redacts summary and meta into ev and appends it.
+func appendEvent(ctx context.Context, store warden.AuditStore, ev *warden.SecurityEvent, summary string, meta json.RawMessage) error {
+	ev.Summary = redact.String(summary)
 	if len(meta) > 0 {
 		ev.Metadata = redact.JSON(meta)
 	}
 	if err := store.AppendEvent(ctx, ev); err != nil {
-		return warden.Errorf(warden.EUnavailable, "could not record the %s security event", typ).Wrap(err)
+		return warden.Errorf(warden.EUnavailable, "could not record the %s security event", ev.Type).Wrap(err)
 	}
 	return nil
 }
