@@ -79,9 +79,29 @@ func geminiCall(p *basePayload, raw []byte) (toolCall, error) {
 	case "write_file", "replace":
 		capability, action = warden.CapFilesystem, "write"
 		resource, err = in.need(name, "file_path")
-	case "list_directory", "glob", "search_file_content", "grep_search":
+	case "glob":
+		// A relative pattern lists below dir_path (or the working
+		// directory): the guard judges where it leads.
 		capability, action = warden.CapFilesystem, "list"
-		resource, err = in.first(p.Cwd, "dir_path", "path", "pattern")
+		var dir, pattern string
+		if dir, err = in.first("", "dir_path", "path"); err == nil {
+			pattern, err = in.first("", "pattern")
+		}
+		switch {
+		case pattern == "":
+			resource = dir
+		case dir != "" && !strings.HasPrefix(pattern, "/") && !strings.HasPrefix(pattern, "~"):
+			resource = strings.TrimSuffix(dir, "/") + "/" + pattern
+		default:
+			resource = pattern
+		}
+		if resource == "" {
+			resource = p.Cwd
+		}
+	case "list_directory", "search_file_content", "grep_search":
+		// A search pattern is a regular expression, never a path.
+		capability, action = warden.CapFilesystem, "list"
+		resource, err = in.first(p.Cwd, "dir_path", "path")
 	case "web_fetch":
 		capability, action = warden.CapNetwork, "fetch"
 		resource, err = in.need(name, "prompt")
