@@ -1,0 +1,142 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+// TestFileToolsDecideAuditAndRecordOutcomes checks the one gate for warden's
+// own file tools: every call is a decision in the audit log, an allowed call
+// leaves an action_result event with its trace id and size, and contents are
+// never stored.
+func TestFileToolsDecideAuditAndRecordOutcomes(t *testing.T) {
+	a := openTestApp(t, Options{OpenDatabase: true})
+	ctx := context.Background()
+	ft, err := a.FileTools("", warden.Request{Session: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ft.Close()
+	const secret = "contents-never-audited"
+	if err := ft.Write(ctx, "a.txt", []byte(secret)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ft.Read(ctx, "a.txt")
+	if err != nil || string(got) != secret {
+		t.Fatalf("Read = %q, %v", got, err)
+	}
+	// Refused: warden's own policy file, reached with .. from the workspace.
+	_, err = ft.Read(ctx, "../../warden.yaml")
+	var refused *Refused
+	if !errors.As(err, &refused) || refused.Decision.Rule != "fs.self_protect" {
+		t.Fatalf("reading warden.yaml: %v; want a refusal by fs.self_protect", err)
+	}
+
+	entries, err := a.Store.Entries(ctx, warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 3 {
+		t.Fatalf("%d audit rows; want one per call (3)", len(entries))
+	}
+	events, err := a.Store.Events(ctx, warden.EventFilter{Type: warden.EventActionResult})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 2 {
+		t.Fatalf("%d action_result events; want one per allowed call (2)", len(events))
+	}
+	byTrace := map[string]bool{}
+	for _, e := range entries {
+		byTrace[e.TraceID] = true
+		if strings.Contains(string(e.Args)+string(e.Raw)+e.Resource+e.Reason, secret) {
+			t.Fatalf("audit row holds file contents: %+v", e)
+		}
+	}
+	for _, ev := range events {
+		if !byTrace[ev.TraceID] {
+			t.Fatalf("event %s has no decision with its trace id", ev.TraceID)
+		}
+		if strings.Contains(ev.Summary+string(ev.Metadata), secret) {
+			t.Fatalf("event holds file contents: %+v", ev)
+		}
+		if !strings.Contains(string(ev.Metadata), `"bytes":22`) {
+			t.Fatalf("event metadata %s lacks the size", ev.Metadata)
+		}
+	}
+}
+
+// A search never reads a file the policy denies, even inside its root.
+func TestFileToolsSearchSkipsDeniedFiles(t *testing.T) {
+	a := openTestApp(t)
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "ok.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".env"), []byte("needle=secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.Policy.Filesystem.Workspace = root
+	a.Policy.Filesystem.Denied = append(a.Policy.Filesystem.Denied, "**/.env")
+	ft, err := a.FileTools("", warden.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ft.Close()
+	ms, _, err := ft.Search(context.Background(), ".", regexp.MustCompile("needle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].Path != "ok.txt" {
+		t.Fatalf("matches %+v; want only ok.txt (.env is denied)", ms)
+	}
+}
+
+// BenchmarkFileToolRead4K is one `warden fs read` of a 4 KB file in a
+// long-lived process: the gate's decision, its durable audit row, the read
+// through os.Root, and the outcome event. Compare with
+// fstools.BenchmarkOSReadFile4K.
+func BenchmarkFileToolRead4K(b *testing.B) {
+	a := openTestApp(b, Options{OpenDatabase: true})
+	ft, err := a.FileTools("", warden.Request{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ft.Close()
+	ctx := context.Background()
+	if err := os.WriteFile(filepath.Join(ft.Dir(), "f"), make([]byte, 4096), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ft.Read(ctx, "f"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFileToolDecide4K is the decision alone for the same read: the
+// pipeline with the filesystem guard (path resolution included), no audit.
+func BenchmarkFileToolDecide4K(b *testing.B) {
+	a := openTestApp(b)
+	p := Pipeline(a.Home, a.Policy, nil, a.Store, a.Now)
+	ws := Workspace(a.Home, a.Policy)
+	if err := os.WriteFile(filepath.Join(ws, "f"), make([]byte, 4096), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		req := warden.Request{Capability: warden.CapFilesystem, Action: "read", Resource: ws + "/f", Tool: "read_file"}
+		if d := p.Decide(ctx, &req); d.Verdict != warden.Allow {
+			b.Fatalf("%s %s", d.Verdict, d.Reason)
+		}
+	}
+}
