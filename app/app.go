@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -159,7 +160,7 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, ledger war
 		),
 		Capabilities: map[string][]warden.Stage{
 			warden.CapTool:       {tools.Stage{Autopilot: p.Safety.Autopilot}},
-			warden.CapShell:      {shellguard.Stage{Policy: ShellPolicy(p, files), Project: projectLayer}},
+			warden.CapShell:      {shellguard.Stage{Policy: ShellPolicy(p, shellPaths(files, filesErr)), Project: projectLayer}},
 			warden.CapFilesystem: {fsguard.Stage{Guard: files, Err: filesErr}},
 		},
 		Tier:      resolver.Tier,
@@ -167,9 +168,9 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, ledger war
 	})
 }
 
-// ShellPolicy is the shell guard's policy from the policy file; files, when
+// ShellPolicy is the shell guard's policy from the policy file; paths, when
 // not nil, gives it the filesystem policy's denied paths.
-func ShellPolicy(p *config.Policy, files *fsguard.Guard) shellguard.Policy {
+func ShellPolicy(p *config.Policy, paths shellguard.PathGuard) shellguard.Policy {
 	sp := shellguard.DefaultPolicy()
 	sp.SandboxAvailable = p.Sandbox.Available()
 	sp.AllowTaskRunners = p.Shell.AllowTaskRunners
@@ -179,10 +180,24 @@ func ShellPolicy(p *config.Policy, files *fsguard.Guard) shellguard.Policy {
 	}
 	sp.Home, _ = os.UserHomeDir()
 	sp.Tmp = os.TempDir()
-	if files != nil {
-		sp.Paths = files
-	}
+	sp.Paths = paths
 	return sp
+}
+
+// shellPaths is what the shell guard judges path operands with: the
+// filesystem guard, or, when it could not be built, a stand-in that denies
+// every path, so that the shell guard never runs without the denied paths.
+func shellPaths(files *fsguard.Guard, err error) shellguard.PathGuard {
+	if files != nil {
+		return files
+	}
+	return unjudgeablePaths{err}
+}
+
+type unjudgeablePaths struct{ err error }
+
+func (u unjudgeablePaths) Denied(string, string) (warden.Decision, bool) {
+	return warden.Denyf("fs.no_policy", fmt.Sprintf("the filesystem policy is not available (%v), so no path can be judged; fix the filesystem section of the policy file", u.err)), true
 }
 
 // Workspace is the directory the policy gives agents full access to: the

@@ -180,8 +180,9 @@ func (t *FileTools) do(ctx context.Context, tool string, action fsguard.Action, 
 	req.Action = string(action)
 	req.Tool = tool
 	req.Resource = name
-	if !filepath.IsAbs(name) && name != "" && name[0] != '~' {
-		// The path the tool will open, so the guard judges exactly that;
+	if !filepath.IsAbs(name) && name != "" {
+		// The path the tool will open, so the guard judges exactly that
+		// ("~/x" too: the tools take it below the root, never as the home);
 		// a name fstools would refuse is still decided and audited.
 		req.Resource = t.root.Dir() + "/" + name
 	}

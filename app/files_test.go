@@ -140,3 +140,47 @@ func BenchmarkFileToolDecide4K(b *testing.B) {
 		}
 	}
 }
+
+// A "~/x" given to the file tools is a name below the root (fstools never
+// expands ~), so the guard must judge that path, not the user's home.
+func TestFileToolsJudgeThePathTheyOpen(t *testing.T) {
+	a := openTestApp(t, Options{OpenDatabase: true})
+	ft, err := a.FileTools("", warden.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ft.Close()
+	if err := os.MkdirAll(filepath.Join(ft.Dir(), "~"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ft.Dir(), "~", "x"), []byte("in the root"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ft.Read(context.Background(), "~/x"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := a.Store.Entries(context.Background(), warden.AuditFilter{})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("rows %+v, %v", rows, err)
+	}
+	if want := ft.Dir() + "/~/x"; rows[0].Resource != want {
+		t.Fatalf("decided on %q; want the path opened, %q", rows[0].Resource, want)
+	}
+}
+
+// When the filesystem guard cannot be built, nothing that needs it is
+// allowed: filesystem requests and shell commands naming paths are denied.
+func TestUnusableFilesystemPolicyFailsClosed(t *testing.T) {
+	a := openTestApp(t)
+	t.Setenv("HOME", "") // "~/.ssh/**" cannot be expanded
+	p := Pipeline(a.Home, a.Policy, nil, a.Store, a.Now)
+	ctx := context.Background()
+	for _, req := range []warden.Request{
+		{Capability: warden.CapFilesystem, Action: "read", Resource: Workspace(a.Home, a.Policy) + "/x"},
+		{Capability: warden.CapShell, Action: "exec", Resource: "cat notes.txt", Cwd: t.TempDir()},
+	} {
+		if d := p.Decide(ctx, &req); d.Verdict != warden.Deny || !strings.Contains(d.Reason, "filesystem policy is not available") {
+			t.Errorf("%s %q: %s %s (%s); want a deny naming the unusable filesystem policy", req.Capability, req.Resource, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+}

@@ -29,8 +29,7 @@ func projectLayer(cwd string) (*shellguard.Policy, error) {
 // ExplainPolicy is the shell policy the gate applies to a command run in cwd:
 // the policy file's, tightened by the project's layer when it has one.
 func ExplainPolicy(home Home, p *config.Policy, cwd string) (shellguard.Policy, error) {
-	files, _ := FilesystemGuard(home, p)
-	sp := ShellPolicy(p, files)
+	sp := ShellPolicy(p, shellPaths(FilesystemGuard(home, p)))
 	layer, err := projectLayer(cwd)
 	if err != nil {
 		return sp, err

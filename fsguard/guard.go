@@ -23,6 +23,9 @@ type Guard struct {
 	// the one directory in it agents may be given.
 	self, sandbox []string
 	userHome      string
+	// userHomes is the user's home as written and where it really is; a
+	// project can be neither of them nor above them.
+	userHomes []string
 }
 
 type allowedRule struct {
@@ -38,6 +41,7 @@ func New(p Policy) (*Guard, error) {
 	g := &Guard{userHome: p.UserHome}
 	if p.UserHome != "" {
 		g.userHome = filepath.Clean(p.UserHome)
+		g.userHomes = physical(g.userHome)
 	}
 	if p.WardenHome == "" || !filepath.IsAbs(expandTilde(p.WardenHome, g.userHome)) {
 		return nil, fmt.Errorf("warden's home %q is not an absolute path", p.WardenHome)
@@ -286,11 +290,9 @@ func (g *Guard) projectRel(real, cwd string) string {
 	if err != nil || root.viaProc || root.path == "/" {
 		return ""
 	}
-	if g.userHome != "" {
-		for _, h := range physical(g.userHome) {
-			if h == root.path || under(h, root.path) {
-				return ""
-			}
+	for _, h := range g.userHomes {
+		if h == root.path || under(h, root.path) {
+			return ""
 		}
 	}
 	if real == root.path {

@@ -109,17 +109,7 @@ func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
 		if err != nil {
 			return toolCall{}, err
 		}
-		where := pattern
-		switch {
-		case pattern == "":
-			where = dir
-		case dir != "" && !strings.HasPrefix(pattern, "/") && !strings.HasPrefix(pattern, "~"):
-			where = strings.TrimSuffix(dir, "/") + "/" + pattern
-		}
-		if where == "" {
-			where = p.Cwd
-		}
-		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "list", where)
+		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "list", globResource(dir, pattern, p.Cwd))
 	case "Grep", "LS":
 		// Grep's pattern is a regular expression, not a path: what it reads
 		// is path, or the working directory.

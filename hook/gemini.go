@@ -87,17 +87,7 @@ func geminiCall(p *basePayload, raw []byte) (toolCall, error) {
 		if dir, err = in.first("", "dir_path", "path"); err == nil {
 			pattern, err = in.first("", "pattern")
 		}
-		switch {
-		case pattern == "":
-			resource = dir
-		case dir != "" && !strings.HasPrefix(pattern, "/") && !strings.HasPrefix(pattern, "~"):
-			resource = strings.TrimSuffix(dir, "/") + "/" + pattern
-		default:
-			resource = pattern
-		}
-		if resource == "" {
-			resource = p.Cwd
-		}
+		resource = globResource(dir, pattern, p.Cwd)
 	case "list_directory", "search_file_content", "grep_search":
 		// A search pattern is a regular expression, never a path.
 		capability, action = warden.CapFilesystem, "list"

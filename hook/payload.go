@@ -219,6 +219,22 @@ func explain(d warden.Decision) string {
 	return reason
 }
 
+// globResource is what a glob tool lists: a relative pattern joined to the
+// directory it is given (so the guard judges where it leads), an absolute or
+// "~" pattern as it is, the directory when there is no pattern, and the
+// working directory when there is neither.
+func globResource(dir, pattern, cwd string) string {
+	switch {
+	case pattern == "" && dir == "":
+		return cwd
+	case pattern == "":
+		return dir
+	case dir != "" && !strings.HasPrefix(pattern, "/") && !strings.HasPrefix(pattern, "~"):
+		return strings.TrimSuffix(dir, "/") + "/" + pattern
+	}
+	return pattern
+}
+
 // sandboxCommand is what runs instead of cmd under a sandbox verdict: the
 // decision's rewrite when it has one, else cmd wrapped in warden exec.
 func sandboxCommand(d warden.Decision, cmd string) string {
