@@ -1,0 +1,223 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// systemRoots are the directories programs need to run at all (binaries,
+// libraries, configuration). They are readable in every mode; the secrets
+// kept among them are masked (systemSecrets).
+var systemRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
+
+// systemSecrets are files inside systemRoots that no sandboxed command may
+// read: password hashes, sudo rules, TLS and SSH host private keys.
+var systemSecrets = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/security/opasswd",
+	"/etc/krb5.keytab", "/etc/ssh/ssh_host_*_key",
+}
+
+// Device files a command may use.
+var (
+	devReadWrite = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+	devRead      = []string{"/dev/random", "/dev/urandom"}
+)
+
+// compile turns a spec and a command into the plan the init runs, plus the
+// warnings that say where the kernel gives less than the spec asks. mode is
+// the mode it actually compiles for; abi is the kernel's Landlock ABI.
+func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*plan, []string, error) {
+	var warn []string
+	p := &plan{
+		Namespaces:   mode.Namespaces(),
+		ReadOnlyRoot: mode == ModeMax,
+		PrivateTmp:   mode.Namespaces(),
+		TmpSize:      s.Limits.Memory,
+		Args:         c.Args,
+		Dir:          c.Dir,
+	}
+	if p.Dir == "" {
+		p.Dir = s.Project
+	}
+	if abi == 0 {
+		return nil, nil, fmt.Errorf("the kernel has no Landlock (it needs Linux 5.13 or later with lsm=landlock), so the sandbox cannot restrict the filesystem; no mode but off runs here")
+	}
+
+	ll := landlockPlan{ABI: abi, BlockNet: !mode.Namespaces(), WriteFiles: devReadWrite, ReadFiles: devRead}
+	ll.ReadDirs = append(ll.ReadDirs, systemRoots...)
+	ll.ReadDirs = append(ll.ReadDirs, "/proc")
+	writable := []string{s.Workspace}
+	if s.ProjectWritable {
+		writable = append(writable, s.Project)
+	} else if s.Project != "" {
+		ll.ReadDirs = append(ll.ReadDirs, s.Project)
+	}
+	writable = append(writable, s.ReadWrite...)
+	if tmp != "" {
+		writable = append(writable, tmp)
+	}
+	for _, path := range append(slices.Clone(writable), s.ReadOnly...) {
+		if path == "" {
+			continue
+		}
+		if !filepath.IsAbs(path) {
+			return nil, nil, fmt.Errorf("sandbox path %q is not absolute", path)
+		}
+		if _, err := os.Stat(path); err != nil {
+			return nil, nil, fmt.Errorf("sandbox path %s: %w; create it or leave it out", path, err)
+		}
+	}
+	for _, w := range writable {
+		if w != "" {
+			ll.WriteDirs = append(ll.WriteDirs, w)
+		}
+	}
+	ll.ReadDirs = append(ll.ReadDirs, s.ReadOnly...)
+	if mode.Namespaces() {
+		ll.WriteDirs = append(ll.WriteDirs, "/tmp")
+		p.Writable = append(slices.Clone(ll.WriteDirs), "/tmp")
+	}
+	p.Landlock = ll
+	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || mode == ModeMax, BlockInet: !mode.Namespaces()}
+
+	granted := append(slices.Clone(ll.ReadDirs), ll.WriteDirs...)
+	if p.PrivateTmp {
+		p.Keep = keepUnderTmp(ll.ReadDirs, ll.WriteDirs, p.Dir)
+	}
+	masks, mwarn, err := masksFor(s.Hidden, granted, mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.Masks, warn = masks, append(warn, mwarn...)
+
+	if abi < 4 && !mode.Namespaces() {
+		warn = append(warn, fmt.Sprintf("Landlock ABI %d cannot restrict TCP; light mode relies on seccomp alone to keep the command off the network", abi))
+	}
+	if abi < 6 && !mode.Namespaces() {
+		warn = append(warn, fmt.Sprintf("Landlock ABI %d cannot scope signals: in light mode the command can signal other processes of the same user", abi))
+	}
+	if !mode.Namespaces() {
+		warn = append(warn, "light mode shares the host's /proc and process tree: the command can see other processes")
+	}
+
+	p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_CORE})
+	if d := s.Limits.CPU; d > 0 {
+		secs := uint64((d + 999_999_999) / 1_000_000_000)
+		p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_CPU, Cur: secs, Max: secs + 1})
+	}
+	if n := s.Limits.FileSize; n > 0 {
+		p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_FSIZE, Cur: uint64(n), Max: uint64(n)})
+	}
+	if n := s.Limits.Files; n > 0 {
+		p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_NOFILE, Cur: uint64(n), Max: uint64(n)})
+	}
+	if n := s.Limits.Pids; n > 0 && !cg.capsPids() {
+		p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_NPROC, Cur: uint64(n), Max: uint64(n)})
+		warn = append(warn, "no pids cgroup is available, so the process limit is RLIMIT_NPROC, which counts every process of the user")
+	}
+	// RLIMIT_AS goes last: after it the stage cannot allocate.
+	if n := s.Limits.Memory; n > 0 && !cg.capsMemory() {
+		p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_AS, Cur: uint64(n), Max: uint64(n)})
+		warn = append(warn, fmt.Sprintf("no memory cgroup is available, so memory is capped by RLIMIT_AS (%s of address space): Go, Node and Java programs reserve more than they use and may fail to start", FormatBytes(n)))
+	}
+
+	env, _ := ScrubEnv(c.Env, s.PassEnv)
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	switch {
+	case mode.Namespaces():
+		env = append(env, "TMPDIR=/tmp")
+	case tmp != "":
+		env = append(env, "TMPDIR="+tmp)
+	}
+	p.Env = env
+	return p, warn, nil
+}
+
+// masksFor decides which denied paths must be hidden by a mount: those that
+// exist inside a directory the command may read. A denied path that holds a
+// system root is left to the fs guard (the command needs the system to run);
+// one that holds a granted path is a contradiction the user must resolve.
+func masksFor(hidden, granted []string, mode Mode) (masks, warn []string, err error) {
+	var secrets []string
+	for _, pat := range systemSecrets {
+		m, _ := filepath.Glob(pat)
+		secrets = append(secrets, m...)
+	}
+	for _, h := range hidden {
+		h = filepath.Clean(h)
+		if !filepath.IsAbs(h) {
+			return nil, nil, fmt.Errorf("denied path %q is not absolute", h)
+		}
+		if slices.ContainsFunc(systemRoots, func(r string) bool { return within(r, h) }) {
+			continue
+		}
+		for _, g := range granted {
+			if within(g, h) && !slices.Contains(systemRoots, g) && g != "/proc" {
+				return nil, nil, fmt.Errorf("the sandbox would grant %s, which lies inside the denied path %s; run from another directory or change the filesystem policy", g, h)
+			}
+		}
+		if _, err := os.Lstat(h); err != nil {
+			continue
+		}
+		if slices.ContainsFunc(granted, func(g string) bool { return within(h, g) }) {
+			if !mode.Namespaces() {
+				return nil, nil, fmt.Errorf("light mode cannot hide the denied path %s, which lies inside a directory the command may read; use standard mode, or run from a directory that does not contain it", h)
+			}
+			masks = append(masks, h)
+		}
+	}
+	if mode.Namespaces() {
+		return append(masks, secrets...), nil, nil
+	}
+	if os.Geteuid() == 0 && len(secrets) > 0 {
+		warn = append(warn, "light mode cannot mask system secrets; as root the command can read "+strings.Join(secrets, ", "))
+	}
+	return masks, warn, nil
+}
+
+// keepUnderTmp lists the granted paths under /tmp, which the private /tmp
+// would otherwise hide, parents first. Landlock grants all of the private
+// /tmp for writing, so a read-only path among them is kept read-only by its
+// mount.
+func keepUnderTmp(read, write []string, dir string) []keep {
+	var out []keep
+	add := func(p string, writable bool) {
+		p = filepath.Clean(p)
+		if p == "/tmp" || !within(p, "/tmp") {
+			return
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return
+		}
+		for i := range out {
+			if out[i].Path == p {
+				out[i].Writable = out[i].Writable || writable
+				return
+			}
+		}
+		out = append(out, keep{Path: p, Dir: st.IsDir(), Writable: writable})
+	}
+	for _, w := range write {
+		add(w, true)
+	}
+	for _, r := range read {
+		add(r, false)
+	}
+	add(dir, false)
+	slices.SortFunc(out, func(a, b keep) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// within reports whether path is dir or lies beneath it.
+func within(path, dir string) bool {
+	return path == dir || dir == "/" || strings.HasPrefix(path, dir+"/")
+}

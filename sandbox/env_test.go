@@ -1,0 +1,77 @@
+package sandbox_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/agentwarden/warden/sandbox"
+)
+
+func TestIsCredentialName(t *testing.T) {
+	scrubbed := []string{
+		"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AZURE_CLIENT_SECRET", "GOOGLE_APPLICATION_CREDENTIALS",
+		"GCP_PROJECT", "GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN",
+		"NPM_TOKEN", "SSH_AUTH_SOCK", "DOCKER_HOST", "KUBECONFIG", "VAULT_ADDR", "STRIPE_API_KEY",
+		"DATABASE_URL", "MY_SERVICE_PASSWORD", "some_secret", "PRIVATE_KEY_PATH", "api_key",
+		"DBUS_SESSION_BUS_ADDRESS", "WARDEN_HOME",
+	}
+	kept := []string{"PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "GOPATH", "PWD", "EDITOR", "LC_ALL"}
+	for _, n := range scrubbed {
+		if !sandbox.IsCredentialName(n) {
+			t.Errorf("IsCredentialName(%q) = false, want true", n)
+		}
+	}
+	for _, n := range kept {
+		if sandbox.IsCredentialName(n) {
+			t.Errorf("IsCredentialName(%q) = true, want false", n)
+		}
+	}
+}
+
+func TestScrubEnv(t *testing.T) {
+	kept, removed := sandbox.ScrubEnv(
+		[]string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=x", "NPM_TOKEN=y", "noequals", "=empty", "LANG=C"},
+		[]string{"NPM_TOKEN"})
+	if want := []string{"PATH=/bin", "NPM_TOKEN=y", "LANG=C"}; !slices.Equal(kept, want) {
+		t.Errorf("kept %q, want %q", kept, want)
+	}
+	if want := []string{"AWS_SECRET_ACCESS_KEY"}; !slices.Equal(removed, want) {
+		t.Errorf("removed %q, want %q", removed, want)
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"64M", 64 << 20, true}, {"64m", 64 << 20, true}, {"1G", 1 << 30, true}, {"512k", 512 << 10, true},
+		{"1048576", 1 << 20, true}, {"10MB", 10 << 20, true}, {"0", 0, true}, {"7B", 7, true},
+		{"", 0, false}, {"-1M", 0, false}, {"1.5G", 0, false}, {"M", 0, false}, {"99999999999999G", 0, false}, {"12T", 0, false},
+	} {
+		got, err := sandbox.ParseBytes(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d, ok=%v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"64M", "1G", "512k", "10MB", "-1", "1.5G", "", "B"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := sandbox.ParseBytes(s)
+		if err != nil {
+			return
+		}
+		if n < 0 {
+			t.Fatalf("ParseBytes(%q) = %d, a negative size", s, n)
+		}
+		back, err := sandbox.ParseBytes(sandbox.FormatBytes(n))
+		if err != nil || back != n {
+			t.Fatalf("ParseBytes(FormatBytes(%d)) = %d, %v; want the same size", n, back, err)
+		}
+	})
+}

@@ -1,0 +1,151 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// setupMounts shapes the init's private mount namespace: nothing it does
+// propagates back to the host. Masks must come before Landlock, which
+// forbids mount changes once enforced.
+func setupMounts(p *plan) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the sandbox's mounts private: %w", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount a fresh /proc (the host may forbid it inside containers): %w", err)
+	}
+	if p.PrivateTmp {
+		return privateTmp(p)
+	}
+	return finishMounts(p)
+}
+
+// privateTmp mounts an empty tmpfs on /tmp and carries the granted paths
+// that lived under the host's /tmp over into it, as detached copies of
+// their mounts taken before the tmpfs covered them.
+func privateTmp(p *plan) error {
+	trees := make([]int, len(p.Keep))
+	for i, k := range p.Keep {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, k.Path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if err != nil {
+			return fmt.Errorf("carry %s into the sandbox's private /tmp: %w", k.Path, err)
+		}
+		defer unix.Close(fd)
+		trees[i] = fd
+	}
+	opts := "mode=1777"
+	if p.TmpSize > 0 {
+		opts += fmt.Sprintf(",size=%d", p.TmpSize)
+	}
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("mount a private /tmp: %w", err)
+	}
+	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	for i, k := range p.Keep {
+		if err := mountPoint(k.Path, k.Dir); err != nil {
+			return fmt.Errorf("carry %s into the sandbox's private /tmp: %w", k.Path, err)
+		}
+		if err := unix.MoveMount(trees[i], "", unix.AT_FDCWD, k.Path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("carry %s into the sandbox's private /tmp: %w", k.Path, err)
+		}
+		if !k.Writable {
+			if err := unix.MountSetattr(unix.AT_FDCWD, k.Path, unix.AT_RECURSIVE, &ro); err != nil {
+				return fmt.Errorf("keep %s read-only in the sandbox's private /tmp: %w", k.Path, err)
+			}
+		}
+	}
+	return finishMounts(p)
+}
+
+// mountPoint creates an empty directory or file at path for a mount.
+func mountPoint(path string, dir bool) error {
+	if dir {
+		return os.MkdirAll(path, 0o755)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// finishMounts masks the denied paths and, in max mode, makes the root
+// read-only.
+func finishMounts(p *plan) error {
+	for _, m := range p.Masks {
+		if err := mask(m); err != nil {
+			return err
+		}
+	}
+	if p.ReadOnlyRoot {
+		return readOnlyRoot(p.Writable)
+	}
+	return nil
+}
+
+// mask hides path: a directory behind an empty read-only tmpfs nobody can
+// enter, a file behind /dev/null.
+func mask(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil // gone since the host looked: nothing to hide
+	}
+	if st.IsDir() {
+		err = unix.Mount("tmpfs", path, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=000,size=0")
+	} else {
+		err = unix.Mount("/dev/null", path, "", unix.MS_BIND, "")
+	}
+	if err != nil {
+		return fmt.Errorf("hide denied path %s: %w", path, err)
+	}
+	return nil
+}
+
+// readOnlyRoot makes every mount read-only except the writable paths, each
+// of which first becomes a mount of its own.
+func readOnlyRoot(writable []string) error {
+	for _, w := range writable {
+		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("keep %s writable under a read-only root: %w", w, err)
+		}
+	}
+	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &ro); err != nil {
+		return fmt.Errorf("make the root read-only: %w", err)
+	}
+	rw := unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+	for _, w := range writable {
+		if err := unix.MountSetattr(unix.AT_FDCWD, w, 0, &rw); err != nil {
+			return fmt.Errorf("make %s writable again under a read-only root: %w", w, err)
+		}
+	}
+	return nil
+}
+
+// loopbackUp brings up the network namespace's loopback interface, so that
+// a command can talk to servers it starts itself. Nothing else is there.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("bring up loopback: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("bring up loopback: %w", err)
+	}
+	ifr.SetUint16(unix.IFF_UP | unix.IFF_LOOPBACK | unix.IFF_RUNNING)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring up loopback: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,372 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Native is the engine that isolates commands with the Linux kernel's own
+// features. The zero value is ready to use.
+type Native struct {
+	// Exe is the binary re-executed as the sandbox's init and stage; it must
+	// call Main first. Empty means this process's own executable.
+	Exe string
+}
+
+// ExecError says the command could not be started inside the sandbox.
+type ExecError struct {
+	Path string
+	Err  syscall.Errno
+}
+
+func (e *ExecError) Error() string {
+	if e.Err == syscall.ENOENT {
+		return fmt.Sprintf("%s: command not found inside the sandbox", e.Path)
+	}
+	return fmt.Sprintf("%s: cannot run it inside the sandbox: %v", e.Path, e.Err)
+}
+
+func (e *ExecError) Unwrap() error { return e.Err }
+
+// Run runs one command in a fresh sandbox and tears the sandbox down when
+// the command ends. The error is non-nil only when the command could not be
+// run at all (a bad spec, a sandbox the kernel cannot build, a command that
+// cannot be started); a command that fails or is killed by a limit is a
+// Result.
+func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
+	if err := s.Validate(); err != nil {
+		return Result{}, err
+	}
+	if len(c.Args) == 0 {
+		return Result{}, errors.New("no command to run")
+	}
+	if s.Mode == ModeOff {
+		return runUnisolated(ctx, s, c)
+	}
+	exe := n.Exe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return Result{}, fmt.Errorf("find warden's own binary to start the sandbox: %w", err)
+		}
+	}
+	abi := LandlockABI()
+	if err := seccompAvailable(); err != nil {
+		return Result{}, err
+	}
+	id := newID()
+	cg, cgErr := newCgroup(id, s.Limits)
+	defer cg.remove()
+	var warn []string
+	if cgErr != nil {
+		if s.Strict {
+			return Result{}, fmt.Errorf("cannot cap memory and processes by cgroup (%v), and --strict refuses the rlimit fallback", cgErr)
+		}
+		warn = append(warn, fmt.Sprintf("no cgroup for the limits: %v", cgErr))
+	}
+	mode := s.Mode
+	start := time.Now()
+	r, err := n.launch(ctx, &s, &c, exe, mode, abi, cg, id)
+	var nsErr *namespaceError
+	if errors.As(err, &nsErr) {
+		if s.Strict {
+			return Result{}, fmt.Errorf("%v; --strict refuses to fall back to light mode", err)
+		}
+		warn = append(warn, fmt.Sprintf("%v; the command ran in light mode (Landlock, seccomp and rlimits, without namespaces)", err))
+		mode = ModeLight
+		r, err = n.launch(ctx, &s, &c, exe, mode, abi, cg, id)
+	}
+	r.Mode, r.Wall = mode, time.Since(start)
+	r.Warnings = append(warn, r.Warnings...)
+	return r, err
+}
+
+// namespaceError says the kernel refused to create the sandbox's namespaces.
+type namespaceError struct{ err error }
+
+func (e *namespaceError) Error() string {
+	return fmt.Sprintf("user namespaces are not available here (%v); on Ubuntu 24.04 set kernel.apparmor_restrict_unprivileged_userns=0, in containers allow unshare", e.err)
+}
+
+func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mode Mode, abi int, cg *cgroup, id string) (Result, error) {
+	var tmp string
+	if !mode.Namespaces() {
+		var err error
+		if tmp, err = os.MkdirTemp("", "warden-sandbox-"+id+"-"); err != nil {
+			return Result{}, fmt.Errorf("create the sandbox's temporary directory: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+	}
+	p, warn, err := compile(s, c, mode, abi, cg, tmp)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Warnings: warn}
+	planR, planW, err := os.Pipe()
+	if err != nil {
+		return res, err
+	}
+	defer planW.Close()
+	reportR, reportW, err := os.Pipe()
+	if err != nil {
+		planR.Close()
+		return res, err
+	}
+	defer reportR.Close()
+
+	var overflow atomic.Bool
+	ctx, cancel := context.WithTimeout(ctx, s.Limits.Wall)
+	defer cancel()
+	stdout, err := newCapped(c.Stdout, s.Limits.Output, &overflow, cancel)
+	if err != nil {
+		planR.Close()
+		reportW.Close()
+		return res, err
+	}
+	stderr, err := newCapped(c.Stderr, s.Limits.Output, &overflow, cancel)
+	if err != nil {
+		stdout.abort()
+		planR.Close()
+		reportW.Close()
+		return res, err
+	}
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if mode.Namespaces() {
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
+			syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+	}
+	init := &exec.Cmd{
+		Path:        exe,
+		Args:        []string{initArg0},
+		Env:         []string{},
+		Dir:         "/",
+		Stdin:       c.Stdin,
+		Stdout:      stdout.w,
+		Stderr:      stderr.w,
+		ExtraFiles:  []*os.File{planR, reportW},
+		SysProcAttr: attr,
+	}
+	err = init.Start()
+	planR.Close()
+	reportW.Close()
+	stdout.started()
+	stderr.started()
+	if err != nil {
+		stdout.abort()
+		stderr.abort()
+		if mode.Namespaces() && isNamespaceRefusal(err) {
+			return res, &namespaceError{err}
+		}
+		return res, fmt.Errorf("start the sandbox: %w", err)
+	}
+	pid := init.Process.Pid
+	kill := func() { _ = syscall.Kill(-pid, syscall.SIGKILL); _ = init.Process.Kill() }
+	if cg != nil {
+		if err := cg.add(pid); err != nil {
+			kill()
+			_ = init.Wait()
+			stdout.abort()
+			stderr.abort()
+			return res, err
+		}
+	}
+	oomBefore := cg.oomKills()
+	if err := json.NewEncoder(planW).Encode(p); err != nil {
+		kill()
+	}
+	planW.Close()
+
+	done := make(chan error, 1)
+	go func() { done <- init.Wait() }()
+	var timedOut bool
+	select {
+	case <-done:
+	case <-ctx.Done():
+		timedOut = !overflow.Load() && errors.Is(ctx.Err(), context.DeadlineExceeded)
+		kill()
+		<-done
+	}
+	// Without a pid namespace, whatever the command left behind shares the
+	// init's session; the cgroup, when there is one, catches the rest.
+	if !mode.Namespaces() {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	stdout.wait()
+	stderr.wait()
+
+	var o outcome
+	if err := json.NewDecoder(io.LimitReader(reportR, 1<<16)).Decode(&o); err != nil {
+		// The init was killed before it could report: by the timeout, the
+		// output limit, or the memory cap.
+		o = outcome{Signal: int(syscall.SIGKILL)}
+	}
+	if o.Setup != "" {
+		return res, fmt.Errorf("set up the sandbox: %s", o.Setup)
+	}
+	if o.ExecErrno != 0 {
+		return res, &ExecError{Path: o.ExecPath, Err: syscall.Errno(o.ExecErrno)}
+	}
+	res.Signal, res.CPU = o.Signal, time.Duration(o.CPU)
+	res.ExitCode = o.Exit
+	if o.Signal != 0 {
+		res.ExitCode = 128 + o.Signal
+	}
+	switch sig := syscall.Signal(o.Signal); {
+	case overflow.Load():
+		res.Limit = LimitOutput
+	case timedOut:
+		res.Limit = LimitWall
+	case cg.oomKills() > oomBefore:
+		res.Limit = LimitMemory
+	case sig == syscall.SIGXCPU || sig == syscall.SIGKILL && s.Limits.CPU > 0 && res.CPU >= s.Limits.CPU:
+		res.Limit = LimitCPU
+	case sig == syscall.SIGXFSZ:
+		res.Limit = LimitFileSize
+	case sig == syscall.SIGSYS:
+		res.Limit = LimitSyscall
+	}
+	return res, nil
+}
+
+func isNamespaceRefusal(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.EACCES)
+}
+
+func newID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// capped copies one output stream of the sandbox to its destination, up to
+// a limit; past it, it stops copying, flags the overflow and kills the
+// sandbox through stop.
+type capped struct {
+	r, w     *os.File
+	dst      io.Writer
+	limit    int64
+	overflow *atomic.Bool
+	stop     func()
+	wg       sync.WaitGroup
+}
+
+func newCapped(dst io.Writer, limit int64, overflow *atomic.Bool, stop func()) (*capped, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	if dst == nil {
+		dst = io.Discard
+	}
+	c := &capped{r: r, w: w, dst: dst, limit: limit, overflow: overflow, stop: stop}
+	c.wg.Add(1)
+	go c.copy()
+	return c, nil
+}
+
+func (c *capped) copy() {
+	defer c.wg.Done()
+	var src io.Reader = c.r
+	if c.limit > 0 {
+		src = io.LimitReader(c.r, c.limit)
+	}
+	_, _ = io.Copy(c.dst, src)
+	if c.limit > 0 {
+		var one [1]byte
+		if n, _ := c.r.Read(one[:]); n > 0 {
+			c.overflow.Store(true)
+			c.stop()
+			_, _ = io.Copy(io.Discard, c.r)
+		}
+	}
+}
+
+// started closes the parent's copy of the write end once the child has it.
+func (c *capped) started() { c.w.Close() }
+
+// wait waits for the copy to finish, giving up after a second: a process
+// that escaped the sandbox's teardown must not hang the caller.
+func (c *capped) wait() {
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+	c.r.Close()
+}
+
+func (c *capped) abort() { c.w.Close(); c.wait() }
+
+// runUnisolated runs a command with no isolation (mode off), still bounded
+// by the wall-clock timeout and the output limit.
+func runUnisolated(ctx context.Context, s Spec, c Command) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.Limits.Wall)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = c.Dir, c.Env, c.Stdin
+	if cmd.Dir == "" {
+		cmd.Dir = s.Project
+	}
+	var overflow atomic.Bool
+	stdout, err := newCapped(c.Stdout, s.Limits.Output, &overflow, cancel)
+	if err != nil {
+		return Result{}, err
+	}
+	stderr, err := newCapped(c.Stderr, s.Limits.Output, &overflow, cancel)
+	if err != nil {
+		stdout.abort()
+		return Result{}, err
+	}
+	cmd.Stdout, cmd.Stderr = stdout.w, stderr.w
+	start := time.Now()
+	err = cmd.Start()
+	stdout.started()
+	stderr.started()
+	if err != nil {
+		stdout.abort()
+		stderr.abort()
+		if errors.Is(err, exec.ErrNotFound) {
+			return Result{}, &ExecError{Path: c.Args[0], Err: syscall.ENOENT}
+		}
+		return Result{}, fmt.Errorf("start %s: %w", filepath.Base(c.Args[0]), err)
+	}
+	_ = cmd.Wait()
+	stdout.wait()
+	stderr.wait()
+	res := Result{Mode: ModeOff, Wall: time.Since(start)}
+	if st := cmd.ProcessState; st != nil {
+		ws := st.Sys().(syscall.WaitStatus)
+		res.ExitCode = ws.ExitStatus()
+		if ws.Signaled() {
+			res.Signal = int(ws.Signal())
+			res.ExitCode = 128 + res.Signal
+		}
+		res.CPU = st.UserTime() + st.SystemTime()
+	}
+	switch {
+	case overflow.Load():
+		res.Limit = LimitOutput
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.Limit = LimitWall
+	}
+	return res, nil
+}

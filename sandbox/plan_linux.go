@@ -1,0 +1,93 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// plan is a Spec and Command compiled into concrete kernel settings. The
+// host compiles it and sends it to the init, which passes it on to the
+// stage; neither of them makes a policy choice of its own.
+type plan struct {
+	Namespaces   bool
+	ReadOnlyRoot bool
+	PrivateTmp   bool
+	TmpSize      int64
+	Masks        []string
+	// Keep are granted paths under /tmp, carried over into the private
+	// /tmp so that the command still sees them.
+	Keep []keep
+	Writable []string // paths kept writable under ReadOnlyRoot
+	Landlock landlockPlan
+	Seccomp  seccompPlan
+	Rlimits  []rlimit
+	Args     []string
+	Dir      string
+	Env      []string
+}
+
+// keep is a path carried into the private /tmp.
+type keep struct {
+	Path     string
+	Dir      bool
+	Writable bool
+}
+
+type rlimit struct {
+	Resource int
+	Cur, Max uint64
+}
+
+// outcome is what the init reports back on its result pipe.
+type outcome struct {
+	// Setup is set when the sandbox could not be built; the command never
+	// ran.
+	Setup string `json:",omitempty"`
+	// ExecErrno is set when the command could not be started (not found,
+	// not executable, not readable inside the sandbox).
+	ExecErrno int    `json:",omitempty"`
+	ExecPath  string `json:",omitempty"`
+	Exit      int
+	Signal    int
+	CPU       int64 // nanoseconds of user and system time
+}
+
+// Arguments the binary is re-executed with; Main recognises them.
+const (
+	initArg0  = "warden-sandbox-init"
+	stageArg0 = "warden-sandbox-stage"
+)
+
+// Main runs the sandbox's init or stage when this process was started as
+// one, and never returns then; otherwise it returns at once. Every binary
+// that runs sandboxes (warden, and test binaries that use this package)
+// must call it first thing in main or TestMain.
+func Main() {
+	switch os.Args[0] {
+	case initArg0:
+		os.Exit(runInit())
+	case stageArg0:
+		runStage()
+	}
+}
+
+// Fixed file descriptors of the init and the stage: the plan arrives on 3,
+// the report leaves on 4.
+const (
+	fdPlan   = 3
+	fdReport = 4
+)
+
+func readPlan() (*plan, error) {
+	f := os.NewFile(fdPlan, "plan")
+	defer f.Close()
+	var p plan
+	if err := json.NewDecoder(io.LimitReader(f, 1<<24)).Decode(&p); err != nil {
+		return nil, fmt.Errorf("read the sandbox plan: %w", err)
+	}
+	return &p, nil
+}

@@ -1,0 +1,79 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+func seccompAvailable() error {
+	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("the kernel has no seccomp (%v), so the sandbox cannot filter system calls; no mode but off runs here", err)
+	}
+	return nil
+}
+
+// Probe reports what this kernel offers the native engine. It starts one
+// short-lived process in new namespaces to find out whether user namespaces
+// really work here (sysctls alone do not tell: AppArmor and container
+// runtimes refuse them in other ways).
+func Probe() Platform {
+	p := Platform{Engine: "native", LandlockABI: LandlockABI(), Seccomp: seccompAvailable() == nil}
+	cmd := exec.Command("/bin/true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
+			syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+	}
+	if err := cmd.Run(); err != nil {
+		p.UserNamespacesError = err.Error()
+	} else {
+		p.UserNamespaces = true
+	}
+	v2, v1, err := cgroupMounts()
+	switch {
+	case err != nil:
+		p.CgroupError = err.Error()
+	case v2 != "" && hasController(v2, "memory"):
+		p.CgroupVersion = 2
+		b, _ := os.ReadFile(v2 + "/cgroup.controllers")
+		p.CgroupControllers = strings.Fields(string(b))
+	case len(v1) > 0:
+		p.CgroupVersion = 1
+		for c := range v1 {
+			p.CgroupControllers = append(p.CgroupControllers, c)
+		}
+		sort.Strings(p.CgroupControllers)
+	}
+	if p.CgroupVersion != 0 {
+		cg, err := newCgroup("probe-"+newID(), Limits{Memory: 1 << 30, Pids: 1024})
+		if err != nil {
+			p.CgroupError = err.Error()
+		} else {
+			p.CgroupWritable = cg.capsMemory()
+			cg.remove()
+		}
+	}
+	p.Modes = p.modes()
+	return p
+}
+
+func (p *Platform) modes() []Mode {
+	modes := []Mode{ModeOff}
+	if p.LandlockABI == 0 || !p.Seccomp {
+		return modes
+	}
+	modes = append(modes, ModeLight)
+	if p.UserNamespaces {
+		modes = append(modes, ModeStandard, ModeMax)
+	}
+	return modes
+}

@@ -1,0 +1,140 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// seccompPlan says which optional rules the filter carries.
+type seccompPlan struct {
+	NoSpawn   bool // refuse fork, vfork and clone without CLONE_THREAD; clone3 gets ENOSYS
+	BlockInet bool // refuse AF_INET and AF_INET6 sockets (light mode, where no netns cuts them off)
+}
+
+// Offsets into struct seccomp_data (linux/seccomp.h). The low 32 bits of an
+// argument come first on the little-endian architectures this file builds
+// for.
+const (
+	offNr   = 0
+	offArch = 4
+	offArg0 = 16
+	offArg1 = 24
+)
+
+const (
+	retAllow = unix.SECCOMP_RET_ALLOW
+	retKill  = unix.SECCOMP_RET_KILL_PROCESS
+)
+
+func retErrno(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
+
+// deniedSyscalls get EPERM: they reach the kernel's most exposed surfaces
+// (io_uring, bpf, keyrings, perf), other processes (ptrace), or undo the
+// sandbox (mounts, namespaces), and an agent's command has no business with
+// them.
+var deniedSyscalls = append([]uintptr{
+	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_PIDFD_GETFD,
+	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_CHROOT,
+	unix.SYS_OPEN_TREE, unix.SYS_MOVE_MOUNT, unix.SYS_FSOPEN, unix.SYS_FSCONFIG,
+	unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR,
+	unix.SYS_UNSHARE, unix.SYS_SETNS,
+	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
+	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD,
+	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
+	unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD,
+	unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE,
+	unix.SYS_REBOOT, unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_ACCT, unix.SYS_SYSLOG,
+	unix.SYS_QUOTACTL, unix.SYS_LOOKUP_DCOOKIE, unix.SYS_NAME_TO_HANDLE_AT, unix.SYS_OPEN_BY_HANDLE_AT,
+	unix.SYS_SETTIMEOFDAY, unix.SYS_CLOCK_SETTIME, unix.SYS_CLOCK_ADJTIME, unix.SYS_ADJTIMEX,
+	unix.SYS_FANOTIFY_INIT, unix.SYS_VHANGUP,
+}, archDeniedSyscalls...)
+
+// filter assembles the seccomp program. It is default-allow, so it must
+// first kill any call made through another architecture's ABI (the i386
+// int 0x80 route, the x32 bit): those numbers mean different syscalls and
+// would otherwise skip every rule below.
+func (p seccompPlan) filter() []unix.SockFilter {
+	var prog []unix.SockFilter
+	ld := func(off uint32) { prog = append(prog, stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, off)) }
+	ret := func(v uint32) { prog = append(prog, stmt(unix.BPF_RET|unix.BPF_K, v)) }
+	// onEq returns v when A == k, else falls through.
+	onEq := func(k, v uint32) {
+		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, k, 0, 1))
+		ret(v)
+	}
+	// block runs body when A == nr; body must end in a return.
+	block := func(nr uintptr, body func()) {
+		at := len(prog)
+		prog = append(prog, unix.SockFilter{})
+		body()
+		skip := len(prog) - at - 1
+		if skip > 255 {
+			panic("sandbox: seccomp block too long")
+		}
+		prog[at] = jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, uint32(nr), 0, uint8(skip))
+	}
+
+	ld(offArch)
+	prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nativeArch, 1, 0))
+	ret(retKill)
+	ld(offNr)
+	if x32Bit != 0 {
+		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, x32Bit, 0, 1))
+		ret(retKill)
+	}
+	for _, nr := range deniedSyscalls {
+		onEq(uint32(nr), retErrno(unix.EPERM))
+	}
+	block(unix.SYS_SOCKET, func() {
+		ld(offArg0)
+		onEq(unix.AF_UNIX, retErrno(unix.EPERM))
+		if p.BlockInet {
+			onEq(unix.AF_INET, retErrno(unix.EACCES))
+			onEq(unix.AF_INET6, retErrno(unix.EACCES))
+			onEq(unix.AF_PACKET, retErrno(unix.EACCES))
+		}
+		ret(retAllow)
+	})
+	block(unix.SYS_IOCTL, func() {
+		ld(offArg1)
+		onEq(unix.TIOCSTI, retErrno(unix.EPERM))
+		onEq(unix.TIOCLINUX, retErrno(unix.EPERM))
+		ret(retAllow)
+	})
+	if p.NoSpawn {
+		for _, nr := range forkSyscalls {
+			onEq(uint32(nr), retErrno(unix.EPERM))
+		}
+		// clone3 passes its flags in memory the filter cannot read, so it
+		// is refused with ENOSYS, which makes libc fall back to clone.
+		onEq(unix.SYS_CLONE3, retErrno(unix.ENOSYS))
+		block(unix.SYS_CLONE, func() {
+			ld(offArg0)
+			prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, unix.CLONE_THREAD, 0, 1))
+			ret(retAllow)
+			ret(retErrno(unix.EPERM))
+		})
+	}
+	ret(retAllow)
+	return prog
+}
+
+func stmt(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
+
+func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
+	return unix.SockFilter{Code: code, Jt: jt, Jf: jf, K: k}
+}
+
+// loadSeccomp installs prog on the calling thread. It makes raw system calls
+// only, so it is safe after rlimits that forbid the Go runtime to allocate;
+// prog must stay reachable until the thread calls execve.
+func loadSeccomp(fprog *unix.SockFprog) error {
+	if _, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(fprog))); e != 0 {
+		return fmt.Errorf("load the seccomp filter: %w", e)
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Mode is how much isolation a command runs under. The zero value is not a
+// mode: a Spec must name one.
+type Mode string
+
+// Modes, weakest first.
+const (
+	// ModeOff runs the command with no isolation at all. It is still
+	// audited, and only a policy file that says so explicitly allows it.
+	ModeOff Mode = "off"
+	// ModeLight restricts the command without namespaces (for hosts where
+	// user namespaces are unavailable): Landlock, seccomp, rlimits and a
+	// scrubbed environment.
+	ModeLight Mode = "light"
+	// ModeStandard adds new user, mount, pid, net, ipc and uts namespaces,
+	// a fresh /proc, a private /tmp and masks over denied paths.
+	ModeStandard Mode = "standard"
+	// ModeMax is standard with a read-only root, no process spawning and
+	// the tightest limits.
+	ModeMax Mode = "max"
+)
+
+// Modes lists every mode, weakest first.
+var Modes = []Mode{ModeOff, ModeLight, ModeStandard, ModeMax}
+
+// ParseMode returns the named mode, or an error naming the valid ones.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a sandbox mode; want one of off, light, standard, max", s)
+}
+
+// rank orders modes by strength; an unknown mode ranks below off.
+func (m Mode) rank() int {
+	for i, x := range Modes {
+		if x == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// Namespaces reports whether the mode runs the command in its own
+// namespaces.
+func (m Mode) Namespaces() bool { return m == ModeStandard || m == ModeMax }
+
+// Network is what a sandboxed command may reach. The zero value is NetNone.
+type Network string
+
+// Network modes.
+const (
+	// NetNone gives the command no network at all (in namespace modes, a
+	// network namespace holding only its own loopback).
+	NetNone Network = ""
+	// NetProxy sends the command's traffic through warden's egress proxy,
+	// which enforces the network policy on every connection.
+	NetProxy Network = "proxy"
+)
+
+// Limits bound what a sandboxed command may consume. A zero field means no
+// limit of that kind, except Wall, which Spec.Validate requires.
+type Limits struct {
+	Memory   int64         // bytes of memory (cgroup, else RLIMIT_AS)
+	CPU      time.Duration // CPU time per process (RLIMIT_CPU)
+	Wall     time.Duration // wall-clock time for the whole run
+	Pids     int           // processes at once (cgroup pids, else RLIMIT_NPROC)
+	Output   int64         // bytes of stdout, and separately of stderr
+	FileSize int64         // largest file the command may write (RLIMIT_FSIZE)
+	Files    int           // open file descriptors (RLIMIT_NOFILE)
+}
+
+// Spec is everything that decides how a command is isolated. Paths are
+// absolute. The zero value is not runnable: Mode and Limits.Wall must be set.
+type Spec struct {
+	Mode Mode
+	// Strict refuses to run when the kernel cannot give the isolation the
+	// mode asks for, instead of running with less and saying so.
+	Strict bool
+	// Project is the directory the command works in; it is readable, and
+	// writable only when ProjectWritable is set.
+	Project         string
+	ProjectWritable bool
+	// Workspace is the directory the command may always write.
+	Workspace string
+	// ReadOnly and ReadWrite are further paths the command may read, or
+	// read and write.
+	ReadOnly, ReadWrite []string
+	// Hidden are paths the command must not read even where they lie inside
+	// a readable directory (the policy's denied paths).
+	Hidden []string
+	Net    Network
+	// AllowDomains are the domains the egress proxy lets the command reach
+	// under NetProxy.
+	AllowDomains []string
+	Limits       Limits
+	// NoSpawn forbids creating processes (threads are still allowed).
+	NoSpawn bool
+	// PassEnv names environment variables that survive scrubbing.
+	PassEnv []string
+}
+
+// Validate reports the first thing that makes the spec unrunnable.
+func (s *Spec) Validate() error {
+	switch {
+	case s.Mode.rank() < 0:
+		return fmt.Errorf("sandbox mode %q is not one of off, light, standard, max", s.Mode)
+	case s.Limits.Wall <= 0:
+		return fmt.Errorf("the sandbox needs a wall-clock timeout greater than zero")
+	case s.Net != NetNone && s.Net != NetProxy:
+		return fmt.Errorf("network %q is not one of none, proxy", s.Net)
+	case s.Net == NetProxy:
+		return fmt.Errorf("network proxy needs warden's egress proxy, which is not available yet; use network none")
+	case s.Limits.Memory < 0 || s.Limits.CPU < 0 || s.Limits.Pids < 0 || s.Limits.Output < 0 || s.Limits.FileSize < 0 || s.Limits.Files < 0:
+		return fmt.Errorf("sandbox limits cannot be negative")
+	}
+	return nil
+}
+
+// Command is one program to run inside a sandbox. Args[0] is looked up in
+// the PATH of Env when it has no slash. A nil Stdin reads nothing; nil
+// Stdout or Stderr discard.
+type Command struct {
+	Args   []string
+	Dir    string
+	Env    []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Limit names the limit that ended a run.
+type Limit string
+
+// Limits that can end a run. The zero value means none did.
+const (
+	LimitNone     Limit = ""
+	LimitWall     Limit = "timeout"
+	LimitCPU      Limit = "cpu"
+	LimitMemory   Limit = "memory"
+	LimitOutput   Limit = "output"
+	LimitFileSize Limit = "file-size"
+	LimitSyscall  Limit = "syscall"
+)
+
+// Describe says in words what the limit did, for stderr and the audit log.
+func (l Limit) Describe(lim Limits) string {
+	switch l {
+	case LimitWall:
+		return fmt.Sprintf("killed after the wall-clock timeout of %s", lim.Wall)
+	case LimitCPU:
+		return fmt.Sprintf("killed after %s of CPU time (the cpu limit)", lim.CPU)
+	case LimitMemory:
+		return fmt.Sprintf("killed for using more than the memory limit of %s", FormatBytes(lim.Memory))
+	case LimitOutput:
+		return fmt.Sprintf("killed for writing more than the output limit of %s", FormatBytes(lim.Output))
+	case LimitFileSize:
+		return fmt.Sprintf("killed for writing a file larger than %s", FormatBytes(lim.FileSize))
+	case LimitSyscall:
+		return "killed for making a system call the sandbox forbids (a foreign-architecture or x32 call)"
+	}
+	return ""
+}
+
+// Result is how a run ended.
+type Result struct {
+	// ExitCode is the command's exit status, or 128 plus the signal that
+	// killed it, as a shell reports it.
+	ExitCode int
+	// Signal is the signal that killed the command, or 0.
+	Signal int
+	// Limit is the limit that ended the run, if one did.
+	Limit Limit
+	// Mode is the isolation the command actually ran under.
+	Mode Mode
+	// Warnings say where the command ran with less isolation than the spec
+	// asked for, and why.
+	Warnings []string
+	Wall     time.Duration
+	CPU      time.Duration
+}
