@@ -432,8 +432,8 @@ func TestEnvironmentScrubbed(t *testing.T) {
 	self, _ := os.Executable()
 	var out bytes.Buffer
 	_, err := (&sandbox.Native{}).Run(context.Background(), s, sandbox.Command{
-		Args: []string{self, "sandbox-probe", "env"},
-		Env:  []string{"PATH=" + systemPath, "AWS_SECRET_ACCESS_KEY=a", "GITHUB_TOKEN=b", "MY_API_KEY=c", "NPM_TOKEN=d", "LANG=C"},
+		Args:   []string{self, "sandbox-probe", "env"},
+		Env:    []string{"PATH=" + systemPath, "AWS_SECRET_ACCESS_KEY=a", "GITHUB_TOKEN=b", "MY_API_KEY=c", "NPM_TOKEN=d", "LANG=C"},
 		Stdout: &out,
 	})
 	if err != nil {

@@ -20,7 +20,7 @@ type plan struct {
 	Masks        []string
 	// Keep are granted paths under /tmp, carried over into the private
 	// /tmp so that the command still sees them.
-	Keep []keep
+	Keep     []keep
 	Writable []string // paths kept writable under ReadOnlyRoot
 	Landlock landlockPlan
 	Seccomp  seccompPlan
