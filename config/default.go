@@ -98,6 +98,46 @@ sandbox:
   # Which engine runs sandboxes: auto (best available), native or docker.
   # Default auto.
   engine: auto
+  # Where the kernel lacks a feature a mode needs (user namespaces, a
+  # memory cgroup), true refuses to run the command; false runs it with
+  # what the kernel has and says what is missing. Default false.
+  strict: false
+  # Lets a profile, or warden exec --mode off, run a command with no
+  # isolation at all (still decided and audited). Default false.
+  unsafe_allow_off: false
+  # Named isolation settings. warden exec uses "default" unless --profile
+  # names another; commands the shell guard sends to the sandbox run under
+  # "guard". A profile you add starts from "default"; a key you leave out
+  # keeps the built-in value.
+  profiles:
+    default:
+      mode: "" # off, light, standard or max; "" = sandbox.mode
+      project: read # the working directory: read, write or none
+      read_only: [] # more paths the command may read
+      read_write: [] # more paths it may write (the workspace always is)
+      network: none # none; proxy arrives with the egress proxy
+      allow_domains: [] # domains the proxy lets it reach
+      memory: 512M # memory cap (0 = none)
+      cpu: 60s # CPU time per process (0 = none)
+      timeout: 30s # wall-clock time for the whole command
+      pids: 256 # processes at once (0 = none)
+      no_spawn: false # true forbids creating processes
+      output_limit: 1M # bytes of stdout, and of stderr (0 = none)
+      env: [] # credential-like variables to keep (others are removed)
+    guard:
+      mode: "" # as default; the guard's sandbox tier:
+      project: read # the project is read-only,
+      read_only: [] # nothing else is readable
+      read_write: [] # or writable but the workspace,
+      network: none # no network,
+      allow_domains: [] # (no proxy),
+      memory: 64M # 64 MB of memory,
+      cpu: 10s # 10 s of CPU,
+      timeout: 30s # 30 s in all,
+      pids: 64 # few processes,
+      no_spawn: true # and none created,
+      output_limit: 1M # 1 MB of output,
+      env: [] # and no credentials.
 `
 
 // DefaultFile returns the commented default policy file that `warden init`

@@ -108,6 +108,10 @@ func TestList(t *testing.T) {
 		"filesystem.denied_paths",
 		"sandbox.mode",
 		"sandbox.engine",
+		"sandbox.strict",
+		"sandbox.unsafe_allow_off",
+		"sandbox.profiles.default",
+		"sandbox.profiles.guard",
 	}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("List keys = %q\nwant %q", keys, want)

@@ -1,6 +1,10 @@
 package config
 
-import "github.com/agentwarden/warden"
+import (
+	"time"
+
+	"github.com/agentwarden/warden"
+)
 
 // Policy is the runtime form of warden.yaml: validated, normalised values that
 // the gate reads. Build one with Load, Parse or Default; the zero value has no
@@ -69,14 +73,38 @@ func Default() *Policy {
 	return p
 }
 
-// Sandbox says how commands that need isolation can run (the sandbox section).
+// Sandbox says how commands that need isolation run (the sandbox section).
 // With Mode "off" there is no isolation, so a sandbox verdict becomes ask.
 type Sandbox struct {
 	Mode   string // off, light, standard or max
 	Engine string // auto, native or docker
+	// Strict refuses to run a command with less isolation than its mode
+	// asks for, where the kernel lacks a feature.
+	Strict bool
+	// UnsafeAllowOff lets a profile or `warden exec --mode off` run a
+	// command with no isolation at all (still audited).
+	UnsafeAllowOff bool
+	// Profiles are the named isolation settings, always including "guard"
+	// (what sandbox verdicts run under) and "default" (warden exec).
+	Profiles map[string]SandboxProfile
 }
 
-// Available reports whether a sandbox verdict can be honoured.
+// SandboxProfile is one named set of isolation settings. Sizes are bytes;
+// zero limits mean none, except Timeout, which is always set.
+type SandboxProfile struct {
+	Mode                string // the profile's mode, or the section's
+	Project             string // read, write or none
+	ReadOnly, ReadWrite []string
+	Network             string // none or proxy
+	AllowDomains        []string
+	Memory              int64
+	CPU, Timeout        time.Duration
+	Pids                int
+	NoSpawn             bool
+	OutputLimit         int64
+	Env                 []string // variables kept despite credential scrubbing
+}
+
 func (s Sandbox) Available() bool { return s.Mode != "" && s.Mode != "off" }
 
 // Shell is the shell guard's part of the policy (the shell section). Patterns

@@ -1,16 +1,41 @@
 package config
 
 import (
+	"fmt"
+	"maps"
 	"slices"
+	"sort"
 	"strings"
+	"time"
+
+	"github.com/agentwarden/warden/sandbox"
 )
 
-// sandboxFile is the sandbox section as written in warden.yaml. The sandbox
-// engine (profiles, limits, long-lived sandboxes) fills in the rest of this
-// section; for now it says whether a sandbox verdict can be honoured.
+// sandboxFile is the sandbox section as written in warden.yaml.
 type sandboxFile struct {
-	Mode   string `yaml:"mode" want:"one of off, light, standard, max"`
-	Engine string `yaml:"engine" want:"one of auto, native, docker"`
+	Mode           string                 `yaml:"mode" want:"one of off, light, standard, max"`
+	Engine         string                 `yaml:"engine" want:"one of auto, native, docker"`
+	Strict         bool                   `yaml:"strict"`
+	UnsafeAllowOff bool                   `yaml:"unsafe_allow_off"`
+	Profiles       map[string]profileFile `yaml:"profiles" want:"a map of profile name to its settings"`
+}
+
+// profileFile is one named profile. A field left out takes the value of the
+// built-in profile of the same name, or of the default profile.
+type profileFile struct {
+	Mode         *string  `yaml:"mode" want:"one of off, light, standard, max (\"\" for the section's mode)"`
+	Project      *string  `yaml:"project" want:"read, write or none"`
+	ReadOnly     []string `yaml:"read_only" want:"a list of absolute paths" elem:"an absolute path"`
+	ReadWrite    []string `yaml:"read_write" want:"a list of absolute paths" elem:"an absolute path"`
+	Network      *string  `yaml:"network" want:"none or proxy"`
+	AllowDomains []string `yaml:"allow_domains" want:"a list of domain names" elem:"a domain name"`
+	Memory       *string  `yaml:"memory" want:"a size such as 64M (0 for no cap)"`
+	CPU          *string  `yaml:"cpu" want:"a duration such as 10s (0 for no limit)"`
+	Timeout      *string  `yaml:"timeout" want:"a duration such as 30s"`
+	Pids         *int     `yaml:"pids" want:"a whole number of processes (0 for no limit)"`
+	NoSpawn      *bool    `yaml:"no_spawn" want:"true or false"`
+	OutputLimit  *string  `yaml:"output_limit" want:"a size such as 1M (0 for no limit)"`
+	Env          []string `yaml:"env" want:"a list of environment variable names" elem:"an environment variable name"`
 }
 
 // Sandbox modes and engines.
@@ -19,17 +44,188 @@ var (
 	SandboxEngines = []string{"auto", "native", "docker"}
 )
 
+// Built-in profile names.
+const (
+	ProfileGuard   = "guard"
+	ProfileDefault = "default"
+)
+
+// builtinProfiles are the profiles every policy has; a file can change them
+// field by field.
+func builtinProfiles() map[string]profileFile {
+	s, b, i := func(v string) *string { return &v }, func(v bool) *bool { return &v }, func(v int) *int { return &v }
+	return map[string]profileFile{
+		ProfileDefault: {
+			Mode: s(""), Project: s("read"), ReadOnly: []string{}, ReadWrite: []string{},
+			Network: s("none"), AllowDomains: []string{}, Memory: s("512M"), CPU: s("60s"),
+			Timeout: s("30s"), Pids: i(256), NoSpawn: b(false), OutputLimit: s("1M"), Env: []string{},
+		},
+		ProfileGuard: {
+			Mode: s(""), Project: s("read"), ReadOnly: []string{}, ReadWrite: []string{},
+			Network: s("none"), AllowDomains: []string{}, Memory: s("64M"), CPU: s("10s"),
+			Timeout: s("30s"), Pids: i(64), NoSpawn: b(true), OutputLimit: s("1M"), Env: []string{},
+		},
+	}
+}
+
 var sandboxSection = &sectionDef[sandboxFile]{
-	key:        "sandbox",
-	defaultsOf: func() *sandboxFile { return &sandboxFile{Mode: "standard", Engine: "auto"} },
-	check: func(f *sandboxFile, c *checker) {
-		f.Mode, f.Engine = strings.ToLower(f.Mode), strings.ToLower(f.Engine)
-		if !slices.Contains(SandboxModes, f.Mode) {
-			c.reportf([]any{"mode"}, "%q is not a sandbox mode; want one of %s", f.Mode, strings.Join(SandboxModes, ", "))
-		}
-		if !slices.Contains(SandboxEngines, f.Engine) {
-			c.reportf([]any{"engine"}, "%q is not a sandbox engine; want one of %s", f.Engine, strings.Join(SandboxEngines, ", "))
-		}
+	key: "sandbox",
+	defaultsOf: func() *sandboxFile {
+		return &sandboxFile{Mode: "standard", Engine: "auto", Profiles: builtinProfiles()}
 	},
-	toRuntime: func(f *sandboxFile, p *Policy) { p.Sandbox = Sandbox{Mode: f.Mode, Engine: f.Engine} },
+	check:     checkSandbox,
+	toRuntime: sandboxToRuntime,
+}
+
+func checkSandbox(f *sandboxFile, c *checker) {
+	f.Mode, f.Engine = strings.ToLower(f.Mode), strings.ToLower(f.Engine)
+	if !slices.Contains(SandboxModes, f.Mode) {
+		c.reportf([]any{"mode"}, "%q is not a sandbox mode; want one of %s", f.Mode, strings.Join(SandboxModes, ", "))
+	}
+	if !slices.Contains(SandboxEngines, f.Engine) {
+		c.reportf([]any{"engine"}, "%q is not a sandbox engine; want one of %s", f.Engine, strings.Join(SandboxEngines, ", "))
+	}
+	builtin := builtinProfiles()
+	for name, pf := range f.Profiles {
+		if !validProfileName(name) {
+			c.reportf([]any{"profiles", name}, "profile name %q must be letters, digits, - and _", name)
+			continue
+		}
+		base, ok := builtin[name]
+		if !ok {
+			base = builtin[ProfileDefault]
+		}
+		merged := mergeProfile(base, pf)
+		f.Profiles[name] = merged
+		if _, err := profileToRuntime(merged, f.Mode); err != nil {
+			c.reportf([]any{"profiles", name}, "%v", err)
+		} else if pf.Mode != nil && strings.EqualFold(*pf.Mode, "off") && !f.UnsafeAllowOff {
+			c.reportf([]any{"profiles", name, "mode"}, "profile %s runs commands with no isolation; set sandbox.unsafe_allow_off: true to allow that", name)
+		}
+	}
+	for name, pf := range builtin {
+		if _, ok := f.Profiles[name]; !ok {
+			f.Profiles[name] = pf
+		}
+	}
+}
+
+func validProfileName(n string) bool {
+	return n != "" && len(n) <= 64 && !strings.ContainsFunc(n, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	})
+}
+
+// mergeProfile fills the fields pf leaves out from base.
+func mergeProfile(base, pf profileFile) profileFile {
+	out := base
+	set := func(dst **string, v *string) {
+		if v != nil {
+			*dst = v
+		}
+	}
+	set(&out.Mode, pf.Mode)
+	set(&out.Project, pf.Project)
+	set(&out.Network, pf.Network)
+	set(&out.Memory, pf.Memory)
+	set(&out.CPU, pf.CPU)
+	set(&out.Timeout, pf.Timeout)
+	set(&out.OutputLimit, pf.OutputLimit)
+	if pf.Pids != nil {
+		out.Pids = pf.Pids
+	}
+	if pf.NoSpawn != nil {
+		out.NoSpawn = pf.NoSpawn
+	}
+	for _, l := range []struct{ dst, src *[]string }{
+		{&out.ReadOnly, &pf.ReadOnly}, {&out.ReadWrite, &pf.ReadWrite},
+		{&out.AllowDomains, &pf.AllowDomains}, {&out.Env, &pf.Env},
+	} {
+		if *l.src != nil {
+			*l.dst = *l.src
+		}
+	}
+	return out
+}
+
+func (pf profileFile) mode(section string) string {
+	if pf.Mode == nil || *pf.Mode == "" {
+		return section
+	}
+	return strings.ToLower(*pf.Mode)
+}
+
+// profileToRuntime checks a merged profile and converts it.
+func profileToRuntime(pf profileFile, sectionMode string) (SandboxProfile, error) {
+	p := SandboxProfile{
+		Mode:         pf.mode(sectionMode),
+		Project:      strings.ToLower(*pf.Project),
+		ReadOnly:     slices.Clone(pf.ReadOnly),
+		ReadWrite:    slices.Clone(pf.ReadWrite),
+		Network:      strings.ToLower(*pf.Network),
+		AllowDomains: slices.Clone(pf.AllowDomains),
+		Pids:         *pf.Pids,
+		NoSpawn:      *pf.NoSpawn,
+		Env:          slices.Clone(pf.Env),
+	}
+	if !slices.Contains(SandboxModes, p.Mode) {
+		return p, fmt.Errorf("mode %q is not a sandbox mode; want one of %s", p.Mode, strings.Join(SandboxModes, ", "))
+	}
+	if !slices.Contains([]string{"read", "write", "none"}, p.Project) {
+		return p, fmt.Errorf("project %q is not one of read, write, none", p.Project)
+	}
+	if p.Network != "none" && p.Network != "proxy" {
+		return p, fmt.Errorf("network %q is not one of none, proxy", p.Network)
+	}
+	if p.Pids < 0 {
+		return p, fmt.Errorf("pids %d is negative", p.Pids)
+	}
+	for _, path := range append(slices.Clone(p.ReadOnly), p.ReadWrite...) {
+		if !strings.HasPrefix(path, "/") && path != "~" && !strings.HasPrefix(path, "~/") {
+			return p, fmt.Errorf("path %q must be absolute or start with ~/", path)
+		}
+	}
+	for _, e := range p.Env {
+		if e == "" || strings.ContainsAny(e, "= \t\n") {
+			return p, fmt.Errorf("env entry %q is not a variable name", e)
+		}
+	}
+	var err error
+	size := func(what, s string) int64 {
+		n, e := sandbox.ParseBytes(s)
+		if e != nil && err == nil {
+			err = fmt.Errorf("%s: %v", what, e)
+		}
+		return n
+	}
+	dur := func(what, s string) time.Duration {
+		d, e := time.ParseDuration(s)
+		if s == "0" {
+			d, e = 0, nil
+		}
+		if (e != nil || d < 0) && err == nil {
+			err = fmt.Errorf("%s %q is not a duration; write it like 10s or 2m", what, s)
+		}
+		return d
+	}
+	p.Memory = size("memory", *pf.Memory)
+	p.OutputLimit = size("output_limit", *pf.OutputLimit)
+	p.CPU = dur("cpu", *pf.CPU)
+	p.Timeout = dur("timeout", *pf.Timeout)
+	if err == nil && p.Timeout <= 0 {
+		err = fmt.Errorf("timeout must be greater than zero")
+	}
+	return p, err
+}
+
+func sandboxToRuntime(f *sandboxFile, p *Policy) {
+	s := Sandbox{Mode: f.Mode, Engine: f.Engine, Strict: f.Strict, UnsafeAllowOff: f.UnsafeAllowOff, Profiles: map[string]SandboxProfile{}}
+	names := slices.Collect(maps.Keys(f.Profiles))
+	sort.Strings(names)
+	for _, name := range names {
+		if rp, err := profileToRuntime(f.Profiles[name], f.Mode); err == nil {
+			s.Profiles[name] = rp
+		}
+	}
+	p.Sandbox = s
 }
