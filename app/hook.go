@@ -3,10 +3,13 @@ package app
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/hook"
+	"github.com/agentwarden/warden/sandbox"
 )
 
 // HookTimeout bounds one hook invocation, well under the hosts' own timeouts.
@@ -20,16 +23,31 @@ func RunHook(ctx context.Context, home Home, opt Options, host string, in io.Rea
 	defer cancel()
 	a, err := Open(ctx, home, opt)
 	if err != nil {
-		return hook.Run(ctx, host, in, out, errw, failDecider{err})
+		return hook.Run(ctx, host, in, out, errw, failDecider{err}, nil)
 	}
 	defer a.Close()
-	return hook.Run(ctx, host, in, out, errw, a.Gate)
+	return hook.Run(ctx, host, in, out, errw, a.Gate, sandboxRunner(home, a.Policy))
+}
+
+// sandboxRunner is the `warden exec` command line a hook wraps a sandboxed
+// shell command in: this very binary and home. It is nil, so that sandbox
+// verdicts ask, when the policy switches the sandbox off or this kernel has
+// no Landlock to build one with.
+func sandboxRunner(home Home, p *config.Policy) hook.Runner {
+	if !p.Sandbox.Available() || sandbox.LandlockABI() == 0 {
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return hook.Runner{exe, "--home", home.Abs(), "exec"}
 }
 
 // RunHookError answers a hook payload with a blocking failure, for callers
 // that could not even find the home.
 func RunHookError(ctx context.Context, host string, err error, in io.Reader, out, errw io.Writer) int {
-	return hook.Run(ctx, host, in, out, errw, failDecider{err})
+	return hook.Run(ctx, host, in, out, errw, failDecider{err}, nil)
 }
 
 // failDecider denies through an error: the adapters turn it into the host's

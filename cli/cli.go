@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/sandbox"
 )
 
 // env is what every command needs: where the home is and the standard streams.
@@ -64,6 +65,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		if cmd != nil && cmd.Name() == "hook" {
 			return exitHookBlocked
 		}
+		if cmd != nil && cmd.Name() == "exec" {
+			return exitExecError
+		}
 		return exitStatus(err)
 	}
 	return e.status
@@ -78,7 +82,7 @@ func newRoot(e *env) *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&e.home, "home", "", "warden home directory (default $WARDEN_HOME or ~/.warden)")
 	root.AddCommand(initCmd(e), checkCmd(e), configCmd(e), auditCmd(e), killCmd(e), unkillCmd(e),
-		hookCmd(e), installCmd(e, false), installCmd(e, true), fsCmd(e))
+		hookCmd(e), installCmd(e, false), installCmd(e, true), fsCmd(e), execCmd(e))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if strings.HasPrefix(err.Error(), "unknown shorthand flag") {
 			return warden.Errorf(warden.EInvalid, "%s", err.Error()).
@@ -107,6 +111,7 @@ func rangeArgs(min, max int, what string) cobra.PositionalArgs {
 
 // Run is the entry point for cmd/warden.
 func Run() int {
+	sandbox.Main() // a sandbox's init or stage never returns from here
 	return Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 

@@ -1,16 +1,21 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentwarden/warden/sandbox"
 )
 
 // TestMain lets the test binary act as the warden binary: testscript runs
 // "warden" in scripts, and the process tests exec os.Args[0] with WARDEN_AS_CLI.
 func TestMain(m *testing.M) {
+	sandbox.Main()
 	if os.Getenv("WARDEN_AS_CLI") == "1" {
 		os.Exit(Run())
 	}
@@ -26,6 +31,12 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("WARDEN_HOME", filepath.Join(env.WorkDir, "home"))
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "sandbox" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			return slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard), nil
 		},
 	})
 }

@@ -26,7 +26,7 @@ type claudeSpecific struct {
 	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
 }
 
-func (claude) handle(ctx context.Context, payload []byte, d Decider, runner bool) (response, error) {
+func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Runner) (response, error) {
 	var p basePayload
 	if err := decodePayload(payload, &p); err != nil {
 		return response{}, err
@@ -141,7 +141,7 @@ func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
 }
 
 // claudeRespond maps a decision to Claude Code's PreToolUse output.
-func claudeRespond(dec warden.Decision, call toolCall, runner bool) (response, error) {
+func claudeRespond(dec warden.Decision, call toolCall, runner Runner) (response, error) {
 	out := claudeSpecific{HookEventName: "PreToolUse"}
 	switch dec.Verdict {
 	case warden.Allow:
@@ -153,9 +153,13 @@ func claudeRespond(dec warden.Decision, call toolCall, runner bool) (response, e
 		case call.shell && call.input.isTrue("dangerouslyDisableSandbox"):
 			out.PermissionDecision = "deny"
 			out.PermissionDecisionReason = "warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: " + explain(dec)
-		case runner && call.shell:
+		case runner != nil && call.shell:
 			cmd, _, _ := call.input.str("command")
-			in, err := call.input.withString("command", sandboxCommand(dec, cmd))
+			wrapped, err := sandboxCommand(runner, dec, cmd)
+			if err != nil {
+				return response{}, err
+			}
+			in, err := call.input.withString("command", wrapped)
 			if err != nil {
 				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
 			}

@@ -17,7 +17,7 @@ type codex struct{}
 
 const codexHost = "codex"
 
-func (codex) handle(ctx context.Context, payload []byte, d Decider, runner bool) (response, error) {
+func (codex) handle(ctx context.Context, payload []byte, d Decider, runner Runner) (response, error) {
 	var p basePayload
 	if err := decodePayload(payload, &p); err != nil {
 		return response{}, err
@@ -106,16 +106,20 @@ func patchFiles(patch string) []string {
 }
 
 // codexRespond maps a decision to Codex's answer.
-func codexRespond(dec warden.Decision, call toolCall, runner bool) (response, error) {
+func codexRespond(dec warden.Decision, call toolCall, runner Runner) (response, error) {
 	switch dec.Verdict {
 	case warden.Allow:
 		return response{status: statusOK}, nil
 	case warden.Ask:
 		return blockOnStderr(explain(dec) + askHint), nil
 	case warden.Sandbox:
-		if runner && call.shell {
+		if runner != nil && call.shell {
 			cmd, _, _ := call.input.str("command")
-			in, err := call.input.withString("command", sandboxCommand(dec, cmd))
+			wrapped, err := sandboxCommand(runner, dec, cmd)
+			if err != nil {
+				return response{}, err
+			}
+			in, err := call.input.withString("command", wrapped)
 			if err != nil {
 				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
 			}

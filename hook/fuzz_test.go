@@ -57,7 +57,7 @@ func fuzzHost(f *testing.F, host string) {
 		verdict := verdicts[int(v)%len(verdicts)]
 		d := &fakeDecider{verdict: verdict}
 		var out, errOut bytes.Buffer
-		status := Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d)
+		status := Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d, nil)
 		stdout := strings.TrimSuffix(out.String(), "\n")
 		if status != statusOK && status != statusBlock {
 			t.Fatalf("Run(%s, %q) = %d, want 0 or 2", host, payload, status)

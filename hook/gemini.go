@@ -26,7 +26,7 @@ type geminiSpecific struct {
 	ToolInput     json.RawMessage `json:"tool_input"`
 }
 
-func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner bool) (response, error) {
+func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner Runner) (response, error) {
 	var p basePayload
 	if err := decodePayload(payload, &p); err != nil {
 		return response{}, err
@@ -140,7 +140,7 @@ func fetchRequests(req *warden.Request) []*warden.Request {
 // geminiRespond maps a decision to Gemini CLI's BeforeTool output. Gemini CLI
 // reads decision "ask" in source (it forces a confirmation prompt), though its
 // reference does not list it yet.
-func geminiRespond(dec warden.Decision, call toolCall, runner bool) (response, error) {
+func geminiRespond(dec warden.Decision, call toolCall, runner Runner) (response, error) {
 	var out geminiAnswer
 	switch dec.Verdict {
 	case warden.Allow:
@@ -148,9 +148,13 @@ func geminiRespond(dec warden.Decision, call toolCall, runner bool) (response, e
 	case warden.Ask:
 		out.Decision, out.Reason = "ask", explain(dec)
 	case warden.Sandbox:
-		if runner && call.shell {
+		if runner != nil && call.shell {
 			cmd, _, _ := call.input.str("command")
-			in, err := json.Marshal(map[string]string{"command": sandboxCommand(dec, cmd)})
+			wrapped, err := sandboxCommand(runner, dec, cmd)
+			if err != nil {
+				return response{}, err
+			}
+			in, err := json.Marshal(map[string]string{"command": wrapped})
 			if err != nil {
 				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
 			}

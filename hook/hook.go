@@ -38,11 +38,12 @@ const (
 	statusBlock = 2
 )
 
-// sandboxRunnerAvailable says whether `warden exec` can run a command inside
-// warden's sandbox. While it is false a sandbox verdict is answered as ask (or
-// as the host's nearest refusal); once true, hosts that can rewrite a shell
-// command get it wrapped in `warden exec -- <cmd>`.
-const sandboxRunnerAvailable = false
+// Runner is the command line that starts `warden exec`, such as
+// [/usr/local/bin/warden --home /root/.warden exec]. Hosts that can rewrite
+// a shell command get a command the gate sends to the sandbox wrapped in it;
+// nil means no sandbox can run here, and a sandbox verdict is answered as
+// ask (or as the host's nearest refusal).
+type Runner []string
 
 // response is what a hook writes back and the status it exits with.
 type response struct {
@@ -56,7 +57,7 @@ type adapter interface {
 	// handle parses payload, decides what it implies through d and returns the
 	// answer. An error means the payload could not be parsed or decided; Run
 	// then answers with block.
-	handle(ctx context.Context, payload []byte, d Decider, runner bool) (response, error)
+	handle(ctx context.Context, payload []byte, d Decider, runner Runner) (response, error)
 	// block is the host's blocking answer carrying msg.
 	block(msg string) response
 }
@@ -85,7 +86,7 @@ func HostNames() []string {
 // decider error, a failed write to stdout) it answers with the host's blocking
 // form: exit status 2 with a message on stderr (for Cursor also a deny on
 // stdout), never an allow.
-func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Writer, d Decider) (status int) {
+func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Writer, d Decider, runner Runner) (status int) {
 	a, ok := adapters[host]
 	if !ok {
 		a = unknownHost{}
@@ -96,7 +97,7 @@ func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Wr
 			status = statusBlock
 		}
 	}()
-	resp, err := answer(ctx, a, host, ok, stdin, d)
+	resp, err := answer(ctx, a, host, ok, stdin, d, runner)
 	if err != nil {
 		resp = a.block(failureMessage(err))
 	}
@@ -109,7 +110,7 @@ func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Wr
 	return resp.status
 }
 
-func answer(ctx context.Context, a adapter, host string, known bool, stdin io.Reader, d Decider) (response, error) {
+func answer(ctx context.Context, a adapter, host string, known bool, stdin io.Reader, d Decider, runner Runner) (response, error) {
 	if !known {
 		return response{}, warden.Errorf(warden.EInvalid, "unknown hook host %q", host).
 			WithHint(fmt.Sprintf("use one of %v", HostNames()))
@@ -121,7 +122,7 @@ func answer(ctx context.Context, a adapter, host string, known bool, stdin io.Re
 	if err != nil {
 		return response{}, err
 	}
-	return a.handle(ctx, payload, d, sandboxRunnerAvailable)
+	return a.handle(ctx, payload, d, runner)
 }
 
 func (r response) write(stdout, stderr io.Writer) error {
@@ -164,7 +165,7 @@ func blockOnStderr(msg string) response {
 // unknownHost answers for a host name Run does not know.
 type unknownHost struct{}
 
-func (unknownHost) handle(context.Context, []byte, Decider, bool) (response, error) {
+func (unknownHost) handle(context.Context, []byte, Decider, Runner) (response, error) {
 	return response{}, errors.New("unknown host")
 }
 

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/agentwarden/warden"
 )
 
@@ -105,7 +108,7 @@ func readGolden(t *testing.T, path string) golden {
 // run runs Run for host with payload and a fake decider answering verdict.
 func run(host string, payload []byte, d Decider) (status int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	status = Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d)
+	status = Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d, nil)
 	return status, strings.TrimSuffix(out.String(), "\n"), strings.TrimSuffix(errOut.String(), "\n")
 }
 
@@ -239,7 +242,7 @@ func TestStdoutWriteFailureBlocks(t *testing.T) {
 	for _, panics := range []bool{false, true} {
 		t.Run(fmt.Sprintf("panics=%v", panics), func(t *testing.T) {
 			var errOut bytes.Buffer
-			status := Run(context.Background(), "claude", strings.NewReader(payload), failingWriter{panics}, &errOut, &fakeDecider{verdict: "allow"})
+			status := Run(context.Background(), "claude", strings.NewReader(payload), failingWriter{panics}, &errOut, &fakeDecider{verdict: "allow"}, nil)
 			if status != statusBlock || errOut.Len() == 0 {
 				t.Errorf("Run with a failing stdout = %d, stderr %q; want 2 with a message", status, errOut.String())
 			}
@@ -279,17 +282,17 @@ func TestSandboxRunner(t *testing.T) {
 		name, host, payload, rewrite, want string
 	}{
 		{"claude wraps", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test","timeout":5}}`, "",
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"warden exec -- make test","timeout":5}}}`},
-		{"claude uses the rewrite", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test"}}`, "warden exec --profile build -- make test",
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"warden exec --profile build -- make test"}}}`},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard -- bash -c 'make test'","timeout":5}}}`},
+		{"claude uses the rewrite", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm test"}}`, "bun test",
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard -- bash -c 'bun test'"}}}`},
 		{"claude refuses to disable the sandbox", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make","dangerouslyDisableSandbox":true}}`, "",
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: fake sandbox reason (warden rule test.fake)"}}`},
 		{"claude asks for a non-shell tool", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/a"}}`, "",
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"fake sandbox reason (warden rule test.fake)"}}`},
 		{"codex wraps", "codex", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"}}`, "",
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"warden exec -- make"}}}`},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard -- bash -c make"}}}`},
 		{"gemini wraps", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"make"}}`, "",
-			`{"decision":"allow","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"warden exec -- make"}}}`},
+			`{"decision":"allow","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"/opt/warden --home /h exec --profile guard -- bash -c make"}}}`},
 		{"cursor asks", "cursor", `{"hook_event_name":"beforeShellExecution","command":"make"}`, "",
 			`{"permission":"ask","user_message":"fake sandbox reason (warden rule test.fake)","agent_message":"fake sandbox reason (warden rule test.fake)"}`},
 	}
@@ -299,7 +302,7 @@ func TestSandboxRunner(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := adapters[c.host].handle(context.Background(), payload, &fakeDecider{verdict: "sandbox", rewrite: c.rewrite}, true)
+			resp, err := adapters[c.host].handle(context.Background(), payload, &fakeDecider{verdict: "sandbox", rewrite: c.rewrite}, Runner{"/opt/warden", "--home", "/h", "exec"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -327,7 +330,7 @@ func BenchmarkRun(b *testing.B) {
 				d.reqs = d.reqs[:0]
 				out.Reset()
 				errOut.Reset()
-				Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d)
+				Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d, nil)
 			}
 		})
 	}
@@ -345,5 +348,43 @@ func TestPatchFiles(t *testing.T) {
 	want := []string{"src/a.go", "src/b.go", "old.txt"}
 	if got := patchFiles(patch); !slices.Equal(got, want) {
 		t.Errorf("patchFiles() = %q, want %q", got, want)
+	}
+}
+
+// TestSandboxCommandQuoting checks that a wrapped command reads back, word
+// for word, as warden exec running exactly the agent's command under bash.
+func TestSandboxCommandQuoting(t *testing.T) {
+	runner := Runner{"/opt/my warden/warden", "--home", "/h", "exec"}
+	for _, cmd := range []string{
+		"make test", `echo 'a b' "$HOME"; ls`, "rm -rf $(pwd)/build && echo `date`", "printf '%s\\n' \\$x",
+		"cat <<EOF\nhi\nEOF", "a'b\"c\\d", "--help", "-c", "$'\\x41'", "",
+	} {
+		wrapped, err := sandboxCommand(runner, warden.Decision{Sandbox: "guard"}, cmd)
+		if err != nil {
+			t.Fatalf("sandboxCommand(%q): %v", cmd, err)
+		}
+		f, err := syntax.NewParser().Parse(strings.NewReader(wrapped), "")
+		if err != nil || len(f.Stmts) != 1 {
+			t.Fatalf("sandboxCommand(%q) = %q, which does not parse as one command: %v", cmd, wrapped, err)
+		}
+		call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !ok {
+			t.Fatalf("sandboxCommand(%q) = %q, not a simple command", cmd, wrapped)
+		}
+		var words []string
+		for _, w := range call.Args {
+			lit, err := expand.Literal(nil, w)
+			if err != nil {
+				t.Fatalf("sandboxCommand(%q) = %q: word %v does not expand statically: %v", cmd, wrapped, w, err)
+			}
+			words = append(words, lit)
+		}
+		want := append(append([]string{}, runner...), "--profile", "guard", "--", "bash", "-c", cmd)
+		if !slices.Equal(words, want) {
+			t.Errorf("sandboxCommand(%q) = %q, which reads back as %q", cmd, wrapped, words)
+		}
+	}
+	if _, err := sandboxCommand(runner, warden.Decision{}, "a\x00b"); err == nil {
+		t.Errorf("sandboxCommand with a NUL byte did not refuse")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/agentwarden/warden"
 )
 
@@ -235,13 +237,26 @@ func globResource(dir, pattern, cwd string) string {
 	return pattern
 }
 
-// sandboxCommand is what runs instead of cmd under a sandbox verdict: the
-// decision's rewrite when it has one, else cmd wrapped in warden exec.
-func sandboxCommand(d warden.Decision, cmd string) string {
+// sandboxCommand is what runs instead of cmd under a sandbox verdict: cmd,
+// or the decision's rewrite of it, run by bash inside warden exec under the
+// decision's profile. warden exec decides the command again before it runs.
+func sandboxCommand(runner Runner, d warden.Decision, cmd string) (string, error) {
 	if d.Rewrite != "" {
-		return d.Rewrite
+		cmd = d.Rewrite
 	}
-	return "warden exec -- " + cmd
+	profile := d.Sandbox
+	if profile == "" {
+		profile = "guard"
+	}
+	words := append(append([]string{}, runner...), "--profile", profile, "--", "bash", "-c", cmd)
+	for i, w := range words {
+		q, err := syntax.Quote(w, syntax.LangBash)
+		if err != nil {
+			return "", warden.Errorf(warden.EInvalid, "the command cannot be passed to the sandbox: %v", err)
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " "), nil
 }
 
 // mustJSON encodes the fixed answer structs of this package, which cannot

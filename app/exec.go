@@ -1,0 +1,294 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/fsguard"
+	"github.com/agentwarden/warden/sandbox"
+)
+
+// ExecRequest is one `warden exec`: a command, the profile to run it under,
+// and the settings that override the profile's.
+type ExecRequest struct {
+	Args []string
+	Dir  string // the project: the working directory ("" = the current one)
+	// Profile names the profile; "" picks the decision's profile when the
+	// gate sends the command to the sandbox, else "default".
+	Profile string
+	// Override holds settings given on the command line; nil fields keep
+	// the profile's.
+	Override ExecOverride
+	// Base says who asks (session, requested_by, autonomous, context).
+	Base   warden.Request
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// ExecOverride are the profile settings a caller may change for one run.
+type ExecOverride struct {
+	Mode                *string
+	ReadWrite, ReadOnly []string
+	Network             *string
+	AllowDomains        []string
+	Memory              *int64
+	CPU, Timeout        *time.Duration
+	Pids                *int
+	NoSpawn             *bool
+	OutputLimit         *int64
+	Env                 []string
+	Strict              *bool
+}
+
+// ExecResult is how a `warden exec` ended: the sandbox's result and the
+// decision that let it run.
+type ExecResult struct {
+	sandbox.Result
+	Decision warden.Decision
+	Profile  string
+	Limits   sandbox.Limits // the limits the command ran under
+}
+
+// Exec decides a command through the gate (capability shell, action exec)
+// and, when the gate allows it or sends it to the sandbox, runs it under its
+// profile's isolation. The run's outcome (exit status, the limit that killed
+// it, the isolation it really had) is audited with the decision's trace id.
+// A command the gate denies or wants a human to approve is a *Refused error.
+func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
+	if len(r.Args) == 0 {
+		return ExecResult{}, warden.Errorf(warden.EInvalid, "no command to run").WithHint("write it after --, like: warden exec -- make test")
+	}
+	dir := r.Dir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return ExecResult{}, warden.Errorf(warden.EInvalid, "find the current directory").Wrap(err)
+		}
+	}
+	req := r.Base
+	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
+	req.Resource = quoteArgs(r.Args)
+	d, err := a.Gate.Check(ctx, &req)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	if d.Verdict != warden.Allow && d.Verdict != warden.Sandbox {
+		return ExecResult{Decision: d}, &Refused{Decision: d}
+	}
+	name := r.Profile
+	if name == "" {
+		name = config.ProfileDefault
+		if d.Verdict == warden.Sandbox && d.Sandbox != "" {
+			name = d.Sandbox
+		}
+	}
+	spec, err := a.sandboxSpec(name, dir, r.Override)
+	if err != nil {
+		_ = a.execOutcome(ctx, &req, name, sandbox.Result{}, sandbox.Limits{}, err)
+		return ExecResult{Decision: d, Profile: name}, err
+	}
+	res, runErr := (&sandbox.Native{}).Run(ctx, spec, sandbox.Command{
+		Args: r.Args, Dir: dir, Env: os.Environ(), Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr,
+	})
+	out := ExecResult{Result: res, Decision: d, Profile: name, Limits: spec.Limits}
+	if err := a.execOutcome(ctx, &req, name, res, spec.Limits, runErr); err != nil && runErr == nil {
+		return out, err
+	}
+	return out, runErr
+}
+
+// sandboxSpec builds the isolation for one run from a profile and the
+// caller's overrides.
+func (a *App) sandboxSpec(name, dir string, o ExecOverride) (sandbox.Spec, error) {
+	sp := a.Policy.Sandbox
+	prof, ok := sp.Profiles[name]
+	if !ok {
+		names := slices.Sorted(func(yield func(string) bool) {
+			for n := range sp.Profiles {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "there is no sandbox profile %q", name).
+			WithHint("use one of " + strings.Join(names, ", ") + ", or add it under sandbox.profiles in " + config.FileName)
+	}
+	if sp.Engine == "docker" {
+		return sandbox.Spec{}, warden.Errorf(warden.EUnavailable, "the docker sandbox engine is not available yet").
+			WithHint("set sandbox.engine to auto or native")
+	}
+	modeName := prof.Mode
+	if o.Mode != nil {
+		modeName = *o.Mode
+	}
+	mode, err := sandbox.ParseMode(modeName)
+	if err != nil {
+		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "%v", err)
+	}
+	if mode == sandbox.ModeOff && !sp.UnsafeAllowOff {
+		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "sandbox mode off runs the command with no isolation, and the policy does not allow it").
+			WithHint("set sandbox.unsafe_allow_off: true in " + config.FileName + " if you really mean it")
+	}
+	home, _ := os.UserHomeDir()
+	expand := func(paths []string) []string {
+		out := make([]string, 0, len(paths))
+		for _, p := range paths {
+			if p == "~" || strings.HasPrefix(p, "~/") {
+				p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			out = append(out, filepath.Clean(p))
+		}
+		return out
+	}
+	workspace := Workspace(a.Home, a.Policy)
+	if err := os.MkdirAll(workspace, 0o700); err != nil {
+		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "create the workspace %s", workspace).Wrap(err)
+	}
+	s := sandbox.Spec{
+		Mode:         mode,
+		Strict:       sp.Strict,
+		Workspace:    workspace,
+		ReadOnly:     expand(append(slices.Clone(prof.ReadOnly), o.ReadOnly...)),
+		ReadWrite:    expand(append(slices.Clone(prof.ReadWrite), o.ReadWrite...)),
+		AllowDomains: append(slices.Clone(prof.AllowDomains), o.AllowDomains...),
+		NoSpawn:      prof.NoSpawn,
+		PassEnv:      append(slices.Clone(prof.Env), o.Env...),
+		Limits: sandbox.Limits{
+			Memory: prof.Memory, CPU: prof.CPU, Wall: prof.Timeout, Pids: prof.Pids,
+			Output: prof.OutputLimit, Files: 1024,
+		},
+	}
+	switch prof.Project {
+	case "read":
+		s.Project = dir
+	case "write":
+		s.Project, s.ProjectWritable = dir, true
+	}
+	network := prof.Network
+	if o.Network != nil {
+		network = *o.Network
+	}
+	if network == "proxy" {
+		s.Net = sandbox.NetProxy
+	} else if network != "none" {
+		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "network %q is not one of none, proxy", network)
+	}
+	setIf(&s.Strict, o.Strict)
+	setIf(&s.NoSpawn, o.NoSpawn)
+	setIf(&s.Limits.Memory, o.Memory)
+	setIf(&s.Limits.CPU, o.CPU)
+	setIf(&s.Limits.Wall, o.Timeout)
+	setIf(&s.Limits.Pids, o.Pids)
+	setIf(&s.Limits.Output, o.OutputLimit)
+	s.Hidden = hiddenPaths(a.Home, a.Policy.Filesystem.Denied, home)
+	if err := s.Validate(); err != nil {
+		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "%v", err)
+	}
+	return s, nil
+}
+
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// hiddenPaths are the concrete paths a sandboxed command must not read: the
+// filesystem policy's denied paths, and everything in warden's home but
+// the sandbox directory (its policy, database and keys).
+func hiddenPaths(home Home, denied []string, userHome string) []string {
+	var out []string
+	if entries, err := os.ReadDir(home.Abs()); err == nil {
+		for _, e := range entries {
+			if e.Name() != fsguard.SandboxDir {
+				out = append(out, filepath.Join(home.Abs(), e.Name()))
+			}
+		}
+	}
+	for _, pat := range denied {
+		if pat == "~" || strings.HasPrefix(pat, "~/") {
+			pat = filepath.Join(userHome, strings.TrimPrefix(pat, "~"))
+		}
+		for strings.HasSuffix(pat, "/**") {
+			pat = strings.TrimSuffix(pat, "/**")
+		}
+		if !filepath.IsAbs(pat) {
+			continue // "**/…" patterns match anywhere; the guard judges those per path
+		}
+		if !strings.ContainsAny(pat, "*?[{") {
+			out = append(out, pat)
+			continue
+		}
+		if strings.Contains(pat, "**") {
+			continue
+		}
+		matches, _ := doublestar.FilepathGlob(pat)
+		out = append(out, matches...)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// quoteArgs writes argv as one shell command line, each word quoted only as
+// much as it needs, so the shell guard parses back exactly these words.
+func quoteArgs(args []string) string {
+	words := make([]string, len(args))
+	for i, a := range args {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			q = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " ")
+}
+
+// execOutcome audits how a run ended: exit status, signal, the limit that
+// killed it, the isolation it had and what it lacked. Never its output.
+func (a *App) execOutcome(ctx context.Context, req *warden.Request, profile string, res sandbox.Result, lim sandbox.Limits, runErr error) error {
+	meta := map[string]any{
+		"tool": "exec", "command": req.Resource, "profile": profile, "mode": string(res.Mode),
+		"exit_code": res.ExitCode, "wall_ms": res.Wall.Milliseconds(), "cpu_ms": res.CPU.Milliseconds(), "outcome": "ok",
+	}
+	summary := fmt.Sprintf("exec %s: exit %d", req.Resource, res.ExitCode)
+	sev := warden.SevInfo
+	if res.Signal != 0 {
+		meta["signal"] = res.Signal
+	}
+	if len(res.Warnings) > 0 {
+		meta["warnings"] = res.Warnings
+		sev = warden.SevWarn
+	}
+	if res.Limit != sandbox.LimitNone {
+		meta["limit"] = string(res.Limit)
+		meta["outcome"] = "killed"
+		summary = fmt.Sprintf("exec %s: %s", req.Resource, res.Limit.Describe(lim))
+		sev = warden.SevWarn
+	}
+	if runErr != nil {
+		meta["outcome"] = "error"
+		meta["error"] = warden.UserMessage(runErr)
+		summary = fmt.Sprintf("exec %s failed: %s", req.Resource, warden.UserMessage(runErr))
+		sev = warden.SevWarn
+	}
+	b, _ := json.Marshal(meta)
+	ev := &warden.SecurityEvent{ID: NewID(), TraceID: req.TraceID, CreatedAt: a.Now(), Type: warden.EventActionResult, Severity: sev}
+	return appendEvent(ctx, a.Store, ev, summary, b)
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/sandbox"
+)
+
+// Exit statuses of `warden exec` when the command itself did not run to an
+// exit status of its own; they follow the shell's conventions.
+const (
+	exitExecError    = 125 // warden could not set up or run the sandbox
+	exitExecRefused  = 126 // the gate refused the command, or it cannot be executed
+	exitExecNotFound = 127 // no such command inside the sandbox
+)
+
+func execCmd(e *env) *cobra.Command {
+	var (
+		profile string
+		base    warden.Request
+		o       app.ExecOverride
+		sizes   = map[string]*string{}
+	)
+	c := &cobra.Command{
+		Use:   "exec [flags] -- CMD [ARG…]",
+		Short: "Run a command inside warden's sandbox",
+		Long: `Decide a command through the gate and run it inside the isolation its
+profile gives (default: the "default" profile, or the profile the gate names
+when it sends the command to the sandbox). Flags override the profile for
+this run. The command's stdout and stderr pass through, each up to the output
+limit.
+
+The exit status is the command's. A command killed by a signal exits 128+N
+(the limit that killed it, if one did, is said on stderr and audited); warden
+itself exits 125 when it cannot build the sandbox, 126 when the gate refuses
+the command (deny, or it needs a human to approve), and 127 when the command
+does not exist inside the sandbox.`,
+		Example: `  warden exec -- make test
+  warden exec --profile guard -- bash -c 'curl example.com | sh'
+  warden exec --mode max --memory 128M --cpu 5s -- python3 script.py`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := parseExecSizes(c.Flags(), sizes, &o); err != nil {
+				return err
+			}
+			setChanged(c.Flags(), &o)
+			a, err := e.open(c.Context())
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			res, err := a.Exec(c.Context(), app.ExecRequest{
+				Args: args, Profile: profile, Override: o, Base: base,
+				Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+			})
+			for _, w := range res.Warnings {
+				fmt.Fprintf(e.stderr, "warden: sandbox: %s\n", w)
+			}
+			var refused *app.Refused
+			var execErr *sandbox.ExecError
+			switch {
+			case errors.As(err, &refused):
+				fmt.Fprintf(e.stderr, "warden: %s\n", refused.Error())
+				e.status = exitExecRefused
+			case errors.As(err, &execErr):
+				fmt.Fprintf(e.stderr, "warden: %s\n", execErr.Error())
+				e.status = exitExecRefused
+				if execErr.Err == syscall.ENOENT {
+					e.status = exitExecNotFound
+				}
+			case err != nil:
+				fmt.Fprintf(e.stderr, "warden: %s\n", warden.UserMessage(err))
+				e.status = exitExecError
+			default:
+				if res.Limit != sandbox.LimitNone {
+					fmt.Fprintf(e.stderr, "warden: the command was %s\n", res.Limit.Describe(res.Limits))
+				}
+				e.status = res.ExitCode
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.SetInterspersed(false)
+	f.StringVar(&profile, "profile", "", "sandbox profile from the policy file")
+	o.Mode = f.String("mode", "", "isolation: light, standard, max (off only where the policy allows it)")
+	f.StringSliceVar(&o.ReadWrite, "rw", nil, "also let the command write this path (repeatable)")
+	f.StringSliceVar(&o.ReadOnly, "ro", nil, "also let the command read this path (repeatable)")
+	o.Network = f.String("net", "", "network: none or proxy")
+	f.StringSliceVar(&o.AllowDomains, "allow-domain", nil, "domain the proxy may reach (repeatable)")
+	sizes["memory"] = f.String("memory", "", "memory cap, like 64M")
+	sizes["output-limit"] = f.String("output-limit", "", "cap on stdout, and on stderr, like 1M")
+	o.CPU = f.Duration("cpu", 0, "CPU time limit per process, like 10s")
+	o.Timeout = f.Duration("timeout", 0, "wall-clock limit for the whole command, like 30s")
+	o.Pids = f.Int("pids", 0, "most processes at once")
+	o.NoSpawn = f.Bool("no-spawn", false, "forbid creating processes")
+	f.StringSliceVar(&o.Env, "env", nil, "keep this credential-like environment variable (repeatable)")
+	o.Strict = f.Bool("strict", false, "refuse to run with less isolation than the mode asks for")
+	f.StringVar(&base.Session, "session", "", "session id")
+	f.StringVar(&base.RequestedBy, "requested-by", "", "who asks: agent, skill:NAME, cron:JOB")
+	f.BoolVar(&base.Autonomous, "autonomous", false, "no human is in the loop this turn")
+	f.StringVar(&base.Context, "context", "", "why the agent wants this")
+	return c
+}
+
+// setChanged clears the overrides whose flags were not given, so the
+// profile's values stand.
+func setChanged(f *pflag.FlagSet, o *app.ExecOverride) {
+	for name, p := range map[string]any{
+		"mode": &o.Mode, "net": &o.Network, "cpu": &o.CPU, "timeout": &o.Timeout,
+		"pids": &o.Pids, "no-spawn": &o.NoSpawn, "strict": &o.Strict,
+	} {
+		if f.Changed(name) {
+			continue
+		}
+		switch p := p.(type) {
+		case **string:
+			*p = nil
+		case **time.Duration:
+			*p = nil
+		case **int:
+			*p = nil
+		case **bool:
+			*p = nil
+		}
+	}
+}
+
+func parseExecSizes(f *pflag.FlagSet, sizes map[string]*string, o *app.ExecOverride) error {
+	for name, v := range sizes {
+		if !f.Changed(name) {
+			continue
+		}
+		n, err := sandbox.ParseBytes(*v)
+		if err != nil {
+			return warden.Errorf(warden.EInvalid, "--%s: %v", name, err)
+		}
+		switch name {
+		case "memory":
+			o.Memory = &n
+		case "output-limit":
+			o.OutputLimit = &n
+		}
+	}
+	return nil
+}
