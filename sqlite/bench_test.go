@@ -126,6 +126,73 @@ func BenchmarkOpenRecordClose(b *testing.B) {
 	}
 }
 
+// benchEvent is a typical security event: a policy problem found at startup.
+func benchEvent() *warden.SecurityEvent {
+	return &warden.SecurityEvent{
+		TraceID: "0190f3a4-7b1e-7c3d-9a2b-5e6f7a8b9c0d", Type: warden.EventConfigInvalid, Severity: warden.SevError,
+		Summary:  "policy.yaml: line 12: shell.allow[3]: unknown key \"pattern\"",
+		Metadata: json.RawMessage(`{"path":"/home/dev/.warden/policy.yaml","line":12,"field":"shell.allow[3]"}`),
+	}
+}
+
+// BenchmarkAppendEvent measures one durable AppendEvent on an open store
+// (BEGIN IMMEDIATE, chain, insert, fsync of the WAL on COMMIT).
+func BenchmarkAppendEvent(b *testing.B) {
+	s, _ := openTest(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.AppendEvent(ctx, benchEvent()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOpenAppendEventClose is what a one-shot process appending an event
+// paid before events were spooled: open the database, append, close.
+func BenchmarkOpenAppendEventClose(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "warden.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.AppendEvent(ctx, benchEvent()); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendEventSpooled is what a one-shot process appending an event
+// pays now: a deferred store, one spooled frame (write and fdatasync), close.
+// Every spoolDrainBytes of frames, one iteration also drains the spool.
+func BenchmarkAppendEventSpooled(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "warden.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		s := OpenDeferred(path)
+		if err := s.AppendEvent(ctx, benchEvent()); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkVerify measures walking and rehashing a 1,000-row chain.
 func BenchmarkVerify(b *testing.B) {
 	s, _ := openTest(b)

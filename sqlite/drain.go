@@ -11,7 +11,10 @@ import (
 	"github.com/agentwarden/warden/audit"
 )
 
-const sqlAuditHasID = `SELECT 1 FROM audit WHERE id = ?`
+const (
+	sqlAuditHasID = `SELECT 1 FROM audit WHERE id = ?`
+	sqlEventHasID = `SELECT 1 FROM security_events WHERE id = ?`
+)
 
 // spool durably appends e to the spool instead of the database. e enters the
 // hash chain (and gets its Seq, PrevHash and Hash) when the spool is drained.
@@ -20,11 +23,7 @@ const sqlAuditHasID = `SELECT 1 FROM audit WHERE id = ?`
 func (s *Store) spool(ctx context.Context, e *warden.AuditEntry) error {
 	frame, err := encodeFrame(e)
 	if err == nil {
-		var size int64
-		size, err = appendSpool(s.path+spoolSuffix, frame)
-		if err == nil && size > spoolDrainBytes {
-			_ = s.catchUp(ctx)
-		}
+		err = s.appendFrame(ctx, frame)
 	}
 	if err != nil {
 		return fmt.Errorf("record audit entry: %w", err)
@@ -32,25 +31,68 @@ func (s *Store) spool(ctx context.Context, e *warden.AuditEntry) error {
 	return nil
 }
 
-// drainLocked moves every spooled entry into the audit chain in one
-// transaction and then empties the spool. Entries already in the table (a
-// previous drain committed but crashed before emptying the spool) are skipped.
-// Damaged or torn frames are reported as one security event. s.mu must be held
-// and the write connection open.
+// spoolEvent durably appends ev to the spool instead of the database, as spool
+// does for entries: ev enters the security-event chain (and gets its Seq,
+// PrevHash and Hash) when the spool is drained.
+func (s *Store) spoolEvent(ctx context.Context, ev *warden.SecurityEvent) error {
+	frame, err := encodeEventFrame(ev)
+	if err == nil {
+		err = s.appendFrame(ctx, frame)
+	}
+	if err != nil {
+		return fmt.Errorf("append security event %s: %w", ev.Type, err)
+	}
+	return nil
+}
+
+// appendFrame durably appends frame to the spool and, if the spool has grown
+// past spoolDrainBytes, drains it; the record is already durable, so a failed
+// drain is left to the next one.
+func (s *Store) appendFrame(ctx context.Context, frame []byte) error {
+	size, err := appendSpool(s.path+spoolSuffix, frame)
+	if err == nil && size > spoolDrainBytes {
+		_ = s.catchUp(ctx)
+	}
+	return err
+}
+
+// drainLocked moves every spooled record into its chain, in spool order, in
+// one transaction (entries into the audit table, events into security_events)
+// and then empties the spool. Records already in their table (a previous drain
+// committed but crashed before emptying the spool) are skipped. Damaged or torn
+// frames are reported as one security event, chained after the spooled ones.
+// s.mu must be held and the write connection open.
 func (s *Store) drainLocked(ctx context.Context) error {
 	return drainSpool(s.path+spoolSuffix, func(data []byte) error {
-		entries, skipped := decodeFrames(data)
+		records, skipped := decodeFrames(data)
 		return s.txLocked(ctx, func(w *conn) error {
 			seq, prev, err := head(w, sqlAuditHead)
 			if err != nil {
 				return err
 			}
-			for _, e := range entries {
+			for _, r := range records {
+				if ev := r.event; ev != nil {
+					if err := audit.NormalizeEvent(ev, s.now()); err != nil {
+						skipped = append(skipped, -1)
+						continue
+					}
+					dup, err := hasID(w, sqlEventHasID, ev.ID)
+					if err != nil {
+						return err
+					}
+					if !dup {
+						if err := insertEvent(w, ev); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+				e := r.entry
 				if err := audit.NormalizeEntry(e, s.now()); err != nil {
 					skipped = append(skipped, -1)
 					continue
 				}
-				dup, err := hasID(w, e.ID)
+				dup, err := hasID(w, sqlAuditHasID, e.ID)
 				if err != nil {
 					return err
 				}
@@ -71,8 +113,10 @@ func (s *Store) drainLocked(ctx context.Context) error {
 	})
 }
 
-func hasID(w *conn, id string) (bool, error) {
-	st, err := w.prepare(sqlAuditHasID)
+// hasID reports whether the row query (sqlAuditHasID or sqlEventHasID) selects
+// for id exists.
+func hasID(w *conn, query, id string) (bool, error) {
+	st, err := w.prepare(query)
 	if err != nil {
 		return false, err
 	}

@@ -19,8 +19,13 @@ const (
 )
 
 // AppendEvent durably appends ev to the security-event chain, filling ev.Seq,
-// ev.PrevHash and ev.Hash, an empty ev.ID and a zero ev.CreatedAt
-// (audit.NormalizeEvent). After an error nothing was stored and ev.Seq,
+// ev.PrevHash and ev.Hash, an empty ev.ID (a UUIDv7) and a zero ev.CreatedAt
+// (audit.NormalizeEvent). A store that has not opened its database (see
+// OpenDeferred) appends ev to the spool instead, as Record does for entries:
+// durable (fdatasync'd) when AppendEvent returns nil, chained when the spool is
+// drained, which every read does first; until then ev.Seq, ev.PrevHash and
+// ev.Hash are zero. An event whose encoding is above the spool's 8 MiB record
+// limit is then refused. After an error nothing was stored and ev.Seq,
 // ev.PrevHash and ev.Hash are zero.
 func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error {
 	if err := audit.NormalizeEvent(ev, s.now()); err != nil {
@@ -32,6 +37,10 @@ func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error
 			return fmt.Errorf("append security event: new id: %w", err)
 		}
 		ev.ID = id.String()
+	}
+	if s.spooling() {
+		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
+		return s.spoolEvent(ctx, ev)
 	}
 	err := s.write(ctx, func(w *conn) error { return insertEvent(w, ev) })
 	if err != nil {

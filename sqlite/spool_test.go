@@ -1,10 +1,14 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/audit"
 )
 
 func spoolEntry(i int) *warden.AuditEntry {
@@ -213,15 +218,411 @@ func TestConcurrentSpoolingAndDraining(t *testing.T) {
 
 func FuzzDecodeFrames(f *testing.F) {
 	good, _ := encodeFrame(spoolEntry(1))
+	event, _ := encodeEventFrame(testEvent(1))
 	f.Add(good)
 	f.Add(append(append([]byte{}, good...), good[:20]...))
 	f.Add([]byte(spoolMagic + "\x00\x00\x00\x05\x00\x00\x00\x00{}"))
+	f.Add(event)
+	f.Add(append(append(append([]byte{}, event...), good...), event[:30]...))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, _ := decodeFrames(data)
-		for _, e := range entries {
-			if e.ID == "" {
+		records, _ := decodeFrames(data)
+		for _, r := range records {
+			switch {
+			case (r.entry == nil) == (r.event == nil):
+				t.Fatalf("decoded a record with entry %v and event %v; want exactly one", r.entry, r.event)
+			case r.entry != nil && r.entry.ID == "":
 				t.Fatal("decoded an entry without an id")
+			case r.event != nil && r.event.ID == "":
+				t.Fatal("decoded an event without an id")
+			case r.event != nil && !bytes.Contains(data, audit.AppendEvent(nil, r.event)):
+				t.Fatal("decoded an event whose canonical encoding is not in the data")
 			}
 		}
 	})
+}
+
+// testEvent is a security event as a one-shot process appends it.
+func testEvent(i int) *warden.SecurityEvent {
+	return &warden.SecurityEvent{
+		ID:        uuid.NewString(),
+		TraceID:   fmt.Sprintf("trace-%d", i),
+		CreatedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond),
+		Type:      warden.EventConfigInvalid, Severity: warden.SevError,
+		Summary:  fmt.Sprintf("event %d: policy.yaml: line 3: unknown key", i),
+		Metadata: json.RawMessage(fmt.Sprintf(`{"n":%d,"path":"policy.yaml"}`, i)),
+	}
+}
+
+// drainedEvents opens the database at path, which drains the spool, checks
+// that both chains verify, and returns the events and the report.
+func drainedEvents(t *testing.T, path string) ([]warden.SecurityEvent, warden.VerifyReport) {
+	t.Helper()
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs, err := s.Events(context.Background(), warden.EventFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Verify(context.Background())
+	if err != nil || !rep.OK() {
+		t.Fatalf("Verify: %+v %v", rep.FirstBreak, err)
+	}
+	return evs, rep
+}
+
+// sameEvent reports how got differs from want in the fields AppendEvent's
+// caller sets (the chain fields aside).
+func sameEvent(got, want *warden.SecurityEvent) error {
+	if got.ID != want.ID || got.TraceID != want.TraceID || !got.CreatedAt.Equal(want.CreatedAt) || got.Type != want.Type ||
+		got.Severity != want.Severity || got.Summary != want.Summary || !bytes.Equal(got.Metadata, want.Metadata) {
+		return fmt.Errorf("got %+v, want %+v", *got, *want)
+	}
+	return nil
+}
+
+// TestDeferredStoreSpoolsEventsWithoutOpeningTheDatabase: AppendEvent on a
+// deferred store touches only the spool and leaves the chain fields zero; a
+// read on the same store, and one after reopening, sees the event chained.
+func TestDeferredStoreSpoolsEventsWithoutOpeningTheDatabase(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ev   func() *warden.SecurityEvent
+	}{
+		{"with trace and metadata", func() *warden.SecurityEvent { return testEvent(0) }},
+		{"without trace or metadata", func() *warden.SecurityEvent {
+			ev := testEvent(0)
+			ev.TraceID, ev.Metadata = "", nil
+			return ev
+		}},
+		{"empty metadata stored as none", func() *warden.SecurityEvent {
+			ev := testEvent(0)
+			ev.Metadata = json.RawMessage{}
+			return ev
+		}},
+		{"id and time assigned", func() *warden.SecurityEvent {
+			ev := testEvent(0)
+			ev.ID, ev.CreatedAt = "", time.Time{}
+			return ev
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "warden.db")
+			s := OpenDeferred(path)
+			defer s.Close()
+			ev := tc.ev()
+			if err := s.AppendEvent(context.Background(), ev); err != nil {
+				t.Fatal(err)
+			}
+			if ev.ID == "" || ev.CreatedAt.IsZero() || ev.Seq != 0 || ev.PrevHash != "" || ev.Hash != "" {
+				t.Fatalf("spooled event: id %q created %v seq %d prev %q hash %q; want an id and a time, no chain fields yet",
+					ev.ID, ev.CreatedAt, ev.Seq, ev.PrevHash, ev.Hash)
+			}
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Fatalf("the database was created by a spooled event (stat: %v)", err)
+			}
+			if fi, err := os.Stat(path + spoolSuffix); err != nil || fi.Size() == 0 {
+				t.Fatalf("spool after AppendEvent: %v, %v; want the event in it", fi, err)
+			}
+			got, err := s.Events(context.Background(), warden.EventFilter{})
+			if err != nil || len(got) != 1 {
+				t.Fatalf("Events on the spooling store = %+v, %v; want the spooled event", got, err)
+			}
+			if err := sameEvent(&got[0], ev); err != nil {
+				t.Fatal(err)
+			}
+			if got[0].Seq != 1 || got[0].PrevHash != audit.GenesisHash || got[0].Hash != audit.HashEvent(audit.GenesisHash, &got[0]) {
+				t.Fatalf("drained event: seq %d prev %q hash %q; want the first link of the chain", got[0].Seq, got[0].PrevHash, got[0].Hash)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			evs, rep := drainedEvents(t, path)
+			if len(evs) != 1 || rep.EventRows != 1 || rep.AuditRows != 0 {
+				t.Fatalf("after reopening: %d events, report %+v; want the one event", len(evs), rep)
+			}
+			if err := sameEvent(&evs[0], &got[0]); err != nil || evs[0].Hash != got[0].Hash {
+				t.Fatalf("after reopening: %v (hash %q, want %q)", err, evs[0].Hash, got[0].Hash)
+			}
+			if fi, err := os.Stat(path + spoolSuffix); err != nil || fi.Size() != 0 {
+				t.Fatalf("spool after drain: %v, %v; want empty", fi, err)
+			}
+		})
+	}
+}
+
+// TestOpenStoreAppendsEventsDirectly: a store with its database open chains an
+// event at once, as before, and never writes the spool.
+func TestOpenStoreAppendsEventsDirectly(t *testing.T) {
+	s, path := openTest(t)
+	ev := testEvent(0)
+	if err := s.AppendEvent(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Seq != 1 || ev.PrevHash != audit.GenesisHash || ev.Hash != audit.HashEvent(audit.GenesisHash, ev) {
+		t.Fatalf("event: seq %d prev %q hash %q; want it chained on return", ev.Seq, ev.PrevHash, ev.Hash)
+	}
+	if _, err := os.Stat(path + spoolSuffix); !os.IsNotExist(err) {
+		t.Fatalf("an open store wrote the spool (stat: %v)", err)
+	}
+}
+
+// TestSpooledEntriesAndEventsDrainInOrder: entries and events spooled by many
+// processes, interleaved, enter their own chains in spool order, after any
+// rows the chains already hold, and both chains verify.
+func TestSpooledEntriesAndEventsDrainInOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		before         int // entries and events already in the database
+		order          string
+		wantE, wantEvs []string
+	}{
+		{name: "into an empty database", order: "EvvEEv",
+			wantE: []string{"trace-0", "trace-3", "trace-4"}, wantEvs: []string{"trace-1", "trace-2", "trace-5"}},
+		{name: "events only", order: "vvv",
+			wantEvs: []string{"trace-0", "trace-1", "trace-2"}},
+		{name: "after rows already in both chains", before: 2, order: "vEvE",
+			wantE: []string{"old-0", "old-1", "trace-1", "trace-3"}, wantEvs: []string{"old-0", "old-1", "trace-0", "trace-2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "warden.db")
+			if tc.before > 0 {
+				s, err := Open(context.Background(), path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range tc.before {
+					e, ev := spoolEntry(100+i), testEvent(100+i)
+					e.TraceID, ev.TraceID = fmt.Sprintf("old-%d", i), fmt.Sprintf("old-%d", i)
+					if err := s.Record(context.Background(), e, nil); err != nil {
+						t.Fatal(err)
+					}
+					if err := s.AppendEvent(context.Background(), ev); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s.Close()
+			}
+			for i, kind := range tc.order {
+				s := OpenDeferred(path) // one store per "process"
+				var err error
+				if kind == 'E' {
+					err = s.Record(context.Background(), spoolEntry(i), nil)
+				} else {
+					err = s.AppendEvent(context.Background(), testEvent(i))
+				}
+				s.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := os.Stat(path); tc.before == 0 && !os.IsNotExist(err) {
+				t.Fatalf("the database was created by spooled records (stat: %v)", err)
+			}
+			entries := countEntries(t, path)
+			evs, rep := drainedEvents(t, path)
+			var gotE, gotEvs []string
+			for i, e := range entries {
+				if e.Seq != int64(i+1) {
+					t.Errorf("entry %d has seq %d", i, e.Seq)
+				}
+				gotE = append(gotE, e.TraceID)
+			}
+			for i, ev := range evs {
+				if ev.Seq != int64(i+1) {
+					t.Errorf("event %d has seq %d", i, ev.Seq)
+				}
+				gotEvs = append(gotEvs, ev.TraceID)
+			}
+			if !slices.Equal(gotE, tc.wantE) || !slices.Equal(gotEvs, tc.wantEvs) {
+				t.Fatalf("entries %v and events %v; want %v and %v", gotE, gotEvs, tc.wantE, tc.wantEvs)
+			}
+			if rep.AuditRows != int64(len(tc.wantE)) || rep.EventRows != int64(len(tc.wantEvs)) {
+				t.Fatalf("Verify counted %d entries and %d events", rep.AuditRows, rep.EventRows)
+			}
+		})
+	}
+}
+
+// TestTornEventFramesAreSkippedAndReported: a damaged or torn event frame is
+// skipped like an entry frame: every intact record around it is kept, and the
+// drain reports the damage in one audit_spool_damaged event, chained after the
+// spooled events.
+func TestTornEventFramesAreSkippedAndReported(t *testing.T) {
+	reframe := func(payload []byte, magic string) []byte {
+		f, err := sealFrame(append(make([]byte, spoolHeader), payload...), magic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, tc := range []struct {
+		name   string
+		atEnd  bool
+		damage func(ev *warden.SecurityEvent) []byte
+	}{
+		{"torn: cut short", false, func(ev *warden.SecurityEvent) []byte {
+			f, _ := encodeEventFrame(ev)
+			return f[:len(f)/2]
+		}},
+		{"torn at the end of the spool", true, func(ev *warden.SecurityEvent) []byte {
+			f, _ := encodeEventFrame(ev)
+			return f[:len(f)-1]
+		}},
+		{"torn inside the header", true, func(ev *warden.SecurityEvent) []byte {
+			f, _ := encodeEventFrame(ev)
+			return f[:spoolHeader-3]
+		}},
+		{"damaged: checksum fails", false, func(ev *warden.SecurityEvent) []byte {
+			f, _ := encodeEventFrame(ev)
+			f[len(f)-3] ^= 0x20
+			return f
+		}},
+		{"checksum right but bytes left over", false, func(ev *warden.SecurityEvent) []byte {
+			return reframe(append(audit.AppendEvent(nil, ev), 0), spoolEventMagic)
+		}},
+		{"checksum right but an entry's encoding", false, func(*warden.SecurityEvent) []byte {
+			return reframe(audit.AppendEntry(nil, spoolEntry(9)), spoolEventMagic)
+		}},
+		{"checksum right but framed as an entry", false, func(ev *warden.SecurityEvent) []byte {
+			return reframe(audit.AppendEvent(nil, ev), spoolMagic)
+		}},
+		{"an event without an id", false, func(ev *warden.SecurityEvent) []byte {
+			ev.ID = ""
+			f, _ := encodeEventFrame(ev)
+			return f
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "warden.db")
+			var data []byte
+			add := func(f []byte, err error) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				data = append(data, f...)
+			}
+			add(encodeFrame(spoolEntry(0)))
+			add(encodeEventFrame(testEvent(1)))
+			bad, damagedAt := tc.damage(testEvent(2)), len(data)
+			if !tc.atEnd {
+				add(bad, nil)
+			}
+			add(encodeEventFrame(testEvent(3)))
+			if tc.atEnd {
+				damagedAt = len(data)
+				add(bad, nil)
+			}
+			if err := os.WriteFile(path+spoolSuffix, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			evs, rep := drainedEvents(t, path)
+			if len(evs) != 3 || evs[0].TraceID != "trace-1" || evs[1].TraceID != "trace-3" || evs[2].Type != "audit_spool_damaged" {
+				t.Fatalf("events %+v; want trace-1, trace-3 and the damage report", evs)
+			}
+			if rep.AuditRows != 1 || rep.EventRows != 3 {
+				t.Fatalf("Verify counted %d entries and %d events, want 1 and 3", rep.AuditRows, rep.EventRows)
+			}
+			var meta struct {
+				Offsets    []int `json:"offsets"`
+				SpoolBytes int   `json:"spool_bytes"`
+			}
+			if err := json.Unmarshal(evs[2].Metadata, &meta); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(meta.Offsets, damagedAt) || meta.SpoolBytes != len(data) {
+				t.Fatalf("damage report %s; want offset %d among the offsets and spool_bytes %d", evs[2].Metadata, damagedAt, len(data))
+			}
+		})
+	}
+}
+
+// TestRedrainOfEventsIsExactlyOnce: a drain that committed but crashed before
+// emptying the spool must not append its events (or entries) twice.
+func TestRedrainOfEventsIsExactlyOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		order string
+	}{
+		{"events only", "vvvv"},
+		{"entries and events", "vEvEEv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "warden.db")
+			wantE := strings.Count(tc.order, "E")
+			wantEvs := len(tc.order) - wantE
+			for i, kind := range tc.order {
+				s := OpenDeferred(path)
+				var err error
+				if kind == 'E' {
+					err = s.Record(context.Background(), spoolEntry(i), nil)
+				} else {
+					err = s.AppendEvent(context.Background(), testEvent(i))
+				}
+				s.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			spooled, err := os.ReadFile(path + spoolSuffix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for round := range 2 {
+				if round == 1 {
+					if err := os.WriteFile(path+spoolSuffix, spooled, 0o600); err != nil { // the crash
+						t.Fatal(err)
+					}
+				}
+				evs, rep := drainedEvents(t, path)
+				if len(evs) != wantEvs || rep.EventRows != int64(wantEvs) || rep.AuditRows != int64(wantE) {
+					t.Fatalf("drain %d: %d events, report %+v; want %d events and %d entries", round+1, len(evs), rep, wantEvs, wantE)
+				}
+			}
+		})
+	}
+}
+
+// TestOversizedEventIsRefused: an event that does not fit in one spool record
+// is refused with an error naming the limit, and nothing is spooled.
+func TestOversizedEventIsRefused(t *testing.T) {
+	big := strings.Repeat("x", maxSpoolRecord)
+	for _, tc := range []struct {
+		name string
+		ev   func() *warden.SecurityEvent
+	}{
+		{"summary", func() *warden.SecurityEvent {
+			ev := testEvent(0)
+			ev.Summary = big
+			return ev
+		}},
+		{"metadata", func() *warden.SecurityEvent {
+			ev := testEvent(0)
+			ev.Metadata = json.RawMessage(`{"blob":"` + big + `"}`)
+			return ev
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "warden.db")
+			s := OpenDeferred(path)
+			defer s.Close()
+			ev := tc.ev()
+			err := s.AppendEvent(context.Background(), ev)
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("above the spool's %d byte limit", maxSpoolRecord)) ||
+				!strings.Contains(err.Error(), ev.Type) {
+				t.Fatalf("AppendEvent of an oversized event = %v; want an error naming the event and the limit", err)
+			}
+			if ev.Seq != 0 || ev.Hash != "" {
+				t.Fatalf("refused event has seq %d hash %q; want them zero", ev.Seq, ev.Hash)
+			}
+			if fi, err := os.Stat(path + spoolSuffix); !os.IsNotExist(err) {
+				t.Fatalf("spool after a refused event: %v, %v; want none", fi, err)
+			}
+			if evs, _ := drainedEvents(t, path); len(evs) != 0 {
+				t.Fatalf("%d events stored, want none", len(evs))
+			}
+		})
+	}
 }

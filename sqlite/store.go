@@ -56,10 +56,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // OpenDeferred returns a store for the database at path that opens it only
-// when it must. Until then, Record without a debit appends to the spool (see
-// spool.go): durable, but without the cost of opening SQLite, which is what a
-// one-decision process like `warden check` wants. Everything else (a debit,
-// a security event, any read) opens the database and drains the spool first.
+// when it must. Until then, Record without a debit and AppendEvent append to
+// the spool (see spool.go): durable, but without the cost of opening SQLite,
+// which is what a one-decision process like `warden check` wants. Everything
+// else (a debit, SpentSince, any read, Verify) opens the database and drains
+// the spool first.
 func OpenDeferred(path string) *Store {
 	return &Store{path: path, now: time.Now}
 }
@@ -200,8 +201,8 @@ func (s *Store) isClosed() bool {
 	return s.closed
 }
 
-// spooling reports whether Record should append to the spool: the database
-// has not been opened by this store.
+// spooling reports whether Record and AppendEvent should append to the spool:
+// the database has not been opened by this store.
 func (s *Store) spooling() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
