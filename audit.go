@@ -70,6 +70,9 @@ const (
 	// EventActionResult records what an allowed action did (bytes written, an
 	// exit status, an error), linked to its decision by trace id.
 	EventActionResult = "action_result"
+	// EventSandboxLifecycle records a long-lived sandbox changing state
+	// (initializing, ready, degraded, recovering, stopping, stopped).
+	EventSandboxLifecycle = "sandbox_lifecycle"
 )
 
 // SecurityEvent is one row of the security event log. Metadata holds redacted

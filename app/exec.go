@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,25 +70,9 @@ type ExecResult struct {
 // it, the isolation it really had) is audited with the decision's trace id.
 // A command the gate denies or wants a human to approve is a *Refused error.
 func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
-	if len(r.Args) == 0 {
-		return ExecResult{}, warden.Errorf(warden.EInvalid, "no command to run").WithHint("write it after --, like: warden exec -- make test")
-	}
-	dir := r.Dir
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return ExecResult{}, warden.Errorf(warden.EInvalid, "find the current directory").Wrap(err)
-		}
-	}
-	req := r.Base
-	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
-	req.Resource = quoteArgs(r.Args)
-	d, err := a.Gate.Check(ctx, &req)
+	req, d, dir, err := a.decideExec(ctx, r)
 	if err != nil {
-		return ExecResult{}, err
-	}
-	if d.Verdict != warden.Allow && d.Verdict != warden.Sandbox {
-		return ExecResult{Decision: d}, &Refused{Decision: d}
+		return ExecResult{Decision: d}, err
 	}
 	name := r.Profile
 	if name == "" {
@@ -108,7 +93,38 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	if err := a.execOutcome(ctx, &req, name, res, spec.Limits, runErr); err != nil && runErr == nil {
 		return out, err
 	}
+	var execErr *sandbox.ExecError
+	if runErr != nil && !errors.As(runErr, &execErr) {
+		runErr = warden.Errorf(warden.EUnavailable, "the sandbox could not run the command: %v", runErr).Wrap(runErr)
+	}
 	return out, runErr
+}
+
+// decideExec decides a command through the gate as capability shell,
+// action exec, in dir (the request's, or the current directory). A verdict
+// other than allow or sandbox is a *Refused error.
+func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, warden.Decision, string, error) {
+	if len(r.Args) == 0 {
+		return warden.Request{}, warden.Decision{}, "", warden.Errorf(warden.EInvalid, "no command to run").WithHint("write it after --, like: warden exec -- make test")
+	}
+	dir := r.Dir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return warden.Request{}, warden.Decision{}, "", warden.Errorf(warden.EInvalid, "find the current directory").Wrap(err)
+		}
+	}
+	req := r.Base
+	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
+	req.Resource = quoteArgs(r.Args)
+	d, err := a.Gate.Check(ctx, &req)
+	if err != nil {
+		return req, d, dir, err
+	}
+	if d.Verdict != warden.Allow && d.Verdict != warden.Sandbox {
+		return req, d, dir, &Refused{Decision: d}
+	}
+	return req, d, dir, nil
 }
 
 // sandboxSpec builds the isolation for one run from a profile and the

@@ -48,10 +48,9 @@ does not exist inside the sandbox.`,
   warden exec --mode max --memory 128M --cpu 5s -- python3 script.py`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := parseExecSizes(c.Flags(), sizes, &o); err != nil {
+			if err := finishOverrides(c.Flags(), sizes, &o); err != nil {
 				return err
 			}
-			setChanged(c.Flags(), &o)
 			a, err := e.open(c.Context())
 			if err != nil {
 				return err
@@ -61,36 +60,28 @@ does not exist inside the sandbox.`,
 				Args: args, Profile: profile, Override: o, Base: base,
 				Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 			})
-			for _, w := range res.Warnings {
-				fmt.Fprintf(e.stderr, "warden: sandbox: %s\n", w)
-			}
-			var refused *app.Refused
-			var execErr *sandbox.ExecError
-			switch {
-			case errors.As(err, &refused):
-				fmt.Fprintf(e.stderr, "warden: %s\n", refused.Error())
-				e.status = exitExecRefused
-			case errors.As(err, &execErr):
-				fmt.Fprintf(e.stderr, "warden: %s\n", execErr.Error())
-				e.status = exitExecRefused
-				if execErr.Err == syscall.ENOENT {
-					e.status = exitExecNotFound
-				}
-			case err != nil:
-				fmt.Fprintf(e.stderr, "warden: %s\n", warden.UserMessage(err))
-				e.status = exitExecError
-			default:
-				if res.Limit != sandbox.LimitNone {
-					fmt.Fprintf(e.stderr, "warden: the command was %s\n", res.Limit.Describe(res.Limits))
-				}
-				e.status = res.ExitCode
-			}
+			e.status = reportExec(e, res, err)
 			return nil
 		},
 	}
 	f := c.Flags()
 	f.SetInterspersed(false)
 	f.StringVar(&profile, "profile", "", "sandbox profile from the policy file")
+	addOverrideFlags(f, &o, sizes)
+	addRequesterFlags(f, &base)
+	return c
+}
+
+// addRequesterFlags are the flags that say who asks.
+func addRequesterFlags(f *pflag.FlagSet, base *warden.Request) {
+	f.StringVar(&base.Session, "session", "", "session id")
+	f.StringVar(&base.RequestedBy, "requested-by", "", "who asks: agent, skill:NAME, cron:JOB")
+	f.BoolVar(&base.Autonomous, "autonomous", false, "no human is in the loop this turn")
+	f.StringVar(&base.Context, "context", "", "why the agent wants this")
+}
+
+// addOverrideFlags are the flags that override a sandbox profile.
+func addOverrideFlags(f *pflag.FlagSet, o *app.ExecOverride, sizes map[string]*string) {
 	o.Mode = f.String("mode", "", "isolation: light, standard, max (off only where the policy allows it)")
 	f.StringSliceVar(&o.ReadWrite, "rw", nil, "also let the command write this path (repeatable)")
 	f.StringSliceVar(&o.ReadOnly, "ro", nil, "also let the command read this path (repeatable)")
@@ -104,11 +95,45 @@ does not exist inside the sandbox.`,
 	o.NoSpawn = f.Bool("no-spawn", false, "forbid creating processes")
 	f.StringSliceVar(&o.Env, "env", nil, "keep this credential-like environment variable (repeatable)")
 	o.Strict = f.Bool("strict", false, "refuse to run with less isolation than the mode asks for")
-	f.StringVar(&base.Session, "session", "", "session id")
-	f.StringVar(&base.RequestedBy, "requested-by", "", "who asks: agent, skill:NAME, cron:JOB")
-	f.BoolVar(&base.Autonomous, "autonomous", false, "no human is in the loop this turn")
-	f.StringVar(&base.Context, "context", "", "why the agent wants this")
-	return c
+}
+
+// finishOverrides parses the size flags and drops the overrides that were
+// not given, so the profile's values stand.
+func finishOverrides(f *pflag.FlagSet, sizes map[string]*string, o *app.ExecOverride) error {
+	if err := parseExecSizes(f, sizes, o); err != nil {
+		return err
+	}
+	setChanged(f, o)
+	return nil
+}
+
+// reportExec says on stderr what warden has to say about a run (where it
+// had less isolation than asked, a refusal, the limit that killed it) and
+// returns the exit status `warden exec` documents.
+func reportExec(e *env, res app.ExecResult, err error) int {
+	for _, w := range res.Warnings {
+		fmt.Fprintf(e.stderr, "warden: sandbox: %s\n", w)
+	}
+	var refused *app.Refused
+	var execErr *sandbox.ExecError
+	switch {
+	case errors.As(err, &refused):
+		fmt.Fprintf(e.stderr, "warden: %s\n", refused.Error())
+		return exitExecRefused
+	case errors.As(err, &execErr):
+		fmt.Fprintf(e.stderr, "warden: %s\n", execErr.Error())
+		if execErr.Err == syscall.ENOENT {
+			return exitExecNotFound
+		}
+		return exitExecRefused
+	case err != nil:
+		fmt.Fprintf(e.stderr, "warden: %s\n", warden.UserMessage(err))
+		return exitExecError
+	}
+	if res.Limit != sandbox.LimitNone {
+		fmt.Fprintf(e.stderr, "warden: the command was %s\n", res.Limit.Describe(res.Limits))
+	}
+	return res.ExitCode
 }
 
 // setChanged clears the overrides whose flags were not given, so the

@@ -45,6 +45,11 @@ func runInit() int {
 		// init rather than escaping to the host's init.
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
+	if p.Serve {
+		_ = json.NewEncoder(report).Encode(outcome{Ready: true})
+		report.Close()
+		return serveInit(p)
+	}
 
 	planR, planW, err := os.Pipe()
 	if err != nil {

@@ -131,26 +131,19 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	var overflow atomic.Bool
 	ctx, cancel := context.WithTimeout(ctx, s.Limits.Wall)
 	defer cancel()
-	stdout, err := newCapped(c.Stdout, s.Limits.Output, &overflow, cancel)
+	outW, errW := shareWriter(c.Stdout, c.Stderr)
+	stdout, err := newCapped(outW, s.Limits.Output, &overflow, cancel)
 	if err != nil {
 		planR.Close()
 		reportW.Close()
 		return res, err
 	}
-	stderr, err := newCapped(c.Stderr, s.Limits.Output, &overflow, cancel)
+	stderr, err := newCapped(errW, s.Limits.Output, &overflow, cancel)
 	if err != nil {
 		stdout.abort()
 		planR.Close()
 		reportW.Close()
 		return res, err
-	}
-	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	if mode.Namespaces() {
-		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
-			syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
-		attr.GidMappingsEnableSetgroups = false
 	}
 	init := &exec.Cmd{
 		Path:        exe,
@@ -161,7 +154,7 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		Stdout:      stdout.w,
 		Stderr:      stderr.w,
 		ExtraFiles:  []*os.File{planR, reportW},
-		SysProcAttr: attr,
+		SysProcAttr: initAttr(mode),
 	}
 	err = init.Start()
 	planR.Close()
@@ -245,6 +238,21 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	return res, nil
 }
 
+// initAttr is how the init is started: in its own session, killed if the
+// process that started it dies, and in namespace modes in new user, mount,
+// pid, net, ipc and uts namespaces where it is root mapped to the caller.
+func initAttr(mode Mode) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if mode.Namespaces() {
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
+			syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+	}
+	return attr
+}
+
 func isNamespaceRefusal(err error) bool {
 	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||
 		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.EACCES)
@@ -254,6 +262,31 @@ func newID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// shareWriter returns the destinations for the two output streams: as
+// given, unless they are one writer, which then gets a lock, since each
+// stream is copied by its own goroutine.
+func shareWriter(out, err io.Writer) (io.Writer, io.Writer) {
+	if out == nil || out != err {
+		return out, err
+	}
+	if _, ok := out.(*os.File); ok {
+		return out, err
+	}
+	w := &lockedWriter{w: out}
+	return w, w
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // capped copies one output stream of the sandbox to its destination, up to
@@ -327,11 +360,12 @@ func runUnisolated(ctx context.Context, s Spec, c Command) (Result, error) {
 		cmd.Dir = s.Project
 	}
 	var overflow atomic.Bool
-	stdout, err := newCapped(c.Stdout, s.Limits.Output, &overflow, cancel)
+	outW, errW := shareWriter(c.Stdout, c.Stderr)
+	stdout, err := newCapped(outW, s.Limits.Output, &overflow, cancel)
 	if err != nil {
 		return Result{}, err
 	}
-	stderr, err := newCapped(c.Stderr, s.Limits.Output, &overflow, cancel)
+	stderr, err := newCapped(errW, s.Limits.Output, &overflow, cancel)
 	if err != nil {
 		stdout.abort()
 		return Result{}, err

@@ -10,7 +10,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +27,17 @@ func TestMain(m *testing.M) {
 	sandbox.Main()
 	if len(os.Args) > 2 && os.Args[1] == "sandbox-probe" {
 		os.Exit(probe(os.Args[2], os.Args[3:]))
+	}
+	if len(os.Args) == 4 && os.Args[1] == "sandbox-supervise" {
+		// The supervisor of TestLongLivedSandbox, started detached by Start.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		m := testManager(os.Args[2])
+		if err := m.Supervise(ctx, os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "supervise:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -546,5 +559,28 @@ func TestLightModeRefuses(t *testing.T) {
 	s.Mode = sandbox.ModeLight
 	if r := probeIn(t, s, "write", filepath.Join(s.Workspace, "out")); r.err != nil || r.res.ExitCode != 0 {
 		t.Fatalf("light mode writing the workspace: %v", r)
+	}
+}
+
+// BenchmarkRun measures one command in a fresh sandbox from a process that
+// is already running (a daemon's cost per command): /bin/true under the
+// guard profile's isolation.
+func BenchmarkRun(b *testing.B) {
+	for _, mode := range []sandbox.Mode{sandbox.ModeLight, sandbox.ModeStandard} {
+		b.Run(string(mode), func(b *testing.B) {
+			platformOnce.Do(func() { platform = sandbox.Probe() })
+			if !slices.Contains(platform.Modes, mode) {
+				b.Skipf("this kernel cannot run mode %s", mode)
+			}
+			s := sandbox.Spec{Mode: mode, Project: b.TempDir(), Workspace: b.TempDir(), NoSpawn: true,
+				Limits: sandbox.Limits{Memory: 64 << 20, CPU: 10 * time.Second, Wall: 30 * time.Second, Pids: 64, Output: 1 << 20}}
+			n := &sandbox.Native{}
+			for b.Loop() {
+				res, err := n.Run(context.Background(), s, sandbox.Command{Args: []string{"/bin/true"}})
+				if err != nil || res.ExitCode != 0 {
+					b.Fatalf("/bin/true: %v %+v", err, res)
+				}
+			}
+		})
 	}
 }

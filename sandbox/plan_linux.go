@@ -13,6 +13,9 @@ import (
 // host compiles it and sends it to the init, which passes it on to the
 // stage; neither of them makes a policy choice of its own.
 type plan struct {
+	// Serve makes the init a long-lived sandbox's: it runs no command of
+	// its own but serves exec requests on its control socket.
+	Serve        bool
 	Namespaces   bool
 	ReadOnlyRoot bool
 	PrivateTmp   bool
@@ -44,6 +47,8 @@ type rlimit struct {
 
 // outcome is what the init reports back on its result pipe.
 type outcome struct {
+	// Ready says a serving init has built the sandbox and is listening.
+	Ready bool `json:",omitempty"`
 	// Setup is set when the sandbox could not be built; the command never
 	// ran.
 	Setup string `json:",omitempty"`

@@ -5,6 +5,8 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"os/exec"
+	"time"
 )
 
 var errUnsupported = errors.New("the native sandbox needs Linux on amd64 or arm64; only mode off runs here")
@@ -26,3 +28,41 @@ func Probe() Platform {
 
 // LandlockABI is 0: there is no Landlock on this platform.
 func LandlockABI() int { return 0 }
+
+// Manager runs long-lived sandboxes; on this platform it can only refuse.
+type Manager struct {
+	Dir         string
+	Native      Native
+	Supervisor  func(name string) *exec.Cmd
+	Emit        func(Event)
+	HealthEvery time.Duration
+	Now         func() time.Time
+}
+
+// Start refuses: there is no native sandbox on this platform.
+func (m *Manager) Start(context.Context, string, string, Spec) (Info, error) {
+	return Info{}, errUnsupported
+}
+
+// Supervise refuses: there is no native sandbox on this platform.
+func (m *Manager) Supervise(context.Context, string) error { return errUnsupported }
+
+// Exec refuses: there is no native sandbox on this platform.
+func (m *Manager) Exec(context.Context, string, Command, Limits) (Result, error) {
+	return Result{}, errUnsupported
+}
+
+// Status refuses: there is no native sandbox on this platform.
+func (m *Manager) Status(string) (Info, error) { return Info{}, errUnsupported }
+
+// Stop refuses: there is no native sandbox on this platform.
+func (m *Manager) Stop(context.Context, string) (Info, error) { return Info{}, errUnsupported }
+
+// Recover refuses: there is no native sandbox on this platform.
+func (m *Manager) Recover(context.Context, string) (Info, error) { return Info{}, errUnsupported }
+
+// Events refuses: there is no native sandbox on this platform.
+func (m *Manager) Events(string) ([]Event, error) { return nil, errUnsupported }
+
+// List finds nothing: there is no native sandbox on this platform.
+func (m *Manager) List(string) ([]Info, error) { return nil, nil }

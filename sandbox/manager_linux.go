@@ -1,0 +1,692 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Manager runs long-lived sandboxes. Each one is kept by a supervisor
+// process (started detached by Start, running Supervise) that owns the
+// sandbox's init, checks its health periodically, restarts it when it dies
+// or stays unhealthy, and records every lifecycle transition. A sandbox's
+// files live in Dir/NAME: state.json (its Info), events.jsonl (its
+// transitions), ctl.sock (the init's control socket) and supervisor.log.
+type Manager struct {
+	Dir    string
+	Native Native
+	// Supervisor returns the command that runs Supervise for a sandbox; it
+	// is started detached, in its own session.
+	Supervisor func(name string) *exec.Cmd
+	// Emit also records each transition elsewhere (the audit log); nil
+	// records them in the event log only.
+	Emit func(Event)
+	// HealthEvery is the time between health checks; zero means 10s.
+	HealthEvery time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Failed health checks in a row after which the supervisor restarts the
+// sandbox.
+const healthFailuresBeforeRecovery = 3
+
+func (m *Manager) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}
+
+func (m *Manager) dir(name string) string { return filepath.Join(m.Dir, name) }
+
+// Start creates sandbox name under spec and waits until it is ready (or has
+// failed to come up, which the returned Info and error say).
+func (m *Manager) Start(ctx context.Context, name, profile string, spec Spec) (Info, error) {
+	if err := ValidName(name); err != nil {
+		return Info{}, err
+	}
+	if err := spec.Validate(); err != nil {
+		return Info{}, err
+	}
+	if spec.Mode == ModeOff {
+		return Info{}, errors.New("a long-lived sandbox needs isolation; mode off is for one-shot runs only")
+	}
+	if m.Supervisor == nil {
+		return Info{}, errors.New("the sandbox manager has no way to start a supervisor")
+	}
+	if err := os.MkdirAll(m.dir(name), 0o700); err != nil {
+		return Info{}, fmt.Errorf("create the sandbox's run directory: %w", err)
+	}
+	info, err := m.load(name)
+	switch {
+	case err == nil && alive(info.Supervisor) && info.State != StateStopped:
+		return info, fmt.Errorf("sandbox %s is already %s; stop it first", name, info.State)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return Info{}, err
+	}
+	if info.State != StateStopped {
+		info.State = StateUninitialized
+	}
+	info.Name, info.Profile, info.Spec, info.Mode = name, profile, spec, spec.Mode
+	info.Supervisor, info.Init, info.Health, info.Warnings = 0, 0, "", nil
+	if err := m.save(&info); err != nil {
+		return info, err
+	}
+	return m.spawnSupervisor(ctx, name)
+}
+
+func (m *Manager) spawnSupervisor(ctx context.Context, name string) (Info, error) {
+	logf, err := os.OpenFile(filepath.Join(m.dir(name), "supervisor.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return Info{}, fmt.Errorf("open the supervisor's log: %w", err)
+	}
+	defer logf.Close()
+	cmd := m.Supervisor(name)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return Info{}, fmt.Errorf("start the sandbox's supervisor: %w", err)
+	}
+	pid := cmd.Process.Pid
+	go func() { _ = cmd.Wait() }() // reap it if it dies while we wait
+	return m.waitFor(ctx, name, 30*time.Second, func(i Info) bool {
+		if !alive(pid) {
+			return true
+		}
+		return i.Supervisor == pid && (i.State == StateReady || i.State == StateDegraded || i.State == StateStopped)
+	})
+}
+
+// waitFor polls the state file until done says so or the time is up.
+func (m *Manager) waitFor(ctx context.Context, name string, limit time.Duration, done func(Info) bool) (Info, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		info, err := m.load(name)
+		if err == nil && done(info) {
+			if info.State != StateReady {
+				return info, fmt.Errorf("sandbox %s is %s: %s", name, info.State, m.lastReason(name))
+			}
+			return info, nil
+		}
+		if time.Now().After(deadline) {
+			return info, fmt.Errorf("sandbox %s did not become ready within %s (it is %s); see %s", name, limit, info.State, filepath.Join(m.dir(name), "supervisor.log"))
+		}
+		select {
+		case <-ctx.Done():
+			return info, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (m *Manager) lastReason(name string) string {
+	evs, _ := m.Events(name)
+	if len(evs) == 0 {
+		return "no events recorded"
+	}
+	return evs[len(evs)-1].Reason
+}
+
+// Supervise keeps sandbox name running until ctx ends (the supervisor got
+// SIGTERM from Stop), then tears it down. SIGUSR1 asks it to recover.
+func (m *Manager) Supervise(ctx context.Context, name string) error {
+	info, err := m.load(name)
+	if err != nil {
+		return err
+	}
+	info.Supervisor = os.Getpid()
+	first := StateInitializing
+	if info.State != StateUninitialized && info.State != StateStopped {
+		first = StateRecovering
+	}
+	if err := m.transition(&info, first, "supervisor started"); err != nil {
+		return err
+	}
+	recoverReq := make(chan os.Signal, 1)
+	signal.Notify(recoverReq, syscall.SIGUSR1)
+	defer signal.Stop(recoverReq)
+	every := m.HealthEvery
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+
+	for {
+		sb, err := m.startServing(&info)
+		if err != nil {
+			_ = m.transition(&info, StateStopping, "the sandbox could not start: "+err.Error())
+			_ = m.transition(&info, StateStopped, "the sandbox could not start")
+			return err
+		}
+		failures := 0
+		if err := m.check(name); err != nil {
+			failures++
+			_ = m.transition(&info, StateDegraded, "health check failed: "+err.Error())
+		} else {
+			_ = m.transition(&info, StateReady, "health check passed")
+		}
+		ticker := time.NewTicker(every)
+		reason := ""
+		for reason == "" {
+			select {
+			case <-ctx.Done():
+				ticker.Stop()
+				_ = m.transition(&info, StateStopping, "stop requested")
+				sb.stop()
+				_ = os.Remove(m.socket(name))
+				info.Init = 0
+				return m.transition(&info, StateStopped, "stopped")
+			case <-sb.exited:
+				reason = "the sandbox's init exited"
+			case <-recoverReq:
+				reason = "recovery requested"
+			case <-ticker.C:
+				info.LastCheck = m.now()
+				if err := m.check(name); err != nil {
+					failures++
+					info.Health = err.Error()
+					_ = m.transition(&info, StateDegraded, "health check failed: "+err.Error())
+					if failures >= healthFailuresBeforeRecovery {
+						reason = fmt.Sprintf("%d health checks failed in a row", failures)
+					}
+				} else {
+					failures, info.Health = 0, ""
+					_ = m.transition(&info, StateReady, "health check passed")
+				}
+				_ = m.save(&info)
+			}
+		}
+		ticker.Stop()
+		_ = m.transition(&info, StateRecovering, reason)
+		sb.stop()
+	}
+}
+
+// serving is one running init of a long-lived sandbox.
+type serving struct {
+	cmd    *exec.Cmd
+	cg     *cgroup
+	tmp    string
+	exited chan struct{}
+}
+
+func (s *serving) stop() {
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	_ = s.cmd.Process.Kill()
+	<-s.exited
+	s.cg.remove()
+	if s.tmp != "" {
+		_ = os.RemoveAll(s.tmp)
+	}
+}
+
+func (m *Manager) socket(name string) string { return filepath.Join(m.dir(name), "ctl.sock") }
+
+// startServing builds the sandbox and starts its init serving on the
+// control socket.
+func (m *Manager) startServing(info *Info) (*serving, error) {
+	spec := info.Spec
+	exe := m.Native.Exe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	if err := seccompAvailable(); err != nil {
+		return nil, err
+	}
+	cg, cgErr := newCgroup("sb-"+info.Name+"-"+newID(), spec.Limits)
+	info.Warnings = nil
+	if cgErr != nil {
+		if spec.Strict {
+			return nil, fmt.Errorf("cannot cap memory and processes by cgroup (%v), and strict refuses the rlimit fallback", cgErr)
+		}
+		info.Warnings = append(info.Warnings, fmt.Sprintf("no cgroup for the limits: %v", cgErr))
+	}
+	mode := spec.Mode
+	sb, err := m.launchServing(info, exe, mode, cg)
+	var nsErr *namespaceError
+	if errors.As(err, &nsErr) && !spec.Strict {
+		info.Warnings = append(info.Warnings, fmt.Sprintf("%v; the sandbox runs in light mode", err))
+		mode = ModeLight
+		sb, err = m.launchServing(info, exe, mode, cg)
+	}
+	if err != nil {
+		cg.remove()
+		return nil, err
+	}
+	info.Mode = mode
+	return sb, m.save(info)
+}
+
+func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (*serving, error) {
+	spec := info.Spec
+	sb := &serving{cg: cg, exited: make(chan struct{})}
+	if !mode.Namespaces() {
+		var err error
+		if sb.tmp, err = os.MkdirTemp("", "warden-sandbox-"+info.Name+"-"); err != nil {
+			return nil, err
+		}
+	}
+	p, warn, err := compile(&spec, &Command{Dir: spec.Project}, mode, LandlockABI(), cg, sb.tmp)
+	if err != nil {
+		return nil, err
+	}
+	p.Serve = true
+	info.Warnings = append(info.Warnings, warn...)
+	sock := m.socket(info.Name)
+	_ = os.Remove(sock)
+	l, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: sock, Net: "unixpacket"})
+	if err != nil {
+		return nil, fmt.Errorf("listen on the control socket: %w", err)
+	}
+	l.SetUnlinkOnClose(false)
+	defer l.Close()
+	if err := os.Chmod(sock, 0o600); err != nil {
+		return nil, err
+	}
+	lf, err := l.File()
+	if err != nil {
+		return nil, err
+	}
+	defer lf.Close()
+	planR, planW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer planW.Close()
+	reportR, reportW, err := os.Pipe()
+	if err != nil {
+		planR.Close()
+		return nil, err
+	}
+	defer reportR.Close()
+	sb.cmd = &exec.Cmd{
+		Path: exe, Args: []string{initArg0}, Env: []string{}, Dir: "/",
+		Stdout: os.Stderr, Stderr: os.Stderr,
+		ExtraFiles:  []*os.File{planR, reportW, lf},
+		SysProcAttr: initAttr(mode),
+	}
+	err = sb.cmd.Start()
+	planR.Close()
+	reportW.Close()
+	if err != nil {
+		if mode.Namespaces() && isNamespaceRefusal(err) {
+			return nil, &namespaceError{err}
+		}
+		return nil, fmt.Errorf("start the sandbox: %w", err)
+	}
+	go func() { _ = sb.cmd.Wait(); close(sb.exited) }()
+	if cg != nil {
+		if err := cg.add(sb.cmd.Process.Pid); err != nil {
+			sb.stop()
+			return nil, err
+		}
+	}
+	_ = json.NewEncoder(planW).Encode(p)
+	planW.Close()
+	var o outcome
+	if err := json.NewDecoder(io.LimitReader(reportR, 1<<16)).Decode(&o); err != nil || !o.Ready {
+		sb.stop()
+		if o.Setup != "" {
+			return nil, fmt.Errorf("set up the sandbox: %s", o.Setup)
+		}
+		return nil, errors.New("the sandbox's init exited before it was ready")
+	}
+	info.Init = sb.cmd.Process.Pid
+	return sb, nil
+}
+
+// check is one health check: the init answers, and runs /bin/true through
+// the whole exec path.
+func (m *Manager) check(name string) error {
+	if _, err := m.call(name, &ctlRequest{Op: "ping"}, nil); err != nil {
+		return err
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	resp, err := m.call(name, &ctlRequest{Op: "exec", Args: []string{"/bin/true"}, Dir: "/", Wall: int64(5 * time.Second)}, []*os.File{null, null, null})
+	if err != nil {
+		return err
+	}
+	if resp.ExecErrno != 0 || resp.Exit != 0 {
+		return fmt.Errorf("/bin/true in the sandbox exited %d (errno %d)", resp.Exit, resp.ExecErrno)
+	}
+	return nil
+}
+
+// call sends one request, with files, to the init and returns its answer.
+func (m *Manager) call(name string, req *ctlRequest, files []*os.File) (ctlResponse, error) {
+	c, err := net.DialUnix("unixpacket", nil, &net.UnixAddr{Name: m.socket(name), Net: "unixpacket"})
+	if err != nil {
+		return ctlResponse{}, fmt.Errorf("reach sandbox %s: %w", name, err)
+	}
+	defer c.Close()
+	b, err := json.Marshal(req)
+	if err != nil {
+		return ctlResponse{}, err
+	}
+	var oob []byte
+	if len(files) > 0 {
+		fds := make([]int, len(files))
+		for i, f := range files {
+			fds[i] = int(f.Fd())
+		}
+		oob = unix.UnixRights(fds...)
+	}
+	if _, _, err := c.WriteMsgUnix(b, oob, nil); err != nil {
+		return ctlResponse{}, fmt.Errorf("send to sandbox %s: %w", name, err)
+	}
+	buf := make([]byte, 1<<16)
+	n, err := c.Read(buf)
+	if err != nil {
+		return ctlResponse{}, fmt.Errorf("read sandbox %s's answer: %w", name, err)
+	}
+	var resp ctlResponse
+	if err := json.Unmarshal(buf[:n], &resp); err != nil {
+		return ctlResponse{}, fmt.Errorf("read sandbox %s's answer: %w", name, err)
+	}
+	if resp.Error != "" {
+		return resp, fmt.Errorf("sandbox %s: %s", name, resp.Error)
+	}
+	return resp, nil
+}
+
+// Exec runs a command in running sandbox name, bounded by the wall-clock
+// and output limits given (zero: the sandbox's own).
+func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) (Result, error) {
+	info, err := m.load(name)
+	if err != nil {
+		return Result{}, err
+	}
+	if info.State != StateReady && info.State != StateDegraded {
+		return Result{}, fmt.Errorf("sandbox %s is %s, not ready; start or recover it first", name, info.State)
+	}
+	if len(c.Args) == 0 {
+		return Result{}, errors.New("no command to run")
+	}
+	if lim.Wall == 0 {
+		lim.Wall = info.Spec.Limits.Wall
+	}
+	if lim.Output == 0 {
+		lim.Output = info.Spec.Limits.Output
+	}
+	env, _ := ScrubEnv(c.Env, info.Spec.PassEnv)
+	env = append(env, "TMPDIR=/tmp")
+	dir := c.Dir
+	if dir == "" {
+		dir = info.Spec.Project
+	}
+	files, wait, err := streamFiles(c)
+	if err != nil {
+		return Result{}, err
+	}
+	start := time.Now()
+	resp, err := m.call(name, &ctlRequest{Op: "exec", Args: c.Args, Dir: dir, Env: env, Wall: int64(lim.Wall), Output: lim.Output}, files)
+	wait()
+	if err != nil {
+		return Result{}, err
+	}
+	if resp.ExecErrno != 0 {
+		return Result{}, &ExecError{Path: resp.ExecPath, Err: syscall.Errno(resp.ExecErrno)}
+	}
+	return Result{ExitCode: resp.Exit, Signal: resp.Signal, Limit: resp.Limit, Mode: info.Mode,
+		Warnings: info.Warnings, Wall: time.Since(start), CPU: time.Duration(resp.CPU)}, nil
+}
+
+// streamFiles gives the command's streams as files to pass to the init:
+// the caller's own files where they are files, else pipes copied here.
+// wait closes this side's copies and waits for the copying to finish.
+func streamFiles(c Command) ([]*os.File, func(), error) {
+	var files, closeAfter []*os.File
+	var done []chan struct{}
+	fail := func(err error) ([]*os.File, func(), error) {
+		for _, f := range closeAfter {
+			f.Close()
+		}
+		return nil, nil, err
+	}
+	if f, ok := c.Stdin.(*os.File); ok {
+		files = append(files, f)
+	} else if c.Stdin == nil {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			return fail(err)
+		}
+		files, closeAfter = append(files, null), append(closeAfter, null)
+	} else {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return fail(err)
+		}
+		files, closeAfter = append(files, r), append(closeAfter, r)
+		go func() { _, _ = io.Copy(w, c.Stdin); w.Close() }()
+	}
+	for i, dst := range []io.Writer{c.Stdout, c.Stderr} {
+		if f, ok := dst.(*os.File); ok {
+			files = append(files, f)
+			continue
+		}
+		if i == 1 && dst != nil && dst == c.Stdout {
+			// One writer for both streams: one pipe, so the two are not
+			// copied into it at once and keep their interleaving.
+			files = append(files, files[1])
+			continue
+		}
+		if dst == nil {
+			dst = io.Discard
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return fail(err)
+		}
+		files, closeAfter = append(files, w), append(closeAfter, w)
+		ch := make(chan struct{})
+		done = append(done, ch)
+		go func(dst io.Writer) { _, _ = io.Copy(dst, r); r.Close(); close(ch) }(dst)
+	}
+	return files, func() {
+		for _, f := range closeAfter {
+			f.Close()
+		}
+		for _, ch := range done {
+			<-ch
+		}
+	}, nil
+}
+
+// Status returns what is known of sandbox name, with a note when its
+// supervisor is gone without having stopped it.
+func (m *Manager) Status(name string) (Info, error) {
+	info, err := m.load(name)
+	if err != nil {
+		return info, err
+	}
+	if info.State != StateStopped && info.State != StateUninitialized && !alive(info.Supervisor) {
+		info.Health = fmt.Sprintf("its supervisor (pid %d) is not running; run `warden sandbox recover %s`", info.Supervisor, name)
+	}
+	return info, nil
+}
+
+// Stop tears sandbox name down and waits until it has stopped.
+func (m *Manager) Stop(ctx context.Context, name string) (Info, error) {
+	info, err := m.load(name)
+	if err != nil {
+		return info, err
+	}
+	if info.State == StateStopped {
+		return info, nil
+	}
+	if alive(info.Supervisor) {
+		_ = syscall.Kill(info.Supervisor, syscall.SIGTERM)
+		info, err = m.waitFor(ctx, name, 15*time.Second, func(i Info) bool { return i.State == StateStopped })
+		if err == nil || info.State == StateStopped {
+			return info, nil
+		}
+		_ = syscall.Kill(info.Supervisor, syscall.SIGKILL)
+	}
+	// The supervisor is gone: its init died with it (it is the init's
+	// parent-death signal), so only the records are left to put right.
+	if alive(info.Init) {
+		_ = syscall.Kill(info.Init, syscall.SIGKILL)
+	}
+	_ = os.Remove(m.socket(name))
+	if info.State != StateStopping {
+		_ = m.transition(&info, StateStopping, "stop requested; the supervisor was not running")
+	}
+	info.Init, info.Supervisor = 0, 0
+	return info, m.transition(&info, StateStopped, "stopped")
+}
+
+// Recover restarts sandbox name: through its supervisor when it runs, else
+// with a new supervisor.
+func (m *Manager) Recover(ctx context.Context, name string) (Info, error) {
+	info, err := m.load(name)
+	if err != nil {
+		return info, err
+	}
+	if alive(info.Supervisor) && info.State != StateStopped {
+		before := info.Since
+		_ = syscall.Kill(info.Supervisor, syscall.SIGUSR1)
+		return m.waitFor(ctx, name, 30*time.Second, func(i Info) bool {
+			return i.Since.After(before) && (i.State == StateReady || i.State == StateStopped)
+		})
+	}
+	return m.spawnSupervisor(ctx, name)
+}
+
+// Events returns the lifecycle transitions of sandbox name, oldest first.
+func (m *Manager) Events(name string) ([]Event, error) {
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(filepath.Join(m.dir(name), "events.jsonl"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("there is no sandbox %s", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var evs []Event
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e Event
+		if json.Unmarshal(sc.Bytes(), &e) == nil {
+			evs = append(evs, e)
+		}
+	}
+	return evs, sc.Err()
+}
+
+// List returns the sandboxes whose names start with prefix.
+func (m *Manager) List(prefix string) ([]Info, error) {
+	entries, err := os.ReadDir(m.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if info, err := m.Status(e.Name()); err == nil {
+			out = append(out, info)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// transition moves info to state to, recording the event; a move to the
+// state it is already in records nothing.
+func (m *Manager) transition(info *Info, to State, reason string) error {
+	if info.State == to {
+		return m.save(info)
+	}
+	if !info.State.CanBecome(to) {
+		return fmt.Errorf("sandbox %s cannot go from %s to %s", info.Name, info.State, to)
+	}
+	ev := Event{Time: m.now(), Name: info.Name, From: info.State, To: to, Reason: reason}
+	info.State, info.Since = to, ev.Time
+	if err := m.save(info); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(ev)
+	f, err := os.OpenFile(filepath.Join(m.dir(info.Name), "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(append(b, '\n'))
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		return fmt.Errorf("record the sandbox event: %w", err)
+	}
+	if m.Emit != nil {
+		m.Emit(ev)
+	}
+	return nil
+}
+
+func (m *Manager) load(name string) (Info, error) {
+	if err := ValidName(name); err != nil {
+		return Info{}, err
+	}
+	b, err := os.ReadFile(filepath.Join(m.dir(name), "state.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return Info{Name: name}, fmt.Errorf("there is no sandbox %s: %w", name, os.ErrNotExist)
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	var info Info
+	if err := json.Unmarshal(b, &info); err != nil {
+		return Info{}, fmt.Errorf("read sandbox %s's state: %w", name, err)
+	}
+	return info, nil
+}
+
+// save writes info atomically.
+func (m *Manager) save(info *Info) error {
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := m.dir(info.Name)
+	f, err := os.CreateTemp(dir, ".state-*")
+	if err != nil {
+		return fmt.Errorf("save sandbox %s's state: %w", info.Name, err)
+	}
+	_, werr := f.Write(b)
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("save sandbox %s's state: %w", info.Name, err)
+	}
+	return os.Rename(f.Name(), filepath.Join(dir, "state.json"))
+}
+
+func alive(pid int) bool {
+	return pid > 0 && syscall.Kill(pid, 0) == nil
+}

@@ -1,0 +1,302 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A long-lived sandbox's init listens on a control socket (a SOCK_SEQPACKET
+// Unix socket in warden's run directory, mode 0600, which the host creates
+// and hands to the init). Each message is one JSON request; an exec request
+// carries the caller's stdin, stdout and stderr as SCM_RIGHTS. The init runs
+// the command through the stage, exactly as a one-shot sandbox does, and
+// answers with one JSON response. Commands inside the sandbox cannot reach
+// the socket: they cannot create Unix sockets at all (seccomp), and the
+// run directory is masked.
+
+// fdControl is the init's control listener in serve mode.
+const fdControl = 5
+
+type ctlRequest struct {
+	Op     string   `json:"op"` // "ping" or "exec"
+	Args   []string `json:"args,omitempty"`
+	Dir    string   `json:"dir,omitempty"`
+	Env    []string `json:"env,omitempty"`
+	Wall   int64    `json:"wall,omitempty"`   // nanoseconds; 0 means none
+	Output int64    `json:"output,omitempty"` // bytes per stream; 0 means none
+}
+
+type ctlResponse struct {
+	Error     string `json:"error,omitempty"`
+	ExecErrno int    `json:"exec_errno,omitempty"`
+	ExecPath  string `json:"exec_path,omitempty"`
+	Exit      int    `json:"exit"`
+	Signal    int    `json:"signal,omitempty"`
+	CPU       int64  `json:"cpu,omitempty"`
+	Limit     Limit  `json:"limit,omitempty"`
+}
+
+const maxCtlMessage = 1 << 20
+
+// serveInit runs the init's control loop until the host kills it.
+func serveInit(p *plan) int {
+	f := os.NewFile(fdControl, "control")
+	l, err := net.FileListener(f)
+	f.Close()
+	if err != nil {
+		return 125
+	}
+	ul, ok := l.(*net.UnixListener)
+	if !ok {
+		return 125
+	}
+	r := newReaper()
+	for {
+		c, err := ul.AcceptUnix()
+		if err != nil {
+			return 125
+		}
+		go serveConn(c, p, r)
+	}
+}
+
+func serveConn(c *net.UnixConn, p *plan, r *reaper) {
+	defer c.Close()
+	buf := make([]byte, maxCtlMessage)
+	oob := make([]byte, unix.CmsgSpace(3*4))
+	n, oobn, _, _, err := c.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return
+	}
+	files := receivedFiles(oob[:oobn])
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	var req ctlRequest
+	var resp ctlResponse
+	switch err := json.Unmarshal(buf[:n], &req); {
+	case err != nil:
+		resp.Error = "bad control request: " + err.Error()
+	case req.Op == "ping":
+	case req.Op == "exec" && len(files) == 3 && len(req.Args) > 0:
+		resp = serveExec(p, r, &req, files)
+	default:
+		resp.Error = fmt.Sprintf("bad control request %q", req.Op)
+	}
+	b, _ := json.Marshal(resp)
+	_, _ = c.Write(b)
+}
+
+func receivedFiles(oob []byte) []*os.File {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var files []*os.File
+	for _, m := range msgs {
+		fds, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			unix.CloseOnExec(fd)
+			files = append(files, os.NewFile(uintptr(fd), "passed"))
+		}
+	}
+	return files
+}
+
+// serveExec runs one command through the stage in its own process group,
+// with the caller's stdin and capped copies of its output.
+func serveExec(base *plan, r *reaper, req *ctlRequest, files []*os.File) ctlResponse {
+	p := *base
+	p.Args, p.Dir, p.Env = req.Args, req.Dir, req.Env
+	var overflow atomic.Bool
+	var pgid atomic.Int64
+	stop := func() {
+		if g := pgid.Load(); g > 1 {
+			_ = syscall.Kill(-int(g), syscall.SIGKILL)
+		}
+	}
+	stdout, err := newCapped(files[1], req.Output, &overflow, stop)
+	if err != nil {
+		return ctlResponse{Error: err.Error()}
+	}
+	stderr, err := newCapped(files[2], req.Output, &overflow, stop)
+	if err != nil {
+		stdout.abort()
+		return ctlResponse{Error: err.Error()}
+	}
+	planR, planW, err := os.Pipe()
+	if err != nil {
+		stdout.abort()
+		stderr.abort()
+		return ctlResponse{Error: err.Error()}
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		planR.Close()
+		planW.Close()
+		stdout.abort()
+		stderr.abort()
+		return ctlResponse{Error: err.Error()}
+	}
+	dir := p.Dir
+	if dir == "" {
+		dir = "/"
+	}
+	pid, done, err := r.start(func() (*os.Process, error) {
+		return os.StartProcess("/proc/self/exe", []string{stageArg0}, &os.ProcAttr{
+			Dir:   dir,
+			Env:   []string{},
+			Files: []*os.File{files[0], stdout.w, stderr.w, planR, errW},
+			Sys:   &syscall.SysProcAttr{Setpgid: true},
+		})
+	})
+	planR.Close()
+	errW.Close()
+	stdout.started()
+	stderr.started()
+	if err != nil {
+		planW.Close()
+		errR.Close()
+		stdout.wait()
+		stderr.wait()
+		return ctlResponse{Error: "start the command: " + err.Error()}
+	}
+	pgid.Store(int64(pid))
+	_ = json.NewEncoder(planW).Encode(&p)
+	planW.Close()
+	msg, _ := io.ReadAll(errR)
+	errR.Close()
+
+	var timedOut bool
+	var st exitStatus
+	if req.Wall > 0 {
+		t := time.NewTimer(time.Duration(req.Wall))
+		select {
+		case st = <-done:
+		case <-t.C:
+			timedOut = true
+			stop()
+			st = <-done
+		}
+		t.Stop()
+	} else {
+		st = <-done
+	}
+	stop() // whatever the command left in its process group
+	stdout.wait()
+	stderr.wait()
+
+	resp := ctlResponse{CPU: st.cpu}
+	if len(msg) > 0 {
+		var e struct {
+			Errno int
+			Path  string
+		}
+		if json.Unmarshal(msg, &e) == nil && e.Errno != 0 {
+			resp.ExecErrno, resp.ExecPath = e.Errno, e.Path
+			return resp
+		}
+	}
+	if st.ws.Signaled() {
+		resp.Signal = int(st.ws.Signal())
+		resp.Exit = 128 + resp.Signal
+	} else {
+		resp.Exit = st.ws.ExitStatus()
+	}
+	sig := syscall.Signal(resp.Signal)
+	switch {
+	case overflow.Load():
+		resp.Limit = LimitOutput
+	case timedOut:
+		resp.Limit = LimitWall
+	case sig == syscall.SIGXCPU:
+		resp.Limit = LimitCPU
+	case sig == syscall.SIGXFSZ:
+		resp.Limit = LimitFileSize
+	case sig == syscall.SIGSYS:
+		resp.Limit = LimitSyscall
+	}
+	return resp
+}
+
+type exitStatus struct {
+	ws  syscall.WaitStatus
+	cpu int64
+}
+
+// reaper is the init's only caller of wait: as pid 1 it inherits every
+// orphan in the sandbox, and reaps them all; the statuses of the commands
+// it started go to whoever expects them.
+type reaper struct {
+	mu      sync.Mutex
+	waiting map[int]chan exitStatus
+}
+
+func newReaper() *reaper {
+	r := &reaper{waiting: map[int]chan exitStatus{}}
+	sig := make(chan os.Signal, 64)
+	signal.Notify(sig, syscall.SIGCHLD)
+	go func() {
+		for {
+			r.reapAll()
+			<-sig
+		}
+	}()
+	return r
+}
+
+func (r *reaper) reapAll() {
+	for {
+		var ws syscall.WaitStatus
+		var ru syscall.Rusage
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, &ru)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if pid <= 0 || err != nil {
+			return
+		}
+		st := exitStatus{ws: ws, cpu: ru.Utime.Nano() + ru.Stime.Nano()}
+		r.mu.Lock()
+		if ch, ok := r.waiting[pid]; ok {
+			delete(r.waiting, pid)
+			ch <- st
+		}
+		r.mu.Unlock()
+	}
+}
+
+// start starts a process and returns where its exit status will arrive.
+// The lock is held from before the start until the pid is registered, so
+// the reaper cannot deliver the status to nobody.
+func (r *reaper) start(fn func() (*os.Process, error)) (int, <-chan exitStatus, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, err := fn()
+	if err != nil {
+		return 0, nil, err
+	}
+	pid := p.Pid
+	_ = p.Release() // the reaper waits for it, not package os (Release also sets p.Pid to -1)
+	ch := make(chan exitStatus, 1)
+	r.waiting[pid] = ch
+	return pid, ch, nil
+}
