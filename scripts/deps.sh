@@ -5,3 +5,12 @@
 set -euo pipefail
 command -v go >/dev/null || { echo "deps: Go is not installed; install Go 1.26 first" >&2; exit 1; }
 go mod download
+# The sandbox tests run python3 from /usr/bin inside the sandbox (the
+# system's, not a version manager's shim under $HOME, which the sandbox
+# cannot read).
+if [ ! -x /usr/bin/python3 ]; then
+	if [ "$(id -u)" = 0 ]; then
+		apt-get install -y python3 >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y python3 >/dev/null; }
+	else
+		echo "deps: /usr/bin/python3 is missing; the sandbox tests that run it will fail: sudo apt-get install -y python3" >&2; fi
+fi

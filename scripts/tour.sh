@@ -46,6 +46,23 @@ printf 'hello from the workspace\n' | "$W" fs write notes.txt && echo '$ warden 
 show fs read notes.txt
 show fs read ../../warden.yaml
 
+step "commands run inside the sandbox (warden exec): decided by the gate first, then isolated"
+show sandbox platform
+show exec -- echo "hello from inside the sandbox"
+show exec -- rm -rf /
+show exec --profile guard -- cat .warden-demo/warden.yaml
+echo '  (a command that hides the path from the gate still finds warden'"'"'s files masked:)'
+show exec -- bash -c 'f=.warden-demo/warden; wc -c ${f}.yaml'
+show exec --profile guard -- touch made-in-the-sandbox
+show exec --profile guard -- bash -c 'ls | wc -l'
+show exec --timeout 1s -- sleep 5
+
+step "a long-lived sandbox: start it once, run commands in it, stop it"
+show sandbox start demo --profile guard
+show sandbox exec demo -- ls scripts
+show sandbox stop demo
+show sandbox events demo
+
 step "capabilities without a policy yet are denied"
 verdict network fetch https://example.com
 
