@@ -86,7 +86,11 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		_ = a.execOutcome(ctx, &req, name, sandbox.Result{}, sandbox.Limits{}, err)
 		return ExecResult{Decision: d, Profile: name}, err
 	}
-	res, runErr := (&sandbox.Native{}).Run(ctx, spec, sandbox.Command{
+	eng, err := a.Engine()
+	if err != nil {
+		return ExecResult{Decision: d, Profile: name}, err
+	}
+	res, runErr := eng.Run(ctx, spec, sandbox.Command{
 		Args: r.Args, Dir: dir, Env: os.Environ(), Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr,
 	})
 	out := ExecResult{Result: res, Decision: d, Profile: name, Limits: spec.Limits}
@@ -142,10 +146,6 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride) (sandbox.Spec, error
 		})
 		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "there is no sandbox profile %q", name).
 			WithHint("use one of " + strings.Join(names, ", ") + ", or add it under sandbox.profiles in " + config.FileName)
-	}
-	if sp.Engine == "docker" {
-		return sandbox.Spec{}, warden.Errorf(warden.EUnavailable, "the docker sandbox engine is not available yet").
-			WithHint("set sandbox.engine to auto or native")
 	}
 	modeName := prof.Mode
 	if o.Mode != nil {

@@ -19,8 +19,20 @@ import (
 // home (so denied to agents and hidden inside every sandbox).
 const RunDir = "run"
 
-// Sandboxes is the manager of the home's long-lived sandboxes. Each
-// lifecycle transition is audited as a sandbox_lifecycle security event.
+// Engine is the sandbox engine the policy names (sandbox.engine): auto and
+// native are the native engine; docker is refused until it exists.
+func (a *App) Engine() (sandbox.Engine, error) {
+	switch a.Policy.Sandbox.Engine {
+	case "", "auto", "native":
+		return a.Sandboxes(), nil
+	}
+	return nil, warden.Errorf(warden.EUnavailable, "the %s sandbox engine is not available yet", a.Policy.Sandbox.Engine).
+		WithHint("set sandbox.engine to auto or native in " + config.FileName)
+}
+
+// Sandboxes is the native engine's manager of the home's long-lived
+// sandboxes. Each lifecycle transition is audited as a sandbox_lifecycle
+// security event.
 func (a *App) Sandboxes() *sandbox.Manager {
 	home := a.Home.Abs()
 	return &sandbox.Manager{
@@ -63,7 +75,11 @@ func (a *App) SandboxStart(ctx context.Context, name, profile, dir string, o Exe
 	if err != nil {
 		return sandbox.Info{}, err
 	}
-	info, err := a.Sandboxes().Start(ctx, name, profile, spec)
+	eng, err := a.Engine()
+	if err != nil {
+		return sandbox.Info{}, err
+	}
+	info, err := eng.Start(ctx, name, profile, spec)
 	return info, sandboxError(err)
 }
 
@@ -72,7 +88,10 @@ func (a *App) SandboxStart(ctx context.Context, name, profile, dir string, o Exe
 // profile other than the one the sandbox runs is refused: it would run with
 // other isolation than the policy asks for.
 func (a *App) SandboxExec(ctx context.Context, name string, r ExecRequest) (ExecResult, error) {
-	m := a.Sandboxes()
+	m, err := a.Engine()
+	if err != nil {
+		return ExecResult{}, err
+	}
 	info, err := m.Status(name)
 	if err != nil {
 		return ExecResult{}, sandboxError(err)

@@ -43,6 +43,24 @@ type Manager struct {
 	Now func() time.Time
 }
 
+var _ Engine = (*Manager)(nil)
+
+// Name is "native".
+func (m *Manager) Name() string { return "native" }
+
+// Run runs one command in a fresh sandbox (Native.Run).
+func (m *Manager) Run(ctx context.Context, s Spec, c Command) (Result, error) {
+	return m.Native.Run(ctx, s, c)
+}
+
+// Remove stops sandbox name and deletes its run directory.
+func (m *Manager) Remove(ctx context.Context, name string) error {
+	if _, err := m.Stop(ctx, name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return os.RemoveAll(m.dir(name))
+}
+
 // Failed health checks in a row after which the supervisor restarts the
 // sandbox.
 const healthFailuresBeforeRecovery = 3

@@ -66,3 +66,16 @@ func (m *Manager) Events(string) ([]Event, error) { return nil, errUnsupported }
 
 // List finds nothing: there is no native sandbox on this platform.
 func (m *Manager) List(string) ([]Info, error) { return nil, nil }
+
+// Name is "native".
+func (m *Manager) Name() string { return "native" }
+
+// Run refuses: there is no native sandbox on this platform.
+func (m *Manager) Run(context.Context, Spec, Command) (Result, error) {
+	return Result{}, errUnsupported
+}
+
+// Remove refuses: there is no native sandbox on this platform.
+func (m *Manager) Remove(context.Context, string) error { return errUnsupported }
+
+var _ Engine = (*Manager)(nil)
