@@ -206,7 +206,9 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride) (sandbox.Spec, error
 	} else if network != "none" {
 		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "network %q is not one of none, proxy", network)
 	}
-	setIf(&s.Strict, o.Strict)
+	if o.Strict != nil && *o.Strict { // a flag can make a run stricter, never looser than the policy
+		s.Strict = true
+	}
 	setIf(&s.NoSpawn, o.NoSpawn)
 	setIf(&s.Limits.Memory, o.Memory)
 	setIf(&s.Limits.CPU, o.CPU)

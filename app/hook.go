@@ -31,10 +31,14 @@ func RunHook(ctx context.Context, home Home, opt Options, host string, in io.Rea
 
 // sandboxRunner is the `warden exec` command line a hook wraps a sandboxed
 // shell command in: this very binary and home. It is nil, so that sandbox
-// verdicts ask, when the policy switches the sandbox off or this kernel has
-// no Landlock to build one with.
+// verdicts ask, when the policy switches the sandbox off or names an engine
+// that does not exist, or this kernel has no Landlock or seccomp to build
+// one with.
 func sandboxRunner(home Home, p *config.Policy) hook.Runner {
-	if !p.Sandbox.Available() || sandbox.LandlockABI() == 0 {
+	if !p.Sandbox.Available() || sandbox.Supported() != nil {
+		return nil
+	}
+	if e := p.Sandbox.Engine; e != "" && e != "auto" && e != "native" {
 		return nil
 	}
 	exe, err := os.Executable()

@@ -71,6 +71,11 @@ func (a *App) SandboxStart(ctx context.Context, name, profile, dir string, o Exe
 			return sandbox.Info{}, warden.Errorf(warden.EInvalid, "find the current directory").Wrap(err)
 		}
 	}
+	// The run directory exists before the spec lists warden's home for
+	// masking, so the sandbox's own control socket is masked in it too.
+	if err := os.MkdirAll(filepath.Join(a.Home.Abs(), RunDir), 0o700); err != nil {
+		return sandbox.Info{}, warden.Errorf(warden.EInvalid, "create %s", RunDir).Wrap(err)
+	}
 	spec, err := a.sandboxSpec(profile, dir, o)
 	if err != nil {
 		return sandbox.Info{}, err
@@ -104,8 +109,8 @@ func (a *App) SandboxExec(ctx context.Context, name string, r ExecRequest) (Exec
 		return ExecResult{Decision: d}, err
 	}
 	if d.Verdict == warden.Sandbox && d.Sandbox != "" && d.Sandbox != info.Profile {
-		err := warden.Errorf(warden.EInvalid, "the policy runs this command under sandbox profile %s, and sandbox %s runs profile %s", d.Sandbox, name, info.Profile).
-			WithHint(fmt.Sprintf("run it with `warden exec --profile %s`, or in a sandbox started with that profile", d.Sandbox))
+		refused := warden.Denyf("sandbox.profile_mismatch", fmt.Sprintf("the policy runs this command under sandbox profile %s, and sandbox %s runs profile %s; run it with `warden exec --profile %s`, or in a sandbox started with that profile", d.Sandbox, name, info.Profile, d.Sandbox))
+		err := &Refused{Decision: refused}
 		_ = a.execOutcome(ctx, &req, info.Profile, sandbox.Result{}, sandbox.Limits{}, err)
 		return ExecResult{Decision: d, Profile: info.Profile}, err
 	}
@@ -170,6 +175,9 @@ func SandboxCapabilities(p sandbox.Platform) SandboxCaps {
 	}
 	for _, m := range []sandbox.Mode{sandbox.ModeLight, sandbox.ModeStandard, sandbox.ModeMax} {
 		st := "full isolation"
+		if m == sandbox.ModeLight {
+			st = "Landlock, seccomp and rlimits without namespaces: host processes stay visible, and denied paths inside readable directories cannot be masked (it refuses instead)"
+		}
 		switch miss := p.Missing(m); {
 		case !slices.Contains(p.Modes, m) && slices.Contains(p.Modes, sandbox.ModeLight):
 			st = "runs as light mode, with a warning (--strict refuses): lacks " + miss

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentwarden/warden/sandbox"
@@ -42,5 +45,51 @@ func TestExecExitStatus(t *testing.T) {
 				t.Errorf("warden %v exited %d, want %d\n%s", c.args, got, c.want, out)
 			}
 		})
+	}
+}
+
+// TestHookRewriteRuns takes a hook's answer for a command the guard sends to
+// the sandbox and runs the rewritten command the way the host would: it
+// must run the original command inside warden exec.
+func TestHookRewriteRuns(t *testing.T) {
+	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
+		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed)")
+	}
+	home := initHome(t)
+	project := t.TempDir()
+	echo, err := os.ReadFile("/bin/echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(project+"/frobnicate", echo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// An unknown program: the guard sends it to the sandbox.
+	payload := `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":"` + project + `","tool_name":"Bash","tool_input":{"command":"./frobnicate 'hello from' the sandbox"}}`
+	hook := wardenCmd(home, "hook", "claude")
+	hook.Stdin = strings.NewReader(payload)
+	out, err := hook.Output()
+	if err != nil {
+		t.Fatalf("warden hook claude: %v", err)
+	}
+	var answer struct {
+		HookSpecificOutput struct {
+			PermissionDecision string
+			UpdatedInput       struct{ Command string }
+		}
+	}
+	if err := json.Unmarshal(out, &answer); err != nil || answer.HookSpecificOutput.PermissionDecision != "allow" {
+		t.Fatalf("hook answer %s (%v), want an allow with a rewritten command", out, err)
+	}
+	cmd := answer.HookSpecificOutput.UpdatedInput.Command
+	if !strings.Contains(cmd, " exec --profile guard --session s1 --requested-by agent -- bash -c ") {
+		t.Fatalf("rewritten command %q does not run warden exec under the guard profile for the same session", cmd)
+	}
+	run := exec.Command("bash", "-c", cmd)
+	run.Env = append(os.Environ(), "WARDEN_AS_CLI=1")
+	run.Dir = project
+	got, err := run.CombinedOutput()
+	if err != nil || string(got) != "hello from the sandbox\n" {
+		t.Fatalf("running the rewritten command: %v, output %q; want the original command's output", err, got)
 	}
 }

@@ -155,7 +155,7 @@ func claudeRespond(dec warden.Decision, call toolCall, runner Runner) (response,
 			out.PermissionDecisionReason = "warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: " + explain(dec)
 		case runner != nil && call.shell:
 			cmd, _, _ := call.input.str("command")
-			wrapped, err := sandboxCommand(runner, dec, cmd)
+			wrapped, err := sandboxCommand(runner, dec, call.req, cmd)
 			if err != nil {
 				return response{}, err
 			}

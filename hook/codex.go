@@ -115,7 +115,7 @@ func codexRespond(dec warden.Decision, call toolCall, runner Runner) (response, 
 	case warden.Sandbox:
 		if runner != nil && call.shell {
 			cmd, _, _ := call.input.str("command")
-			wrapped, err := sandboxCommand(runner, dec, cmd)
+			wrapped, err := sandboxCommand(runner, dec, call.req, cmd)
 			if err != nil {
 				return response{}, err
 			}

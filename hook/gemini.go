@@ -150,11 +150,11 @@ func geminiRespond(dec warden.Decision, call toolCall, runner Runner) (response,
 	case warden.Sandbox:
 		if runner != nil && call.shell {
 			cmd, _, _ := call.input.str("command")
-			wrapped, err := sandboxCommand(runner, dec, cmd)
+			wrapped, err := sandboxCommand(runner, dec, call.req, cmd)
 			if err != nil {
 				return response{}, err
 			}
-			in, err := json.Marshal(map[string]string{"command": wrapped})
+			in, err := call.input.withString("command", wrapped)
 			if err != nil {
 				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
 			}

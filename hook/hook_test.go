@@ -282,17 +282,17 @@ func TestSandboxRunner(t *testing.T) {
 		name, host, payload, rewrite, want string
 	}{
 		{"claude wraps", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test","timeout":5}}`, "",
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard -- bash -c 'make test'","timeout":5}}}`},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- bash -c 'make test'","timeout":5}}}`},
 		{"claude uses the rewrite", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm test"}}`, "bun test",
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard -- bash -c 'bun test'"}}}`},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- bash -c 'bun test'"}}}`},
 		{"claude refuses to disable the sandbox", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make","dangerouslyDisableSandbox":true}}`, "",
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: fake sandbox reason (warden rule test.fake)"}}`},
 		{"claude asks for a non-shell tool", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/a"}}`, "",
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"fake sandbox reason (warden rule test.fake)"}}`},
 		{"codex wraps", "codex", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"}}`, "",
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard -- bash -c make"}}}`},
-		{"gemini wraps", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"make"}}`, "",
-			`{"decision":"allow","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"/opt/warden --home /h exec --profile guard -- bash -c make"}}}`},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- bash -c make"}}}`},
+		{"gemini wraps", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"make","dir_path":"/p"}}`, "",
+			`{"decision":"allow","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- bash -c make","dir_path":"/p"}}}`},
 		{"cursor asks", "cursor", `{"hook_event_name":"beforeShellExecution","command":"make"}`, "",
 			`{"permission":"ask","user_message":"fake sandbox reason (warden rule test.fake)","agent_message":"fake sandbox reason (warden rule test.fake)"}`},
 	}
@@ -359,7 +359,7 @@ func TestSandboxCommandQuoting(t *testing.T) {
 		"make test", `echo 'a b' "$HOME"; ls`, "rm -rf $(pwd)/build && echo `date`", "printf '%s\\n' \\$x",
 		"cat <<EOF\nhi\nEOF", "a'b\"c\\d", "--help", "-c", "$'\\x41'", "",
 	} {
-		wrapped, err := sandboxCommand(runner, warden.Decision{Sandbox: "guard"}, cmd)
+		wrapped, err := sandboxCommand(runner, warden.Decision{Sandbox: "guard"}, nil, cmd)
 		if err != nil {
 			t.Fatalf("sandboxCommand(%q): %v", cmd, err)
 		}
@@ -384,7 +384,12 @@ func TestSandboxCommandQuoting(t *testing.T) {
 			t.Errorf("sandboxCommand(%q) = %q, which reads back as %q", cmd, wrapped, words)
 		}
 	}
-	if _, err := sandboxCommand(runner, warden.Decision{}, "a\x00b"); err == nil {
+	req := &warden.Request{Session: "s 1", RequestedBy: "cron:job", Autonomous: true}
+	wrapped, err := sandboxCommand(runner, warden.Decision{Sandbox: "guard"}, req, "make")
+	if err != nil || !strings.Contains(wrapped, "--session 's 1' --requested-by cron:job --autonomous -- bash -c make") {
+		t.Errorf("sandboxCommand for an autonomous session = %q, %v; want the requester passed on to warden exec", wrapped, err)
+	}
+	if _, err := sandboxCommand(runner, warden.Decision{}, nil, "a\x00b"); err == nil {
 		t.Errorf("sandboxCommand with a NUL byte did not refuse")
 	}
 }

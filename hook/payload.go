@@ -239,8 +239,9 @@ func globResource(dir, pattern, cwd string) string {
 
 // sandboxCommand is what runs instead of cmd under a sandbox verdict: cmd,
 // or the decision's rewrite of it, run by bash inside warden exec under the
-// decision's profile. warden exec decides the command again before it runs.
-func sandboxCommand(runner Runner, d warden.Decision, cmd string) (string, error) {
+// decision's profile, for the same requester (req may be nil). warden exec
+// decides the command again before it runs.
+func sandboxCommand(runner Runner, d warden.Decision, req *warden.Request, cmd string) (string, error) {
 	if d.Rewrite != "" {
 		cmd = d.Rewrite
 	}
@@ -248,7 +249,21 @@ func sandboxCommand(runner Runner, d warden.Decision, cmd string) (string, error
 	if profile == "" {
 		profile = "guard"
 	}
-	words := append(append([]string{}, runner...), "--profile", profile, "--", "bash", "-c", cmd)
+	words := append(append([]string{}, runner...), "--profile", profile)
+	// warden exec decides the command again: as the same requester, so an
+	// autonomous turn stays autonomous and the two decisions share a session.
+	if req != nil {
+		if req.Session != "" {
+			words = append(words, "--session", req.Session)
+		}
+		if req.RequestedBy != "" {
+			words = append(words, "--requested-by", req.RequestedBy)
+		}
+		if req.Autonomous {
+			words = append(words, "--autonomous")
+		}
+	}
+	words = append(words, "--", "bash", "-c", cmd)
 	for i, w := range words {
 		q, err := syntax.Quote(w, syntax.LangBash)
 		if err != nil {

@@ -86,7 +86,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		p.Writable = append(slices.Clone(ll.WriteDirs), "/tmp")
 	}
 	p.Landlock = ll
-	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || mode == ModeMax, BlockInet: !mode.Namespaces()}
+	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || s.Mode == ModeMax, BlockInet: !mode.Namespaces()}
 
 	granted := append(slices.Clone(ll.ReadDirs), ll.WriteDirs...)
 	if p.PrivateTmp {

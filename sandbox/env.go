@@ -35,11 +35,17 @@ var credentialWords = []string{
 	"PRIVATE", "COOKIE", "AUTH",
 }
 
+// benignNames contain a credential word but hold none.
+var benignNames = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE"}
+
 // IsCredentialName reports whether an environment variable of this name is
 // scrubbed from a sandboxed command's environment unless passed explicitly.
 // Matching ignores letter case.
 func IsCredentialName(name string) bool {
 	n := strings.ToUpper(name)
+	if slices.Contains(benignNames, n) {
+		return false
+	}
 	if slices.Contains(credentialNames, n) {
 		return true
 	}

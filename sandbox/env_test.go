@@ -15,7 +15,7 @@ func TestIsCredentialName(t *testing.T) {
 		"DATABASE_URL", "MY_SERVICE_PASSWORD", "some_secret", "PRIVATE_KEY_PATH", "api_key",
 		"DBUS_SESSION_BUS_ADDRESS", "WARDEN_HOME",
 	}
-	kept := []string{"PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "GOPATH", "PWD", "EDITOR", "LC_ALL"}
+	kept := []string{"PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "GOPATH", "PWD", "EDITOR", "LC_ALL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"}
 	for _, n := range scrubbed {
 		if !sandbox.IsCredentialName(n) {
 			t.Errorf("IsCredentialName(%q) = false, want true", n)

@@ -68,7 +68,10 @@ type Info struct {
 	LastCheck  time.Time `json:"last_check,omitzero"`
 	Health     string    `json:"health,omitempty"`
 	Warnings   []string  `json:"warnings,omitempty"`
-	Spec       Spec      `json:"spec"`
+	// Tmp is the sandbox's temporary directory in light mode (standard and
+	// max have a private /tmp).
+	Tmp  string `json:"tmp,omitempty"`
+	Spec Spec   `json:"spec"`
 }
 
 // ValidName reports what is wrong with a sandbox name, or nil. Names are

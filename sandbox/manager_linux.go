@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -96,12 +97,13 @@ func (m *Manager) Start(ctx context.Context, name, profile string, spec Spec) (I
 	switch {
 	case err == nil && alive(info.Supervisor) && info.State != StateStopped:
 		return info, fmt.Errorf("sandbox %s is already %s; stop it first", name, info.State)
-	case err != nil && !errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist):
+		info = Info{State: StateUninitialized}
+	case err != nil:
 		return Info{}, err
 	}
-	if info.State != StateStopped {
-		info.State = StateUninitialized
-	}
+	// A sandbox whose supervisor died keeps its state: the new supervisor
+	// records its recovery from there.
 	info.Name, info.Profile, info.Spec, info.Mode = name, profile, spec, spec.Mode
 	info.Supervisor, info.Init, info.Health, info.Warnings = 0, 0, "", nil
 	if err := m.save(&info); err != nil {
@@ -297,11 +299,13 @@ func (m *Manager) startServing(info *Info) (*serving, error) {
 func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (*serving, error) {
 	spec := info.Spec
 	sb := &serving{cg: cg, exited: make(chan struct{})}
+	info.Tmp = ""
 	if !mode.Namespaces() {
 		var err error
 		if sb.tmp, err = os.MkdirTemp("", "warden-sandbox-"+info.Name+"-"); err != nil {
 			return nil, err
 		}
+		info.Tmp = sb.tmp
 	}
 	p, warn, err := compile(&spec, &Command{Dir: spec.Project}, mode, LandlockABI(), cg, sb.tmp)
 	if err != nil {
@@ -450,7 +454,12 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 		lim.Output = info.Spec.Limits.Output
 	}
 	env, _ := ScrubEnv(c.Env, info.Spec.PassEnv)
-	env = append(env, "TMPDIR=/tmp")
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	if info.Tmp != "" {
+		env = append(env, "TMPDIR="+info.Tmp)
+	} else {
+		env = append(env, "TMPDIR=/tmp")
+	}
 	dir := c.Dir
 	if dir == "" {
 		dir = info.Spec.Project

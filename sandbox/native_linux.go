@@ -355,7 +355,8 @@ func runUnisolated(ctx context.Context, s Spec, c Command) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.Limits.Wall)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
-	cmd.Dir, cmd.Env, cmd.Stdin = c.Dir, c.Env, c.Stdin
+	env, _ := ScrubEnv(c.Env, s.PassEnv)
+	cmd.Dir, cmd.Env, cmd.Stdin = c.Dir, env, c.Stdin
 	if cmd.Dir == "" {
 		cmd.Dir = s.Project
 	}

@@ -78,6 +78,12 @@ func probe(action string, args []string) int {
 		}
 	case "spawn":
 		err = exec.Command("/bin/true").Run()
+	case "unshare-user":
+		err = syscall.Unshare(syscall.CLONE_NEWUSER)
+	case "clone-user":
+		cmd := exec.Command("/bin/true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS}
+		err = cmd.Run()
 	case "spin":
 		for {
 		}
@@ -295,6 +301,27 @@ func mustWrite(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNoNewNamespaces checks that a command allowed to spawn still cannot
+// create namespaces, which would give it capabilities over them.
+func TestNoNewNamespaces(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	for _, action := range []string{"unshare-user", "clone-user"} {
+		t.Run(action, func(t *testing.T) {
+			s := guardSpec(t)
+			s.NoSpawn = false
+			r := probeIn(t, s, action)
+			if r.err != nil || r.res.ExitCode != 1 || !strings.Contains(r.stdout, "not permitted") {
+				t.Fatalf("probe %s = %v; want it refused", action, r)
+			}
+		})
+	}
+	s := guardSpec(t)
+	s.NoSpawn = false
+	if r := probeIn(t, s, "spawn"); r.err != nil || r.res.ExitCode != 0 {
+		t.Fatalf("spawning a plain process with spawning allowed: %v; want it to work", r)
 	}
 }
 

@@ -20,6 +20,16 @@ func seccompAvailable() error {
 	return nil
 }
 
+// Supported reports why no sandbox mode but off can run here (no Landlock
+// or no seccomp), or nil. It makes two system calls, so it is cheap enough
+// to ask before every hook answer.
+func Supported() error {
+	if LandlockABI() == 0 {
+		return fmt.Errorf("the kernel has no Landlock (it needs Linux 5.13 or later with lsm=landlock)")
+	}
+	return seccompAvailable()
+}
+
 // Probe reports what this kernel offers the native engine. It starts one
 // short-lived process in new namespaces to find out whether user namespaces
 // really work here (sysctls alone do not tell: AppArmor and container

@@ -11,7 +11,7 @@ import (
 
 // seccompPlan says which optional rules the filter carries.
 type seccompPlan struct {
-	NoSpawn   bool // refuse fork, vfork and clone without CLONE_THREAD; clone3 gets ENOSYS
+	NoSpawn   bool // refuse fork, vfork and clone without CLONE_THREAD
 	BlockInet bool // refuse AF_INET and AF_INET6 sockets (light mode, where no netns cuts them off)
 }
 
@@ -105,23 +105,35 @@ func (p seccompPlan) filter() []unix.SockFilter {
 		onEq(unix.TIOCLINUX, retErrno(unix.EPERM))
 		ret(retAllow)
 	})
+	// clone3 passes its flags in memory the filter cannot read, so it is
+	// refused with ENOSYS, which makes libc fall back to clone, whose flags
+	// it can: no new namespaces (a fresh user namespace would hand the
+	// command capabilities over it), and under NoSpawn threads only.
+	onEq(unix.SYS_CLONE3, retErrno(unix.ENOSYS))
 	if p.NoSpawn {
 		for _, nr := range forkSyscalls {
 			onEq(uint32(nr), retErrno(unix.EPERM))
 		}
-		// clone3 passes its flags in memory the filter cannot read, so it
-		// is refused with ENOSYS, which makes libc fall back to clone.
-		onEq(unix.SYS_CLONE3, retErrno(unix.ENOSYS))
-		block(unix.SYS_CLONE, func() {
-			ld(offArg0)
+	}
+	block(unix.SYS_CLONE, func() {
+		ld(offArg0)
+		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, cloneNamespaces, 0, 1))
+		ret(retErrno(unix.EPERM))
+		if p.NoSpawn {
 			prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, unix.CLONE_THREAD, 0, 1))
 			ret(retAllow)
 			ret(retErrno(unix.EPERM))
-		})
-	}
+			return
+		}
+		ret(retAllow)
+	})
 	ret(retAllow)
 	return prog
 }
+
+// cloneNamespaces are the clone flags that create namespaces.
+const cloneNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
+	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP
 
 func stmt(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
 

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-var errUnsupported = errors.New("the native sandbox needs Linux on amd64 or arm64; only mode off runs here")
+var errUnsupported = errors.New("the native sandbox needs Linux on amd64 or arm64")
 
 // Native is the engine that isolates commands with the Linux kernel's own
 // features; on this platform it can only refuse.
@@ -21,10 +21,13 @@ func (n *Native) Run(context.Context, Spec, Command) (Result, error) { return Re
 // Main returns at once: there is no init or stage on this platform.
 func Main() {}
 
-// Probe reports that no mode but off runs here.
+// Probe reports that no mode runs here.
 func Probe() Platform {
-	return Platform{Engine: "native", UserNamespacesError: errUnsupported.Error(), Modes: []Mode{ModeOff}}
+	return Platform{Engine: "native", UserNamespacesError: errUnsupported.Error()}
 }
+
+// Supported reports that no sandbox runs on this platform.
+func Supported() error { return errUnsupported }
 
 // LandlockABI is 0: there is no Landlock on this platform.
 func LandlockABI() int { return 0 }
