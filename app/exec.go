@@ -51,6 +51,7 @@ type ExecOverride struct {
 	Pids                *int
 	NoSpawn             *bool
 	OutputLimit         *int64
+	FileSize            *int64
 	Env                 []string
 	Strict              *bool
 }
@@ -188,7 +189,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride) (sandbox.Spec, error
 		PassEnv:      append(slices.Clone(prof.Env), o.Env...),
 		Limits: sandbox.Limits{
 			Memory: prof.Memory, CPU: prof.CPU, Wall: prof.Timeout, Pids: prof.Pids,
-			Output: prof.OutputLimit, Files: 1024,
+			Output: prof.OutputLimit, FileSize: prof.FileSize, Files: 1024,
 		},
 	}
 	switch prof.Project {
@@ -215,6 +216,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride) (sandbox.Spec, error
 	setIf(&s.Limits.Wall, o.Timeout)
 	setIf(&s.Limits.Pids, o.Pids)
 	setIf(&s.Limits.Output, o.OutputLimit)
+	setIf(&s.Limits.FileSize, o.FileSize)
 	s.Hidden = hiddenPaths(a.Home, a.Policy.Filesystem.Denied, home)
 	if err := s.Validate(); err != nil {
 		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "%v", err)

@@ -89,6 +89,7 @@ func addOverrideFlags(f *pflag.FlagSet, o *app.ExecOverride, sizes map[string]*s
 	f.StringSliceVar(&o.AllowDomains, "allow-domain", nil, "domain the proxy may reach (repeatable)")
 	sizes["memory"] = f.String("memory", "", "memory cap, like 64M")
 	sizes["output-limit"] = f.String("output-limit", "", "cap on stdout, and on stderr, like 1M")
+	sizes["file-size"] = f.String("file-size", "", "largest file the command may write, like 1G")
 	o.CPU = f.Duration("cpu", 0, "CPU time limit per process, like 10s")
 	o.Timeout = f.Duration("timeout", 0, "wall-clock limit for the whole command, like 30s")
 	o.Pids = f.Int("pids", 0, "most processes at once")
@@ -173,6 +174,8 @@ func parseExecSizes(f *pflag.FlagSet, sizes map[string]*string, o *app.ExecOverr
 			o.Memory = &n
 		case "output-limit":
 			o.OutputLimit = &n
+		case "file-size":
+			o.FileSize = &n
 		}
 	}
 	return nil

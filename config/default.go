@@ -123,6 +123,7 @@ sandbox:
       pids: 256 # processes at once (0 = none)
       no_spawn: false # true forbids creating processes
       output_limit: 1M # bytes of stdout, and of stderr (0 = none)
+      file_size: 1G # the largest file it may write (0 = none)
       env: [] # credential-like variables to keep (others are removed)
     guard:
       mode: "" # as default; the guard's sandbox tier:
@@ -137,6 +138,7 @@ sandbox:
       pids: 64 # few processes,
       no_spawn: true # and none created,
       output_limit: 1M # 1 MB of output,
+      file_size: 64M # files up to 64 MB,
       env: [] # and no credentials.
 `
 

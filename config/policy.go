@@ -102,6 +102,7 @@ type SandboxProfile struct {
 	Pids                int
 	NoSpawn             bool
 	OutputLimit         int64
+	FileSize            int64    // the largest file the command may write
 	Env                 []string // variables kept despite credential scrubbing
 }
 

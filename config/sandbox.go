@@ -35,6 +35,7 @@ type profileFile struct {
 	Pids         *int     `yaml:"pids" want:"a whole number of processes (0 for no limit)"`
 	NoSpawn      *bool    `yaml:"no_spawn" want:"true or false"`
 	OutputLimit  *string  `yaml:"output_limit" want:"a size such as 1M (0 for no limit)"`
+	FileSize     *string  `yaml:"file_size" want:"a size such as 1G (0 for no limit)"`
 	Env          []string `yaml:"env" want:"a list of environment variable names" elem:"an environment variable name"`
 }
 
@@ -58,12 +59,12 @@ func builtinProfiles() map[string]profileFile {
 		ProfileDefault: {
 			Mode: s(""), Project: s("read"), ReadOnly: []string{}, ReadWrite: []string{},
 			Network: s("none"), AllowDomains: []string{}, Memory: s("512M"), CPU: s("60s"),
-			Timeout: s("30s"), Pids: i(256), NoSpawn: b(false), OutputLimit: s("1M"), Env: []string{},
+			Timeout: s("30s"), Pids: i(256), NoSpawn: b(false), OutputLimit: s("1M"), FileSize: s("1G"), Env: []string{},
 		},
 		ProfileGuard: {
 			Mode: s(""), Project: s("read"), ReadOnly: []string{}, ReadWrite: []string{},
 			Network: s("none"), AllowDomains: []string{}, Memory: s("64M"), CPU: s("10s"),
-			Timeout: s("30s"), Pids: i(64), NoSpawn: b(true), OutputLimit: s("1M"), Env: []string{},
+			Timeout: s("30s"), Pids: i(64), NoSpawn: b(true), OutputLimit: s("1M"), FileSize: s("64M"), Env: []string{},
 		},
 	}
 }
@@ -131,6 +132,7 @@ func mergeProfile(base, pf profileFile) profileFile {
 	set(&out.CPU, pf.CPU)
 	set(&out.Timeout, pf.Timeout)
 	set(&out.OutputLimit, pf.OutputLimit)
+	set(&out.FileSize, pf.FileSize)
 	if pf.Pids != nil {
 		out.Pids = pf.Pids
 	}
@@ -210,6 +212,7 @@ func profileToRuntime(pf profileFile, sectionMode string) (SandboxProfile, error
 	}
 	p.Memory = size("memory", *pf.Memory)
 	p.OutputLimit = size("output_limit", *pf.OutputLimit)
+	p.FileSize = size("file_size", *pf.FileSize)
 	p.CPU = dur("cpu", *pf.CPU)
 	p.Timeout = dur("timeout", *pf.Timeout)
 	if err == nil && p.Timeout <= 0 {

@@ -505,6 +505,20 @@ func TestOutputLimitKills(t *testing.T) {
 	}
 }
 
+func TestFileSizeLimitKills(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s := guardSpec(t)
+	s.Limits.FileSize = 1 << 20
+	r := runIn(t, s, "cp", "/dev/zero", filepath.Join(s.Workspace, "big"))
+	if r.err != nil {
+		t.Fatal(r)
+	}
+	st, err := os.Stat(filepath.Join(s.Workspace, "big"))
+	if r.res.Limit != sandbox.LimitFileSize || err != nil || st.Size() > 1<<20 {
+		t.Fatalf("cp /dev/zero under a 1 MB file-size limit: %v (file: %v %v); want limit file-size and at most 1 MB written", r, st, err)
+	}
+}
+
 func TestWallTimeoutKills(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	s := guardSpec(t)
