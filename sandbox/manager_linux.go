@@ -296,16 +296,20 @@ func (m *Manager) startServing(info *Info) (*serving, error) {
 	return sb, m.save(info)
 }
 
-func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (*serving, error) {
+func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (_ *serving, err error) {
 	spec := info.Spec
 	sb := &serving{cg: cg, exited: make(chan struct{})}
 	info.Tmp = ""
 	if !mode.Namespaces() {
-		var err error
 		if sb.tmp, err = os.MkdirTemp("", "warden-sandbox-"+info.Name+"-"); err != nil {
 			return nil, err
 		}
 		info.Tmp = sb.tmp
+		defer func() {
+			if err != nil {
+				_ = os.RemoveAll(sb.tmp)
+			}
+		}()
 	}
 	p, warn, err := compile(&spec, &Command{Dir: spec.Project}, mode, LandlockABI(), cg, sb.tmp)
 	if err != nil {
@@ -329,43 +333,13 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 		return nil, err
 	}
 	defer lf.Close()
-	planR, planW, err := os.Pipe()
+	ip, err := startInit(exe, mode, cg, p, nil, os.Stderr, os.Stderr, lf)
 	if err != nil {
 		return nil, err
 	}
-	defer planW.Close()
-	reportR, reportW, err := os.Pipe()
-	if err != nil {
-		planR.Close()
-		return nil, err
-	}
-	defer reportR.Close()
-	sb.cmd = &exec.Cmd{
-		Path: exe, Args: []string{initArg0}, Env: []string{}, Dir: "/",
-		Stdout: os.Stderr, Stderr: os.Stderr,
-		ExtraFiles:  []*os.File{planR, reportW, lf},
-		SysProcAttr: initAttr(mode),
-	}
-	err = sb.cmd.Start()
-	planR.Close()
-	reportW.Close()
-	if err != nil {
-		if mode.Namespaces() && isNamespaceRefusal(err) {
-			return nil, &namespaceError{err}
-		}
-		return nil, fmt.Errorf("start the sandbox: %w", err)
-	}
+	sb.cmd = ip.cmd
 	go func() { _ = sb.cmd.Wait(); close(sb.exited) }()
-	if cg != nil {
-		if err := cg.add(sb.cmd.Process.Pid); err != nil {
-			sb.stop()
-			return nil, err
-		}
-	}
-	_ = json.NewEncoder(planW).Encode(p)
-	planW.Close()
-	var o outcome
-	if err := json.NewDecoder(io.LimitReader(reportR, 1<<16)).Decode(&o); err != nil || !o.Ready {
+	if o, ok := ip.readOutcome(); !ok || !o.Ready {
 		sb.stop()
 		if o.Setup != "" {
 			return nil, fmt.Errorf("set up the sandbox: %s", o.Setup)

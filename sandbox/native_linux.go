@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -116,96 +115,49 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		return Result{}, err
 	}
 	res := Result{Warnings: warn}
-	planR, planW, err := os.Pipe()
-	if err != nil {
-		return res, err
-	}
-	defer planW.Close()
-	reportR, reportW, err := os.Pipe()
-	if err != nil {
-		planR.Close()
-		return res, err
-	}
-	defer reportR.Close()
-
 	var overflow atomic.Bool
 	ctx, cancel := context.WithTimeout(ctx, s.Limits.Wall)
 	defer cancel()
 	outW, errW := shareWriter(c.Stdout, c.Stderr)
 	stdout, err := newCapped(outW, s.Limits.Output, &overflow, cancel)
 	if err != nil {
-		planR.Close()
-		reportW.Close()
 		return res, err
 	}
 	stderr, err := newCapped(errW, s.Limits.Output, &overflow, cancel)
 	if err != nil {
 		stdout.abort()
-		planR.Close()
-		reportW.Close()
 		return res, err
 	}
-	init := &exec.Cmd{
-		Path:        exe,
-		Args:        []string{initArg0},
-		Env:         []string{},
-		Dir:         "/",
-		Stdin:       c.Stdin,
-		Stdout:      stdout.w,
-		Stderr:      stderr.w,
-		ExtraFiles:  []*os.File{planR, reportW},
-		SysProcAttr: initAttr(mode),
-	}
-	err = init.Start()
-	planR.Close()
-	reportW.Close()
+	oomBefore := cg.oomKills()
+	ip, err := startInit(exe, mode, cg, p, c.Stdin, stdout.w, stderr.w)
 	stdout.started()
 	stderr.started()
 	if err != nil {
-		stdout.abort()
-		stderr.abort()
-		if mode.Namespaces() && isNamespaceRefusal(err) {
-			return res, &namespaceError{err}
-		}
-		return res, fmt.Errorf("start the sandbox: %w", err)
+		stdout.wait()
+		stderr.wait()
+		return res, err
 	}
-	pid := init.Process.Pid
-	kill := func() { _ = syscall.Kill(-pid, syscall.SIGKILL); _ = init.Process.Kill() }
-	if cg != nil {
-		if err := cg.add(pid); err != nil {
-			kill()
-			_ = init.Wait()
-			stdout.abort()
-			stderr.abort()
-			return res, err
-		}
-	}
-	oomBefore := cg.oomKills()
-	if err := json.NewEncoder(planW).Encode(p); err != nil {
-		kill()
-	}
-	planW.Close()
 
 	done := make(chan error, 1)
-	go func() { done <- init.Wait() }()
+	go func() { done <- ip.cmd.Wait() }()
 	var timedOut bool
 	select {
 	case <-done:
 	case <-ctx.Done():
 		timedOut = !overflow.Load() && errors.Is(ctx.Err(), context.DeadlineExceeded)
-		kill()
+		ip.kill()
 		<-done
 	}
 	// Without a pid namespace, whatever the command left behind shares the
 	// init's session; the cgroup, when there is one, catches the rest.
 	if !mode.Namespaces() {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		ip.kill()
 	}
 	stdout.wait()
 	stderr.wait()
 
-	var o outcome
-	if err := json.NewDecoder(io.LimitReader(reportR, 1<<16)).Decode(&o); err != nil {
+	o, ok := ip.readOutcome()
+	if !ok {
 		// The init was killed before it could report: by the timeout, the
 		// output limit, or the memory cap.
 		o = outcome{Signal: int(syscall.SIGKILL)}
