@@ -209,10 +209,7 @@ func TestGuardProfileRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer udp.Close()
-	outside, err := filepath.Abs("doc.go") // a readable host file outside every granted path
-	if err != nil {
-		t.Fatal(err)
-	}
+	outside := outsideFile(t)
 
 	cases := []struct {
 		name   string
@@ -292,6 +289,21 @@ func TestGuardProfileRefuses(t *testing.T) {
 	if n, _, err := udp.ReadFrom(make([]byte, 64)); err == nil {
 		t.Errorf("the host received %d UDP bytes from the sandbox", n)
 	}
+}
+
+// outsideFile is a readable host file outside every granted path and
+// outside /tmp (which the sandbox replaces with its own, so a file there
+// would be missing rather than refused).
+func outsideFile(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "warden-sandbox-test-")
+	if err != nil {
+		t.Fatalf("create a file outside the sandbox in /var/tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "outside")
+	mustWrite(t, path, "not for the sandbox")
+	return path
 }
 
 func mustWrite(t *testing.T, path, content string) {
@@ -573,7 +585,7 @@ func TestLightModeRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer host.Close()
-	outside, _ := filepath.Abs("doc.go")
+	outside := outsideFile(t)
 	for _, c := range []struct {
 		name string
 		args func(s sandbox.Spec) []string
