@@ -70,8 +70,12 @@ type Info struct {
 	Warnings   []string  `json:"warnings,omitempty"`
 	// Tmp is the sandbox's temporary directory in light mode (standard and
 	// max have a private /tmp).
-	Tmp  string `json:"tmp,omitempty"`
-	Spec Spec   `json:"spec"`
+	Tmp string `json:"tmp,omitempty"`
+	// MemoryCgroup is the directory of the sandbox's memory cgroup, so a
+	// caller can tell an OOM kill from another SIGKILL.
+	MemoryCgroup string `json:"memory_cgroup,omitempty"`
+	CgroupV2     bool   `json:"cgroup_v2,omitempty"`
+	Spec         Spec   `json:"spec"`
 }
 
 // ValidName reports what is wrong with a sandbox name, or nil. Names are

@@ -273,7 +273,10 @@ func (m *Manager) startServing(info *Info) (*serving, error) {
 		return nil, err
 	}
 	cg, cgErr := newCgroup("sb-"+info.Name+"-"+newID(), spec.Limits)
-	info.Warnings = nil
+	info.Warnings, info.MemoryCgroup = nil, ""
+	if cg.capsMemory() {
+		info.MemoryCgroup, info.CgroupV2 = cg.memory, cg.v2
+	}
 	if cgErr != nil {
 		if spec.Strict {
 			return nil, fmt.Errorf("cannot cap memory and processes by cgroup (%v), and strict refuses the rlimit fallback", cgErr)
@@ -442,6 +445,8 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	if err != nil {
 		return Result{}, err
 	}
+	mem := &cgroup{memory: info.MemoryCgroup, v2: info.CgroupV2}
+	oomBefore := mem.oomKills()
 	start := time.Now()
 	resp, err := m.call(name, &ctlRequest{Op: "exec", Args: c.Args, Dir: dir, Env: env, Wall: int64(lim.Wall), Output: lim.Output}, files)
 	wait()
@@ -451,8 +456,21 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	if resp.ExecErrno != 0 {
 		return Result{}, &ExecError{Path: resp.ExecPath, Err: syscall.Errno(resp.ExecErrno)}
 	}
-	return Result{ExitCode: resp.Exit, Signal: resp.Signal, Limit: resp.Limit, Mode: info.Mode,
-		Warnings: info.Warnings, Wall: time.Since(start), CPU: time.Duration(resp.CPU)}, nil
+	res := Result{ExitCode: resp.Exit, Signal: resp.Signal, Limit: resp.Limit, Mode: info.Mode,
+		Warnings: info.Warnings, Wall: time.Since(start), CPU: time.Duration(resp.CPU)}
+	// The init cannot see the cgroup or the CPU limit's SIGKILL for what
+	// they are; the caller can. The memory cap is the whole sandbox's, so an
+	// OOM kill during this command is laid at its door only if it died of
+	// SIGKILL.
+	if res.Limit == LimitNone && syscall.Signal(res.Signal) == syscall.SIGKILL {
+		switch {
+		case mem.oomKills() > oomBefore:
+			res.Limit = LimitMemory
+		case info.Spec.Limits.CPU > 0 && res.CPU >= info.Spec.Limits.CPU:
+			res.Limit = LimitCPU
+		}
+	}
+	return res, nil
 }
 
 // streamFiles gives the command's streams as files to pass to the init:

@@ -106,6 +106,13 @@ func TestLongLivedSandbox(t *testing.T) {
 		t.Fatalf("exec sleep past its timeout = %+v %v, want limit timeout", res, err)
 	}
 
+	if platform.CgroupWritable {
+		res, err := m.Exec(ctx, "sb", sandbox.Command{Args: []string{"python3", "-c", "b = b'x' * (200 << 20)"}, Env: []string{"PATH=" + systemPath}}, sandbox.Limits{})
+		if err != nil || res.Limit != sandbox.LimitMemory {
+			t.Fatalf("exec allocating 200 MB under the sandbox's 64 MB cap = %+v %v, want limit memory", res, err)
+		}
+	}
+
 	// Kill the init: the supervisor notices and brings the sandbox back.
 	oldInit := info.Init
 	if err := syscall.Kill(oldInit, syscall.SIGKILL); err != nil {
