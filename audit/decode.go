@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -68,6 +69,36 @@ func DecodeEntry(b []byte) (*warden.AuditEntry, error) {
 		return nil, fmt.Errorf("decode audit entry: %w", d.err)
 	}
 	return e, nil
+}
+
+// DecodeEvent reads a security event written by AppendEvent. It is strict
+// in the same way as DecodeEntry: a wrong tag, a field cut short or bytes
+// left over are errors, and it succeeds only when AppendEvent of the result
+// gives b back. Empty metadata comes back nil.
+func DecodeEvent(b []byte) (*warden.SecurityEvent, error) {
+	d := decoder{b: b}
+	if tag := d.string(); tag != EventEncoding && d.err == nil {
+		return nil, fmt.Errorf("decode security event: encoding %q, want %q", tag, EventEncoding)
+	}
+	ev := &warden.SecurityEvent{}
+	ev.Seq = d.int()
+	ev.ID = d.string()
+	ev.TraceID = d.string()
+	ev.CreatedAt = time.UnixMilli(d.int()).UTC()
+	ev.Type = d.string()
+	ev.Severity = warden.Severity(d.string())
+	ev.Summary = d.string()
+	ev.Metadata = d.bytes()
+	if d.err == nil && len(d.b) > 0 {
+		d.fail("%d bytes left over", len(d.b))
+	}
+	if d.err == nil && !bytes.Equal(AppendEvent(make([]byte, 0, len(b)), ev), b) {
+		d.fail("not its canonical encoding")
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("decode security event: %w", d.err)
+	}
+	return ev, nil
 }
 
 // decoder reads the primitives of the canonical encoding, keeping the first

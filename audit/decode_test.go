@@ -72,3 +72,23 @@ func FuzzDecodeEntry(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeEventRoundTrip(t *testing.T) {
+	ev := &warden.SecurityEvent{Seq: 3, ID: "e1", TraceID: "t1", CreatedAt: time.UnixMilli(1_700_000_000_123).UTC(),
+		Type: warden.EventSandboxLifecycle, Severity: warden.SevWarn, Summary: "sandbox dev: ready -> degraded", Metadata: []byte(`{"a":1}`)}
+	b := AppendEvent(nil, ev)
+	got, err := DecodeEvent(b)
+	if err != nil || !reflect.DeepEqual(got, ev) {
+		t.Fatalf("DecodeEvent(AppendEvent(ev)) = %+v, %v; want %+v", got, err, ev)
+	}
+	for name, bad := range map[string][]byte{
+		"cut short":  b[:len(b)-3],
+		"bytes left": append(append([]byte{}, b...), 0),
+		"an entry":   AppendEntry(nil, &warden.AuditEntry{ID: "x"}),
+		"empty":      nil,
+	} {
+		if _, err := DecodeEvent(bad); err == nil {
+			t.Errorf("DecodeEvent(%s) succeeded", name)
+		}
+	}
+}

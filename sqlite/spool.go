@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"time"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/audit"
@@ -116,7 +115,7 @@ func decodeFrames(data []byte) (records []spoolRecord, skipped []int) {
 		var r spoolRecord
 		var err error
 		if string(data[off:off+len(spoolEventMagic)]) == spoolEventMagic {
-			r.event, err = decodeEvent(payload)
+			r.event, err = audit.DecodeEvent(payload)
 			if err == nil && r.event.ID == "" {
 				err = errors.New("no id")
 			}
@@ -153,66 +152,3 @@ func nextMagic(b []byte) int {
 	return -1
 }
 
-// decodeEvent reads a security event written by audit.AppendEvent (package
-// audit decodes only entries). It is strict: it succeeds only when
-// audit.AppendEvent of the result gives b back, so a wrong tag, a field cut
-// short or bytes left over are errors. Empty metadata comes back nil.
-func decodeEvent(b []byte) (*warden.SecurityEvent, error) {
-	d := spoolDecoder{b: b}
-	tag := d.string()
-	ev := &warden.SecurityEvent{}
-	ev.Seq = d.int()
-	ev.ID = d.string()
-	ev.TraceID = d.string()
-	ev.CreatedAt = time.UnixMilli(d.int()).UTC()
-	ev.Type = d.string()
-	ev.Severity = warden.Severity(d.string())
-	ev.Summary = d.string()
-	ev.Metadata = d.bytes()
-	if d.short {
-		return nil, errors.New("decode spooled security event: data ends inside a field")
-	}
-	if tag != audit.EventEncoding {
-		return nil, fmt.Errorf("decode spooled security event: encoding %q, want %q", tag, audit.EventEncoding)
-	}
-	if !bytes.Equal(audit.AppendEvent(make([]byte, 0, len(b)), ev), b) {
-		return nil, errors.New("decode spooled security event: not its canonical encoding")
-	}
-	return ev, nil
-}
-
-// spoolDecoder reads the primitives of the audit package's canonical encoding;
-// after running short every read returns a zero value.
-type spoolDecoder struct {
-	b     []byte
-	short bool
-}
-
-func (d *spoolDecoder) bytes() []byte {
-	if d.short {
-		return nil
-	}
-	n, k := binary.Uvarint(d.b)
-	if k <= 0 || n > uint64(len(d.b)-k) {
-		d.short = true
-		return nil
-	}
-	p := d.b[k : k+int(n)]
-	d.b = d.b[k+int(n):]
-	if n == 0 {
-		return nil
-	}
-	return p
-}
-
-func (d *spoolDecoder) string() string { return string(d.bytes()) }
-
-func (d *spoolDecoder) int() int64 {
-	if d.short || len(d.b) < 8 {
-		d.short = true
-		return 0
-	}
-	v := int64(binary.BigEndian.Uint64(d.b))
-	d.b = d.b[8:]
-	return v
-}
