@@ -235,11 +235,15 @@ func setIf[T any](dst *T, v *T) {
 // the sandbox directory (its policy, database and keys).
 func hiddenPaths(home Home, denied []string, userHome string) []string {
 	var out []string
-	if entries, err := os.ReadDir(home.Abs()); err == nil {
-		for _, e := range entries {
-			if e.Name() != fsguard.SandboxDir {
-				out = append(out, filepath.Join(home.Abs(), e.Name()))
-			}
+	entries, err := os.ReadDir(home.Abs())
+	if err != nil {
+		// Hide the whole home rather than guess what is in it; a workspace
+		// inside it then refuses to run, which says why.
+		out = append(out, home.Abs())
+	}
+	for _, e := range entries {
+		if e.Name() != fsguard.SandboxDir {
+			out = append(out, filepath.Join(home.Abs(), e.Name()))
 		}
 	}
 	for _, pat := range denied {

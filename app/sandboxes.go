@@ -85,7 +85,7 @@ func (a *App) SandboxStart(ctx context.Context, name, profile, dir string, o Exe
 		return sandbox.Info{}, err
 	}
 	info, err := eng.Start(ctx, name, profile, spec)
-	return info, sandboxError(err)
+	return info, SandboxError(err)
 }
 
 // SandboxExec decides a command through the gate, exactly as Exec does, and
@@ -99,7 +99,7 @@ func (a *App) SandboxExec(ctx context.Context, name string, r ExecRequest) (Exec
 	}
 	info, err := m.Status(name)
 	if err != nil {
-		return ExecResult{}, sandboxError(err)
+		return ExecResult{}, SandboxError(err)
 	}
 	if r.Dir == "" {
 		r.Dir = info.Spec.Project
@@ -131,19 +131,19 @@ func (a *App) SandboxExec(ctx context.Context, name string, r ExecRequest) (Exec
 	if err := a.execOutcome(ctx, &req, info.Profile, res, limits, runErr); err != nil && runErr == nil {
 		return out, err
 	}
-	return out, sandboxError(runErr)
+	return out, SandboxError(runErr)
 }
 
-// sandboxError gives an engine error a code and a user message; an
+// SandboxError gives an engine error a code and a user message; an
 // ExecError (command not found…) passes through for its exit status.
-func sandboxError(err error) error {
+func SandboxError(err error) error {
 	var execErr *sandbox.ExecError
 	var werr *warden.Error
 	switch {
 	case err == nil, errors.As(err, &execErr), errors.As(err, &werr):
 		return err
 	case errors.Is(err, os.ErrNotExist):
-		return warden.Errorf(warden.ENotFound, "%v", err).WithHint("start it with `warden sandbox start NAME`").Wrap(err)
+		return warden.Errorf(warden.ENotFound, "%v", err).WithHint("see `warden sandbox status` for the sandboxes there are, or start one with `warden sandbox start NAME`").Wrap(err)
 	}
 	return warden.Errorf(warden.EUnavailable, "%v", err).Wrap(err)
 }

@@ -62,13 +62,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "warden: "+warden.UserMessage(err))
-		if cmd != nil && cmd.Name() == "hook" {
-			return exitHookBlocked
-		}
-		if cmd != nil && cmd.Name() == "exec" {
-			return exitExecError
-		}
-		return exitStatus(err)
+		return exitStatusOf(cmd, err)
 	}
 	return e.status
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -30,8 +29,9 @@ func execCmd(e *env) *cobra.Command {
 		sizes   = map[string]*string{}
 	)
 	c := &cobra.Command{
-		Use:   "exec [flags] -- CMD [ARG…]",
-		Short: "Run a command inside warden's sandbox",
+		Annotations: errorStatusIs(exitExecError),
+		Use:         "exec [flags] -- CMD [ARG…]",
+		Short:       "Run a command inside warden's sandbox",
 		Long: `Decide a command through the gate and run it inside the isolation its
 profile gives (default: the "default" profile, or the profile the gate names
 when it sends the command to the sandbox). Flags override the profile for
@@ -140,23 +140,19 @@ func reportExec(e *env, res app.ExecResult, err error) int {
 // setChanged clears the overrides whose flags were not given, so the
 // profile's values stand.
 func setChanged(f *pflag.FlagSet, o *app.ExecOverride) {
-	for name, p := range map[string]any{
-		"mode": &o.Mode, "net": &o.Network, "cpu": &o.CPU, "timeout": &o.Timeout,
-		"pids": &o.Pids, "no-spawn": &o.NoSpawn, "strict": &o.Strict,
-	} {
-		if f.Changed(name) {
-			continue
-		}
-		switch p := p.(type) {
-		case **string:
-			*p = nil
-		case **time.Duration:
-			*p = nil
-		case **int:
-			*p = nil
-		case **bool:
-			*p = nil
-		}
+	unlessChanged(f, "mode", &o.Mode)
+	unlessChanged(f, "net", &o.Network)
+	unlessChanged(f, "cpu", &o.CPU)
+	unlessChanged(f, "timeout", &o.Timeout)
+	unlessChanged(f, "pids", &o.Pids)
+	unlessChanged(f, "no-spawn", &o.NoSpawn)
+	unlessChanged(f, "strict", &o.Strict)
+}
+
+// unlessChanged clears *p unless flag name was given.
+func unlessChanged[T any](f *pflag.FlagSet, name string, p **T) {
+	if !f.Changed(name) {
+		*p = nil
 	}
 }
 

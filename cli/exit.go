@@ -2,6 +2,9 @@ package cli
 
 import (
 	"errors"
+	"strconv"
+
+	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
 )
@@ -33,6 +36,28 @@ func verdictStatus(v warden.Verdict) int {
 	default:
 		return exitDeny
 	}
+}
+
+// errorStatus annotates a command whose errors exit with a status of its
+// own rather than exitError: a hook must exit 2 to block the host's call,
+// and warden exec keeps 1 for the command it runs.
+const errorStatus = "warden.error-status"
+
+// exitStatusOf maps an error from command cmd to the process status.
+func exitStatusOf(cmd *cobra.Command, err error) int {
+	if cmd != nil {
+		if s, ok := cmd.Annotations[errorStatus]; ok {
+			if n, convErr := strconv.Atoi(s); convErr == nil {
+				return n
+			}
+		}
+	}
+	return exitStatus(err)
+}
+
+// errorStatusIs annotates a command so that its errors exit with status.
+func errorStatusIs(status int) map[string]string {
+	return map[string]string{errorStatus: strconv.Itoa(status)}
 }
 
 // exitStatus maps an error to the process status.

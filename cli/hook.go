@@ -14,8 +14,9 @@ import (
 
 func hookCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook HOST",
-		Short: "Answer one agent-host hook payload on stdin (" + strings.Join(app.HookHosts(), ", ") + ")",
+		Annotations: errorStatusIs(exitHookBlocked),
+		Use:         "hook HOST",
+		Short:       "Answer one agent-host hook payload on stdin (" + strings.Join(app.HookHosts(), ", ") + ")",
 		Long: `Answer one agent-host hook payload on stdin, in the host's own protocol.
 
 Every tool call the host sends is decided by the gate and audited. When warden

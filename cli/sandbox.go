@@ -97,8 +97,9 @@ stopping, stopped) in the sandbox's event log and the audit log.`,
 		execSize = map[string]*string{}
 	)
 	execC := &cobra.Command{
-		Use:   "exec NAME -- CMD [ARG…]",
-		Short: "Run a command in a running sandbox (decided and audited like warden exec)",
+		Annotations: errorStatusIs(exitExecError),
+		Use:         "exec NAME -- CMD [ARG…]",
+		Short:       "Run a command in a running sandbox (decided and audited like warden exec)",
 		Long: `Decide a command through the gate, exactly as warden exec does, and run it
 in the running sandbox NAME. Exit statuses are warden exec's.`,
 		Args: cobra.MinimumNArgs(2),
@@ -137,7 +138,7 @@ in the running sandbox NAME. Exit statuses are warden exec's.`,
 			if len(args) == 1 {
 				info, err := m.Status(args[0])
 				if err != nil {
-					return sandboxErr(err)
+					return app.SandboxError(err)
 				}
 				return show(info, showInfo(info))
 			}
@@ -155,7 +156,7 @@ in the running sandbox NAME. Exit statuses are warden exec's.`,
 		RunE: withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			info, err := a.Sandboxes().Stop(c.Context(), args[0])
 			if err != nil {
-				return sandboxErr(err)
+				return app.SandboxError(err)
 			}
 			return show(info, showInfo(info))
 		}),
@@ -167,7 +168,7 @@ in the running sandbox NAME. Exit statuses are warden exec's.`,
 		RunE: withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			info, err := a.Sandboxes().Recover(c.Context(), args[0])
 			if err != nil {
-				return sandboxErr(err)
+				return app.SandboxError(err)
 			}
 			return show(info, showInfo(info))
 		}),
@@ -179,7 +180,7 @@ in the running sandbox NAME. Exit statuses are warden exec's.`,
 		RunE: withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			evs, err := a.Sandboxes().Events(args[0])
 			if err != nil {
-				return sandboxErr(err)
+				return app.SandboxError(err)
 			}
 			return show(evs, func() {
 				for _, ev := range evs {
@@ -231,24 +232,11 @@ in the running sandbox NAME. Exit statuses are warden exec's.`,
 				return err
 			}
 			defer a.Close()
-			return sandboxErr(a.Sandboxes().Supervise(ctx, args[0]))
+			return app.SandboxError(a.Sandboxes().Supervise(ctx, args[0]))
 		},
 	}
 	c.AddCommand(start, execC, status, stop, recoverC, events, platform, capabilities, supervise)
 	return c
-}
-
-func sandboxErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := err.(*warden.Error); ok {
-		return err
-	}
-	if strings.Contains(err.Error(), "there is no sandbox") {
-		return warden.Errorf(warden.ENotFound, "%v", err).WithHint("see `warden sandbox status` for the sandboxes there are")
-	}
-	return warden.Errorf(warden.EUnavailable, "%v", err)
 }
 
 func printPlatform(e *env, p sandbox.Platform) {

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -164,8 +165,10 @@ func masksFor(hidden, granted []string, mode Mode) (masks, warn []string, err er
 				return nil, nil, fmt.Errorf("the sandbox would grant %s, which lies inside the denied path %s; run from another directory or change the filesystem policy", g, h)
 			}
 		}
-		if _, err := os.Lstat(h); err != nil {
+		if _, err := os.Lstat(h); errors.Is(err, os.ErrNotExist) {
 			continue
+		} else if err != nil {
+			return nil, nil, fmt.Errorf("cannot tell whether the denied path %s must be hidden: %w", h, err)
 		}
 		if slices.ContainsFunc(granted, func(g string) bool { return within(h, g) }) {
 			if !mode.Namespaces() {

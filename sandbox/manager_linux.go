@@ -601,7 +601,7 @@ func (m *Manager) Events(name string) ([]Event, error) {
 	}
 	f, err := os.Open(filepath.Join(m.dir(name), "events.jsonl"))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("there is no sandbox %s", name)
+		return nil, fmt.Errorf("there is no sandbox %s: %w", name, os.ErrNotExist)
 	}
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,8 +97,11 @@ func finishMounts(p *plan) error {
 // enter, a file behind /dev/null.
 func mask(path string) error {
 	st, err := os.Lstat(path)
-	if err != nil {
+	if errors.Is(err, os.ErrNotExist) {
 		return nil // gone since the host looked: nothing to hide
+	}
+	if err != nil {
+		return fmt.Errorf("hide denied path %s: %w", path, err)
 	}
 	if st.IsDir() {
 		err = unix.Mount("tmpfs", path, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=000,size=0")

@@ -151,4 +151,3 @@ func nextMagic(b []byte) int {
 	}
 	return -1
 }
-
