@@ -73,6 +73,13 @@ const (
 	// EventSandboxLifecycle records a long-lived sandbox changing state
 	// (initializing, ready, degraded, recovering, stopping, stopped).
 	EventSandboxLifecycle = "sandbox_lifecycle"
+	// EventEgressRequest is the egress proxy's log line for one request or
+	// tunnel: who, method, host, port, a hash of the path, status, bytes and
+	// the decision. Never a path, a body or a header value.
+	EventEgressRequest = "egress_request"
+	// EventSecretLeak says the egress proxy refused a request carrying a
+	// secret placeholder somewhere it may not go.
+	EventSecretLeak = "secret_placeholder_refused"
 )
 
 // SecurityEvent is one row of the security event log. Metadata holds redacted

@@ -20,6 +20,7 @@ import (
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/netguard"
 	"github.com/agentwarden/warden/pipeline"
 	"github.com/agentwarden/warden/redact"
 	"github.com/agentwarden/warden/safety"
@@ -162,10 +163,18 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, ledger war
 			warden.CapTool:       {tools.Stage{Autopilot: p.Safety.Autopilot}},
 			warden.CapShell:      {shellguard.Stage{Policy: ShellPolicy(p, shellPaths(files, filesErr)), Project: projectLayer}},
 			warden.CapFilesystem: {fsguard.Stage{Guard: files, Err: filesErr}},
+			warden.CapNetwork:    {netStage(p, now)},
 		},
 		Tier:      resolver.Tier,
 		NoSandbox: !p.Sandbox.Available(),
 	})
+}
+
+// netStage is the network guard for a policy. Its rate limiter counts the
+// requests of this process: the egress proxy's, or later the daemon's.
+func netStage(p *config.Policy, now func() time.Time) netguard.Stage {
+	g, err := netguard.New(p.Network.Guard())
+	return netguard.Stage{Guard: g, Err: err, Limiter: netguard.NewLimiter(p.Network.Limits()), Now: now}
 }
 
 // ShellPolicy is the shell guard's policy from the policy file; paths, when

@@ -115,8 +115,8 @@ sandbox:
       project: read # the working directory: read, write or none
       read_only: [] # more paths the command may read
       read_write: [] # more paths it may write (the workspace always is)
-      network: none # none; proxy arrives with the egress proxy
-      allow_domains: [] # domains the proxy lets it reach
+      network: none # none, or proxy (only through warden's egress proxy)
+      allow_domains: [] # more network.allowed_domains rules for this profile
       memory: 512M # memory cap (0 = none)
       cpu: 60s # CPU time per process (0 = none)
       timeout: 30s # wall-clock time for the whole command
@@ -140,6 +140,28 @@ sandbox:
       output_limit: 1M # 1 MB of output,
       file_size: 64M # files up to 64 MB,
       env: [] # and no credentials.
+
+network:
+  # Hosts agents may reach, written [METHODS ]HOST[:PORTS]: an exact name or
+  # address, *.example.com (subdomains, not the apex) or **.example.com
+  # (both); without ports a rule opens 80 and 443; without methods, every
+  # method.
+  allowed_domains: [] # e.g. [api.github.com, "*.pythonhosted.org", "GET pypi.org"]; default none
+  # Hosts never reached, on any port. Deny always wins. Default none.
+  denied_domains: []
+  # Ask about a host no rule names (true), or deny it (false). Default true.
+  ask_unknown_domains: true
+  # Private addresses (10/8, 127/8, 172.16/12, 192.168/16, fc00::/7) are
+  # unreachable unless listed here, e.g. [127.0.0.1] for a local dev
+  # server. Metadata, link-local and other special addresses never open.
+  allow_private: [] # default none
+  # Requests each agent may make (0 = no limit).
+  rate_limit:
+    per_minute: 30 # default 30
+    per_hour: 500 # default 500
+  resolver: "" # the DNS server the egress proxy asks, as HOST:PORT; "" = the system's
+  # Where "warden proxy" listens. Default 127.0.0.1:4750.
+  listen: 127.0.0.1:4750
 `
 
 // DefaultFile returns the commented default policy file that `warden init`

@@ -59,7 +59,7 @@ func TestGetErrors(t *testing.T) {
 	}{
 		{"safety.dailySpendCapp", warden.EInvalid, "unknown key safety.dailySpendCapp; did you mean safety.dailySpendCap?"},
 		{"saftey.dailySpendCap", warden.EInvalid, "did you mean safety?"},
-		{"network.allow", warden.EInvalid, "want one of version, safety, tools"},
+		{"telemetry.allow", warden.EInvalid, "want one of version, safety, tools"},
 		{"tools.tiers.nope", warden.ENotFound, `tools.tiers has no entry "nope"`},
 		{"tools.overrides.0", warden.EInvalid, "tools.overrides is a list"},
 		{"safety.dailySpendCap.x", warden.EInvalid, "is a single value"},
@@ -112,6 +112,14 @@ func TestList(t *testing.T) {
 		"sandbox.unsafe_allow_off",
 		"sandbox.profiles.default",
 		"sandbox.profiles.guard",
+		"network.allowed_domains",
+		"network.denied_domains",
+		"network.ask_unknown_domains",
+		"network.allow_private",
+		"network.rate_limit.per_minute",
+		"network.rate_limit.per_hour",
+		"network.resolver",
+		"network.listen",
 	}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("List keys = %q\nwant %q", keys, want)

@@ -15,6 +15,7 @@ type Policy struct {
 	Shell      Shell
 	Filesystem Filesystem
 	Sandbox    Sandbox
+	Network    Network
 }
 
 // Safety holds the global money and emergency-stop limits (the safety section).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentwarden/warden/netguard"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -28,7 +29,7 @@ type profileFile struct {
 	ReadOnly     []string `yaml:"read_only" want:"a list of absolute paths" elem:"an absolute path"`
 	ReadWrite    []string `yaml:"read_write" want:"a list of absolute paths" elem:"an absolute path"`
 	Network      *string  `yaml:"network" want:"none or proxy"`
-	AllowDomains []string `yaml:"allow_domains" want:"a list of domain names" elem:"a domain name"`
+	AllowDomains []string `yaml:"allow_domains" want:"a list of rules such as api.github.com or *.example.com:443" elem:"a rule: [METHODS ]HOST[:PORTS]"`
 	Memory       *string  `yaml:"memory" want:"a size such as 64M (0 for no cap)"`
 	CPU          *string  `yaml:"cpu" want:"a duration such as 10s (0 for no limit)"`
 	Timeout      *string  `yaml:"timeout" want:"a duration such as 30s"`
@@ -185,6 +186,11 @@ func profileToRuntime(pf profileFile, sectionMode string) (SandboxProfile, error
 	for _, path := range append(slices.Clone(p.ReadOnly), p.ReadWrite...) {
 		if !strings.HasPrefix(path, "/") && path != "~" && !strings.HasPrefix(path, "~/") {
 			return p, fmt.Errorf("path %q must be absolute or start with ~/", path)
+		}
+	}
+	for _, d := range p.AllowDomains {
+		if _, err := netguard.ParseRule(d); err != nil {
+			return p, fmt.Errorf("allow_domains: %v", err)
 		}
 	}
 	for _, e := range p.Env {

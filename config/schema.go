@@ -22,6 +22,7 @@ var sections = []section{
 	shellSection,
 	filesystemSection,
 	sandboxSection,
+	networkSection,
 }
 
 // section is one top-level section of warden.yaml.

@@ -130,8 +130,8 @@ func TestStrict(t *testing.T) {
 		},
 		{
 			name: "unknown section",
-			src:  "version: 1\nnetwork:\n  allow: []\n",
-			key:  "network", line: 2,
+			src:  "version: 1\ntelemetry:\n  allow: []\n",
+			key:  "telemetry", line: 2,
 			want: "unknown section, ignored; want one of version, safety, tools",
 		},
 	}

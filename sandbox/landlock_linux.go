@@ -68,19 +68,20 @@ func (p landlockPlan) build() (*landlockRuleset, error) {
 	if fs == 0 {
 		return nil, errors.New("the kernel has no Landlock, so the sandbox cannot restrict the filesystem")
 	}
-	attr := unix.LandlockRulesetAttr{Access_fs: fs}
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: fs}
 	if p.BlockNet && p.ABI >= 4 {
-		attr.Access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+		attr.Handled_access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 	}
 	if p.ABI >= 6 {
 		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 	}
-	size := unsafe.Sizeof(attr)
+	// The kernel reads as much of the attribute as the caller's ABI knows.
+	size := unsafe.Offsetof(attr.Quiet_access_fs)
 	if p.ABI < 6 {
 		size = unsafe.Offsetof(attr.Scoped)
 	}
 	if p.ABI < 4 {
-		size = unsafe.Offsetof(attr.Access_net)
+		size = unsafe.Offsetof(attr.Handled_access_net)
 	}
 	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if e != 0 {
