@@ -82,7 +82,10 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 			name = d.Sandbox
 		}
 	}
-	spec, err := a.sandboxSpec(name, dir, r.Override)
+	spec, err := a.sandboxSpec(name, dir, r.Override, &req)
+	if c, ok := spec.Egress.(io.Closer); ok {
+		defer c.Close()
+	}
 	if err != nil {
 		_ = a.execOutcome(ctx, &req, name, sandbox.Result{}, sandbox.Limits{}, err)
 		return ExecResult{Decision: d, Profile: name}, err
@@ -134,7 +137,10 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 
 // sandboxSpec builds the isolation for one run from a profile and the
 // caller's overrides.
-func (a *App) sandboxSpec(name, dir string, o ExecOverride) (sandbox.Spec, error) {
+//
+// With network proxy the spec carries an egress proxy for the run, deciding
+// for who (identity; nil is "sandbox"); the caller closes it.
+func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request) (sandbox.Spec, error) {
 	sp := a.Policy.Sandbox
 	prof, ok := sp.Profiles[name]
 	if !ok {
@@ -203,7 +209,12 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride) (sandbox.Spec, error
 		network = *o.Network
 	}
 	if network == "proxy" {
-		s.Net = sandbox.NetProxy
+		p, err := a.Egress(who, s.AllowDomains)
+		if err != nil {
+			return sandbox.Spec{}, err
+		}
+		s.Net, s.Egress = sandbox.NetProxy, p
+		s.Env = append(s.Env, p.Secrets.Env()...)
 	} else if network != "none" {
 		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "network %q is not one of none, proxy", network)
 	}
@@ -219,7 +230,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride) (sandbox.Spec, error
 	setIf(&s.Limits.FileSize, o.FileSize)
 	s.Hidden = hiddenPaths(a.Home, a.Policy.Filesystem.Denied, home)
 	if err := s.Validate(); err != nil {
-		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "%v", err)
+		return s, warden.Errorf(warden.EInvalid, "%v", err)
 	}
 	return s, nil
 }

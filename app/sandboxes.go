@@ -76,7 +76,7 @@ func (a *App) SandboxStart(ctx context.Context, name, profile, dir string, o Exe
 	if err := os.MkdirAll(filepath.Join(a.Home.Abs(), RunDir), 0o700); err != nil {
 		return sandbox.Info{}, warden.Errorf(warden.EInvalid, "create %s", RunDir).Wrap(err)
 	}
-	spec, err := a.sandboxSpec(profile, dir, o)
+	spec, err := a.sandboxSpec(profile, dir, o, nil)
 	if err != nil {
 		return sandbox.Info{}, err
 	}

@@ -131,15 +131,31 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	}
 
 	env, _ := ScrubEnv(c.Env, s.PassEnv)
-	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	env = slices.DeleteFunc(env, func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return name == "TMPDIR" || isProxyVar(name)
+	})
+	if s.Net == NetProxy {
+		env = append(env, ProxyEnv()...)
+	}
 	switch {
 	case mode.Namespaces():
 		env = append(env, "TMPDIR=/tmp")
 	case tmp != "":
 		env = append(env, "TMPDIR="+tmp)
 	}
-	p.Env = env
+	p.Env = append(env, s.Env...)
 	return p, warn, nil
+}
+
+// isProxyVar reports whether name is a proxy setting: the host's would
+// point the command somewhere it cannot reach, or around the sandbox's own.
+func isProxyVar(name string) bool {
+	switch strings.ToUpper(name) {
+	case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY":
+		return true
+	}
+	return false
 }
 
 // masksFor decides which denied paths must be hidden by a mount: those that

@@ -5,7 +5,10 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -40,6 +43,11 @@ func runInit() int {
 			return send(outcome{Setup: err.Error(), Exit: 125})
 		}
 		_ = unix.Sethostname([]byte("warden-sandbox"))
+		if p.EgressFD > 0 {
+			if err := sendProxyListener(p.EgressFD); err != nil {
+				return send(outcome{Setup: err.Error(), Exit: 125})
+			}
+		}
 	} else {
 		// Without a pid namespace, orphans of the command come back to the
 		// init rather than escaping to the host's init.
@@ -120,4 +128,56 @@ func runInit() int {
 		}
 	}
 	return send(o)
+}
+
+// sendProxyListener makes the listener the command reaches the egress proxy
+// on (ProxyAddr on the sandbox's loopback, the only interface it has) and
+// sends it to the host over fd, which serves it from outside. No socket is
+// bind-mounted and no relay process runs inside.
+func sendProxyListener(fd int) error {
+	defer unix.Close(fd)
+	l, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("make the proxy listener: %w", err)
+	}
+	defer unix.Close(l)
+	ap := netip.MustParseAddrPort(ProxyAddr)
+	if err := unix.Bind(l, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err != nil {
+		return fmt.Errorf("bind the proxy listener to %s: %w", ProxyAddr, err)
+	}
+	if err := unix.Listen(l, 128); err != nil {
+		return fmt.Errorf("listen on %s: %w", ProxyAddr, err)
+	}
+	if err := unix.Sendmsg(fd, []byte{1}, unix.UnixRights(l), nil, 0); err != nil {
+		return fmt.Errorf("hand the proxy listener to warden: %w", err)
+	}
+	return nil
+}
+
+// receiveProxyListener receives the listener a sandbox's init made. ok is
+// false when the init ended without sending one (its report says why).
+func receiveProxyListener(conn *os.File) (l net.Listener, ok bool, err error) {
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := unix.Recvmsg(int(conn.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return nil, false, fmt.Errorf("receive the proxy listener: %w", err)
+	}
+	if n == 0 && oobn == 0 {
+		return nil, false, nil
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return nil, false, fmt.Errorf("receive the proxy listener: no descriptor in the message")
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		return nil, false, fmt.Errorf("receive the proxy listener: no descriptor in the message")
+	}
+	f := os.NewFile(uintptr(fds[0]), "sandbox-proxy-listener")
+	defer f.Close()
+	l, err = net.FileListener(f)
+	if err != nil {
+		return nil, false, fmt.Errorf("use the proxy listener: %w", err)
+	}
+	return l, true, nil
 }

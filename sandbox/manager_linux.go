@@ -81,6 +81,9 @@ func (m *Manager) Start(ctx context.Context, name, profile string, spec Spec) (I
 	if err := ValidName(name); err != nil {
 		return Info{}, err
 	}
+	if spec.Net == NetProxy {
+		return Info{}, errors.New("long-lived sandboxes have no egress proxy yet (it arrives with warden serve); use network none, or warden exec --net proxy for one command")
+	}
 	if err := spec.Validate(); err != nil {
 		return Info{}, err
 	}

@@ -85,6 +85,9 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 		if s.Strict {
 			return Result{}, fmt.Errorf("%v; --strict refuses to fall back to light mode", err)
 		}
+		if s.Net == NetProxy {
+			return Result{}, fmt.Errorf("%v; network proxy needs a network namespace, so the command cannot run in light mode", err)
+		}
 		warn = append(warn, fmt.Sprintf("%v; the command ran in light mode (Landlock, seccomp and rlimits, without namespaces)", err))
 		mode = ModeLight
 		r, err = n.launch(ctx, &s, &c, exe, mode, abi, cg, id)
@@ -128,14 +131,43 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		stdout.abort()
 		return res, err
 	}
+	var extra []*os.File
+	var egressConn *os.File
+	if s.Net == NetProxy && mode.Namespaces() {
+		host, child, err := socketPair()
+		if err != nil {
+			stdout.abort()
+			stderr.abort()
+			return res, err
+		}
+		defer host.Close()
+		egressConn, extra = host, []*os.File{child}
+		p.EgressFD = fdPlan + 2
+	}
 	oomBefore := cg.oomKills()
-	ip, err := startInit(exe, mode, cg, p, c.Stdin, stdout.w, stderr.w)
+	ip, err := startInit(exe, mode, cg, p, c.Stdin, stdout.w, stderr.w, extra...)
+	for _, f := range extra {
+		f.Close()
+	}
 	stdout.started()
 	stderr.started()
 	if err != nil {
 		stdout.wait()
 		stderr.wait()
 		return res, err
+	}
+	if egressConn != nil {
+		l, ok, err := receiveProxyListener(egressConn)
+		if err != nil {
+			ip.kill()
+		} else if ok {
+			served := make(chan struct{})
+			go func() {
+				defer close(served)
+				_ = s.Egress.Serve(l)
+			}()
+			defer func() { l.Close(); <-served }()
+		}
 	}
 
 	done := make(chan error, 1)
@@ -208,6 +240,15 @@ func initAttr(mode Mode) *syscall.SysProcAttr {
 func isNamespaceRefusal(err error) bool {
 	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||
 		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.EACCES)
+}
+
+// socketPair returns the two ends of a Unix stream socket pair.
+func socketPair() (host, child *os.File, err error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("make the sandbox's proxy socket: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "egress-host"), os.NewFile(uintptr(fds[1]), "egress-child"), nil
 }
 
 func newID() string {

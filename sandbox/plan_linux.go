@@ -31,6 +31,9 @@ type plan struct {
 	Args     []string
 	Dir      string
 	Env      []string
+	// EgressFD, when set, is the socket on which the init sends the host
+	// the listener it made on the sandbox's loopback for the egress proxy.
+	EgressFD int
 }
 
 // keep is a path carried into the private /tmp.

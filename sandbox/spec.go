@@ -3,6 +3,8 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"net"
+	"strings"
 	"time"
 )
 
@@ -67,6 +69,28 @@ const (
 	NetProxy Network = "proxy"
 )
 
+// Egress is the proxy a NetProxy sandbox's connections go to: Serve is
+// given the listener on the sandbox's loopback address and returns when it
+// is closed. *egress.Proxy is one.
+type Egress interface {
+	Serve(l net.Listener) error
+}
+
+// ProxyAddr is where a NetProxy sandbox's command finds the proxy: a
+// listener on the sandbox's own loopback, made by its init and served from
+// the host. HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at it.
+const ProxyAddr = "127.0.0.1:3128"
+
+// ProxyEnv are the proxy variables a NetProxy command gets.
+func ProxyEnv() []string {
+	url := "http://" + ProxyAddr
+	var env []string
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
+		env = append(env, k+"="+url, strings.ToLower(k)+"="+url)
+	}
+	return env
+}
+
 // Limits bound what a sandboxed command may consume. A zero field means no
 // limit of that kind, except Wall, which Spec.Validate requires.
 type Limits struct {
@@ -102,6 +126,12 @@ type Spec struct {
 	// AllowDomains are the domains the egress proxy lets the command reach
 	// under NetProxy.
 	AllowDomains []string
+	// Egress serves the connections the command makes to its proxy address
+	// under NetProxy: the sandbox's only way out.
+	Egress Egress
+	// Env is added to the command's environment after scrubbing (secret
+	// placeholders, the proxy's certificate bundle).
+	Env []string
 	Limits       Limits
 	// NoSpawn forbids creating processes (threads are still allowed).
 	NoSpawn bool
@@ -118,8 +148,10 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("the sandbox needs a wall-clock timeout greater than zero")
 	case s.Net != NetNone && s.Net != NetProxy:
 		return fmt.Errorf("network %q is not one of none, proxy", s.Net)
-	case s.Net == NetProxy:
-		return fmt.Errorf("network proxy needs warden's egress proxy, which is not available yet; use network none")
+	case s.Net == NetProxy && s.Egress == nil:
+		return fmt.Errorf("network proxy needs an egress proxy to serve the sandbox")
+	case s.Net == NetProxy && !s.Mode.Namespaces():
+		return fmt.Errorf("network proxy needs a network namespace, so mode standard or max (mode %s has none)", s.Mode)
 	case s.Limits.Memory < 0 || s.Limits.CPU < 0 || s.Limits.Pids < 0 || s.Limits.Output < 0 || s.Limits.FileSize < 0 || s.Limits.Files < 0:
 		return fmt.Errorf("sandbox limits cannot be negative")
 	}

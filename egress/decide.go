@@ -1,0 +1,180 @@
+package egress
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/netguard"
+)
+
+// verdict is the proxy's answer for one request: the gate's decision and,
+// when it allows, the one address to dial.
+type verdict struct {
+	warden.Decision
+	pinned netip.AddrPort
+	status int // the HTTP status a refusal gets
+}
+
+func (v *verdict) allowed() bool { return v.Verdict == warden.Allow && v.pinned.IsValid() }
+
+// decide judges a request for t. The name is judged before it is resolved,
+// so a name that may not be reached is never looked up; the gate then
+// decides (and audits) the request with every address the name resolved to.
+func (p *Proxy) decide(ctx context.Context, action, resource string, t netguard.Target, method string, targetErr error) verdict {
+	req := &warden.Request{
+		Capability:  warden.CapNetwork,
+		Action:      action,
+		Resource:    resource,
+		RequestedBy: p.Identity.Agent,
+		Session:     p.Identity.Session,
+		Host:        p.Identity.Host,
+		Autonomous:  p.Identity.Autonomous,
+		Params:      map[string]json.RawMessage{netguard.ParamMethod: jsonString(method)},
+	}
+	var addrs []netip.Addr
+	if targetErr == nil {
+		pre := p.Guard.Decide(netguard.Query{Target: t, Method: method})
+		if pre.Verdict == warden.Allow {
+			var resolveErr error
+			addrs, resolveErr = p.resolve(ctx, t)
+			list := make([]string, len(addrs))
+			for i, a := range addrs {
+				list[i] = a.String()
+			}
+			req.Params[netguard.ParamAddresses], _ = json.Marshal(list)
+			if resolveErr != nil {
+				req.Params[netguard.ParamResolveError] = jsonString(resolveErr.Error())
+			}
+		}
+	}
+	d, err := p.Gate.Check(ctx, req)
+	if err != nil {
+		return verdict{Decision: warden.Denyf("network.unavailable", err.Error()), status: http.StatusServiceUnavailable}
+	}
+	v := verdict{Decision: d, status: http.StatusForbidden}
+	switch {
+	case d.Verdict == warden.Ask:
+		v.Verdict = warden.Deny
+		v.Reason = d.Reason + "; asking needs warden's approvals, which this proxy does not have yet, so the request is refused (add the host to network.allowed_domains to allow it)"
+	case d.Verdict != warden.Allow:
+	case len(addrs) == 0:
+		// The gate allowed without addresses: only a policy that changed
+		// between the two judgements can do that. Fail closed.
+		v.Verdict, v.Reason = warden.Deny, "the host was not resolved before the decision"
+	default:
+		v.pinned = netip.AddrPortFrom(pick(addrs), t.Port)
+		if p.isSelf(v.pinned) {
+			v.Verdict, v.Rule, v.Reason = warden.Deny, "network.self_connection", fmt.Sprintf("%s is this proxy's own listener", v.pinned)
+			v.pinned = netip.AddrPort{}
+		}
+	}
+	return v
+}
+
+// resolve returns every address t's host stands for: the literal itself, the
+// loopback address for a loopback name (never asked of DNS), or each answer.
+func (p *Proxy) resolve(ctx context.Context, t netguard.Target) ([]netip.Addr, error) {
+	if t.IsAddr() {
+		return []netip.Addr{t.Addr}, nil
+	}
+	if netguard.IsLoopbackHost(t.Host) {
+		return []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1})}, nil
+	}
+	timeout := p.ResolveTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r := p.Resolver
+	if r == nil {
+		r = &net.Resolver{PreferGo: true}
+	}
+	addrs, err := r.LookupNetIP(ctx, "ip", t.Host)
+	if err != nil {
+		var de *net.DNSError
+		if errors.As(err, &de) {
+			return nil, fmt.Errorf("%s", de.Err)
+		}
+		return nil, err
+	}
+	return addrs, nil
+}
+
+// pick chooses the address to dial among answers that were all allowed:
+// the first IPv4 one, else the first.
+func pick(addrs []netip.Addr) netip.Addr {
+	if i := slices.IndexFunc(addrs, func(a netip.Addr) bool { return a.Unmap().Is4() }); i >= 0 {
+		return addrs[i].Unmap()
+	}
+	return addrs[0]
+}
+
+type pinKey struct{}
+
+// withPin carries the address a forwarded request may connect to.
+func withPin(ctx context.Context, ap netip.AddrPort) context.Context {
+	return context.WithValue(ctx, pinKey{}, ap)
+}
+
+// dialPinned connects to the pinned address in ctx, whatever address the
+// caller names, through the checking dialer.
+func (p *Proxy) dialPinned(ctx context.Context, network, _ string) (net.Conn, error) {
+	ap, ok := ctx.Value(pinKey{}).(netip.AddrPort)
+	if !ok || !ap.IsValid() {
+		return nil, errors.New("no decided address to connect to")
+	}
+	return p.dial(ctx, ap)
+}
+
+// dial connects to ap. The dialer's Control hook runs on the address the
+// kernel is about to connect to and refuses it unless it is ap and the
+// guard allows it: the second, independent check.
+func (p *Proxy) dial(ctx context.Context, ap netip.AddrPort) (net.Conn, error) {
+	timeout := p.DialTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	d := net.Dialer{
+		Timeout: timeout,
+		Control: func(_, address string, _ syscall.RawConn) error {
+			got, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("refusing to connect to %q: not an address", address)
+			}
+			if got.Addr().Unmap() != ap.Addr().Unmap() || got.Port() != ap.Port() {
+				return fmt.Errorf("refusing to connect to %s: the decided address is %s", got, ap)
+			}
+			if err := p.Guard.AddressAllowed(got.Addr()); err != nil {
+				return fmt.Errorf("refusing to connect to %s: %w", got, err)
+			}
+			return nil
+		},
+	}
+	return d.DialContext(ctx, "tcp", ap.String())
+}
+
+// pathHash identifies a path in the request log without revealing it.
+func pathHash(path string) string {
+	if path == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(path))
+	return hex.EncodeToString(sum[:8])
+}
+
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}

@@ -1,0 +1,220 @@
+// Package egress is warden's egress proxy: an HTTP forward proxy and CONNECT
+// tunnel that is the only way out of a sandbox with network "proxy", and that
+// any agent can be pointed at.
+//
+// For every request it canonicalises the target, judges the name, resolves it
+// once (only when the name may be reached, so a refused name leaks nothing
+// through DNS), asks the gate with every answer (the decision is audited), and
+// dials the one pinned address through a dialer whose Control hook judges the
+// address again. DNS rebinding, mixed answers and resolvers answering 0.0.0.0
+// therefore never reach a blocked address. Redirects are passed back to the
+// client, whose next request is judged afresh. Each request ends with one
+// egress_request event: agent, method, host, port, a hash of the path, status,
+// bytes and the decision.
+package egress
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/netguard"
+)
+
+// Checker decides a request and records the decision; *gate.Gate is one.
+type Checker interface {
+	Check(ctx context.Context, req *warden.Request) (warden.Decision, error)
+}
+
+// EventFunc appends a security event (redacting summary and meta).
+type EventFunc func(ctx context.Context, typ string, sev warden.Severity, summary string, meta json.RawMessage) error
+
+// Identity is who the proxy's requests are made for: they are decided,
+// rate-limited and logged under it.
+type Identity struct {
+	Agent      string // requested_by, e.g. agent or sandbox:NAME
+	Session    string
+	Host       string // the agent host (claude, codex…), if known
+	Autonomous bool
+}
+
+// Proxy is one egress proxy. Gate and Guard are required; the zero values of
+// the other fields are the defaults. Start it with Serve; Close it.
+type Proxy struct {
+	Gate  Checker
+	Guard *netguard.Guard
+	// Resolver resolves names; nil is the pure-Go resolver on the system's
+	// configuration (never libc, whose inet_aton reads 0x7f000001 as an
+	// address).
+	Resolver *net.Resolver
+	Identity Identity
+	// Events receives the request log; nil keeps none.
+	Events EventFunc
+	// Secrets are the placeholders the proxy swaps for real values.
+	Secrets *Secrets
+	// UpstreamRoots are the authorities trusted for TLS the proxy makes
+	// itself (toward hosts a secret is bound to); nil is the system's.
+	UpstreamRoots *x509.CertPool
+	// ResolveTimeout and DialTimeout bound name resolution and connecting
+	// (defaults 5 s and 10 s).
+	ResolveTimeout, DialTimeout time.Duration
+	Log                         *slog.Logger
+
+	once      sync.Once
+	transport *http.Transport
+	forwarder *httputil.ReverseProxy
+
+	mu        sync.Mutex
+	closed    bool
+	servers   []*http.Server
+	listeners []netip.AddrPort
+	tunnels   map[net.Conn]struct{}
+}
+
+// Serve accepts connections on l until l is closed or the proxy is.
+func (p *Proxy) Serve(l net.Listener) error {
+	p.init()
+	srv := &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(p.log().Handler(), slog.LevelDebug),
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return http.ErrServerClosed
+	}
+	p.servers = append(p.servers, srv)
+	if ap, err := netip.ParseAddrPort(l.Addr().String()); err == nil {
+		p.listeners = append(p.listeners, ap)
+	}
+	p.mu.Unlock()
+	err := srv.Serve(l)
+	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Close stops every listener and ends every open connection and tunnel.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	servers := p.servers
+	tunnels := p.tunnels
+	p.tunnels = nil
+	p.mu.Unlock()
+	var err error
+	for _, s := range servers {
+		err = errors.Join(err, s.Close())
+	}
+	for c := range tunnels {
+		c.Close()
+	}
+	if p.transport != nil {
+		p.transport.CloseIdleConnections()
+	}
+	return err
+}
+
+func (p *Proxy) init() {
+	p.once.Do(func() {
+		p.transport = &http.Transport{
+			Proxy:                 nil, // never the proxy's own HTTP_PROXY
+			DialContext:           p.dialPinned,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          100,
+			MaxIdleConnsPerHost:   16,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ExpectContinueTimeout: time.Second,
+			TLSClientConfig:       &tls.Config{RootCAs: p.UpstreamRoots, MinVersion: tls.VersionTLS12},
+		}
+		p.forwarder = &httputil.ReverseProxy{
+			Rewrite:        p.rewrite,
+			Transport:      p.transport,
+			ModifyResponse: p.modifyResponse,
+			ErrorHandler:   p.forwardError,
+			ErrorLog:       slog.NewLogLogger(p.log().Handler(), slog.LevelDebug),
+		}
+	})
+}
+
+func (p *Proxy) log() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// ServeHTTP implements http.Handler: CONNECT opens a tunnel, an absolute-form
+// request is forwarded, anything else is refused.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.init()
+	switch {
+	case r.Method == http.MethodConnect:
+		p.tunnel(w, r)
+	case r.URL.IsAbs():
+		p.forward(w, r)
+	default:
+		refuse(w, http.StatusBadRequest, "network.malformed", "this is warden's egress proxy: send requests in absolute form (GET http://host/path) or use CONNECT; set HTTP_PROXY and HTTPS_PROXY to its address")
+	}
+}
+
+// refuse answers a request the proxy will not carry, saying why.
+func refuse(w http.ResponseWriter, status int, rule, reason string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Warden-Rule", rule)
+	h.Set("Connection", "close")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte("warden: " + reason + "\n"))
+}
+
+// track registers a hijacked connection so Close can end it; untrack
+// forgets it.
+func (p *Proxy) track(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	if p.tunnels == nil {
+		p.tunnels = map[net.Conn]struct{}{}
+	}
+	p.tunnels[c] = struct{}{}
+	return true
+}
+
+func (p *Proxy) untrack(c net.Conn) {
+	p.mu.Lock()
+	delete(p.tunnels, c)
+	p.mu.Unlock()
+}
+
+// isSelf reports whether ap is one of the proxy's own listeners.
+func (p *Proxy) isSelf(ap netip.AddrPort) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	a := ap.Addr().Unmap()
+	for _, l := range p.listeners {
+		if l.Port() != ap.Port() {
+			continue
+		}
+		la := l.Addr().Unmap()
+		if la == a || la.IsUnspecified() || a.IsUnspecified() || (la.IsLoopback() && a.IsLoopback()) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,147 @@
+package egress
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/netguard"
+)
+
+// entry is one line of the request log.
+type entry struct {
+	start    time.Time
+	method   string
+	target   netguard.Target
+	raw      string // the target as asked, for a refused unparseable one
+	v        verdict
+	status   int
+	up, down atomic.Int64
+	note     string
+}
+
+// record appends the request's egress_request event. The path appears only
+// as a hash; no header or body is ever recorded.
+func (p *Proxy) record(ctx context.Context, e *entry) {
+	if p.Events == nil {
+		return
+	}
+	host, port := e.target.Host, e.target.Port
+	if host == "" {
+		host = e.raw
+	}
+	meta := map[string]any{
+		"trace_id":   e.v.TraceID,
+		"agent":      p.Identity.Agent,
+		"session":    p.Identity.Session,
+		"method":     e.method,
+		"host":       host,
+		"port":       port,
+		"path_hash":  pathHash(e.target.Path),
+		"status":     e.status,
+		"bytes_up":   e.up.Load(),
+		"bytes_down": e.down.Load(),
+		"verdict":    e.v.Verdict.String(),
+		"rule":       e.v.Rule,
+		"ms":         time.Since(e.start).Milliseconds(),
+	}
+	if e.v.pinned.IsValid() {
+		meta["address"] = e.v.pinned.String()
+	}
+	if e.note != "" {
+		meta["note"] = e.note
+	}
+	b, _ := json.Marshal(meta)
+	sev := warden.SevInfo
+	if e.v.Verdict != warden.Allow {
+		sev = warden.SevWarn
+	}
+	summary := fmt.Sprintf("%s %s:%d %s, status %d, %d bytes up, %d down", e.method, host, port, e.v.Verdict, e.status, e.up.Load(), e.down.Load())
+	if err := p.Events(context.WithoutCancel(ctx), warden.EventEgressRequest, sev, summary, b); err != nil {
+		p.log().Error("could not record the egress request", "error", err)
+	}
+}
+
+// tunnel serves CONNECT: judge the authority, dial the pinned address, and
+// copy bytes both ways until either side is done.
+func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
+	e := &entry{start: time.Now(), method: http.MethodConnect, raw: r.Host}
+	defer p.record(r.Context(), e)
+	t, err := netguard.ParseAuthority(r.Host)
+	e.target = t
+	e.v = p.decide(r.Context(), netguard.ActionConnect, r.Host, t, http.MethodConnect, err)
+	if !e.v.allowed() {
+		e.status = e.v.status
+		refuse(w, e.v.status, e.v.Rule, e.v.Reason)
+		return
+	}
+	if p.Secrets.bound(t.Host) {
+		p.intercept(w, r, e)
+		return
+	}
+	upstream, err := p.dial(r.Context(), e.v.pinned)
+	if err != nil {
+		e.status, e.note = http.StatusBadGateway, err.Error()
+		refuse(w, http.StatusBadGateway, "network.connect_failed", fmt.Sprintf("could not connect to %s (%s): %v", t.Authority(), e.v.pinned, err))
+		return
+	}
+	defer upstream.Close()
+	client, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		e.status, e.note = http.StatusInternalServerError, err.Error()
+		refuse(w, http.StatusInternalServerError, "network.internal", "cannot take over the connection: "+err.Error())
+		return
+	}
+	defer client.Close()
+	if !p.track(client) {
+		return
+	}
+	defer p.untrack(client)
+	e.status = http.StatusOK
+	if _, err := client.Write([]byte("HTTP/1.1 200 Connection Established\r\n\r\n")); err != nil {
+		return
+	}
+	// Bytes the client sent after the CONNECT line are already buffered.
+	var from io.Reader = client
+	if n := rw.Reader.Buffered(); n > 0 {
+		buffered, _ := rw.Reader.Peek(n)
+		from = io.MultiReader(bytes.NewReader(bytes.Clone(buffered)), client)
+	}
+	splice(client, from, upstream, &e.up, &e.down)
+}
+
+// splice copies client→upstream and upstream→client, half-closing each
+// direction as it ends, and returns when both are done.
+func splice(client net.Conn, from io.Reader, upstream net.Conn, up, down *atomic.Int64) {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		n, _ := io.Copy(upstream, from)
+		up.Add(n)
+		closeWrite(upstream)
+	}()
+	go func() {
+		defer wg.Done()
+		n, _ := io.Copy(client, upstream)
+		down.Add(n)
+		closeWrite(client)
+	}()
+	wg.Wait()
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+		return
+	}
+	_ = c.Close()
+}
