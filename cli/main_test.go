@@ -2,9 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -32,6 +35,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("WARDEN_HOME", filepath.Join(env.WorkDir, "home"))
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"httpserve": httpServe,
+		},
 		Condition: func(cond string) (bool, error) {
 			if cond != "sandbox" {
 				return false, fmt.Errorf("unknown condition %q", cond)
@@ -39,4 +45,23 @@ func TestScripts(t *testing.T) {
 			return slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard), nil
 		},
 	})
+}
+
+// httpServe starts a web server on the host's loopback for the script and
+// sets $NAME_ADDR to its HOST:PORT: "/" answers "hello from NAME", and
+// "/redirect" sends the client to the cloud metadata address.
+func httpServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: httpserve NAME")
+	}
+	name := args[0]
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect" {
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+			return
+		}
+		fmt.Fprintf(w, "hello from %s\n", name)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(name+"_ADDR", strings.TrimPrefix(srv.URL, "http://"))
 }

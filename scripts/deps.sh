@@ -7,10 +7,13 @@ command -v go >/dev/null || { echo "deps: Go is not installed; install Go 1.26 f
 go mod download
 # The sandbox tests run python3 from /usr/bin inside the sandbox (the
 # system's, not a version manager's shim under $HOME, which the sandbox
-# cannot read).
-if [ ! -x /usr/bin/python3 ]; then
+# cannot read), and curl through the egress proxy.
+for need in python3:/usr/bin/python3 curl:/usr/bin/curl; do
+	pkg=${need%%:*} bin=${need#*:}
+	[ -x "$bin" ] && continue
 	if [ "$(id -u)" = 0 ]; then
-		apt-get install -y python3 >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y python3 >/dev/null; }
+		apt-get install -y "$pkg" >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y "$pkg" >/dev/null; }
 	else
-		echo "deps: /usr/bin/python3 is missing; the sandbox tests that run it will fail: sudo apt-get install -y python3" >&2; fi
-fi
+		echo "deps: $bin is missing; the sandbox tests that run it will fail: sudo apt-get install -y $pkg" >&2
+	fi
+done
