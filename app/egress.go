@@ -3,11 +3,16 @@ package app
 import (
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/egress"
+	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/netguard"
 	"github.com/agentwarden/warden/safety"
@@ -58,4 +63,113 @@ func Resolver(server string) *net.Resolver {
 		}
 	}
 	return r
+}
+
+// sandboxEgress is a run's egress proxy and the certificate bundle its
+// sandbox trusts; Close stops the proxy and removes the bundle.
+type sandboxEgress struct {
+	*egress.Proxy
+	bundle string
+}
+
+func (s *sandboxEgress) Close() error {
+	err := s.Proxy.Close()
+	if s.bundle != "" {
+		_ = os.Remove(s.bundle)
+	}
+	return err
+}
+
+// sandboxEgress builds the egress proxy for one sandboxed run: the policy's
+// secrets become placeholders in env, and when the proxy must terminate TLS
+// toward their hosts, the sandbox gets a certificate bundle (the system's
+// authorities and the proxy's own) through the usual variables.
+func (a *App) sandboxEgress(who *warden.Request, extraAllowed []string) (eg *sandboxEgress, env []string, readable []string, err error) {
+	p, err := a.Egress(who, extraAllowed)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	eg = &sandboxEgress{Proxy: p}
+	if p.Secrets, err = a.secrets(); err != nil {
+		return nil, nil, nil, err
+	}
+	env = p.Secrets.Env()
+	if ca := p.Secrets.CACertPEM(); ca != nil {
+		bundle, err := writeBundle(filepath.Join(a.Home.Abs(), fsguard.SandboxDir), ca)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		eg.bundle = bundle
+		readable = append(readable, bundle)
+		for _, k := range []string{"SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", "PIP_CERT"} {
+			env = append(env, k+"="+bundle)
+		}
+	}
+	return eg, env, readable, nil
+}
+
+// secrets reads the real values of the policy's network secrets. A value
+// that cannot be read stops the run: the sandbox would otherwise send a
+// placeholder that can never work, or nothing at all.
+func (a *App) secrets() (*egress.Secrets, error) {
+	var specs []egress.SecretSpec
+	for _, s := range a.Policy.Network.Secrets {
+		var value string
+		switch {
+		case s.FromFile != "":
+			b, err := os.ReadFile(s.FromFile)
+			if err != nil {
+				return nil, warden.Errorf(warden.EInvalid, "network secret %s: cannot read %s", s.Name, s.FromFile).Wrap(err)
+			}
+			value = strings.TrimSpace(string(b))
+		default:
+			value = os.Getenv(s.FromEnv)
+		}
+		if value == "" {
+			return nil, warden.Errorf(warden.EInvalid, "network secret %s has no value (from_env %s, from_file %s)", s.Name, s.FromEnv, s.FromFile).
+				WithHint("set it, or remove it from network.secrets in " + config.FileName)
+		}
+		specs = append(specs, egress.SecretSpec{Name: s.Name, Value: value, Hosts: slices.Clone(s.Hosts), Header: s.Header, AllowHTTP: s.AllowHTTP})
+	}
+	secrets, err := egress.NewSecrets(specs)
+	if err != nil {
+		return nil, warden.Errorf(warden.EInvalid, "network secrets: %v", err)
+	}
+	return secrets, nil
+}
+
+// systemBundles are where Linux distributions keep their trusted
+// authorities (the files Go's crypto/x509 reads).
+var systemBundles = []string{
+	"/etc/ssl/certs/ca-certificates.crt",
+	"/etc/pki/tls/certs/ca-bundle.crt",
+	"/etc/ssl/ca-bundle.pem",
+	"/etc/pki/tls/cacert.pem",
+	"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+	"/etc/ssl/cert.pem",
+}
+
+// writeBundle writes the system's authorities and ca to a new file in dir.
+func writeBundle(dir string, ca []byte) (string, error) {
+	var bundle []byte
+	for _, f := range systemBundles {
+		if b, err := os.ReadFile(f); err == nil {
+			bundle = append(b, '\n')
+			break
+		}
+	}
+	bundle = append(bundle, ca...)
+	f, err := os.CreateTemp(dir, "proxy-ca-*.pem")
+	if err != nil {
+		return "", warden.Errorf(warden.EUnavailable, "write the sandbox's certificate bundle").Wrap(err)
+	}
+	_, err = f.Write(bundle)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", warden.Errorf(warden.EUnavailable, "write the sandbox's certificate bundle").Wrap(err)
+	}
+	return f.Name(), nil
 }

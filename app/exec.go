@@ -209,12 +209,13 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request)
 		network = *o.Network
 	}
 	if network == "proxy" {
-		p, err := a.Egress(who, s.AllowDomains)
+		eg, env, readable, err := a.sandboxEgress(who, s.AllowDomains)
 		if err != nil {
 			return sandbox.Spec{}, err
 		}
-		s.Net, s.Egress = sandbox.NetProxy, p
-		s.Env = append(s.Env, p.Secrets.Env()...)
+		s.Net, s.Egress = sandbox.NetProxy, eg
+		s.Env = append(s.Env, env...)
+		s.ReadOnly = append(s.ReadOnly, readable...)
 	} else if network != "none" {
 		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "network %q is not one of none, proxy", network)
 	}

@@ -48,14 +48,23 @@ func TestScripts(t *testing.T) {
 }
 
 // httpServe starts a web server on the host's loopback for the script and
-// sets $NAME_ADDR to its HOST:PORT: "/" answers "hello from NAME", and
-// "/redirect" sends the client to the cloud metadata address.
+// sets $NAME_ADDR to its HOST:PORT and $NAME_PORT to its port: "/" answers
+// "hello from NAME", "/redirect" sends the client to the cloud metadata
+// address, and "/echo" answers with the Authorization header it got (in the
+// body and in X-Echo) and whether it held the real $API_TOKEN.
 func httpServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: httpserve NAME")
 	}
 	name := args[0]
+	token := ts.Getenv("API_TOKEN")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/echo" {
+			auth := r.Header.Get("Authorization")
+			w.Header().Set("X-Echo", auth)
+			fmt.Fprintf(w, "auth=%s\nreal=%v\n", auth, token != "" && strings.Contains(auth, token))
+			return
+		}
 		if r.URL.Path == "/redirect" {
 			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
 			return
@@ -63,5 +72,7 @@ func httpServe(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintf(w, "hello from %s\n", name)
 	}))
 	ts.Defer(srv.Close)
-	ts.Setenv(name+"_ADDR", strings.TrimPrefix(srv.URL, "http://"))
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	ts.Setenv(name+"_ADDR", addr)
+	ts.Setenv(name+"_PORT", addr[strings.LastIndex(addr, ":")+1:])
 }

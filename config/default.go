@@ -162,6 +162,14 @@ network:
   resolver: "" # the DNS server the egress proxy asks, as HOST:PORT; "" = the system's
   # Where "warden proxy" listens. Default 127.0.0.1:4750.
   listen: 127.0.0.1:4750
+  # Secrets a sandbox with network proxy uses without holding them: it sees a
+  # random placeholder of the same shape in the variable NAME, and the proxy
+  # puts the real value (from the environment variable from_env, default
+  # NAME, or the file from_file) only in the header of requests to the
+  # hosts, over HTTPS it terminates with a CA only that sandbox trusts
+  # (allow_http: true also allows plain HTTP). A placeholder anywhere else is
+  # refused and alerted on; real values in answers become placeholders.
+  secrets: [] # e.g. [{name: GITHUB_TOKEN, hosts: [api.github.com], header: Authorization}]
 `
 
 // DefaultFile returns the commented default policy file that `warden init`

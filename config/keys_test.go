@@ -120,6 +120,7 @@ func TestList(t *testing.T) {
 		"network.rate_limit.per_hour",
 		"network.resolver",
 		"network.listen",
+		"network.secrets",
 	}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("List keys = %q\nwant %q", keys, want)

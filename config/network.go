@@ -4,6 +4,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -19,6 +20,27 @@ type networkFile struct {
 	RateLimit         rateLimitFile `yaml:"rate_limit" want:"a mapping with per_minute and per_hour"`
 	Resolver          string        `yaml:"resolver" want:"a DNS server as HOST:PORT, or \"\" for the system's"`
 	Listen            string        `yaml:"listen" want:"an address such as 127.0.0.1:4750"`
+	Secrets           []secretFile  `yaml:"secrets" want:"a list of {name, from_env or from_file, hosts, header}"`
+}
+
+// secretFile is one network.secrets entry.
+type secretFile struct {
+	Name      string   `yaml:"name" want:"the environment variable the sandbox sees, e.g. GITHUB_TOKEN"`
+	FromEnv   string   `yaml:"from_env" want:"the environment variable holding the real value (default: name)"`
+	FromFile  string   `yaml:"from_file" want:"an absolute path to a file holding the real value"`
+	Hosts     []string `yaml:"hosts" want:"a list of host names the secret may be sent to" elem:"a host name"`
+	Header    string   `yaml:"header" want:"the one request header it may be sent in, e.g. Authorization"`
+	AllowHTTP bool     `yaml:"allow_http"`
+}
+
+// NetworkSecret is a secret a sandbox uses through the egress proxy without
+// holding it: the sandbox sees a placeholder in Name, and the proxy puts the
+// real value (from FromEnv or FromFile) in Header of requests to Hosts.
+type NetworkSecret struct {
+	Name, FromEnv, FromFile string
+	Hosts                   []string
+	Header                  string
+	AllowHTTP               bool
 }
 
 type rateLimitFile struct {
@@ -41,6 +63,8 @@ type Network struct {
 	Resolver string
 	// Listen is where `warden proxy` listens.
 	Listen string
+	// Secrets are swapped for placeholders in sandboxes with network proxy.
+	Secrets []NetworkSecret
 }
 
 // Guard is the network section as the guard's policy.
@@ -58,7 +82,7 @@ var networkSection = &sectionDef[networkFile]{
 	defaultsOf: func() *networkFile {
 		return &networkFile{
 			AllowedDomains: []string{}, DeniedDomains: []string{}, AskUnknownDomains: true, AllowPrivate: []string{},
-			RateLimit: rateLimitFile{PerMinute: 30, PerHour: 500}, Listen: "127.0.0.1:4750",
+			RateLimit: rateLimitFile{PerMinute: 30, PerHour: 500}, Listen: "127.0.0.1:4750", Secrets: []secretFile{},
 		}
 	},
 	check:      checkNetwork,
@@ -91,9 +115,48 @@ func checkNetwork(f *networkFile, c *checker) {
 	if f.Resolver != "" && !validHostPort(f.Resolver) {
 		c.reportf([]any{"resolver"}, "resolver %s is not HOST:PORT, e.g. 127.0.0.53:53", quote(f.Resolver))
 	}
+	for i := range f.Secrets {
+		checkSecret(&f.Secrets[i], c, i)
+	}
 	if !validHostPort(f.Listen) {
 		c.reportf([]any{"listen"}, "listen %s is not HOST:PORT, e.g. 127.0.0.1:4750", quote(f.Listen))
 	}
+}
+
+func checkSecret(sf *secretFile, c *checker, i int) {
+	at := func(k string) []any { return []any{"secrets", i, k} }
+	if !envName(sf.Name) {
+		c.reportf(at("name"), "name %s is not an environment variable name", quote(sf.Name))
+	}
+	switch {
+	case sf.FromEnv != "" && sf.FromFile != "":
+		c.reportf(at("from_file"), "give from_env or from_file, not both")
+	case sf.FromFile != "" && !strings.HasPrefix(sf.FromFile, "/"):
+		c.reportf(at("from_file"), "from_file %s must be an absolute path", quote(sf.FromFile))
+	case sf.FromEnv != "" && !envName(sf.FromEnv):
+		c.reportf(at("from_env"), "from_env %s is not an environment variable name", quote(sf.FromEnv))
+	}
+	if len(sf.Hosts) == 0 {
+		c.reportf(at("hosts"), "a secret needs at least one host it may be sent to")
+	}
+	for j, h := range sf.Hosts {
+		if name, addr, err := netguard.CanonicalHost(h); err != nil || addr.IsValid() || strings.Contains(h, "*") {
+			c.reportf([]any{"secrets", i, "hosts", j}, "%s is not a host name (no wildcards or addresses: a secret goes to named hosts only)", quote(h))
+		} else {
+			sf.Hosts[j] = name
+		}
+	}
+	if sf.Header == "" || strings.ContainsFunc(sf.Header, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-')
+	}) {
+		c.reportf(at("header"), "header %s is not an HTTP header name such as Authorization", quote(sf.Header))
+	}
+}
+
+func envName(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
+	}) && !(s[0] >= '0' && s[0] <= '9')
 }
 
 func validHostPort(s string) bool {
@@ -122,6 +185,13 @@ func networkToRuntime(f *networkFile, p *Policy) {
 		PerHour:      f.RateLimit.PerHour,
 		Resolver:     f.Resolver,
 		Listen:       f.Listen,
+	}
+	for _, sf := range f.Secrets {
+		ns := NetworkSecret{Name: sf.Name, FromEnv: sf.FromEnv, FromFile: sf.FromFile, Hosts: slices.Clone(sf.Hosts), Header: sf.Header, AllowHTTP: sf.AllowHTTP}
+		if ns.FromEnv == "" && ns.FromFile == "" {
+			ns.FromEnv = ns.Name
+		}
+		p.Network.Secrets = append(p.Network.Secrets, ns)
 	}
 	for _, l := range []*[]string{&p.Network.Allowed, &p.Network.Denied, &p.Network.AllowPrivate} {
 		if *l == nil {

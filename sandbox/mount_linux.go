@@ -64,10 +64,15 @@ func privateTmp(p *plan) error {
 	return finishMounts(p)
 }
 
-// mountPoint creates an empty directory or file at path for a mount.
+// mountPoint creates an empty directory or file at path for a mount, unless
+// one is already there (a path inside a directory carried before it, which
+// may be read-only).
 func mountPoint(path string, dir bool) error {
 	if dir {
 		return os.MkdirAll(path, 0o755)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
