@@ -131,8 +131,8 @@ type Spec struct {
 	Egress Egress
 	// Env is added to the command's environment after scrubbing (secret
 	// placeholders, the proxy's certificate bundle).
-	Env []string
-	Limits       Limits
+	Env    []string
+	Limits Limits
 	// NoSpawn forbids creating processes (threads are still allowed).
 	NoSpawn bool
 	// PassEnv names environment variables that survive scrubbing.
