@@ -55,6 +55,8 @@ func (p *Proxy) serveForward(w http.ResponseWriter, r *http.Request, e *entry, t
 	if e.status == 0 {
 		e.status = cw.status
 	}
+	// The answer goes out before the request log is written.
+	_ = http.NewResponseController(w).Flush()
 }
 
 // rewrite builds the outgoing request: the canonical target, nothing that

@@ -145,6 +145,7 @@ func (p *Proxy) init() {
 			Transport:      p.transport,
 			ModifyResponse: p.modifyResponse,
 			ErrorHandler:   p.forwardError,
+			BufferPool:     bufferPool{},
 			ErrorLog:       slog.NewLogLogger(p.log().Handler(), slog.LevelDebug),
 		}
 	})
@@ -218,3 +219,13 @@ func (p *Proxy) isSelf(ap netip.AddrPort) bool {
 	}
 	return false
 }
+
+// bufferPool lends the reverse proxy 256 KiB copy buffers: fewer, larger
+// reads and writes than its default 32 KiB ones, which measurably raises
+// throughput on fast links.
+type bufferPool struct{}
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+func (bufferPool) Get() []byte  { return *buffers.Get().(*[]byte) }
+func (bufferPool) Put(b []byte) { buffers.Put(&b) }
