@@ -2,6 +2,7 @@ package egress
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -58,9 +59,20 @@ func (p *Proxy) decide(ctx context.Context, action, resource string, t netguard.
 			}
 		}
 	}
+	if targetErr != nil {
+		// Nothing can be judged: refuse without showing the gate (and the
+		// audit log) a URL that may carry a secret. The request log has it.
+		rule, why := "network.malformed", targetErr.Error()
+		var te *netguard.TargetError
+		if errors.As(targetErr, &te) {
+			rule = te.Rule
+		}
+		return verdict{Decision: warden.Denyf(rule, why), status: http.StatusForbidden}
+	}
 	d, err := p.Gate.Check(ctx, req)
 	if err != nil {
-		return verdict{Decision: warden.Denyf("network.unavailable", err.Error()), status: http.StatusServiceUnavailable}
+		p.log().Error("the gate could not decide a network request", "error", err)
+		return verdict{Decision: warden.Denyf("network.unavailable", "warden could not decide or record this request, so it is refused; see warden's log"), status: http.StatusServiceUnavailable}
 	}
 	v := verdict{Decision: d, status: http.StatusForbidden}
 	switch {
@@ -165,13 +177,16 @@ func (p *Proxy) dial(ctx context.Context, ap netip.AddrPort) (net.Conn, error) {
 	return d.DialContext(ctx, "tcp", ap.String())
 }
 
-// pathHash identifies a path in the request log without revealing it.
-func pathHash(path string) string {
+// pathHash identifies a path in the request log without revealing it: a
+// keyed hash, so a guessable path (or a short token in a query) cannot be
+// recovered by hashing candidates. Equal paths match within one proxy.
+func (p *Proxy) pathHash(path string) string {
 	if path == "" {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(path))
-	return hex.EncodeToString(sum[:8])
+	m := hmac.New(sha256.New, p.pathKey[:])
+	m.Write([]byte(path))
+	return hex.EncodeToString(m.Sum(nil)[:12])
 }
 
 func jsonString(s string) json.RawMessage {

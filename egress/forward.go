@@ -1,12 +1,15 @@
 package egress
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,11 +27,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	defer p.record(r.Context(), e)
 	t, err := netguard.ParseURL(r.RequestURI)
 	e.target = t
-	resource := t.Origin()
-	if err != nil {
-		resource = r.RequestURI
-	}
-	e.v = p.decide(r.Context(), netguard.ActionFetch, resource, t, r.Method, err)
+	e.v = p.decide(r.Context(), netguard.ActionFetch, t.Origin(), t, r.Method, err)
 	if !e.v.allowed() {
 		e.status = e.v.status
 		refuse(w, e.v.status, e.v.Rule, e.v.Reason)
@@ -50,7 +49,7 @@ func (p *Proxy) serveForward(w http.ResponseWriter, r *http.Request, e *entry, t
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = &countingBody{ReadCloser: r.Body, n: &e.up}
 	}
-	cw := &countingWriter{ResponseWriter: w, n: &e.down}
+	cw := &countingWriter{ResponseWriter: w, n: &e.down, p: p}
 	p.forwarder.ServeHTTP(cw, r.WithContext(ctx))
 	if e.status == 0 {
 		e.status = cw.status
@@ -116,6 +115,33 @@ type countingWriter struct {
 	http.ResponseWriter
 	n      *atomic.Int64
 	status int
+	p      *Proxy
+}
+
+// Hijack hands an upgraded connection (a WebSocket) to the reverse proxy,
+// tracked so Close ends it too.
+func (c *countingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(c.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !c.p.track(conn) {
+		conn.Close()
+		return nil, nil, http.ErrServerClosed
+	}
+	return &trackedConn{Conn: conn, p: c.p}, rw, nil
+}
+
+// trackedConn forgets itself when closed.
+type trackedConn struct {
+	net.Conn
+	p    *Proxy
+	once sync.Once
+}
+
+func (t *trackedConn) Close() error {
+	t.once.Do(func() { t.p.untrack(t.Conn) })
+	return t.Conn.Close()
 }
 
 func (c *countingWriter) WriteHeader(code int) {

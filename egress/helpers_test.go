@@ -517,18 +517,19 @@ func wantRefusal(t *testing.T, what string, resp *http.Response, body string, st
 	}
 }
 
-// readTimeout reads from r until it fails, and reports whether it failed
-// within d (not by the read deadline).
-func readFails(c net.Conn, r io.Reader, d time.Duration) (error, bool) {
+// readEnds reads from r (which reads c) until a read fails, and reports
+// whether it failed within d for a reason other than the read deadline: the
+// other side closed the connection.
+func readEnds(c net.Conn, r io.Reader, d time.Duration) (bool, error) {
 	_ = c.SetReadDeadline(time.Now().Add(d))
 	buf := make([]byte, 512)
 	for {
 		if _, err := r.Read(buf); err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
-				return err, false
+				return false, err
 			}
-			return err, true
+			return true, err
 		}
 	}
 }

@@ -15,6 +15,7 @@ package egress
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -22,8 +23,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/netip"
+	"net/textproto"
 	"sync"
 	"time"
 
@@ -72,6 +75,7 @@ type Proxy struct {
 
 	once      sync.Once
 	transport *http.Transport
+	pathKey   [32]byte // keys the path hashes of this proxy's request log
 	forwarder *httputil.ReverseProxy
 
 	mu        sync.Mutex
@@ -92,6 +96,7 @@ func (p *Proxy) Serve(l net.Listener) error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
+		l.Close()
 		return http.ErrServerClosed
 	}
 	p.servers = append(p.servers, srv)
@@ -108,6 +113,7 @@ func (p *Proxy) Serve(l net.Listener) error {
 
 // Close stops every listener and ends every open connection and tunnel.
 func (p *Proxy) Close() error {
+	p.init()
 	p.mu.Lock()
 	p.closed = true
 	servers := p.servers
@@ -129,6 +135,7 @@ func (p *Proxy) Close() error {
 
 func (p *Proxy) init() {
 	p.once.Do(func() {
+		_, _ = rand.Read(p.pathKey[:])
 		p.transport = &http.Transport{
 			Proxy:                 nil, // never the proxy's own HTTP_PROXY
 			DialContext:           p.dialPinned,
@@ -142,7 +149,7 @@ func (p *Proxy) init() {
 		}
 		p.forwarder = &httputil.ReverseProxy{
 			Rewrite:        p.rewrite,
-			Transport:      p.transport,
+			Transport:      scrubInformational{p},
 			ModifyResponse: p.modifyResponse,
 			ErrorHandler:   p.forwardError,
 			BufferPool:     bufferPool{},
@@ -229,3 +236,20 @@ var buffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b 
 
 func (bufferPool) Get() []byte  { return *buffers.Get().(*[]byte) }
 func (bufferPool) Put(b []byte) { buffers.Put(&b) }
+
+// scrubInformational is the forwarder's transport: it scrubs secret values
+// from 1xx answers (103 Early Hints), which the reverse proxy passes to the
+// client as they arrive, before ModifyResponse could see them.
+type scrubInformational struct{ p *Proxy }
+
+func (s scrubInformational) RoundTrip(r *http.Request) (*http.Response, error) {
+	if s.p.Secrets != nil {
+		trace := &httptrace.ClientTrace{Got1xxResponse: func(_ int, h textproto.MIMEHeader) error {
+			s.p.Secrets.scrubHeader(http.Header(h))
+			return nil
+		}}
+		// Hooks added here run before the reverse proxy's own.
+		r = r.WithContext(httptrace.WithClientTrace(r.Context(), trace))
+	}
+	return s.p.transport.RoundTrip(r)
+}

@@ -63,6 +63,7 @@ func NewSecrets(specs []SecretSpec) (*Secrets, error) {
 			return nil, fmt.Errorf("secret %s is shorter than 8 characters; a placeholder that short could match unrelated text", sp.Name)
 		}
 		sp.Header = textproto.CanonicalMIMEHeaderKey(sp.Header)
+		sp.Hosts = append([]string(nil), sp.Hosts...)
 		for i, h := range sp.Hosts {
 			name, addr, err := netguard.CanonicalHost(h)
 			if err != nil || addr.IsValid() {
@@ -195,10 +196,13 @@ func (s *Secrets) scrubResponse(resp *http.Response, t netguard.Target) error {
 	if s == nil || len(s.list) == 0 {
 		return nil
 	}
-	for name, values := range resp.Header {
-		for i, v := range values {
-			resp.Header[name][i] = s.scrubString(v)
+	s.scrubHeader(resp.Header)
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// An upgraded stream (a WebSocket) cannot be scrubbed as it flows.
+		if s.bound(t.Host) {
+			return errors.New("a connection upgrade toward a host a secret is bound to cannot be checked for the secret; it is refused")
 		}
+		return nil
 	}
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		if s.bound(t.Host) {
@@ -207,9 +211,18 @@ func (s *Secrets) scrubResponse(resp *http.Response, t netguard.Target) error {
 		return nil
 	}
 	if resp.Body != nil && resp.Body != http.NoBody {
-		resp.Body = &scrubber{src: resp.Body, secrets: s.list}
+		resp.Body = &scrubber{src: resp.Body, secrets: s, trailer: resp}
 	}
 	return nil
+}
+
+// scrubHeader turns real values in a header map into placeholders, in place.
+func (s *Secrets) scrubHeader(h http.Header) {
+	for name, values := range h {
+		for i, v := range values {
+			h[name][i] = s.scrubString(v)
+		}
+	}
 }
 
 func (s *Secrets) scrubString(v string) string {
@@ -223,15 +236,16 @@ func (s *Secrets) scrubString(v string) string {
 // could be the start of a value split across reads.
 type scrubber struct {
 	src     io.ReadCloser
-	secrets []secret
-	buf     []byte // read but not yet released
-	out     []byte // released, not yet returned
+	secrets *Secrets
+	trailer *http.Response // its Trailer is filled in when the body ends
+	buf     []byte         // read but not yet released
+	out     []byte         // released, not yet returned
 	eof     bool
 }
 
 func (sc *scrubber) hold() int {
 	n := 0
-	for _, s := range sc.secrets {
+	for _, s := range sc.secrets.list {
 		n = max(n, len(s.Value)-1)
 	}
 	return n
@@ -251,6 +265,7 @@ func (sc *scrubber) Read(p []byte) (int, error) {
 		sc.buf = append(sc.buf, chunk[:n]...)
 		if err == io.EOF {
 			sc.eof = true
+			sc.secrets.scrubHeader(sc.trailer.Trailer)
 		} else if err != nil {
 			return 0, err
 		}
@@ -267,7 +282,7 @@ func (sc *scrubber) Read(p []byte) (int, error) {
 }
 
 func (sc *scrubber) replace(b []byte) []byte {
-	for _, s := range sc.secrets {
+	for _, s := range sc.secrets.list {
 		b = bytes.ReplaceAll(b, []byte(s.Value), []byte(s.placeholder))
 	}
 	return b

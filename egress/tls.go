@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -133,7 +134,7 @@ func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, e *entry) {
 	inner.Scheme = "https"
 	srv := &http.Server{
 		ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog:          nil,
+		ErrorLog:          slog.NewLogLogger(p.log().Handler(), slog.LevelDebug),
 		Handler: http.HandlerFunc(func(w2 http.ResponseWriter, r2 *http.Request) {
 			ie := &entry{start: time.Now(), method: r2.Method, v: e.v}
 			ie.target = inner

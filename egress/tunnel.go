@@ -45,7 +45,7 @@ func (p *Proxy) record(ctx context.Context, e *entry) {
 		"method":     e.method,
 		"host":       host,
 		"port":       port,
-		"path_hash":  pathHash(e.target.Path),
+		"path_hash":  p.pathHash(e.target.Path),
 		"status":     e.status,
 		"bytes_up":   e.up.Load(),
 		"bytes_down": e.down.Load(),
@@ -94,6 +94,10 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer upstream.Close()
+	if !p.track(upstream) {
+		return
+	}
+	defer p.untrack(upstream)
 	client, rw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		e.status, e.note = http.StatusInternalServerError, err.Error()
