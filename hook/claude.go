@@ -125,11 +125,13 @@ func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
 		}
 		call.req = p.request(claudeHost, raw, warden.CapNetwork, "fetch", url)
 	case "WebSearch":
-		q, err := in.need(name, "query")
-		if err != nil {
+		// A search goes to the host's own provider, not to a URL the agent
+		// picks: it is the web_search tool, judged by its tier.
+		if _, err := in.need(name, "query"); err != nil {
 			return toolCall{}, err
 		}
-		call.req = p.request(claudeHost, raw, warden.CapNetwork, "fetch", q)
+		call.req = p.request(claudeHost, raw, warden.CapTool, "call", "web_search")
+		call.req.Params = in.pick("query")
 	default:
 		call.req = p.request(claudeHost, raw, warden.CapTool, "call", name)
 		if strings.HasPrefix(name, "mcp__") {

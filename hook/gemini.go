@@ -96,8 +96,9 @@ func geminiCall(p *basePayload, raw []byte) (toolCall, error) {
 		capability, action = warden.CapNetwork, "fetch"
 		resource, err = in.need(name, "prompt")
 	case "google_web_search":
-		capability, action = warden.CapNetwork, "fetch"
-		resource, err = in.need(name, "query")
+		// A search goes to the host's provider: the web_search tool.
+		capability, action, resource = warden.CapTool, "call", "web_search"
+		_, err = in.need(name, "query")
 	default:
 		capability, action, resource = warden.CapTool, "call", name
 	}
@@ -108,6 +109,8 @@ func geminiCall(p *basePayload, raw []byte) (toolCall, error) {
 	switch {
 	case call.shell:
 		call.req.Params = in.pick("description", "dir_path", "is_background")
+	case name == "google_web_search":
+		call.req.Params = in.pick("query")
 	case capability == warden.CapTool && strings.HasPrefix(name, "mcp_"):
 		call.req.Tool = name
 		call.req.Params = in.params()

@@ -63,8 +63,19 @@ show sandbox exec demo -- ls scripts
 show sandbox stop demo
 show sandbox events demo
 
+step "the network: addresses no rule can open, domain rules, and the egress proxy"
+verdict network fetch http://169.254.169.254/latest/meta-data/
+verdict network fetch http://0x7f000001/
+verdict network fetch https://example.com/
+show config set network.allowed_domains '["*.github.com", "GET pypi.org"]'
+verdict network fetch https://api.github.com/repos
+verdict network fetch https://api.github.com:25/
+echo '  (inside the sandbox, the egress proxy is the only way out; this machine may be offline:)'
+show exec --net proxy -- curl -sS -m 5 -o /dev/null -w '%{http_code}\n' http://example.com/
+show exec --net proxy -- bash -c 'env -u http_proxy -u HTTP_PROXY curl -sS -m 5 http://example.com/ || true'
+
 step "capabilities without a policy yet are denied"
-verdict network fetch https://example.com
+verdict sign message hello
 
 step "fund-moving requests meet the per-transaction max and the daily cap"
 verdict tool call buy_token --param amount_usd=750
