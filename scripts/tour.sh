@@ -71,8 +71,10 @@ show config set network.allowed_domains '["*.github.com", "GET pypi.org"]'
 verdict network fetch https://api.github.com/repos
 verdict network fetch https://api.github.com:25/
 echo '  (inside the sandbox, the egress proxy is the only way out; this machine may be offline:)'
-show exec --net proxy -- curl -sS -m 5 -o /dev/null -w '%{http_code}\n' http://example.com/
-show exec --net proxy -- bash -c 'env -u http_proxy -u HTTP_PROXY curl -sS -m 5 http://example.com/ || true'
+show exec --net proxy -- curl -sS -m 5 http://example.com/
+show exec --net proxy --allow-domain example.com -- bash -c 'curl -sS -m 5 http://example.com/ | head -c 160; echo'
+echo '  (a tool that ignores the proxy variables has nowhere to go:)'
+show exec --net proxy --allow-domain example.com -- env -u http_proxy -u HTTP_PROXY -u all_proxy -u ALL_PROXY curl -sS -m 5 http://example.com/
 
 step "capabilities without a policy yet are denied"
 verdict sign message hello
