@@ -50,6 +50,16 @@ func (e *env) open(ctx context.Context) (*app.App, error) {
 	return app.Open(ctx, home, app.Options{Log: e.logger()})
 }
 
+// openServing opens the home for a long-lived command (the proxy, a
+// sandbox's supervisor): its decisions go straight into the database.
+func (e *env) openServing(ctx context.Context) (*app.App, error) {
+	home, err := e.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	return app.Open(ctx, home, app.Options{Log: e.logger(), OpenDatabase: true})
+}
+
 // Main runs warden with args (without the program name) and returns the exit
 // status.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
-	"github.com/agentwarden/warden/app"
 )
 
 func proxyCmd(e *env) *cobra.Command {
@@ -37,11 +36,7 @@ The listen address defaults to network.listen in the policy file.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			home, err := e.homeDir()
-			if err != nil {
-				return err
-			}
-			a, err := app.Open(ctx, home, app.Options{Log: e.logger(), OpenDatabase: true})
+			a, err := e.openServing(ctx)
 			if err != nil {
 				return err
 			}

@@ -223,11 +223,7 @@ in the running sandbox NAME. Exit statuses are warden exec's.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			home, err := e.homeDir()
-			if err != nil {
-				return err
-			}
-			a, err := app.Open(ctx, home, app.Options{Log: e.logger(), OpenDatabase: true})
+			a, err := e.openServing(ctx)
 			if err != nil {
 				return err
 			}

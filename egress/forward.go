@@ -33,7 +33,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		refuse(w, e.v.status, e.v.Rule, e.v.Reason)
 		return
 	}
-	if rule, why := p.Secrets.checkRequest(r, t, false); rule != "" {
+	p.forwardChecked(w, r, e, t, false)
+}
+
+// forwardChecked forwards an allowed request unless it carries a secret
+// placeholder where it may not go; that is refused and alerted on.
+func (p *Proxy) forwardChecked(w http.ResponseWriter, r *http.Request, e *entry, t netguard.Target, overTLS bool) {
+	if rule, why := p.Secrets.checkRequest(r, t, overTLS); rule != "" {
 		e.status, e.note = http.StatusForbidden, why
 		p.secretRefused(r.Context(), t, why)
 		refuse(w, http.StatusForbidden, rule, why)

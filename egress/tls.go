@@ -101,25 +101,17 @@ func serial() *big.Int {
 // scrubbing them out of the answers.
 func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, e *entry) {
 	t := e.target
-	client, rw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		e.status, e.note = http.StatusInternalServerError, err.Error()
-		refuse(w, http.StatusInternalServerError, "network.internal", "cannot take over the connection: "+err.Error())
+	client, rw, release, ok := p.openTunnel(w, e)
+	if !ok {
 		return
 	}
-	defer client.Close()
-	if !p.track(client) {
-		return
-	}
-	defer p.untrack(client)
+	defer release()
 	if rw.Reader.Buffered() > 0 {
+		// TLS must start after the tunnel opens; bytes sent before that
+		// are not a client this proxy can terminate TLS for.
 		e.status, e.note = http.StatusBadRequest, "data before the tunnel was opened"
 		return
 	}
-	if _, err := client.Write([]byte("HTTP/1.1 200 Connection Established\r\n\r\n")); err != nil {
-		return
-	}
-	e.status = http.StatusOK
 	conf := &tls.Config{
 		MinVersion: tls.VersionTLS12,
 		NextProtos: []string{"http/1.1"},
@@ -140,13 +132,7 @@ func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, e *entry) {
 			ie.target = inner
 			ie.target.Path = r2.URL.RequestURI()
 			defer p.record(r2.Context(), ie)
-			if rule, why := p.Secrets.checkRequest(r2, inner, true); rule != "" {
-				ie.status, ie.note = http.StatusForbidden, why
-				p.secretRefused(r2.Context(), inner, why)
-				refuse(w2, http.StatusForbidden, rule, why)
-				return
-			}
-			p.serveForward(w2, r2, ie, inner)
+			p.forwardChecked(w2, r2, ie, inner, true)
 		}),
 	}
 	l := &oneConn{conn: tls.Server(client, conf), done: make(chan struct{})}

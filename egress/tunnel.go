@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -98,21 +99,11 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer p.untrack(upstream)
-	client, rw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		e.status, e.note = http.StatusInternalServerError, err.Error()
-		refuse(w, http.StatusInternalServerError, "network.internal", "cannot take over the connection: "+err.Error())
+	client, rw, release, ok := p.openTunnel(w, e)
+	if !ok {
 		return
 	}
-	defer client.Close()
-	if !p.track(client) {
-		return
-	}
-	defer p.untrack(client)
-	e.status = http.StatusOK
-	if _, err := client.Write([]byte("HTTP/1.1 200 Connection Established\r\n\r\n")); err != nil {
-		return
-	}
+	defer release()
 	// Bytes the client sent after the CONNECT line are already buffered.
 	var from io.Reader = client
 	if n := rw.Reader.Buffered(); n > 0 {
@@ -120,6 +111,28 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		from = io.MultiReader(bytes.NewReader(bytes.Clone(buffered)), client)
 	}
 	splice(client, from, upstream, &e.up, &e.down)
+}
+
+// openTunnel takes over the client's connection, tracked so Close ends it,
+// and tells the client the tunnel is open. release untracks and closes it.
+func (p *Proxy) openTunnel(w http.ResponseWriter, e *entry) (client net.Conn, rw *bufio.ReadWriter, release func(), ok bool) {
+	client, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		e.status, e.note = http.StatusInternalServerError, err.Error()
+		refuse(w, http.StatusInternalServerError, "network.internal", "cannot take over the connection: "+err.Error())
+		return nil, nil, nil, false
+	}
+	if !p.track(client) {
+		client.Close()
+		return nil, nil, nil, false
+	}
+	release = func() { p.untrack(client); client.Close() }
+	e.status = http.StatusOK
+	if _, err := client.Write([]byte("HTTP/1.1 200 Connection Established\r\n\r\n")); err != nil {
+		release()
+		return nil, nil, nil, false
+	}
+	return client, rw, release, true
 }
 
 // splice copies client→upstream and upstream→client, half-closing each
