@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,9 @@ func (a *App) SandboxStart(ctx context.Context, name, profile, dir string, o Exe
 		return sandbox.Info{}, warden.Errorf(warden.EInvalid, "create %s", RunDir).Wrap(err)
 	}
 	spec, err := a.sandboxSpec(profile, dir, o, nil)
+	if c, ok := spec.Egress.(io.Closer); ok {
+		defer c.Close() // the manager refuses network proxy; nothing may be left behind
+	}
 	if err != nil {
 		return sandbox.Info{}, err
 	}

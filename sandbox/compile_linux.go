@@ -144,7 +144,12 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	case tmp != "":
 		env = append(env, "TMPDIR="+tmp)
 	}
-	p.Env = append(env, s.Env...)
+	// s.Env wins over what survived scrubbing: a secret's placeholder must
+	// replace the real value even when --env kept that variable.
+	p.Env = append(slices.DeleteFunc(env, func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.ContainsFunc(s.Env, func(set string) bool { return strings.HasPrefix(set, name+"=") })
+	}), s.Env...)
 	return p, warn, nil
 }
 

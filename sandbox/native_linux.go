@@ -156,9 +156,13 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		stderr.wait()
 		return res, err
 	}
+	var egressErr error
 	if egressConn != nil {
 		l, ok, err := receiveProxyListener(egressConn)
 		if err != nil {
+			// Without the listener the command has no way out it was
+			// promised: end the run and say why, never run it half-wired.
+			egressErr = err
 			ip.kill()
 		} else if ok {
 			served := make(chan struct{})
@@ -189,6 +193,9 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	stderr.wait()
 
 	o, ok := ip.readOutcome()
+	if egressErr != nil {
+		return res, fmt.Errorf("set up the sandbox's network: %w", egressErr)
+	}
 	if !ok {
 		// The init was killed before it could report: by the timeout, the
 		// output limit, or the memory cap.
