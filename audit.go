@@ -80,6 +80,13 @@ const (
 	// EventSecretLeak says the egress proxy refused a request carrying a
 	// secret placeholder somewhere it may not go.
 	EventSecretLeak = "secret_placeholder_refused"
+	// EventApprovalRequested, EventApprovalAnswered and EventApprovalExpired
+	// follow one approval from its ask to its end; EventPolicyRuleAdded
+	// records an "always" answer written into the policy file.
+	EventApprovalRequested = "approval_requested"
+	EventApprovalAnswered  = "approval_answered"
+	EventApprovalExpired   = "approval_expired"
+	EventPolicyRuleAdded   = "policy_rule_added"
 )
 
 // SecurityEvent is one row of the security event log. Metadata holds redacted

@@ -163,7 +163,7 @@ func TestSchemaInDatabaseFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := queryRows(t, rawConn(t, cp), `SELECT count(*) FROM sqlite_schema WHERE type = 'table'`, nil)
-	if rows[0][0] != "4" {
-		t.Errorf("a copy of the database file without its WAL has %s tables, want 4", rows[0][0])
+	if rows[0][0] != "6" {
+		t.Errorf("a copy of the database file without its WAL has %s tables, want 6", rows[0][0])
 	}
 }

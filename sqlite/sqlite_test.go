@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/audit/audittest"
 )
 
@@ -28,6 +29,13 @@ func openTest(t testing.TB) (*Store, string) {
 
 func TestConformance(t *testing.T) {
 	audittest.Run(t, func(t *testing.T) audittest.Store {
+		s, _ := openTest(t)
+		return s
+	})
+}
+
+func TestApprovalConformance(t *testing.T) {
+	audittest.RunApprovals(t, func(t *testing.T) warden.ApprovalStore {
 		s, _ := openTest(t)
 		return s
 	})
