@@ -82,7 +82,8 @@ func (a *Approval) StateAt(t time.Time) ApprovalState {
 
 // ApprovalFilter selects approvals; zero fields match everything.
 type ApprovalFilter struct {
-	// Pending selects approvals still pending at Now (Now is required then).
+	// Pending selects approvals not answered yet; with Now set, only those
+	// still before their expiry at Now.
 	Pending bool
 	Now     time.Time
 	Limit   int

@@ -151,7 +151,7 @@ func (q *Queue) Get(ctx context.Context, id string) (warden.Approval, error) {
 // List returns the approvals matching f, newest first, their states as of now.
 func (q *Queue) List(ctx context.Context, f warden.ApprovalFilter) ([]warden.Approval, error) {
 	now := q.now()
-	if f.Now.IsZero() {
+	if f.Pending && f.Now.IsZero() {
 		f.Now = now
 	}
 	as, err := q.Store.ListApprovals(ctx, f)
@@ -194,6 +194,9 @@ func (q *Queue) Answer(ctx context.Context, id string, ans warden.Answer, who Wh
 				ApprovalID: id, By: r.By, CreatedAt: now}
 			if ans == warden.AnswerSession {
 				g.Kind = warden.GrantSession
+			} else {
+				// A once grant waits for the retry no longer than the ask did.
+				g.ExpiresAt = now.Add(q.timeout())
 			}
 		}
 	}
@@ -286,7 +289,7 @@ func (q *Queue) Wait(ctx context.Context, id string) (warden.Approval, error) {
 // returns how many it ended.
 func (q *Queue) ExpireDue(ctx context.Context) (int, error) {
 	now := q.now()
-	due, err := q.Store.ListApprovals(ctx, warden.ApprovalFilter{Pending: true, Now: now.Add(q.timeout() + time.Hour)})
+	due, err := q.Store.ListApprovals(ctx, warden.ApprovalFilter{Pending: true})
 	if err != nil {
 		return 0, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/approval"
 	"github.com/agentwarden/warden/redact"
 )
 
@@ -32,11 +33,34 @@ type Gate struct {
 	Debit func(req *warden.Request, at time.Time) *warden.Debit
 	Now   func() time.Time
 	NewID func() string
+	// Approvals, when set, lets remembered answers (grants) settle asks, and
+	// opens approvals for asks whose caller will wait (CheckOptions.Approval).
+	Approvals *approval.Queue
+	// Always looks an input hash up among the policy file's "always" rules,
+	// returning the rule's description; nil has none.
+	Always func(inputHash string) (rule string, ok bool)
+}
+
+// CheckOptions adjust one Check.
+type CheckOptions struct {
+	// Approval names the channel the request came through (api, hook:codex,
+	// exec…) when the caller wants an ask to open a pending approval it can
+	// wait for; empty opens none.
+	Approval string
 }
 
 // Check decides req and records the decision. The returned decision has its
 // reasons redacted. On error nothing was recorded and the caller must deny.
 func (g *Gate) Check(ctx context.Context, req *warden.Request) (warden.Decision, error) {
+	return g.CheckWith(ctx, req, CheckOptions{})
+}
+
+// CheckWith is Check with options. An ask that a grant or an always rule
+// covers becomes the verdict it would have had without the ask (allow, or
+// sandbox when a stage demanded isolation); a tier 4 ask takes only a once
+// grant. An ask left standing opens an approval when opt.Approval is set, and
+// the decision carries its id.
+func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOptions) (warden.Decision, error) {
 	if g == nil || g.Decider == nil || g.Store == nil {
 		return warden.Decision{}, warden.Errorf(warden.EInternal, "the gate is not configured")
 	}
@@ -50,7 +74,23 @@ func (g *Gate) Check(ctx context.Context, req *warden.Request) (warden.Decision,
 	}
 	d := g.Decider.Decide(ctx, req)
 	d.TraceID = req.TraceID
+	var hash string
+	if d.Verdict == warden.Ask {
+		hash = warden.InputHash(req)
+		if err := g.settle(ctx, req, &d, hash); err != nil {
+			return warden.Decision{}, err
+		}
+	}
 	redactDecision(&d)
+	if d.Verdict == warden.Ask && opt.Approval != "" {
+		if g.Approvals == nil {
+			return warden.Decision{}, warden.Errorf(warden.EUnavailable, "this warden has no approval queue, so the ask cannot wait for a human and the request is denied")
+		}
+		stored := redactRequest(req)
+		if _, err := g.Approvals.Open(ctx, &stored, &d, hash, opt.Approval); err != nil {
+			return warden.Decision{}, err
+		}
+	}
 
 	var debit *warden.Debit
 	if (d.Verdict == warden.Allow || d.Verdict == warden.Sandbox) && g.Debit != nil {
@@ -69,6 +109,105 @@ func (g *Gate) Check(ctx context.Context, req *warden.Request) (warden.Decision,
 	if err != nil {
 		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "could not record the decision in the audit log, so the request is denied").
 			Wrap(err).WithHint("check that $WARDEN_HOME/warden.db is writable; `warden audit verify` checks its integrity")
+	}
+	return d, nil
+}
+
+// settle turns an ask into the verdict a remembered answer gives it: an
+// always rule from the policy file, else a grant from the store.
+func (g *Gate) settle(ctx context.Context, req *warden.Request, d *warden.Decision, hash string) error {
+	answer := warden.StageAnswer{Stage: "grant", Verdict: warden.Allow}
+	switch rule, ok := g.always(hash, d); {
+	case ok:
+		answer.Rule = "approvals.always"
+		answer.Reason = "always allowed by the policy file: " + rule
+	case g.Approvals != nil:
+		start := g.now()
+		gr, ok, err := g.Approvals.Grant(ctx, req, d, hash)
+		if err != nil {
+			return warden.Errorf(warden.EUnavailable, "could not look up remembered approvals, so the request is denied").Wrap(err)
+		}
+		if !ok {
+			return nil
+		}
+		answer.Duration = g.now().Sub(start)
+		answer.Rule = "grant." + string(gr.Kind)
+		if gr.Kind == warden.GrantSession {
+			answer.Reason = fmt.Sprintf("approved for this session by %s (approval %s)", gr.By, gr.ApprovalID)
+		} else {
+			answer.Reason = fmt.Sprintf("approved once by %s (approval %s)", gr.By, gr.ApprovalID)
+		}
+		d.ApprovalID = gr.ApprovalID
+	default:
+		return nil
+	}
+	d.Stages = append(d.Stages, answer)
+	d.Verdict, d.Rule = warden.Allow, answer.Rule
+	if d.Sandbox != "" {
+		d.Verdict = warden.Sandbox // an approved ask still runs isolated
+	}
+	d.Reason = answer.Reason + "; it had asked: " + d.Reason
+	return nil
+}
+
+// always looks hash up among the policy's always rules; a tier 4 request is
+// never answered by a standing rule.
+func (g *Gate) always(hash string, d *warden.Decision) (string, bool) {
+	if g.Always == nil || d.ManualOnly {
+		return "", false
+	}
+	return g.Always(hash)
+}
+
+// redactRequest is the request as an approval stores it.
+func redactRequest(req *warden.Request) warden.Request {
+	r := *req
+	r.Resource = redact.String(r.Resource)
+	r.Context = redact.String(r.Context)
+	if len(r.Params) > 0 {
+		r.Params = make(map[string]json.RawMessage, len(req.Params))
+		for k, v := range req.Params {
+			r.Params[k] = redact.JSON(v)
+		}
+	}
+	if len(r.Raw) > 0 {
+		r.Raw = redact.JSON(r.Raw)
+	}
+	return r
+}
+
+// Await waits for the approval an ask opened (d.ApprovalID) and returns the
+// decision it ends in, recorded like any other: an approved request is decided
+// again, so the current policy still applies and the grant is used up there;
+// a denied or expired one is a deny. When ctx ends first, the error says so
+// and the caller must deny.
+func (g *Gate) Await(ctx context.Context, req *warden.Request, d warden.Decision) (warden.Decision, error) {
+	if d.Verdict != warden.Ask || d.ApprovalID == "" || g.Approvals == nil {
+		return warden.Decision{}, warden.Errorf(warden.EInternal, "there is no approval to wait for")
+	}
+	a, err := g.Approvals.Wait(ctx, d.ApprovalID)
+	if err != nil {
+		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "stopped waiting for approval %s, so the request is denied", d.ApprovalID).Wrap(err)
+	}
+	if a.State == warden.ApprovalApproved {
+		return g.Check(ctx, req)
+	}
+	start := g.now()
+	d.Verdict, d.Rule, d.Sandbox, d.Rewrite = warden.Deny, "approval."+string(a.State), "", ""
+	switch a.State {
+	case warden.ApprovalExpired:
+		d.Reason = fmt.Sprintf("approval %s expired unanswered, which is a deny", a.ID)
+	default:
+		d.Reason = fmt.Sprintf("approval %s was denied by %s", a.ID, a.AnsweredBy)
+		if a.Note != "" {
+			d.Reason += ": " + a.Note
+		}
+	}
+	d.Stages = append(d.Stages, warden.StageAnswer{Stage: "approval", Verdict: warden.Deny, Rule: d.Rule, Reason: d.Reason})
+	redactDecision(&d)
+	req.Received = start
+	if err := g.Store.Record(ctx, Entry(req, &d, 0), nil); err != nil {
+		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "could not record the decision in the audit log, so the request is denied").Wrap(err)
 	}
 	return d, nil
 }

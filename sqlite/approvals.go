@@ -145,8 +145,11 @@ func (s *Store) ListApprovals(ctx context.Context, f warden.ApprovalFilter) ([]w
 	sql := `SELECT ` + approvalColumns + ` FROM approvals`
 	var args []any
 	if f.Pending {
-		sql += ` WHERE state = 'pending' AND expires_at > ?`
-		args = append(args, f.Now.UnixMilli())
+		sql += ` WHERE state = 'pending'`
+		if !f.Now.IsZero() {
+			sql += ` AND expires_at > ?`
+			args = append(args, f.Now.UnixMilli())
+		}
 	}
 	sql += ` ORDER BY created_at DESC, id DESC`
 	if f.Limit > 0 {

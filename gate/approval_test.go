@@ -1,0 +1,203 @@
+package gate_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/approval"
+	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/sqlite"
+)
+
+var ctx = context.Background()
+
+type policy struct {
+	sandbox    string // a profile the asking stage demands
+	manualOnly bool
+	deny       atomic.Bool
+}
+
+func (p *policy) Decide(_ context.Context, r *warden.Request) warden.Decision {
+	if p.deny.Load() {
+		return warden.Decision{Verdict: warden.Deny, Rule: "safety.kill_switch", Reason: "the kill switch is on", Tier: 3}
+	}
+	d := warden.Decision{Verdict: warden.Ask, Rule: "shell.destructive", Reason: "deletes files", Tier: 3, Sandbox: p.sandbox,
+		Stages: []warden.StageAnswer{{Stage: "shell-guard", Verdict: warden.Ask, Rule: "shell.destructive"}}}
+	if p.manualOnly {
+		d.Tier, d.ManualOnly = 4, true
+	}
+	return d
+}
+
+type harness struct {
+	g      *gate.Gate
+	q      *approval.Queue
+	store  *sqlite.Store
+	policy *policy
+	always map[string]bool
+}
+
+var n atomic.Int64
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	h := &harness{store: s, policy: &policy{}, always: map[string]bool{}}
+	newID := func() string { return fmt.Sprintf("id-%d", n.Add(1)) }
+	h.q = &approval.Queue{Store: s, Decider: func() approval.Decider { return h.policy }, NewID: newID, Timeout: time.Minute,
+		Events: func(context.Context, string, warden.Severity, string, string, map[string]any) error { return nil }}
+	h.g = &gate.Gate{Decider: h.policy, Store: s, NewID: newID, Approvals: h.q,
+		Always: func(hash string) (string, bool) { return "rule for " + hash, h.always[hash] }}
+	return h
+}
+
+func req(resource, session string) *warden.Request {
+	return &warden.Request{Capability: warden.CapShell, Action: "exec", Resource: resource, Session: session}
+}
+
+func (h *harness) check(t *testing.T, r *warden.Request, opt gate.CheckOptions) warden.Decision {
+	t.Helper()
+	d, err := h.g.CheckWith(ctx, r, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// ask opens an approval for r and answers it.
+func (h *harness) answer(t *testing.T, r *warden.Request, ans warden.Answer) warden.Decision {
+	t.Helper()
+	d := h.check(t, r, gate.CheckOptions{Approval: "api"})
+	if d.Verdict != warden.Ask || d.ApprovalID == "" {
+		t.Fatalf("decision %s (approval %q); want an ask with an approval", d.Verdict, d.ApprovalID)
+	}
+	if _, err := h.q.Answer(ctx, d.ApprovalID, ans, approval.Who{Channel: "console", Name: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestApproveOnceLetsExactlyOneRunThrough(t *testing.T) {
+	h := newHarness(t)
+	if d := h.check(t, req("rm -rf build", "s1"), gate.CheckOptions{}); d.Verdict != warden.Ask || d.ApprovalID != "" {
+		t.Fatalf("without an approval channel: %s, approval %q; want a plain ask", d.Verdict, d.ApprovalID)
+	}
+	asked := h.answer(t, req("rm -rf build", "s1"), warden.AnswerOnce)
+	d := h.check(t, req("rm -rf build", "s1"), gate.CheckOptions{})
+	if d.Verdict != warden.Allow || d.Rule != "grant.once" || d.ApprovalID != asked.ApprovalID || !strings.Contains(d.Reason, "console:op") {
+		t.Fatalf("after approve once: %+v; want allow by grant.once naming who approved", d)
+	}
+	if last := d.Stages[len(d.Stages)-1]; last.Stage != "grant" || last.Verdict != warden.Allow {
+		t.Errorf("the grant is not recorded as a stage: %+v", d.Stages)
+	}
+	if d := h.check(t, req("rm -rf build", "s1"), gate.CheckOptions{}); d.Verdict != warden.Ask {
+		t.Errorf("the second run after approve once: %s; want ask again", d.Verdict)
+	}
+}
+
+func TestApproveForSessionStaysInTheSession(t *testing.T) {
+	h := newHarness(t)
+	h.answer(t, req("rm -rf build", "s1"), warden.AnswerSession)
+	for i := range 3 {
+		if d := h.check(t, req("rm -rf build", "s1"), gate.CheckOptions{}); d.Verdict != warden.Allow || d.Rule != "grant.session" {
+			t.Fatalf("run %d in the session: %s %s; want allow by grant.session", i, d.Verdict, d.Rule)
+		}
+	}
+	if d := h.check(t, req("rm -rf build", "s2"), gate.CheckOptions{}); d.Verdict != warden.Ask {
+		t.Errorf("in another session: %s; want ask", d.Verdict)
+	}
+	if d := h.check(t, req("rm -rf build ../other", "s1"), gate.CheckOptions{}); d.Verdict != warden.Ask {
+		t.Errorf("a changed command in the session: %s; want ask", d.Verdict)
+	}
+}
+
+func TestAlwaysRuleAppliesEverywhereButTier4(t *testing.T) {
+	h := newHarness(t)
+	r := req("make deploy", "")
+	h.always[warden.InputHash(r)] = true
+	if d := h.check(t, req("make deploy", "any"), gate.CheckOptions{}); d.Verdict == warden.Allow {
+		// The session is not part of the input: the rule still applies.
+		if d.Rule != "approvals.always" {
+			t.Errorf("rule %s, want approvals.always", d.Rule)
+		}
+	} else {
+		t.Errorf("an always rule did not apply: %s", d.Verdict)
+	}
+	h.policy.manualOnly = true
+	if d := h.check(t, req("make deploy", ""), gate.CheckOptions{}); d.Verdict != warden.Ask {
+		t.Errorf("tier 4 under an always rule: %s; want ask (no standing grant)", d.Verdict)
+	}
+}
+
+func TestTier4IgnoresSessionGrants(t *testing.T) {
+	h := newHarness(t)
+	h.answer(t, req("rm -rf build", "s1"), warden.AnswerSession)
+	h.policy.manualOnly = true
+	if d := h.check(t, req("rm -rf build", "s1"), gate.CheckOptions{}); d.Verdict != warden.Ask {
+		t.Errorf("tier 4 with a session grant: %s; want ask", d.Verdict)
+	}
+}
+
+func TestApprovedAskStillRunsIsolated(t *testing.T) {
+	h := newHarness(t)
+	h.policy.sandbox = "guard"
+	h.answer(t, req("./unknown-tool", "s1"), warden.AnswerOnce)
+	if d := h.check(t, req("./unknown-tool", "s1"), gate.CheckOptions{}); d.Verdict != warden.Sandbox || d.Sandbox != "guard" {
+		t.Errorf("approved ask with a sandbox demand: %s %q; want sandbox guard", d.Verdict, d.Sandbox)
+	}
+}
+
+func TestGrantsNeverOverrideADeny(t *testing.T) {
+	h := newHarness(t)
+	h.answer(t, req("rm -rf build", "s1"), warden.AnswerSession)
+	h.policy.deny.Store(true)
+	if d := h.check(t, req("rm -rf build", "s1"), gate.CheckOptions{}); d.Verdict != warden.Deny {
+		t.Errorf("session grant under the kill switch: %s; want deny", d.Verdict)
+	}
+}
+
+func TestAwaitEndsInTheRecordedOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer warden.Answer // "" lets it expire
+		want   warden.Verdict
+		rule   string
+	}{
+		{"approved", warden.AnswerOnce, warden.Allow, "grant.once"},
+		{"denied", warden.AnswerDeny, warden.Deny, "approval.denied"},
+		{"expired", "", warden.Deny, "approval.expired"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.q.Timeout = 200 * time.Millisecond
+			r := req("rm -rf build", "s1")
+			d := h.check(t, r, gate.CheckOptions{Approval: "api"})
+			if tc.answer != "" {
+				go func() {
+					time.Sleep(20 * time.Millisecond)
+					if _, err := h.q.Answer(ctx, d.ApprovalID, tc.answer, approval.Who{Channel: "console"}); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			got, err := h.g.Await(ctx, r, d)
+			if err != nil || got.Verdict != tc.want || got.Rule != tc.rule || got.TraceID != d.TraceID {
+				t.Fatalf("Await = %s %s (trace %s), %v; want %s %s on trace %s", got.Verdict, got.Rule, got.TraceID, err, tc.want, tc.rule, d.TraceID)
+			}
+			es, err := h.store.Entries(ctx, warden.AuditFilter{})
+			if err != nil || len(es) != 2 || es[0].Verdict != warden.Ask || es[1].Verdict != tc.want || es[1].TraceID != es[0].TraceID {
+				t.Fatalf("audit = %d entries, %v; want the ask then the %s, on one trace", len(es), err, tc.want)
+			}
+		})
+	}
+}
