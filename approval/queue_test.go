@@ -52,7 +52,9 @@ func (r *recorder) Ended(_ context.Context, a warden.Approval) error {
 
 type alwaysFunc func(warden.Approval, string) (string, error)
 
-func (f alwaysFunc) AddAlways(_ context.Context, a warden.Approval, by string) (string, error) { return f(a, by) }
+func (f alwaysFunc) AddAlways(_ context.Context, a warden.Approval, by string) (string, error) {
+	return f(a, by)
+}
 
 var ids atomic.Int64
 
