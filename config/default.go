@@ -170,6 +170,31 @@ network:
   # (allow_http: true also allows plain HTTP). A placeholder anywhere else is
   # refused and alerted on; real values in answers become placeholders.
   secrets: [] # e.g. [{name: GITHUB_TOKEN, hosts: [api.github.com], header: Authorization}]
+
+approvals:
+  # How long an ask waits for a human before it expires, which is a deny.
+  timeout: 5m # default 5m
+  # Requests a human answered "always": each rule matches one exact input
+  # (its hash); the other fields say what it was. Added by warden; delete a
+  # rule to make that request ask again.
+  always: [] # default none
+  # Post approvals to a Telegram chat with inline buttons. The bot token is
+  # read from the environment variable token_env, never from this file; only
+  # the users listed may answer. Default off.
+  telegram:
+    token_env: "" # e.g. WARDEN_TELEGRAM_TOKEN
+    chat_id: 0 # the chat's id, a number
+    allowed_users: [] # Telegram user ids, e.g. [123456789]
+  # POST each new and ended approval as JSON to url, signed with HMAC-SHA256
+  # of the body under the secret in secret_env (header X-Warden-Signature).
+  webhook:
+    url: "" # e.g. https://hooks.example.com/warden; default none
+    secret_env: "" # e.g. WARDEN_WEBHOOK_SECRET
+  # Where "warden serve" listens: a Unix socket (mode 0600; "" = warden.sock
+  # in the home), and optionally TCP, where every request must be signed.
+  daemon:
+    socket: "" # default $WARDEN_HOME/warden.sock
+    tcp: "" # e.g. 127.0.0.1:4751; default none
 `
 
 // DefaultFile returns the commented default policy file that `warden init`

@@ -121,6 +121,8 @@ func TestList(t *testing.T) {
 		"network.resolver",
 		"network.listen",
 		"network.secrets",
+		"approvals.timeout", "approvals.always", "approvals.telegram.token_env", "approvals.telegram.chat_id", "approvals.telegram.allowed_users",
+		"approvals.webhook.url", "approvals.webhook.secret_env", "approvals.daemon.socket", "approvals.daemon.tcp",
 	}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("List keys = %q\nwant %q", keys, want)

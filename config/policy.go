@@ -16,6 +16,7 @@ type Policy struct {
 	Filesystem Filesystem
 	Sandbox    Sandbox
 	Network    Network
+	Approvals  Approvals
 }
 
 // Safety holds the global money and emergency-stop limits (the safety section).

@@ -23,6 +23,7 @@ var sections = []section{
 	filesystemSection,
 	sandboxSection,
 	networkSection,
+	approvalsSection,
 }
 
 // section is one top-level section of warden.yaml.
