@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/approval"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/gate"
@@ -71,7 +72,9 @@ type App struct {
 	Problems []config.Problem
 	Store    *sqlite.Store
 	Gate     *gate.Gate
-	Log      *slog.Logger
+	// Queue holds approvals: asks waiting for a human, and remembered answers.
+	Queue *approval.Queue
+	Log   *slog.Logger
 	Now      func() time.Time
 }
 
@@ -246,14 +249,59 @@ func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
 }
 
 func (a *App) buildGate() *gate.Gate {
-	spend := safety.SpendCap{Cap: a.Policy.Safety.DailySpendCap}
+	g := a.gateFor(a.Policy, a.Problems, a.Store)
+	a.Queue = a.newQueue(a.Store, func() approval.Decider { return g.Decider })
+	g.Approvals = a.Queue
+	return g
+}
+
+// gateFor builds the gate for policy p, recording into store.
+func (a *App) gateFor(p *config.Policy, problems []config.Problem, store warden.AuditStore) *gate.Gate {
+	spend := safety.SpendCap{Cap: p.Safety.DailySpendCap}
+	always := p.Approvals.Always
 	return &gate.Gate{
-		Decider: Pipeline(a.Home, a.Policy, a.Problems, a.Store, a.Now),
-		Store:   a.Store,
+		Decider: Pipeline(a.Home, p, problems, a.Store, a.Now),
+		Store:   store,
 		Debit:   spend.Debit,
 		Now:     a.Now,
 		NewID:   NewID,
+		Always: func(hash string) (string, bool) {
+			rule, ok := always[hash]
+			return rule, ok
+		},
 	}
+}
+
+// newQueue is the approval queue over the home's database; its events go
+// to store, and decider gives the current policy's pipeline for re-checks.
+func (a *App) newQueue(store warden.AuditStore, decider func() approval.Decider) *approval.Queue {
+	return &approval.Queue{
+		Store:   a.Store,
+		Decider: decider,
+		Always:  alwaysWriter{a.Home},
+		Timeout: a.Policy.Approvals.Timeout,
+		Now:     a.Now,
+		NewID:   NewID,
+		Events: func(ctx context.Context, typ string, sev warden.Severity, traceID, summary string, meta map[string]any) error {
+			m, _ := json.Marshal(meta)
+			return appendEvent(ctx, store, &warden.SecurityEvent{ID: NewID(), TraceID: traceID, CreatedAt: a.Now(), Type: typ, Severity: sev}, summary, m)
+		},
+		Log: func(msg string, args ...any) { a.Log.Warn(msg, args...) },
+	}
+}
+
+// alwaysWriter writes "always" answers into the home's policy file.
+type alwaysWriter struct{ home Home }
+
+func (w alwaysWriter) AddAlways(_ context.Context, a warden.Approval, by string) (string, error) {
+	res := a.Request.Resource
+	if len(res) > 200 {
+		res = res[:200] + "…"
+	}
+	r := config.AlwaysRule{InputHash: a.InputHash, Capability: a.Request.Capability, Action: a.Request.Action, Resource: res,
+		ApprovedBy: by, Approval: a.ID, Added: time.Now()}
+	rule := fmt.Sprintf("approvals.always: %s %s %s (%s)", r.Capability, r.Action, res, a.InputHash)
+	return rule, config.AddAlways(w.home.PolicyPath(), r)
 }
 
 // reportProblems logs and audits each problem found in the policy file.

@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
+	"strconv"
 	"slices"
 	"strings"
 	"time"
@@ -119,12 +121,22 @@ func checkApprovals(f *approvalsFile, c *checker) {
 			c.reportf([]any{"webhook", "secret_env"}, "secret_env %s is not an environment variable name; the receiver checks each post's signature with it", quote(w.SecretEnv))
 		}
 	}
-	if f.Daemon.TCP != "" && !validHostPort(f.Daemon.TCP) {
+	if f.Daemon.TCP != "" && !validListen(f.Daemon.TCP) {
 		c.reportf([]any{"daemon", "tcp"}, "tcp %s is not HOST:PORT, e.g. 127.0.0.1:4751", quote(f.Daemon.TCP))
 	}
 	if s := f.Daemon.Socket; s != "" && !strings.HasPrefix(s, "/") {
 		c.reportf([]any{"daemon", "socket"}, "socket %s is not an absolute path", quote(s))
 	}
+}
+
+// validListen accepts HOST:PORT where port 0 picks a free port.
+func validListen(s string) bool {
+	h, p, err := net.SplitHostPort(s)
+	if err != nil || h == "" {
+		return false
+	}
+	_, err = strconv.ParseUint(p, 10, 16)
+	return err == nil
 }
 
 func validInputHash(s string) bool {

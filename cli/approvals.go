@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/approval"
+)
+
+func approvalsCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "approvals",
+		Short: "List and answer the requests waiting for a human",
+		Long: `List and answer approvals: requests the policy asks a human about.
+
+Answers: once (approve this one run), deny, session (this exact input for
+the rest of its session), always (this exact input from now on, written as
+a rule into the policy file). A tier 4 request takes only once, from a
+person at a terminal, the web console or Telegram. Approving re-checks the
+request against the current policy: with the kill switch on it stays denied.
+
+When a daemon serves this home, answers go through it; otherwise straight
+to the database.`,
+	}
+	var all bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List pending approvals (--all: every approval)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return e.withApprover(c.Context(), func(ap app.Approver) error {
+				as, err := ap.Approvals(c.Context(), !all)
+				if err != nil {
+					return err
+				}
+				if len(as) == 0 {
+					fmt.Fprintln(e.stdout, "no pending approvals")
+					return nil
+				}
+				for _, a := range as {
+					fmt.Fprintf(e.stdout, "%s  %-8s tier %d  %s  (%s)\n", a.ID, a.State, a.Decision.Tier, approval.Describe(&a.Request), a.Decision.Reason)
+				}
+				return nil
+			})
+		},
+	}
+	list.Flags().BoolVar(&all, "all", false, "list answered and expired approvals too")
+	var answer string
+	approve := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Approve a pending request (--answer once|session|always)",
+		Args:  rangeArgs(1, 1, "one approval id"),
+		RunE: func(c *cobra.Command, args []string) error {
+			ans, err := warden.ParseAnswer(answer)
+			if err != nil || ans == warden.AnswerDeny {
+				return usageError(c, "--answer is once, session or always")
+			}
+			return e.answer(c.Context(), args[0], ans)
+		},
+	}
+	approve.Flags().StringVar(&answer, "answer", "once", "once, session or always")
+	deny := &cobra.Command{
+		Use:   "deny ID",
+		Short: "Deny a pending request",
+		Args:  rangeArgs(1, 1, "one approval id"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return e.answer(c.Context(), args[0], warden.AnswerDeny)
+		},
+	}
+	watch := &cobra.Command{
+		Use:   "watch",
+		Short: "Show each new approval and answer it with one key, until interrupted",
+		Long: `Show each pending approval in a box (action, command or path, reason, size)
+and read the answer from the terminal:
+  [y] approve once  [n] deny  [a] always  [s] session  [v] view the content
+followed by Enter. It needs a terminal: an answer piped in is not a human's.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			tty, err := openTerminal()
+			if err != nil {
+				return warden.Errorf(warden.EConflict, "approvals watch needs a human at a terminal, and there is none").Wrap(err).
+					WithHint("run it in an interactive terminal, or answer with `warden approvals approve|deny ID`")
+			}
+			defer tty.Close()
+			return e.withApprover(c.Context(), func(ap app.Approver) error {
+				return watchApprovals(c.Context(), ap, tty, tty)
+			})
+		},
+	}
+	c.AddCommand(list, approve, deny, watch)
+	return c
+}
+
+func (e *env) withApprover(ctx context.Context, fn func(app.Approver) error) error {
+	a, err := e.openServing(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return fn(a.Approver(ctx))
+}
+
+func (e *env) answer(ctx context.Context, id string, ans warden.Answer) error {
+	return e.withApprover(ctx, func(ap app.Approver) error {
+		a, err := ap.Answer(ctx, id, ans, "terminal", currentUser())
+		if err != nil {
+			return err
+		}
+		msg := fmt.Sprintf("approval %s is %s", a.ID, a.State)
+		if a.Note != "" {
+			msg += ": " + a.Note
+		}
+		fmt.Fprintln(e.stdout, msg)
+		if a.State != warden.ApprovalApproved && ans.Approves() {
+			e.status = exitDeny
+		}
+		return nil
+	})
+}
+
+// watchApprovals polls for pending approvals and asks about each in turn.
+func watchApprovals(ctx context.Context, ap app.Approver, in io.Reader, out io.Writer) error {
+	r := bufio.NewReader(in)
+	seen := map[string]bool{}
+	fmt.Fprintln(out, "watching for approvals; Ctrl-C stops")
+	for {
+		as, err := ap.Approvals(ctx, true)
+		if err != nil {
+			return err
+		}
+		for i := len(as) - 1; i >= 0; i-- { // oldest first
+			a := as[i]
+			if seen[a.ID] {
+				continue
+			}
+			seen[a.ID] = true
+			if err := askOne(ctx, ap, a, r, out); err != nil {
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// askOne shows a in a box and reads answers until one settles it.
+func askOne(ctx context.Context, ap app.Approver, a warden.Approval, r *bufio.Reader, out io.Writer) error {
+	fmt.Fprint(out, box(a))
+	keys := "[y] approve  [n] deny  [a] always  [s] session  [v] view"
+	if a.Decision.ManualOnly {
+		keys = "[y] approve once  [n] deny  [v] view   (tier 4: once only)"
+	}
+	for {
+		fmt.Fprintf(out, "%s > ", keys)
+		line, err := r.ReadString('\n')
+		if err != nil && line == "" {
+			return err
+		}
+		var ans warden.Answer
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y":
+			ans = warden.AnswerOnce
+		case "n":
+			ans = warden.AnswerDeny
+		case "a":
+			ans = warden.AnswerAlways
+		case "s":
+			ans = warden.AnswerSession
+		case "v":
+			fmt.Fprintln(out, approval.Content(&a))
+			continue
+		case "":
+			continue
+		default:
+			fmt.Fprintln(out, "answer y, n, a, s or v")
+			continue
+		}
+		got, err := ap.Answer(ctx, a.ID, ans, "terminal", currentUser())
+		if err != nil {
+			fmt.Fprintln(out, "warden: "+warden.UserMessage(err))
+			if warden.ErrorCodeOf(err) == warden.EInvalid {
+				continue // e.g. session on a tier 4 request: ask again
+			}
+			return nil
+		}
+		fmt.Fprintf(out, "approval %s: %s\n\n", got.ID, got.State)
+		return nil
+	}
+}
+
+// box draws an approval for the terminal.
+func box(a warden.Approval) string {
+	res := a.Request.Resource
+	size := fmt.Sprintf("%d bytes", len(res))
+	if len(res) > 300 {
+		res = res[:300] + "…"
+	}
+	lines := []string{
+		fmt.Sprintf("approval %s  (tier %d, expires %s)", a.ID, a.Decision.Tier, a.ExpiresAt.Local().Format("15:04:05")),
+		"action:   " + a.Request.Capability + " " + a.Request.Action,
+		"resource: " + oneLine(res),
+		"reason:   " + oneLine(a.Decision.Reason),
+		"size:     " + size,
+	}
+	if a.Request.Session != "" {
+		lines = append(lines, "session:  "+a.Request.Session)
+	}
+	w := 0
+	for _, l := range lines {
+		w = max(w, len([]rune(l)))
+	}
+	var b strings.Builder
+	b.WriteString("┌" + strings.Repeat("─", w+2) + "┐\n")
+	for _, l := range lines {
+		b.WriteString("│ " + l + strings.Repeat(" ", w-len([]rune(l))) + " │\n")
+	}
+	b.WriteString("└" + strings.Repeat("─", w+2) + "┘\n")
+	return b.String()
+}
+
+// oneLine keeps text on one line: an agent cannot draw its own lines inside
+// the box.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return '␣'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"fmt"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentwarden/warden/app"
+)
+
+func serveCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Run the daemon: the gate, approvals, the live audit feed, the HTTP API and the web console",
+		Long: `Run warden as a daemon in the foreground until SIGTERM or SIGINT.
+
+It listens on a Unix socket in the home (mode 0600; approvals.daemon.socket
+moves it) and, when approvals.daemon.tcp is set, on TCP too, where every
+request must carry a token and an HMAC signature. On the socket a request
+without a token is an agent's: it may check requests and wait for
+approvals. Answering approvals, changing the policy and the kill switch
+need an operator token; the first start writes one to
+$WARDEN_HOME/api/operator.token, which the CLI on this machine uses.
+
+The web console is at /console/ on the TCP address; log in with the
+operator token. A changed policy file takes effect on the next request.
+Shutdown finishes requests in flight and flushes the audit log.`,
+		Example: `  warden serve
+  warden config set approvals.daemon.tcp 127.0.0.1:4751 && warden serve`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			home, err := e.homeDir()
+			if err != nil {
+				return err
+			}
+			d, err := app.NewDaemon(ctx, home, app.Options{Log: e.logger()})
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			return d.Serve(ctx, func(sock, tcp string) {
+				fmt.Fprintf(e.stderr, "warden: serving on %s\n", sock)
+				if tcp != "" {
+					fmt.Fprintf(e.stderr, "warden: and on http://%s (signed requests only); web console at http://%[1]s/console/\n", tcp)
+				}
+				fmt.Fprintf(e.stderr, "warden: operator token in %s/%s\n", home.Abs(), app.OperatorTokenFile)
+			})
+		},
+	}
+}
+
+func tokenCmd(e *env) *cobra.Command {
+	c := &cobra.Command{Use: "token", Short: "Make API tokens for the daemon"}
+	var scope string
+	newC := &cobra.Command{
+		Use:   "new",
+		Short: "Make a token the daemon accepts from its next start, and print it",
+		Long: `Make a token and add it to $WARDEN_HOME/api/tokens. An agent token may check
+requests and wait for approvals; an operator token may also answer
+approvals, change the policy and flip the kill switch. Never give an agent
+an operator token.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			home, err := e.homeDir()
+			if err != nil {
+				return err
+			}
+			tok, err := app.NewAPIToken(home, scope)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, tok)
+			fmt.Fprintln(e.stderr, "warden: restart `warden serve` for it to take effect")
+			return nil
+		},
+	}
+	newC.Flags().StringVar(&scope, "scope", "agent", "agent or operator")
+	c.AddCommand(newC)
+	return c
+}
