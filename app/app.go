@@ -75,7 +75,7 @@ type App struct {
 	// Queue holds approvals: asks waiting for a human, and remembered answers.
 	Queue *approval.Queue
 	Log   *slog.Logger
-	Now      func() time.Time
+	Now   func() time.Time
 }
 
 // Options adjust Open; the zero value is the normal setup.
