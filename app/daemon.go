@@ -471,6 +471,21 @@ func (s feedingStore) AppendEvent(ctx context.Context, ev *warden.SecurityEvent)
 	return nil
 }
 
+// Dial returns a client of the daemon serving home (its socket from the
+// policy file), or an error saying it is not running.
+func Dial(ctx context.Context, home Home) (*httpapi.Client, error) {
+	var p *config.Policy
+	if l, err := config.Load(home.PolicyPath()); err == nil {
+		p = l.Policy
+	}
+	c, ok := Remote(ctx, home, p, false)
+	if !ok {
+		return nil, warden.Errorf(warden.EUnavailable, "no warden daemon answers on %s", home.SocketPath(p)).
+			WithHint("start it with `warden serve`, or drop --remote")
+	}
+	return c, nil
+}
+
 // Remote is a client of the daemon serving home, when one answers on its
 // socket; ok is false when none does.
 func Remote(ctx context.Context, home Home, p *config.Policy, operator bool) (c *httpapi.Client, ok bool) {
@@ -483,6 +498,9 @@ func Remote(ctx context.Context, home Home, p *config.Policy, operator bool) (c 
 		token = strings.TrimSpace(string(b))
 	}
 	c = httpapi.UnixClient(home.SocketPath(p), token)
+	if _, err := os.Stat(home.SocketPath(p)); err != nil {
+		return nil, false
+	}
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if c.Health(hctx) != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/shellguard"
 )
 
@@ -19,6 +20,8 @@ func checkCmd(e *env) *cobra.Command {
 		params   []string
 		exitCode bool
 		explain  bool
+		remote   bool
+		wait     bool
 	)
 	c := &cobra.Command{
 		Use:   "check [CAPABILITY ACTION [RESOURCE]]",
@@ -41,12 +44,26 @@ stdout and the caller must treat the request as denied.`,
 			if err != nil {
 				return err
 			}
+			if remote {
+				if explain {
+					return usageError(c, "--explain works in this process only; drop --remote")
+				}
+				return e.checkRemote(c, r, wait, exitCode)
+			}
 			a, err := e.open(c.Context())
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			d, err := a.Gate.Check(c.Context(), r)
+			var opt gate.CheckOptions
+			if wait {
+				opt.Approval = "cli"
+			}
+			d, err := a.Gate.CheckWith(c.Context(), r, opt)
+			if wait && err == nil && d.Verdict == warden.Ask {
+				fmt.Fprintf(e.stderr, "warden: waiting for approval %s (`warden approvals approve %[1]s` or the web console)\n", d.ApprovalID)
+				d, err = a.Gate.Await(c.Context(), r, d)
+			}
 			if err != nil {
 				return err
 			}
@@ -80,8 +97,42 @@ stdout and the caller must treat the request as denied.`,
 	f.StringVar(&req.Context, "context", "", "why the agent wants this")
 	f.StringVar(&req.Cwd, "cwd", "", "working directory the request is relative to (default: the current directory)")
 	f.BoolVar(&exitCode, "exit-code", false, "encode the verdict in the exit status: 0 allow, 2 deny, 3 ask, 4 sandbox")
+	f.BoolVar(&remote, "remote", false, "ask the running daemon (warden serve) instead of deciding in this process")
+	f.BoolVar(&wait, "wait", false, "when the answer is ask, open an approval and wait for a human's answer; print the decision it ends in")
 	f.BoolVar(&explain, "explain", false, "for a shell command, print on stderr how the guard read it: argv after unwrapping, path zones, rules")
 	return c
+}
+
+// checkRemote decides r through the daemon and prints the decision.
+func (e *env) checkRemote(c *cobra.Command, r *warden.Request, wait, exitCode bool) error {
+	home, err := e.homeDir()
+	if err != nil {
+		return err
+	}
+	client, err := app.Dial(c.Context(), home)
+	if err != nil {
+		return err
+	}
+	var d warden.Decision
+	if wait {
+		d, err = client.CheckWait(c.Context(), r)
+	} else {
+		d, err = client.Check(c.Context(), r)
+	}
+	if err != nil {
+		return err
+	}
+	out, err := json.Marshal(d)
+	if err != nil {
+		return warden.Errorf(warden.EInternal, "encode decision").Wrap(err)
+	}
+	if _, err := e.stdout.Write(append(out, '\n')); err != nil {
+		return warden.Errorf(warden.EUnavailable, "write decision").Wrap(err)
+	}
+	if exitCode {
+		e.status = verdictStatus(d.Verdict)
+	}
+	return nil
 }
 
 // buildRequest makes the request from the command line, or from stdin when no

@@ -144,6 +144,16 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request, c call) {
 		return
 	}
 	wait := r.URL.Query().Get("wait") == "1" || r.URL.Query().Get("wait") == "true"
+	// approval=none is for callers whose host asks the human itself (a
+	// Claude Code hook): an ask then opens no approval here.
+	channel := "api"
+	if r.URL.Query().Get("approval") == "none" {
+		if wait {
+			writeError(w, warden.Errorf(warden.EInvalid, "wait=1 needs an approval to wait for; drop approval=none"))
+			return
+		}
+		channel = ""
+	}
 	ctx := r.Context()
 	if wait {
 		var cancel context.CancelFunc
@@ -151,7 +161,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request, c call) {
 		defer cancel()
 	}
 	start := time.Now()
-	d, err := s.Backend.Check(ctx, req, wait, "api")
+	d, err := s.Backend.Check(ctx, req, wait, channel)
 	if err != nil {
 		s.Metrics.failed()
 		writeError(w, err)
