@@ -30,7 +30,7 @@ type daemon struct {
 	op     *httpapi.Client // over the socket, operator token
 }
 
-func startDaemon(t *testing.T, settings ...string) *daemon {
+func startDaemon(t testing.TB, settings ...string) *daemon {
 	t.Helper()
 	home := app.Home(filepath.Join(t.TempDir(), "h"))
 	if _, err := app.Init(ctx, home, false); err != nil {
@@ -400,3 +400,25 @@ var ctx = context.Background()
 func netListen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
 
 func readCloser(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
+
+func TestMetricsCountDecisions(t *testing.T) {
+	dm := startDaemon(t)
+	for _, tool := range []string{"get_price", "get_price", "write_file"} {
+		if _, err := dm.agent.Check(ctx, toolReq(tool, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := httpapi.UnixClient(dm.socket, "")
+	resp, err := c.HTTP.Get("http://warden/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{`warden_decisions_total{verdict="allow"} 2`, `warden_decisions_total{verdict="ask"} 1`,
+		`warden_pending_approvals 1`, `warden_stage_duration_seconds_bucket{stage="tool-tier"`, `warden_check_duration_seconds_count 3`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}

@@ -13,7 +13,8 @@ import (
 )
 
 func hookCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var remote bool
+	c := &cobra.Command{
 		Annotations: errorStatusIs(exitHookBlocked),
 		Use:         "hook HOST",
 		Short:       "Answer one agent-host hook payload on stdin (" + strings.Join(app.HookHosts(), ", ") + ")",
@@ -21,7 +22,11 @@ func hookCmd(e *env) *cobra.Command {
 
 Every tool call the host sends is decided by the gate and audited. When warden
 cannot decide (bad input, broken home, internal error) the answer blocks the
-call: the hook never fails open. Install it with ` + "`warden install HOST`" + `.`,
+call: the hook never fails open. Install it with ` + "`warden install HOST`" + `.
+
+With --remote the decision is made by the running daemon (warden serve), so
+it shares its live feed and metrics; with no daemon on the home's socket the
+hook decides in this process instead.`,
 		// Exit statuses are the host's protocol, so failures never take cobra's
 		// exit-1 path: several hosts let a tool call through on exit 1 (see Main).
 		RunE: func(c *cobra.Command, args []string) error {
@@ -39,10 +44,16 @@ call: the hook never fails open. Install it with ` + "`warden install HOST`" + `
 				e.status = app.RunHookError(c.Context(), host, err, e.stdin, e.stdout, e.stderr)
 				return nil
 			}
+			if remote {
+				e.status = app.RunHookRemote(c.Context(), home, host, e.stdin, e.stdout, e.stderr)
+				return nil
+			}
 			e.status = app.RunHook(c.Context(), home, app.Options{Log: e.logger()}, host, e.stdin, e.stdout, e.stderr)
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&remote, "remote", false, "decide through the running daemon when one serves this home")
+	return c
 }
 
 func installCmd(e *env, remove bool) *cobra.Command {

@@ -50,12 +50,12 @@ func NewMetrics(pending func() float64) *Metrics {
 }
 
 // decided counts one decision and observes its stages.
-func (m *Metrics) decided(d warden.Decision, took time.Duration) {
+func (m *Metrics) decided(d warden.Decision, took time.Duration, waited bool) {
 	if m == nil {
 		return
 	}
 	m.decisions.WithLabelValues(d.Verdict.String()).Inc()
-	if d.ApprovalID == "" || d.Verdict != warden.Ask {
+	if !waited {
 		m.check.Observe(took.Seconds())
 	}
 	for _, s := range d.Stages {

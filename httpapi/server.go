@@ -167,7 +167,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request, c call) {
 		writeError(w, err)
 		return
 	}
-	s.Metrics.decided(d, time.Since(start))
+	s.Metrics.decided(d, time.Since(start), wait)
 	writeJSON(w, http.StatusOK, d)
 }
 
@@ -414,7 +414,7 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request, _ call) {
 			if !ok {
 				return // too slow: the client reconnects with afterSeq
 			}
-			if matches(f, it) && !send(it) {
+			if f.Match(it) && !send(it) {
 				return
 			}
 		case <-beat.C:
@@ -423,14 +423,6 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request, _ call) {
 			}
 		}
 	}
-}
-
-// matches applies a feed filter's type and severity to one live item.
-func matches(f feed.Filter, it feed.Item) bool {
-	one := feed.New(1)
-	one.Add(it)
-	f.Limit, f.AfterSeq, f.SinceMs = 1, 0, 0
-	return len(one.List(f)) == 1
 }
 
 type errorBody struct {
