@@ -78,4 +78,3 @@ func BenchmarkHookDecision(b *testing.B) {
 		}
 	})
 }
-
