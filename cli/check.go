@@ -67,15 +67,8 @@ stdout and the caller must treat the request as denied.`,
 			if err != nil {
 				return err
 			}
-			out, err := json.Marshal(d)
-			if err != nil {
-				return warden.Errorf(warden.EInternal, "encode decision").Wrap(err)
-			}
-			if _, err := e.stdout.Write(append(out, '\n')); err != nil {
-				return warden.Errorf(warden.EUnavailable, "write decision").Wrap(err)
-			}
-			if exitCode {
-				e.status = verdictStatus(d.Verdict)
+			if err := e.printDecision(d, exitCode); err != nil {
+				return err
 			}
 			if explain && r.Capability == warden.CapShell {
 				env := shellguard.Env{Cwd: r.Cwd, Autonomous: r.Autonomous, Explain: true}
@@ -122,6 +115,12 @@ func (e *env) checkRemote(c *cobra.Command, r *warden.Request, wait, exitCode bo
 	if err != nil {
 		return err
 	}
+	return e.printDecision(d, exitCode)
+}
+
+// printDecision writes d as one JSON line; with exitCode the verdict also
+// becomes the exit status.
+func (e *env) printDecision(d warden.Decision, exitCode bool) error {
 	out, err := json.Marshal(d)
 	if err != nil {
 		return warden.Errorf(warden.EInternal, "encode decision").Wrap(err)
