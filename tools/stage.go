@@ -10,8 +10,8 @@ import (
 // ActionCall is the one action of the tool capability.
 const ActionCall = "call"
 
-// Stage decides a tool call by its tier: 1 allow; 2 ask (once per session, once
-// remembered grants exist); 3 ask on a turn with a human, and on an autonomous
+// Stage decides a tool call by its tier: 1 allow; 2 ask (a session grant then
+// answers it for the rest of the session); 3 ask on a turn with a human, and on an autonomous
 // turn allow only under autopilot; 4 ask a human every time. The zero value has
 // autopilot off.
 type Stage struct {
