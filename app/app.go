@@ -111,7 +111,7 @@ func Open(ctx context.Context, home Home, opt Options) (*App, error) {
 		}
 	}
 	a := &App{Home: home, Policy: loaded.Policy, Problems: loaded.Problems, Store: store, Log: opt.Log, Now: opt.Now}
-	if err := a.reportProblems(ctx); err != nil {
+	if err := reportProblems(ctx, a.Log, a.Store, home, a.Now(), a.Problems); err != nil {
 		store.Close()
 		return nil, err
 	}
@@ -275,11 +275,10 @@ func (a *App) gateFor(p *config.Policy, problems []config.Problem, store warden.
 // newQueue is the approval queue over the home's database; its events go
 // to store, and decider gives the current policy's pipeline for re-checks.
 func (a *App) newQueue(store warden.AuditStore, decider func() approval.Decider) *approval.Queue {
-	return &approval.Queue{
+	q := &approval.Queue{
 		Store:   a.Store,
 		Decider: decider,
 		Always:  alwaysWriter{a.Home},
-		Timeout: a.Policy.Approvals.Timeout,
 		Now:     a.Now,
 		NewID:   NewID,
 		Events: func(ctx context.Context, typ string, sev warden.Severity, traceID, summary string, meta map[string]any) error {
@@ -288,6 +287,8 @@ func (a *App) newQueue(store warden.AuditStore, decider func() approval.Decider)
 		},
 		Log: func(msg string, args ...any) { a.Log.Warn(msg, args...) },
 	}
+	q.SetTimeout(a.Policy.Approvals.Timeout)
+	return q
 }
 
 // alwaysWriter writes "always" answers into the home's policy file.
@@ -304,12 +305,13 @@ func (w alwaysWriter) AddAlways(_ context.Context, a warden.Approval, by string)
 	return rule, config.AddAlways(w.home.PolicyPath(), r)
 }
 
-// reportProblems logs and audits each problem found in the policy file.
-func (a *App) reportProblems(ctx context.Context) error {
-	for _, p := range a.Problems {
-		a.Log.Warn("policy file problem; the section runs on its defaults", "problem", p.Error())
-		meta, _ := json.Marshal(map[string]any{"section": p.Section, "key": p.Key, "line": p.Line, "file": a.Home.PolicyPath()})
-		if err := a.Event(ctx, warden.EventConfigInvalid, warden.SevError, redact.String(p.Error()), meta); err != nil {
+// reportProblems logs and audits, in store, each problem found in the
+// home's policy file.
+func reportProblems(ctx context.Context, log *slog.Logger, store warden.AuditStore, home Home, at time.Time, problems []config.Problem) error {
+	for _, p := range problems {
+		log.Warn("policy file problem; the section runs on its defaults", "problem", p.Error())
+		meta, _ := json.Marshal(map[string]any{"section": p.Section, "key": p.Key, "line": p.Line, "file": home.PolicyPath()})
+		if err := AppendEvent(ctx, store, at, warden.EventConfigInvalid, warden.SevError, redact.String(p.Error()), meta); err != nil {
 			return err
 		}
 	}

@@ -89,23 +89,25 @@ func NewDaemon(ctx context.Context, home Home, opt Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.stamp, _ = stampOf(home.PolicyPath())
-	d.install(a.Policy)
+	d.install(a.Policy, a.Problems)
 	d.Server = &httpapi.Server{Backend: d, Verifier: &httpapi.Verifier{Tokens: d.Tokens}, Feed: d.Feed, Log: a.Log,
 		Metrics: httpapi.NewMetrics(d.pending)}
 	return d, nil
 }
 
-// install builds the gate for p and makes it current.
-func (d *Daemon) install(p *config.Policy) {
-	g := d.App.gateFor(p, d.App.Problems, d.store)
+// install builds the gate for p and makes it current. d.App keeps the
+// policy it was opened with; requests read the snapshot.
+func (d *Daemon) install(p *config.Policy, problems []config.Problem) {
+	g := d.App.gateFor(p, problems, d.store)
 	g.Approvals = d.Queue
-	d.Queue.Timeout = p.Approvals.Timeout
+	d.Queue.SetTimeout(p.Approvals.Timeout)
 	d.snap.Store(&snapshot{policy: p, gate: g})
 }
 
 // current is the snapshot for this request, reloaded first when the policy
 // file changed. A file that no longer loads keeps the last good policy, and
-// the problem is audited.
+// the problem is audited, as are problems inside a file that loads (their
+// sections run on their fail-closed defaults).
 func (d *Daemon) current() *snapshot {
 	st, err := stampOf(d.App.Home.PolicyPath())
 	if err == nil && st == d.stamp {
@@ -120,9 +122,8 @@ func (d *Daemon) current() *snapshot {
 			_ = AppendEvent(context.Background(), d.store, d.App.Now(), warden.EventConfigInvalid, warden.SevError,
 				"the policy file no longer loads, so the daemon keeps the last good policy: "+warden.UserMessage(lerr), nil)
 		} else {
-			d.App.Problems = loaded.Problems
-			d.install(loaded.Policy)
-			d.App.Policy = loaded.Policy
+			_ = reportProblems(context.Background(), d.App.Log, d.store, d.App.Home, d.App.Now(), loaded.Problems)
+			d.install(loaded.Policy, loaded.Problems)
 		}
 		d.stamp = st
 	}

@@ -422,3 +422,35 @@ func TestMetricsCountDecisions(t *testing.T) {
 		}
 	}
 }
+
+// TestDaemonFollowsThePolicyFile: `warden kill` from another process (a
+// write to the file) applies to the daemon's next request, and a section
+// that turns invalid is audited and falls back closed.
+func TestDaemonFollowsThePolicyFile(t *testing.T) {
+	dm := startDaemon(t)
+	if err := config.SetKillSwitch(dm.home.PolicyPath(), true); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := dm.agent.Check(ctx, toolReq("write_file", "")); d.Verdict != warden.Deny || d.Rule != "safety.kill_switch" {
+		t.Fatalf("after the kill switch went on in the file: %s %s; want deny by the kill switch", d.Verdict, d.Rule)
+	}
+	data, err := os.ReadFile(dm.home.PolicyPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(data), "timeout: 5m", "timeout: soon", 1)
+	if err := os.WriteFile(dm.home.PolicyPath(), []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := dm.agent.Check(ctx, toolReq("get_price", "")); d.Verdict != warden.Allow {
+		t.Fatalf("get_price after the change: %s", d.Verdict)
+	}
+	evs, err := dm.d.App.Store.Events(ctx, warden.EventFilter{Type: warden.EventConfigInvalid})
+	found := false
+	for _, ev := range evs {
+		found = found || strings.Contains(ev.Summary, "approvals.timeout")
+	}
+	if err != nil || !found {
+		t.Errorf("config_invalid events = %d, %v; want the invalid approvals.timeout audited", len(evs), err)
+	}
+}

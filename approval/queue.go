@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentwarden/warden"
@@ -85,16 +86,21 @@ type Queue struct {
 	Always    AlwaysWriter
 	Events    EventFunc
 	Notifiers []Notifier
-	// Timeout is how long approvals wait; zero is DefaultTimeout.
-	Timeout time.Duration
-	Now     func() time.Time
-	NewID   func() string
+	Now       func() time.Time
+	NewID     func() string
 	// Log receives notifier failures; nil drops them.
 	Log func(msg string, args ...any)
+
+	ttl atomic.Int64 // nanoseconds; zero is DefaultTimeout
 
 	mu      sync.Mutex
 	waiters map[string][]chan struct{}
 }
+
+// SetTimeout sets how long approvals opened from now on wait; zero or less
+// is DefaultTimeout. It is safe to call while the queue is in use (the
+// daemon does when the policy file changes).
+func (q *Queue) SetTimeout(d time.Duration) { q.ttl.Store(int64(d)) }
 
 func (q *Queue) now() time.Time {
 	if q.Now != nil {
@@ -104,8 +110,8 @@ func (q *Queue) now() time.Time {
 }
 
 func (q *Queue) timeout() time.Duration {
-	if q.Timeout > 0 {
-		return q.Timeout
+	if d := time.Duration(q.ttl.Load()); d > 0 {
+		return d
 	}
 	return DefaultTimeout
 }

@@ -69,9 +69,10 @@ func newQueue(t *testing.T, policy deciderFunc) (*approval.Queue, *recorder, str
 	rec := &recorder{}
 	q := &approval.Queue{
 		Store: s, Decider: func() approval.Decider { return policy }, Events: rec.event, Notifiers: []approval.Notifier{rec},
-		Timeout: time.Minute, NewID: func() string { return fmt.Sprintf("id-%d", ids.Add(1)) },
+		NewID:  func() string { return fmt.Sprintf("id-%d", ids.Add(1)) },
 		Always: alwaysFunc(func(a warden.Approval, by string) (string, error) { return "always " + a.InputHash, nil }),
 	}
+	q.SetTimeout(time.Minute)
 	return q, rec, path
 }
 
@@ -247,7 +248,7 @@ func TestWaitSeesAnAnswerFromAnotherProcess(t *testing.T) {
 
 func TestUnansweredApprovalExpires(t *testing.T) {
 	q, rec, _ := newQueue(t, asks)
-	q.Timeout = 150 * time.Millisecond
+	q.SetTimeout(150 * time.Millisecond)
 	a := open(t, q, shellReq, false)
 	start := time.Now()
 	got, err := q.Wait(ctx, a.ID)

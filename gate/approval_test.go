@@ -54,7 +54,7 @@ func newHarness(t *testing.T) *harness {
 	t.Cleanup(func() { s.Close() })
 	h := &harness{store: s, policy: &policy{}, always: map[string]bool{}}
 	newID := func() string { return fmt.Sprintf("id-%d", n.Add(1)) }
-	h.q = &approval.Queue{Store: s, Decider: func() approval.Decider { return h.policy }, NewID: newID, Timeout: time.Minute,
+	h.q = &approval.Queue{Store: s, Decider: func() approval.Decider { return h.policy }, NewID: newID,
 		Events: func(context.Context, string, warden.Severity, string, string, map[string]any) error { return nil }}
 	h.g = &gate.Gate{Decider: h.policy, Store: s, NewID: newID, Approvals: h.q,
 		Always: func(hash string) (string, bool) { return "rule for " + hash, h.always[hash] }}
@@ -179,7 +179,7 @@ func TestAwaitEndsInTheRecordedOutcome(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			h.q.Timeout = 200 * time.Millisecond
+			h.q.SetTimeout(200 * time.Millisecond)
 			r := req("rm -rf build", "s1")
 			d := h.check(t, r, gate.CheckOptions{Approval: "api"})
 			if tc.answer != "" {
