@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -25,6 +26,35 @@ func wardenCmd(home string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "WARDEN_AS_CLI=1", "WARDEN_HOME="+home)
 	return cmd
+}
+
+// startUntil starts a long-lived warden command and waits until the first
+// line it writes on stderr contains want.
+func startUntil(t *testing.T, cmd *exec.Cmd, want string) {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stderr).ReadString('\n')
+		ready <- line
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case line := <-ready:
+		if !strings.Contains(line, want) {
+			cmd.Process.Kill()
+			t.Fatalf("warden %s said %q, want %q", cmd.Args[1], line, want)
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("warden %s did not start within 15 s", cmd.Args[1])
+	}
 }
 
 func initHome(t *testing.T, settings ...[2]string) string {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -31,28 +30,8 @@ func TestProxyServesUntilSignalled(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	cmd := wardenCmd(home, "proxy", "--listen", addr, "--allow-domain", strings.TrimPrefix(upstream.URL, "http://"))
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	startUntil(t, cmd, "listening on "+addr)
 	defer cmd.Process.Kill()
-	ready := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stderr).ReadString('\n')
-		ready <- line
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	select {
-	case line := <-ready:
-		if !strings.Contains(line, "listening on "+addr) {
-			t.Fatalf("warden proxy said %q, want it listening on %s", line, addr)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("warden proxy did not start within 10 s")
-	}
 
 	proxyURL, _ := url.Parse("http://" + addr)
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}, Timeout: 10 * time.Second}

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -17,28 +15,8 @@ import (
 func startServe(t *testing.T, home string) *exec.Cmd {
 	t.Helper()
 	cmd := wardenCmd(home, "serve")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	startUntil(t, cmd, "serving on")
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	ready := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stderr).ReadString('\n')
-		ready <- line
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	select {
-	case line := <-ready:
-		if !strings.Contains(line, "serving on") {
-			t.Fatalf("warden serve said %q", line)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("warden serve did not start within 15 s")
-	}
 	return cmd
 }
 
