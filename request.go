@@ -44,6 +44,13 @@ type Request struct {
 	Tier Tier `json:"-"`
 	// Received is when the gate took the request; set by the gate.
 	Received time.Time `json:"-"`
+	// Protective marks a risk-reducing exit that warden's own stop-loss
+	// monitor issues. Only warden's code sets it, in-process: the JSON
+	// decoder ignores it, so no caller can claim it. A protective exit is
+	// exempt from the per-transaction max and the daily cap (it spends
+	// nothing), asks a human while the kill switch is on, and meets every
+	// other stage.
+	Protective bool `json:"-"`
 }
 
 // ToolName is the tool whose tier governs the request: Tool when set, otherwise

@@ -36,8 +36,14 @@ type AuditStore interface {
 // Ledger reads the daily spend ledger. Debits are written only through
 // AuditStore.Record, atomically with the decision that allowed them.
 type Ledger interface {
-	// SpentSince returns the sum of ledger amounts recorded at or after t.
+	// SpentSince returns the sum of ledger amounts recorded at or after t,
+	// less the reservations released since.
 	SpentSince(ctx context.Context, t time.Time) (USD, error)
+	// Release gives back the reservation that the allowed decision traceID
+	// debited, because what it allowed did not happen (a failed or rejected
+	// execution). Releasing it again does nothing; a trace with no debit is
+	// an *Error with code ENotFound. The release is durable when it returns.
+	Release(ctx context.Context, traceID, reason string, at time.Time) error
 }
 
 // SpendWindow is the span the daily spend cap covers: a rolling 24 hours.

@@ -144,7 +144,7 @@ func NewID() string {
 // Pipeline builds the pipeline for a policy: the global stages in their fixed
 // order, then each capability's own. Capabilities without stages yet are denied
 // by the pipeline ("no policy for capability X").
-func Pipeline(home Home, p *config.Policy, problems []config.Problem, ledger warden.Ledger, now func() time.Time) *pipeline.Pipeline {
+func Pipeline(home Home, p *config.Policy, problems []config.Problem, ledger safety.SpendReader, now func() time.Time) *pipeline.Pipeline {
 	resolver := tools.NewResolver(p.Tools)
 	files, filesErr := FilesystemGuard(home, p)
 	var integrity safety.PolicyIntegrity

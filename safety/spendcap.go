@@ -15,8 +15,13 @@ import (
 // has a cap of $0 and no ledger: it denies every fund-moving request.
 type SpendCap struct {
 	Cap    warden.USD
-	Ledger warden.Ledger
+	Ledger SpendReader
 	Now    func() time.Time // defaults to time.Now
+}
+
+// SpendReader is the part of warden.Ledger the stage reads.
+type SpendReader interface {
+	SpentSince(ctx context.Context, t time.Time) (warden.USD, error)
 }
 
 // Name implements warden.Stage.

@@ -11,7 +11,7 @@ import (
 
 func TestSpendCap(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	spent := func(s string) warden.Ledger {
+	spent := func(s string) SpendReader {
 		return ledgerFunc(func(_ context.Context, since time.Time) (warden.USD, error) {
 			if want := now.Add(-24 * time.Hour); !since.Equal(want) {
 				t.Errorf("ledger asked since %v, want %v (rolling 24 h)", since, want)
@@ -22,7 +22,7 @@ func TestSpendCap(t *testing.T) {
 	cases := []struct {
 		name   string
 		cap    string
-		ledger warden.Ledger
+		ledger SpendReader
 		amount string // JSON; empty: not fund-moving
 		want   warden.Verdict
 		reason string

@@ -8,10 +8,72 @@ import (
 	"github.com/agentwarden/warden"
 )
 
+// schemaV3 adds released reservations (and the trade capability's tables,
+// declared beside their code). A release names the ledger row it gives back;
+// it is append-only and unique per trace, so a reservation is released at
+// most once and a release never adds budget that was not debited.
+var schemaV3 = `
+CREATE TABLE spend_releases (
+	trace_id    TEXT    PRIMARY KEY,    -- the spend_ledger row's trace_id
+	created_at  INTEGER NOT NULL,       -- Unix milliseconds
+	reason      TEXT    NOT NULL
+) STRICT, WITHOUT ROWID;
+` + appendOnly("spend_releases", "trace_id = NEW.trace_id") + paperSchema + stoplossSchema
+
 const (
-	sqlSpentSince  = `SELECT COALESCE(SUM(amount_micros), 0) FROM spend_ledger WHERE created_at >= ?`
-	sqlInsertDebit = `INSERT INTO spend_ledger (created_at, trace_id, amount_micros) VALUES (?, ?, ?)`
+	sqlSpentSince = `SELECT COALESCE(SUM(l.amount_micros), 0) FROM spend_ledger l
+WHERE l.created_at >= ? AND NOT EXISTS (SELECT 1 FROM spend_releases r WHERE r.trace_id = l.trace_id)`
+	sqlInsertDebit   = `INSERT INTO spend_ledger (created_at, trace_id, amount_micros) VALUES (?, ?, ?)`
+	sqlDebitExists   = `SELECT 1 FROM spend_ledger WHERE trace_id = ? LIMIT 1`
+	sqlReleaseExists = `SELECT 1 FROM spend_releases WHERE trace_id = ?`
+	sqlInsertRelease = `INSERT INTO spend_releases (trace_id, created_at, reason) VALUES (?, ?, ?)`
 )
+
+// Release gives back the reservation of traceID: its ledger row stops
+// counting toward the cap. Releasing twice does nothing; a trace without a
+// ledger row is ENotFound.
+func (s *Store) Release(ctx context.Context, traceID, reason string, at time.Time) error {
+	err := s.write(ctx, func(w *conn) error {
+		found, err := exists(w, sqlDebitExists, traceID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return warden.Errorf(warden.ENotFound, "no reservation in the spend ledger for trace %s", traceID)
+		}
+		if done, err := exists(w, sqlReleaseExists, traceID); err != nil || done {
+			return err
+		}
+		st, err := w.prepare(sqlInsertRelease)
+		if err != nil {
+			return err
+		}
+		b := binder{st: st}
+		b.text(traceID)
+		b.int(at.UnixMilli())
+		b.text(reason)
+		return b.exec()
+	})
+	if err != nil {
+		return fmt.Errorf("release reservation %s: %w", traceID, err)
+	}
+	return nil
+}
+
+func exists(c *conn, query, arg string) (bool, error) {
+	st, err := c.prepare(query)
+	if err != nil {
+		return false, err
+	}
+	defer st.Reset()
+	if err := st.BindText(1, arg); err != nil {
+		return false, err
+	}
+	if st.Step() {
+		return true, nil
+	}
+	return false, st.Err()
+}
 
 // SpentSince returns the sum of the ledger's debits dated at or after t. It
 // reads on the write connection: it is a quick indexed sum, often followed by a

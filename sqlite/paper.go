@@ -1,0 +1,4 @@
+package sqlite
+
+// paperSchema holds the paper exchange's tables (schema version 3).
+const paperSchema = ``
