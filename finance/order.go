@@ -77,7 +77,7 @@ type Order struct {
 	// none.
 	AmountUSD warden.USD
 	HasAmount bool
-	// Leverage of a perp_open; 0 when not given.
+	// Leverage of a perp_open; 1 when not given.
 	Leverage float64
 	Side     string
 	// WinProbability and PayoffRatio feed half-Kelly sizing; NaN when not given.
@@ -165,7 +165,7 @@ func ParseOrder(req *warden.Request) (*Order, error) {
 	case Transfer:
 		o.TokenIn = o.Token
 	}
-	if o.Leverage, err = p.number(ParamLeverage, 0); err != nil {
+	if o.Leverage, err = p.number(ParamLeverage, 1); err != nil {
 		return nil, err
 	}
 	if o.Side, err = p.str(ParamSide); err != nil {
@@ -266,4 +266,13 @@ func clip(s string) string {
 		s = s[:40] + "…"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// PerpAsset is the asset of a perp market: "ETH-PERP" and "eth-perp" are ETH.
+func PerpAsset(market string) string {
+	m := strings.TrimSpace(market)
+	if len(m) > 5 && strings.EqualFold(m[len(m)-5:], "-PERP") {
+		m = m[:len(m)-5]
+	}
+	return m
 }

@@ -47,6 +47,9 @@ type CheckOptions struct {
 	// exec…) when the caller wants an ask to open a pending approval it can
 	// wait for; empty opens none.
 	Approval string
+	// DryRun decides and records without debiting the spend ledger: an
+	// allowed fund-moving request reserves nothing.
+	DryRun bool
 }
 
 // Check decides req and records the decision. The returned decision has its
@@ -93,7 +96,7 @@ func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOpti
 	}
 
 	var debit *warden.Debit
-	if (d.Verdict == warden.Allow || d.Verdict == warden.Sandbox) && g.Debit != nil {
+	if (d.Verdict == warden.Allow || d.Verdict == warden.Sandbox) && g.Debit != nil && !opt.DryRun {
 		debit = g.Debit(req, now)
 	}
 	e := Entry(req, &d, g.now().Sub(now))

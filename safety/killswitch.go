@@ -16,6 +16,9 @@ const ReleaseTool = "unkill"
 // above is denied. The zero value is off.
 type KillSwitch struct {
 	Active bool
+	// ExitsDeny refuses the stop-loss monitor's protective exits too; by
+	// default they ask a human (a fresh confirmation: no standing grant).
+	ExitsDeny bool
 }
 
 // Name implements warden.Stage.
@@ -28,6 +31,11 @@ func (k KillSwitch) Check(_ context.Context, req *warden.Request) (warden.Decisi
 	}
 	if req.Tier < warden.TierConfirmOnce && req.Tier.Valid() {
 		return warden.Allowf("safety.kill_switch", "the emergency stop is on, but tier 1 (read-only) actions may still run"), nil
+	}
+	if req.Protective && !k.ExitsDeny {
+		d := warden.Askf("safety.kill_switch", "the emergency stop is on; this protective exit from the stop-loss monitor waits for a human instead of trading on its own")
+		d.ManualOnly = true
+		return d, nil
 	}
 	if req.ToolName() == ReleaseTool && !req.Autonomous {
 		return warden.Allowf("safety.kill_switch", "the emergency stop leaves its own release to a human"), nil

@@ -37,6 +37,9 @@ func (s SpendCap) Check(ctx context.Context, req *warden.Request) (warden.Decisi
 	if !ok {
 		return warden.Allowf(rule, "not fund-moving"), nil
 	}
+	if req.Protective {
+		return warden.Allowf(rule, "a protective exit spends nothing: it returns funds to the own wallet"), nil
+	}
 	if amount > s.Cap {
 		return warden.Denyf(rule, fmt.Sprintf("$%s is more than the whole daily spend cap of $%s", amount, s.Cap)), nil
 	}
@@ -62,7 +65,7 @@ func (s SpendCap) Check(ctx context.Context, req *warden.Request) (warden.Decisi
 // an allowed fund-moving request, or nil when req moves no funds.
 func (s SpendCap) Debit(req *warden.Request, at time.Time) *warden.Debit {
 	amount, ok, err := req.AmountUSD()
-	if !ok || err != nil {
+	if !ok || err != nil || req.Protective {
 		return nil
 	}
 	return &warden.Debit{Amount: amount, Cap: s.Cap, Since: at.Add(-warden.SpendWindow)}

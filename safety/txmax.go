@@ -26,6 +26,9 @@ func (t TxMax) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	if !ok {
 		return warden.Allowf(rule, "not fund-moving"), nil
 	}
+	if req.Protective {
+		return warden.Allowf(rule, "a protective exit of $"+amount.String()+" returns funds to the own wallet; the per-transaction max does not apply"), nil
+	}
 	if amount > t.Max {
 		return warden.Denyf(rule, fmt.Sprintf("$%s is above the per-transaction maximum of $%s; split it or ask the owner to raise safety.maxTransactionAmount", amount, t.Max)), nil
 	}
