@@ -54,3 +54,17 @@ func TestProtectiveExitsSpendNothing(t *testing.T) {
 		}
 	}
 }
+
+// The stop-loss monitor runs on no one's turn; its protective exits carry
+// out rules a human set, so the autopilot switch does not hold them back.
+func TestTierGatePassesProtectiveExits(t *testing.T) {
+	r := req(3, true, nil)
+	r.Protective = true
+	if d, err := check(t, TierGate{}, r); err != nil || d.Verdict != warden.Allow {
+		t.Fatalf("TierGate{}.Check(protective exit) = %v, %v; want allow", d.Verdict, err)
+	}
+	r.Protective = false
+	if d, _ := check(t, TierGate{}, r); d.Verdict != warden.Deny {
+		t.Fatalf("TierGate{}.Check(autonomous tier 3) = %v; want deny", d.Verdict)
+	}
+}

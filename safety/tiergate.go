@@ -22,6 +22,9 @@ func (g TierGate) Check(_ context.Context, req *warden.Request) (warden.Decision
 	if !req.Autonomous {
 		return warden.Allowf(rule, "a human is in the loop this turn"), nil
 	}
+	if req.Protective {
+		return warden.Allowf(rule, "a protective exit carries out a stop-loss rule a human set"), nil
+	}
 	switch t := req.Tier.OrDefault(); {
 	case t >= warden.TierManualOnly:
 		return warden.Denyf(rule, "tier 4 (manual only) actions never run on an autonomous turn; a human must start this one"), nil
