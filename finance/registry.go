@@ -61,7 +61,21 @@ type listing struct {
 
 // canonical lists, per chain, the tokens warden resolves by name. Changing
 // it needs a code change and review: it is what "buy USDT on Arbitrum"
-// resolves against.
+// resolves against. Every EVM address is written in its EIP-55 checksum
+// form, which registry_test.go verifies, so a mistyped digit fails the tests.
+//
+// Sources the addresses were checked against (August 2026): Coinbase
+// AgentKit's TOKEN_ADDRESSES_BY_SYMBOLS (erc20/constants.ts: Base, Base
+// Sepolia, Ethereum, Arbitrum, Optimism and Polygon USDC, WETH, cbBTC, BNKR);
+// the Uniswap default token list (src/tokens/*.json and the bridgeInfo of its
+// built list: every Ethereum, Polygon, Optimism and Arbitrum entry, DAI on
+// Base, WBNB/USDC/USDT/DAI/ETH on BNB Chain, the Solana mints); Base's
+// contract docs (WETH9 at 0x4200…0006 on Base and Base Sepolia); Circle's
+// testnet USDC on Sepolia, Base Sepolia and Arbitrum Sepolia (WETH on the
+// Sepolias: Uniswap's Sepolia list and its Arbitrum Sepolia router's WETH9).
+// USDT and WBTC on Base and BTCB on
+// BNB Chain agree across several independent integrations (see the notes on
+// those lines) but not an issuer's own page.
 var canonical = map[string][]listing{
 	"ethereum": {
 		{"ETH", "", 18, "ETH"},
@@ -80,9 +94,14 @@ var canonical = map[string][]listing{
 		{"ETH", "", 18, "ETH"},
 		{"WETH", "0x4200000000000000000000000000000000000006", 18, "ETH"},
 		{"USDC", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", 6, "USDC"},
+		// Bridged Tether on Base: the address every Base integration found
+		// uses (payment routers, Base token maps, chain token tables).
 		{"USDT", "0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2", 6, "USDT"},
 		{"DAI", "0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb", 18, "DAI"},
 		{"cbBTC", "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", 8, "BTC"},
+		// BitGo's WBTC as a LayerZero OFT, the same address on every chain it
+		// is deployed to (BOB gateway docs name it as wBTC on Base).
+		{"WBTC", "0x0555E30da8f98308EdB960aa94C0Db47230d2B9c", 8, "BTC"},
 		{"BNKR", "0x22aF33FE49fD1Fa80c7149773dDe5890D3c76F3b", 18, "BNKR"},
 	},
 	"arbitrum": {
@@ -90,6 +109,7 @@ var canonical = map[string][]listing{
 		{"WETH", "0x82aF49447D8a07e3bd95BD0d56f35241523fBab1", 18, "ETH"},
 		{"USDC", "0xaf88d065e77c8cC2239327C5EDb3A432268e5831", 6, "USDC"},
 		{"USDC.e", "0xFF970A61A04b1cA14834A43f5dE4533eBDDB5CC8", 6, "USDC"},
+		// Upgraded in place to USDT0 in 2025; the address did not change.
 		{"USDT", "0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9", 6, "USDT"},
 		{"DAI", "0xDA10009cBd5D07dd0CeCc66161FC93D7c9000da1", 18, "DAI"},
 		{"WBTC", "0x2f2a2543B76A4166549F7aaB2e75Bef0aefC5B0f", 8, "BTC"},
@@ -99,6 +119,9 @@ var canonical = map[string][]listing{
 		{"ETH", "", 18, "ETH"},
 		{"WETH", "0x4200000000000000000000000000000000000006", 18, "ETH"},
 		{"USDC", "0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85", 6, "USDC"},
+		// The standard-bridge Tether. Uniswap's list now also carries USDT0
+		// (0x01bFF41798a0BcF287b996046Ca68b395DbC1071), a separate contract
+		// that is not listed here, so it resolves as an impersonation of USDT.
 		{"USDT", "0x94b008aA00579c1307B0EF2c499aD98a8ce58e58", 6, "USDT"},
 		{"DAI", "0xDA10009cBd5D07dd0CeCc66161FC93D7c9000da1", 18, "DAI"},
 		{"WBTC", "0x68f180fcCe6836688e9084f035309E29Bf0A2095", 8, "BTC"},
@@ -106,6 +129,7 @@ var canonical = map[string][]listing{
 	},
 	"polygon": {
 		{"POL", "", 18, "POL"},
+		// The contract once named WMATIC, renamed WPOL with the POL migration.
 		{"WPOL", "0x0d500B1d8E8eF31E21C99d1Db9A6444d3ADf1270", 18, "POL"},
 		{"USDC", "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359", 6, "USDC"},
 		{"USDT", "0xc2132D05D31c914a87C6611C10748AEb04B58e8F", 6, "USDT"},
@@ -119,6 +143,7 @@ var canonical = map[string][]listing{
 		{"USDC", "0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d", 18, "USDC"},
 		{"USDT", "0x55d398326f99059fF775485246999027B3197955", 18, "USDT"},
 		{"DAI", "0x1AF3F329e8BE154074D8769D1FFa4eE058B1DBc3", 18, "DAI"},
+		// Binance-Peg tokens: on BNB Chain "ETH" is a contract, not the native coin.
 		{"ETH", "0x2170Ed0880ac9A755fd29B2688956BD959F933F8", 18, "ETH"},
 		{"BTCB", "0x7130d2A12B9BCbFAe4f2634d864A1Ee1Ce3Ead9c", 18, "BTC"},
 	},
@@ -136,18 +161,26 @@ var canonical = map[string][]listing{
 	},
 	"sepolia": {
 		{"ETH", "", 18, "ETH"},
+		{"WETH", "0xfFf9976782d46CC05630D1f6eBAb18b2324d6B14", 18, "ETH"},
 		{"USDC", "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238", 6, "USDC"},
+	},
+	"arbitrum-sepolia": {
+		{"ETH", "", 18, "ETH"},
+		{"WETH", "0x980B62Da83eFf3D4576C647993b0c1D7faf17c73", 18, "ETH"},
+		{"USDC", "0x75faf114eafb1BDbe2F0316DF893fd58CE46AA4d", 6, "USDC"},
 	},
 }
 
 // registry indexes canonical: by chain and upper-case symbol, by chain and
-// lower-case address, and by address alone.
+// lower-case address, and by address alone (every mainnet listing at that
+// address, in the order of chains: WETH at 0x4200…0006 is on base and on
+// optimism).
 var registry = func() (r struct {
 	bySymbol, byAddress map[string]Token
-	anywhere            map[string]Token
+	anywhere            map[string][]Token
 	reserved            map[string]bool
 }) {
-	r.bySymbol, r.byAddress, r.anywhere, r.reserved = map[string]Token{}, map[string]Token{}, map[string]Token{}, map[string]bool{}
+	r.bySymbol, r.byAddress, r.anywhere, r.reserved = map[string]Token{}, map[string]Token{}, map[string][]Token{}, map[string]bool{}
 	for _, c := range chains {
 		for _, l := range canonical[c.Name] {
 			t := Token{Symbol: l.symbol, Chain: c.Chain, Address: l.address, AssetID: l.asset, Class: Classify(l.asset), Decimals: l.decimals, Canonical: true}
@@ -156,7 +189,7 @@ var registry = func() (r struct {
 			if l.address != "" {
 				r.byAddress[c.Name+"|"+addrKey(l.address)] = t
 				if !c.Testnet {
-					r.anywhere[addrKey(l.address)] = t
+					r.anywhere[addrKey(l.address)] = append(r.anywhere[addrKey(l.address)], t)
 				}
 			}
 		}
@@ -182,10 +215,33 @@ func canonicalByAddress(c Chain, address string) (Token, bool) {
 	return t, ok
 }
 
-// canonicalAnywhere finds an address among the mainnets' canonical tokens.
-func canonicalAnywhere(address string) (Token, bool) {
-	t, ok := registry.anywhere[addrKey(strings.TrimSpace(address))]
-	return t, ok
+// canonicalElsewhere finds an address among the mainnets' canonical tokens
+// on chains other than c: the listings it is canonical for there, or none.
+func canonicalElsewhere(c Chain, address string) []Token {
+	var out []Token
+	for _, t := range registry.anywhere[addrKey(strings.TrimSpace(address))] {
+		if t.Chain.Name != c.Name {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// describeListings names where tokens are canonical: "WETH on base and
+// optimism", "USDC on ethereum".
+func describeListings(ts []Token) string {
+	if len(ts) == 0 {
+		return ""
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Chain.Name
+	}
+	s := names[len(names)-1]
+	if len(names) > 1 {
+		s = strings.Join(names[:len(names)-1], ", ") + " and " + s
+	}
+	return ts[0].Symbol + " on " + s
 }
 
 // reservedTicker reports whether symbol is a canonical ticker on some chain.

@@ -66,19 +66,22 @@ func (r Resolver) Chain(name string) (Chain, error) {
 // say. A clean token that is not in the registry returns the token (not
 // canonical, class unknown) with an Unlisted error.
 func (r Resolver) Token(chain Chain, ref TokenRef) (Token, error) {
+	ref = TokenRef{Symbol: strings.TrimSpace(ref.Symbol), Address: strings.TrimSpace(ref.Address)}
 	name := clipName(ref.String())
 	if why, ok := scam(ref); ok {
-		return Token{}, &TokenError{Scam, fmt.Sprintf("I won't trade %s on %s: it matches our scam list (%s)", name, chain.Name, why)}
+		return Token{}, &TokenError{Scam, fmt.Sprintf("I don't recognize '%s' on '%s' as a canonical token, and it matches our scam list (%s)", name, chain.Name, why)}
 	}
 	if ref.Symbol != "" {
 		if t, ok := canonicalBySymbol(chain, ref.Symbol); ok {
 			if ref.Address != "" && !SameAddress(ref.Address, t.Address) {
-				if other, ok := canonicalAnywhere(ref.Address); ok && other.Chain.Name != chain.Name {
-					return Token{}, &TokenError{WrongChain, fmt.Sprintf("%s is %s on %s, not on %s; the canonical %s on %s is %s",
-						ref.Address, other.Symbol, other.Chain.Name, chain.Name, t.Symbol, chain.Name, t.Address)}
+				if _, here := canonicalByAddress(chain, ref.Address); !here {
+					if other := canonicalElsewhere(chain, ref.Address); len(other) > 0 {
+						return Token{}, &TokenError{WrongChain, fmt.Sprintf("%s is %s, not a token on %s; the canonical %s on %s is %s",
+							ref.Address, describeListings(other), chain.Name, t.Symbol, chain.Name, orNative(t.Address))}
+					}
 				}
 				return Token{}, &TokenError{Impersonation, fmt.Sprintf("%s claims the ticker %s, but the canonical %s on %s is %s: same ticker, different contract is an impersonation",
-					ref.Address, t.Symbol, t.Symbol, chain.Name, t.Address)}
+					ref.Address, t.Symbol, t.Symbol, chain.Name, orNative(t.Address))}
 			}
 			return t, nil
 		}
@@ -90,8 +93,8 @@ func (r Resolver) Token(chain Chain, ref TokenRef) (Token, error) {
 			}
 			return t, nil
 		}
-		if other, ok := canonicalAnywhere(ref.Address); ok {
-			return Token{}, &TokenError{WrongChain, fmt.Sprintf("%s is %s on %s, not a token on %s", ref.Address, other.Symbol, other.Chain.Name, chain.Name)}
+		if other := canonicalElsewhere(chain, ref.Address); len(other) > 0 {
+			return Token{}, &TokenError{WrongChain, fmt.Sprintf("%s is %s, not a token on %s", ref.Address, describeListings(other), chain.Name)}
 		}
 	}
 	if ref.Symbol != "" && reservedTicker(ref.Symbol) {
@@ -100,10 +103,18 @@ func (r Resolver) Token(chain Chain, ref TokenRef) (Token, error) {
 	}
 	id := strings.ToUpper(ref.Symbol)
 	if id == "" {
-		id = ref.Address
+		id = addrKey(ref.Address) // one id for the address however it is cased
 	}
 	t := Token{Symbol: ref.Symbol, Chain: chain, Address: ref.Address, AssetID: id, Class: ClassUnknown}
-	return t, &TokenError{Unlisted, fmt.Sprintf("I don't recognize %s on %s as a canonical token; it is not on our scam list, so a human can decide", name, chain.Name)}
+	return t, &TokenError{Unlisted, fmt.Sprintf("I don't recognize '%s' on '%s' as a canonical token; it is not on our scam list, so a human decides", name, chain.Name)}
+}
+
+// orNative names a listing's address, or says it is the chain's native coin.
+func orNative(address string) string {
+	if address == "" {
+		return "the native coin"
+	}
+	return address
 }
 
 // Quote resolves a swap order (buy, sell, swap) into the quote a backend

@@ -21,22 +21,33 @@ var scamAddresses = map[string]string{}
 // call to action is bait, never a token to trade.
 var scamWords = []string{"http", "www.", ".com", ".io", ".org", ".net", ".xyz", ".app", "claim", "airdrop", "reward", "visit", "gift", "free"}
 
-// scam reports whether ref is on the scam list, and why.
+// scam reports whether ref is on the scam list, and why. The symbol is
+// checked as written and as its skeleton, so fullwidth or Cyrillic spellings
+// of a scam ticker or a bait word are caught too.
 func scam(ref TokenRef) (string, bool) {
 	sym := strings.TrimSpace(ref.Symbol)
-	if why, ok := scamTickers[strings.ToUpper(sym)]; ok {
-		return why, true
-	}
-	if why, ok := scamAddresses[addrKey(strings.TrimSpace(ref.Address))]; ok && ref.Address != "" {
-		return why, true
-	}
-	lower := strings.ToLower(sym)
-	for _, w := range scamWords {
-		if strings.Contains(lower, w) {
-			return "a ticker that carries a link or a call to action (" + strings.Trim(w, ".") + ") is airdrop phishing", true
+	if addr := strings.TrimSpace(ref.Address); addr != "" {
+		if why, ok := scamAddresses[addrKey(addr)]; ok {
+			return why, true
 		}
 	}
-	if sk := skeleton(sym); sk != strings.ToUpper(sym) && reservedTicker(sk) {
+	if sym == "" {
+		return "", false
+	}
+	upper, sk := strings.ToUpper(sym), skeleton(sym)
+	for _, s := range []string{upper, sk} {
+		if why, ok := scamTickers[s]; ok {
+			return why, true
+		}
+	}
+	for _, s := range []string{strings.ToLower(sym), strings.ToLower(sk)} {
+		for _, w := range scamWords {
+			if strings.Contains(s, w) {
+				return "a ticker that carries a link or a call to action (" + strings.Trim(w, ".") + ") is airdrop phishing", true
+			}
+		}
+	}
+	if sk != upper && reservedTicker(sk) {
 		return "the ticker imitates " + sk + " with look-alike characters", true
 	}
 	return "", false
