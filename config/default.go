@@ -195,6 +195,80 @@ approvals:
   daemon:
     socket: "" # default $WARDEN_HOME/warden.sock
     tcp: "" # e.g. 127.0.0.1:4751; default none
+
+sizing:
+  # How the trade tools size an order: fixed_usd (fixedAmountUsd each),
+  # fixed_fraction (fraction of the portfolio) or half_kelly (the Kelly
+  # fraction times kellyMultiplier). Default fixed_usd.
+  strategy: fixed_usd
+  fixedAmountUsd: 500 # largest order with fixed_usd (clipped by safety.maxTransactionAmount), above 0; default 500
+  fraction: 0.02 # of the portfolio with fixed_fraction, above 0 and at most 1; default 0.02
+  kellyMultiplier: 0.5 # times the Kelly fraction, above 0 and at most 1; default 0.5
+
+exposure:
+  # Most the portfolio may hold in non-stable assets, in USD (stablecoins do
+  # not count, perp positions count at their notional); 0 means none.
+  maxPerTokenUsd: 5000 # in one asset, across chains; default 5000
+  maxPerChainUsd: 15000 # on one chain; default 15000
+  maxPerAssetClassFraction: 0.4 # largest share of the portfolio one asset class may be, above 0 and at most 1; default 0.4
+  maxTotalExposureUsd: 50000 # in all; default 50000
+
+slippage:
+  # Most a fill may move against its quote, as a fraction (0.01 = 1%), for
+  # trades below smallTradeBelowUsd (small), above largeTradeAboveUsd (large)
+  # and in between (mid); each from 0 to below 1.
+  maxSlippageSmall: 0.02 # default 0.02
+  maxSlippageMid: 0.01 # default 0.01
+  maxSlippageLarge: 0.005 # default 0.005
+  smallTradeBelowUsd: 1000 # default 1000
+  largeTradeAboveUsd: 10000 # at least smallTradeBelowUsd; default 10000
+  minOutputRatio: 0.95 # least share of the quoted output a swap must deliver, above 0 and at most 1; default 0.95
+  maxLeverage: 10 # highest perp leverage, 1 to 100; default 10
+
+stopLoss:
+  # Run the stop-loss monitor in warden serve: it closes positions whose
+  # stop rule triggers. Default true.
+  enabled: true
+  pollIntervalMs: 10000 # how often prices are checked, at least 1000; default 10000
+  maxPriceAgeMs: 120000 # an older price is stale and never acted on; default 120000
+  # While the kill switch is on, a protective exit waits for a human (ask)
+  # or is refused (deny). Default ask.
+  killSwitchExits: ask
+  # defaultRule, the rule for positions opened without one, is not set by
+  # default. type is fixed_percent (a fall of threshold_pct from entry),
+  # trailing (from the highest price) or time_based (exit after max_age_ms);
+  # threshold_pct is above 0 and at most 1 (0.1 = 10%), take_profit_pct 0
+  # for none. Example:
+  # defaultRule: {type: trailing, threshold_pct: 0.1, take_profit_pct: 0.25}
+
+trade:
+  # Where trades execute: paper (the built-in simulated exchange, no real
+  # money) or http (a real venue's REST API; needs wallet and http.baseUrl).
+  # An invalid trade section falls back to paper. Default paper.
+  backend: paper
+  wallet: "" # the address trades are made from, EVM (0x…) or Solana; "" = the paper exchange's own
+  testnets: false # trade on test networks; default false
+  recipients: [] # allow-listed addresses transfers may go to; default none
+  paper:
+    startingUsd: 10000 # cash the paper wallet starts with; default 10000
+    poolDepthUsd: 1000000 # simulated liquidity, which sets price impact; default 1000000
+    pricesFile: "" # prices to replay (absolute or ~/ path); "" = a deterministic demo path
+    seed: 1 # seed of the demo price path; default 1
+    stepMs: 60000 # time between two prices; default 60000
+    volatility: 0.01 # of the demo path per step, from 0 to below 1; default 0.01
+  http:
+    baseUrl: "" # e.g. https://venue.example/api; required with backend http
+    tokenEnv: "" # the environment variable holding the API token, never the token; e.g. WARDEN_VENUE_TOKEN
+    timeoutMs: 10000 # per request; default 10000
+    # Each operation's path under baseUrl, starting with /; "" = the adapter's.
+    endpoints:
+      price: "" # e.g. /v1/price
+      portfolio: "" # e.g. /v1/portfolio
+      simulate: "" # e.g. /v1/simulate
+      swap: "" # e.g. /v1/swap
+      perpOpen: "" # e.g. /v1/perp/open
+      perpClose: "" # e.g. /v1/perp/close
+      transfer: "" # e.g. /v1/transfer
 `
 
 // DefaultFile returns the commented default policy file that `warden init`

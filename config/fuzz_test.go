@@ -86,6 +86,13 @@ func FuzzSet(f *testing.F) {
 		{"safety", `{"dailySpendCap": 1}`},
 		{"tools.tiers.a.b", "# c\n4"},
 		{"version", "1"},
+		{"slippage.maxLeverage", "150"},
+		{"exposure.maxTotalExposureUsd", "-1"},
+		{"trade.backend", "http"},
+		{"trade.http.tokenEnv", "ghp_notAName"},
+		{"trade.recipients", `["0x52908400098527886E0F7030069857D2E4169EE7"]`},
+		{"stopLoss.defaultRule", `{"type":"trailing","threshold_pct":0.1}`},
+		{"stopLoss.defaultRule.threshold_pct", "1.5"},
 	}
 	for i, s := range seeds {
 		f.Add(uint8(i), s[0], s[1])

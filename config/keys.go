@@ -118,6 +118,10 @@ func (l *Loaded) Get(key string) (any, error) {
 	v := reflect.ValueOf(l.file(t.sec))
 	for i, name := range t.path {
 		v = reflect.Indirect(v)
+		if !v.IsValid() {
+			// An optional mapping that is absent, such as stopLoss.defaultRule.
+			return nil, warden.Errorf(warden.ENotFound, "%s is not set", keyText(sections[t.sec].name(), anys(t.path[:i])))
+		}
 		if v.Kind() == reflect.Map {
 			v = v.MapIndex(reflect.ValueOf(name))
 			if !v.IsValid() {

@@ -123,6 +123,17 @@ func TestList(t *testing.T) {
 		"network.secrets",
 		"approvals.timeout", "approvals.always", "approvals.telegram.token_env", "approvals.telegram.chat_id", "approvals.telegram.allowed_users",
 		"approvals.webhook.url", "approvals.webhook.secret_env", "approvals.daemon.socket", "approvals.daemon.tcp",
+		"sizing.strategy", "sizing.fixedAmountUsd", "sizing.fraction", "sizing.kellyMultiplier",
+		"exposure.maxPerTokenUsd", "exposure.maxPerChainUsd", "exposure.maxPerAssetClassFraction", "exposure.maxTotalExposureUsd",
+		"slippage.maxSlippageSmall", "slippage.maxSlippageMid", "slippage.maxSlippageLarge",
+		"slippage.smallTradeBelowUsd", "slippage.largeTradeAboveUsd", "slippage.minOutputRatio", "slippage.maxLeverage",
+		// stopLoss.defaultRule is absent by default, so not listed.
+		"stopLoss.enabled", "stopLoss.pollIntervalMs", "stopLoss.maxPriceAgeMs", "stopLoss.killSwitchExits",
+		"trade.backend", "trade.wallet", "trade.testnets", "trade.recipients",
+		"trade.paper.startingUsd", "trade.paper.poolDepthUsd", "trade.paper.pricesFile", "trade.paper.seed", "trade.paper.stepMs", "trade.paper.volatility",
+		"trade.http.baseUrl", "trade.http.tokenEnv", "trade.http.timeoutMs",
+		"trade.http.endpoints.price", "trade.http.endpoints.portfolio", "trade.http.endpoints.simulate", "trade.http.endpoints.swap",
+		"trade.http.endpoints.perpOpen", "trade.http.endpoints.perpClose", "trade.http.endpoints.transfer",
 	}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("List keys = %q\nwant %q", keys, want)

@@ -17,6 +17,11 @@ type Policy struct {
 	Sandbox    Sandbox
 	Network    Network
 	Approvals  Approvals
+	Sizing     Sizing
+	Exposure   Exposure
+	Slippage   Slippage
+	StopLoss   StopLoss
+	Trade      Trade
 }
 
 // Safety holds the global money and emergency-stop limits (the safety section).

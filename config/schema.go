@@ -24,6 +24,11 @@ var sections = []section{
 	sandboxSection,
 	networkSection,
 	approvalsSection,
+	sizingSection,
+	exposureSection,
+	slippageSection,
+	stopLossSection,
+	tradeSection,
 }
 
 // section is one top-level section of warden.yaml.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/agentwarden/warden"
@@ -59,6 +60,60 @@ func (c *checker) checkName(s, what string, path ...any) {
 		c.reportf(path, "%s contains whitespace; want a %s without spaces", quote(s), what)
 	}
 }
+
+// checkPositiveUSD is checkUSD for an amount that must also be above 0.
+func (c *checker) checkPositiveUSD(v float64, why string, path ...any) {
+	if v == 0 {
+		c.reportf(path, "0 is not allowed: %s; want a USD amount above 0", why)
+		return
+	}
+	c.checkUSD(v, path...)
+}
+
+// bounds is a range of allowed numbers: from lo to hi, excluding lo when
+// loOpen and hi when hiOpen. want says in words what is allowed.
+type bounds[N int64 | float64] struct {
+	lo, hi         N
+	loOpen, hiOpen bool
+	want           string
+}
+
+// contains reports whether v is a finite number inside b.
+func (b bounds[N]) contains(v N) bool {
+	f := float64(v)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return false
+	}
+	return !(v < b.lo || b.loOpen && v == b.lo || v > b.hi || b.hiOpen && v == b.hi)
+}
+
+// check records a problem at path when v is outside b.
+func (b bounds[N]) check(c *checker, v N, path ...any) {
+	if b.contains(v) {
+		return
+	}
+	var shown string
+	switch x := any(v).(type) {
+	case float64:
+		shown = formatFloat(x)
+	case int64:
+		shown = strconv.FormatInt(x, 10)
+	}
+	f := float64(v)
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		c.reportf(path, "%s is not a finite number; want %s", shown, b.want)
+	case v < 0 && b.lo >= 0:
+		c.reportf(path, "%s is negative; want %s", shown, b.want)
+	case v <= b.lo:
+		c.reportf(path, "%s is too small; want %s", shown, b.want)
+	default:
+		c.reportf(path, "%s is too large; want %s", shown, b.want)
+	}
+}
+
+// millis converts a checked number of milliseconds.
+func millis(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
 
 // formatFloat prints v as written in a file: plain decimals, no exponent for
 // ordinary amounts.
