@@ -40,6 +40,12 @@ type Backend interface {
 // Clearance from the Trader.
 var ErrNotCleared = errors.New("execution refused: the order carries no clearance from warden's gate")
 
+// ErrOutcomeUnknown is wrapped by a Backend when an execution was sent but
+// no readable answer came back: the venue may have executed it. The Trader
+// then keeps the reservation (the money may be gone) and records the
+// outcome as unknown, for a human to check.
+var ErrOutcomeUnknown = errors.New("the venue may have executed the order: check it before retrying")
+
 // Clearance is the Trader's proof, handed to a Backend's executing methods,
 // that the gate allowed this order. Only the Trader issues one; the zero
 // value is refused by every backend.

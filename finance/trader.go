@@ -2,6 +2,7 @@ package finance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/agentwarden/warden"
@@ -62,6 +63,11 @@ func (t *Trader) Execute(ctx context.Context, req *warden.Request, opt DecideOpt
 		return ex, nil
 	}
 	fill, err := t.execute(ctx, req, Clearance{traceID: d.TraceID})
+	if errors.Is(err, ErrOutcomeUnknown) {
+		t.result(ctx, d.TraceID, warden.SevError, "trade outcome unknown: "+err.Error(), map[string]any{"backend": t.Backend.Name(), "released": false})
+		return ex, warden.Errorf(warden.EUnavailable, "the %s was sent to the %s backend but its outcome is unknown", req.Action, t.Backend.Name()).
+			Wrap(err).WithHint("check the venue before retrying; the daily reservation is kept, since the trade may have happened")
+	}
 	if err != nil {
 		reason := "the backend did not execute: " + err.Error()
 		if rerr := t.release(ctx, d.TraceID, reason); rerr != nil {
