@@ -109,3 +109,24 @@ func USDFromFloat(f float64) (USD, error) {
 
 // MarshalJSON encodes the amount as a JSON number of dollars.
 func (u USD) MarshalJSON() ([]byte, error) { return []byte(u.String()), nil }
+
+// UnmarshalJSON reads an amount written by MarshalJSON: a JSON number (or
+// string) of dollars with up to six decimals, possibly negative.
+func (u *USD) UnmarshalJSON(b []byte) error {
+	raw := json.RawMessage(b)
+	neg := false
+	if s := strings.TrimSpace(string(b)); strings.HasPrefix(s, "-") {
+		neg, raw = true, json.RawMessage(s[1:])
+	} else if strings.HasPrefix(s, `"-`) {
+		neg, raw = true, json.RawMessage(`"`+s[2:])
+	}
+	v, err := ParseUSDJSON(raw)
+	if err != nil {
+		return err
+	}
+	if neg {
+		v = -v
+	}
+	*u = v
+	return nil
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,6 +20,7 @@ import (
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/approval"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/finance"
 	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/netguard"
@@ -76,6 +78,10 @@ type App struct {
 	Queue *approval.Queue
 	Log   *slog.Logger
 	Now   func() time.Time
+
+	tradeOnce  sync.Once
+	backend    finance.Backend
+	backendErr error
 }
 
 // Options adjust Open; the zero value is the normal setup.
@@ -144,7 +150,7 @@ func NewID() string {
 // Pipeline builds the pipeline for a policy: the global stages in their fixed
 // order, then each capability's own. Capabilities without stages yet are denied
 // by the pipeline ("no policy for capability X").
-func Pipeline(home Home, p *config.Policy, problems []config.Problem, ledger safety.SpendReader, now func() time.Time) *pipeline.Pipeline {
+func Pipeline(home Home, p *config.Policy, problems []config.Problem, store *sqlite.Store, now func() time.Time) *pipeline.Pipeline {
 	resolver := tools.NewResolver(p.Tools)
 	files, filesErr := FilesystemGuard(home, p)
 	var integrity safety.PolicyIntegrity
@@ -157,8 +163,8 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, ledger saf
 	return pipeline.New(pipeline.Config{
 		Global: safety.Stages(
 			integrity,
-			safety.KillSwitch{Active: p.Safety.KillSwitch},
-			safety.SpendCap{Cap: p.Safety.DailySpendCap, Ledger: ledger, Now: now},
+			safety.KillSwitch{Active: p.Safety.KillSwitch, ExitsDeny: p.StopLoss.KillSwitchExits == "deny"},
+			safety.SpendCap{Cap: p.Safety.DailySpendCap, Ledger: store, Now: now},
 			safety.TxMax{Max: p.Safety.MaxTransaction},
 			safety.TierGate{Autopilot: p.Safety.Autopilot},
 		),
@@ -167,6 +173,7 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, ledger saf
 			warden.CapShell:      {shellguard.Stage{Policy: ShellPolicy(p, shellPaths(files, filesErr)), Project: projectLayer}},
 			warden.CapFilesystem: {fsguard.Stage{Guard: files, Err: filesErr}},
 			warden.CapNetwork:    {netStage(p, now)},
+			warden.CapTrade:      RiskManager(home, p, backendOrFailed(home, p, store, now)).Stages(),
 		},
 		Tier:      resolver.Tier,
 		NoSandbox: !p.Sandbox.Available(),

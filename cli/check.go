@@ -22,6 +22,7 @@ func checkCmd(e *env) *cobra.Command {
 		explain  bool
 		remote   bool
 		wait     bool
+		dryRun   bool
 	)
 	c := &cobra.Command{
 		Use:   "check [CAPABILITY ACTION [RESOURCE]]",
@@ -45,6 +46,9 @@ stdout and the caller must treat the request as denied.`,
 				return err
 			}
 			if remote {
+				if dryRun {
+					return usageError(c, "--dry-run works in this process only; drop --remote")
+				}
 				if explain {
 					return usageError(c, "--explain works in this process only; drop --remote")
 				}
@@ -55,7 +59,7 @@ stdout and the caller must treat the request as denied.`,
 				return err
 			}
 			defer a.Close()
-			var opt gate.CheckOptions
+			opt := gate.CheckOptions{DryRun: dryRun}
 			if wait {
 				opt.Approval = "cli"
 			}
@@ -92,6 +96,7 @@ stdout and the caller must treat the request as denied.`,
 	f.BoolVar(&exitCode, "exit-code", false, "encode the verdict in the exit status: 0 allow, 2 deny, 3 ask, 4 sandbox")
 	f.BoolVar(&remote, "remote", false, "ask the running daemon (warden serve) instead of deciding in this process")
 	f.BoolVar(&wait, "wait", false, "when the answer is ask, open an approval and wait for a human's answer; print the decision it ends in")
+	f.BoolVar(&dryRun, "dry-run", false, "decide and record, but reserve nothing in the daily spend ledger")
 	f.BoolVar(&explain, "explain", false, "for a shell command, print on stderr how the guard read it: argv after unwrapping, path zones, rules")
 	return c
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -20,7 +19,7 @@ type stopLossFile struct {
 type stopRuleFile struct {
 	Type          string  `yaml:"type" want:"one of fixed_percent, trailing, time_based"`
 	ThresholdPct  float64 `yaml:"threshold_pct" want:"a fraction above 0 and at most 1, e.g. 0.1 for 10%"`
-	TakeProfitPct float64 `yaml:"take_profit_pct" want:"a fraction >= 0, e.g. 0.25 for 25% (0 for none)"`
+	TakeProfitPct float64 `yaml:"take_profit_pct" want:"a fraction from 0 to 100, e.g. 0.25 for 25% (0 for none)"`
 	MaxAgeMs      int64   `yaml:"max_age_ms" want:"a whole number of milliseconds (0 for none)"`
 }
 
@@ -73,7 +72,7 @@ var (
 	pollBounds       = bounds[int64]{lo: 1000, hi: 3_600_000, want: "a whole number of milliseconds from 1000 (1s) to 3600000 (1h)"}
 	priceAgeBounds   = bounds[int64]{lo: 0, hi: 86_400_000, loOpen: true, want: "a whole number of milliseconds from 1 to 86400000 (24h)"}
 	thresholdBounds  = bounds[float64]{lo: 0, hi: 1, loOpen: true, want: "a fraction of the price above 0 and at most 1.0, e.g. 0.1 for 10%"}
-	takeProfitBounds = bounds[float64]{lo: 0, hi: math.MaxFloat64, want: "a fraction >= 0, e.g. 0.25 for 25% (0 for none)"}
+	takeProfitBounds = bounds[float64]{lo: 0, hi: 100, want: "a fraction from 0 to 100, e.g. 0.25 for 25% (0 for none)"}
 	maxAgeBounds     = bounds[int64]{lo: 0, hi: 365 * 86_400_000, want: "a whole number of milliseconds up to 31536000000 (365 days), 0 for none"}
 )
 

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ func TestMigrateV1KeepsTheLog(t *testing.T) {
 	if _, err := s.ListApprovals(ctx, warden.ApprovalFilter{}); err != nil {
 		t.Errorf("ListApprovals after migrating from version 1: %v", err)
 	}
-	if v := queryRows(t, rawConn(t, path), `PRAGMA user_version`, nil)[0][0]; v != "2" {
-		t.Errorf("user_version = %s, want 2", v)
+	if v := queryRows(t, rawConn(t, path), `PRAGMA user_version`, nil)[0][0]; v != strconv.Itoa(schemaVersion) {
+		t.Errorf("user_version = %s, want %d", v, schemaVersion)
 	}
 }

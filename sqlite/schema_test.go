@@ -38,6 +38,8 @@ func TestOpenCreatesSchema(t *testing.T) {
 		"trigger stage_events_no_update", "trigger stage_events_no_delete",
 		"trigger security_events_no_update", "trigger security_events_no_delete",
 		"trigger spend_ledger_no_update", "trigger spend_ledger_no_delete",
+		"table spend_releases", "trigger spend_releases_no_update", "trigger spend_releases_no_delete",
+		"table paper_book", "table paper_fills", "table stoploss_rules", "table stoploss_marks",
 	} {
 		if !got[name] {
 			t.Errorf("schema lacks %s", name)
@@ -163,7 +165,7 @@ func TestSchemaInDatabaseFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := queryRows(t, rawConn(t, cp), `SELECT count(*) FROM sqlite_schema WHERE type = 'table'`, nil)
-	if rows[0][0] != "6" {
-		t.Errorf("a copy of the database file without its WAL has %s tables, want 6", rows[0][0])
+	if rows[0][0] != "11" {
+		t.Errorf("a copy of the database file without its WAL has %s tables, want 11", rows[0][0])
 	}
 }
