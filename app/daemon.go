@@ -18,6 +18,7 @@ import (
 	"github.com/agentwarden/warden/approval"
 	"github.com/agentwarden/warden/audit/feed"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/finance/stoploss"
 	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/httpapi"
 	"github.com/agentwarden/warden/sqlite"
@@ -269,6 +270,7 @@ func (d *Daemon) Serve(ctx context.Context, ready func(socket, tcp string)) erro
 	bg, stop := context.WithCancel(ctx)
 	defer stop()
 	wg.Go(func() { d.sweep(bg) })
+	wg.Go(func() { d.stopLoss(bg) })
 	if d.telegram != nil {
 		wg.Go(func() {
 			if err := d.telegram.Run(bg); err != nil {
@@ -313,6 +315,39 @@ func (d *Daemon) sweep(ctx context.Context) {
 			if _, err := d.Queue.ExpireDue(ctx); err != nil && ctx.Err() == nil {
 				d.App.Log.Warn("could not expire approvals", "error", warden.UserMessage(err))
 			}
+		}
+	}
+}
+
+// stopLoss runs the stop-loss monitor while stopLoss.enabled, every
+// stopLoss.pollIntervalMs, on the current policy: its closes go through the
+// current gate, and one that asks (the kill switch is on) waits for a human
+// while the monitor waits with it.
+func (d *Daemon) stopLoss(ctx context.Context) {
+	var (
+		mon  *stoploss.Monitor
+		from *snapshot
+	)
+	for {
+		snap := d.current()
+		sl := snap.policy.StopLoss
+		interval := sl.PollInterval
+		if interval <= 0 {
+			interval = 10 * time.Second
+		}
+		if sl.Enabled {
+			if snap != from {
+				b := backendOrFailed(d.App.Home, snap.policy, d.App.Store, d.App.Now)
+				mon, from = d.App.monitorWith(snap.policy, d.App.traderFor(snap.policy, snap.gate, b), true), snap
+			}
+			if _, err := mon.RunOnce(ctx); err != nil && ctx.Err() == nil {
+				d.App.Log.Warn("the stop-loss monitor could not check its rules", "error", warden.UserMessage(err))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
 		}
 	}
 }

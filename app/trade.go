@@ -37,8 +37,11 @@ func NewBackend(home Home, p *config.Policy, store *sqlite.Store, now func() tim
 		if t.Paper.PricesFile != "" {
 			prices = &paper.FilePrices{Path: expandHome(t.Paper.PricesFile)}
 		} else {
+			// The demo path starts over each month, so it stays near its
+			// start prices instead of wandering off over years.
+			y, m, _ := now().UTC().Date()
 			prices = &paper.PathPrices{Seed: t.Paper.Seed, Start: paper.DefaultStartPrices(), Step: t.Paper.Step,
-				Volatility: t.Paper.Volatility, Epoch: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+				Volatility: t.Paper.Volatility, Epoch: time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)}
 		}
 		return &paper.Exchange{Store: store.PaperBook(), Prices: prices, Wallet: Wallet(home, p),
 			StartingCash: t.Paper.StartingCash, PoolDepth: t.Paper.PoolDepth, Now: now, NewID: NewID}, nil
@@ -169,19 +172,18 @@ func (a *App) Trader() (*finance.Trader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.traderFor(a.Gate, b), nil
+	return a.traderFor(a.Policy, a.Gate, b), nil
 }
 
-func (a *App) traderFor(g *gate.Gate, b finance.Backend) *finance.Trader {
+func (a *App) traderFor(p *config.Policy, g *gate.Gate, b finance.Backend) *finance.Trader {
 	return &finance.Trader{
 		Backend: b,
 		Decide: func(ctx context.Context, req *warden.Request, opt finance.DecideOptions) (warden.Decision, error) {
-			co := gate.CheckOptions{DryRun: opt.DryRun}
-			if opt.Wait {
-				co.Approval = "trade"
-				if req.Protective {
-					co.Approval = "stoploss"
-				}
+			// An ask opens an approval a human can answer; the caller waits
+			// for it only with Wait (else a once grant lets a retry through).
+			co := gate.CheckOptions{DryRun: opt.DryRun, Approval: "trade"}
+			if req.Protective {
+				co.Approval = "stoploss"
 			}
 			d, err := g.CheckWith(ctx, req, co)
 			if err == nil && opt.Wait && d.Verdict == warden.Ask && d.ApprovalID != "" {
@@ -197,8 +199,8 @@ func (a *App) traderFor(g *gate.Gate, b finance.Backend) *finance.Trader {
 			return appendEvent(ctx, g.Store, &warden.SecurityEvent{ID: NewID(), TraceID: traceID, CreatedAt: a.Now(),
 				Type: warden.EventActionResult, Severity: sev}, summary, m)
 		},
-		Slippage: slippagePolicy(a.Policy),
-		Resolver: finance.Resolver{Testnets: a.Policy.Trade.Testnets},
+		Slippage: slippagePolicy(p),
+		Resolver: finance.Resolver{Testnets: p.Trade.Testnets},
 	}
 }
 
@@ -213,9 +215,13 @@ func (a *App) StopLoss(wait bool) (*stoploss.Monitor, error) {
 }
 
 func (a *App) monitorFor(t *finance.Trader, wait bool) *stoploss.Monitor {
-	sl := a.Policy.StopLoss
+	return a.monitorWith(a.Policy, t, wait)
+}
+
+func (a *App) monitorWith(p *config.Policy, t *finance.Trader, wait bool) *stoploss.Monitor {
+	sl := p.StopLoss
 	m := &stoploss.Monitor{Backend: t.Backend, Rules: a.Store.StopLoss(), Trader: t, MaxPriceAge: sl.MaxPriceAge,
-		MinOutputRatio: a.Policy.Slippage.MinOutputRatio, Wait: wait, Now: a.Now, Log: a.Log,
+		MinOutputRatio: p.Slippage.MinOutputRatio, Wait: wait, Now: a.Now, Log: a.Log,
 		Escalate: func(ctx context.Context, target, reason string) error {
 			m, _ := json.Marshal(map[string]any{"target": target})
 			return a.Event(ctx, EventStopLossEscalated, warden.SevWarn, fmt.Sprintf("stop-loss needs a human for %s: %s", target, reason), m)

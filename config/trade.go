@@ -133,7 +133,7 @@ var tradeSection = &sectionDef[tradeFile]{
 		return &tradeFile{
 			Backend:    "paper",
 			Recipients: []string{},
-			Paper:      paperFile{StartingUSD: 10_000, PoolDepthUSD: 1_000_000, Seed: 1, StepMs: 60_000, Volatility: 0.01},
+			Paper:      paperFile{StartingUSD: 10_000, PoolDepthUSD: 1_000_000, Seed: 1, StepMs: 60_000, Volatility: 0.001},
 			HTTP:       httpFile{TimeoutMs: 10_000},
 		}
 	},

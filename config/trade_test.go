@@ -21,7 +21,7 @@ func TestTradeSection(t *testing.T) {
 	want := Trade{
 		Backend:    "paper",
 		Recipients: []string{},
-		Paper:      PaperSettings{StartingCash: 10000 * warden.MicrosPerDollar, PoolDepth: 1000000 * warden.MicrosPerDollar, Seed: 1, Step: time.Minute, Volatility: 0.01},
+		Paper:      PaperSettings{StartingCash: 10000 * warden.MicrosPerDollar, PoolDepth: 1000000 * warden.MicrosPerDollar, Seed: 1, Step: time.Minute, Volatility: 0.001},
 		HTTP:       HTTPSettings{Timeout: 10 * time.Second, Endpoints: map[string]string{}},
 	}
 	if !reflect.DeepEqual(d, want) {

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/finance"
+)
+
+// TestSixtyFourTradersShareOneCap starts 64 `warden trade buy` processes
+// at once, each buying $100 of WETH on the paper exchange under a $2,000
+// daily cap: exactly 20 are allowed and executed, the ledger holds
+// exactly $2,000, and the paper book filled exactly those 20.
+func TestSixtyFourTradersShareOneCap(t *testing.T) {
+	const procs = 64
+	home := initHome(t, [2]string{"safety.dailySpendCap", "2000"})
+	type result struct {
+		ex     finance.Execution
+		err    error
+		stderr string
+	}
+	results := make(chan result, procs)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			cmd := wardenCmd(home, "trade", "buy", "WETH", "--param", "chain=base", "--param", "amount_usd=100")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			r := result{err: cmd.Run(), stderr: stderr.String()}
+			var exit *exec.ExitError
+			if r.err == nil || errors.As(r.err, &exit) && exit.ExitCode() == exitDeny {
+				r.err = json.Unmarshal(stdout.Bytes(), &r.ex)
+			}
+			results <- r
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(results)
+
+	allowed := 0
+	for r := range results {
+		if r.err != nil {
+			t.Fatalf("a warden process failed: %v\n%s", r.err, r.stderr)
+		}
+		switch d := r.ex.Decision; {
+		case d.Verdict == warden.Allow && r.ex.Fill != nil:
+			allowed++
+		case d.Verdict == warden.Deny && d.Rule == "safety.daily_cap":
+		default:
+			t.Errorf("decision %v by %s (%s), fill %v; want executed, or denied by the daily cap", d.Verdict, d.Rule, d.Reason, r.ex.Fill)
+		}
+	}
+	if allowed != 20 {
+		t.Fatalf("%d of %d $100 buys were allowed under a $2,000 cap, want exactly 20", allowed, procs)
+	}
+	store, err := app.OpenStore(context.Background(), app.Home(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if spent, err := store.SpentSince(context.Background(), time.Time{}); err != nil || spent != 2000*warden.MicrosPerDollar {
+		t.Fatalf("ledger = $%s, %v; want $2000", spent, err)
+	}
+	fills, err := store.PaperFills(context.Background(), 1000)
+	if err != nil || len(fills) != 20 {
+		t.Fatalf("the paper exchange filled %d orders (%v), want 20", len(fills), err)
+	}
+	if rep, err := store.Verify(context.Background()); err != nil || !rep.OK() {
+		t.Fatalf("Verify after the race: %+v, %v", rep.FirstBreak, err)
+	}
+}
