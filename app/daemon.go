@@ -53,8 +53,8 @@ type Daemon struct {
 	store    feedingStore
 	telegram *telegram.Channel
 
-	mu    sync.Mutex // guards reloads
-	stamp fileStamp
+	mu    sync.Mutex                // guards reloads
+	stamp atomic.Pointer[fileStamp] // of the installed policy file; written under mu
 	snap  atomic.Pointer[snapshot]
 }
 
@@ -89,7 +89,8 @@ func NewDaemon(ctx context.Context, home Home, opt Options) (*Daemon, error) {
 		a.Close()
 		return nil, err
 	}
-	d.stamp, _ = stampOf(home.PolicyPath())
+	st, _ := stampOf(home.PolicyPath())
+	d.stamp.Store(&st)
 	d.install(a.Policy, a.Problems)
 	d.Server = &httpapi.Server{Backend: d, Verifier: &httpapi.Verifier{Tokens: d.Tokens}, Feed: d.Feed, Log: a.Log,
 		Metrics: httpapi.NewMetrics(d.pending)}
@@ -111,12 +112,12 @@ func (d *Daemon) install(p *config.Policy, problems []config.Problem) {
 // sections run on their fail-closed defaults).
 func (d *Daemon) current() *snapshot {
 	st, err := stampOf(d.App.Home.PolicyPath())
-	if err == nil && st == d.stamp {
+	if err == nil && st == *d.stamp.Load() {
 		return d.snap.Load()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if st, err := stampOf(d.App.Home.PolicyPath()); err == nil && st != d.stamp {
+	if st, err := stampOf(d.App.Home.PolicyPath()); err == nil && st != *d.stamp.Load() {
 		loaded, lerr := config.Load(d.App.Home.PolicyPath())
 		if lerr != nil {
 			d.App.Log.Error("the policy file no longer loads; keeping the last good policy", "error", warden.UserMessage(lerr))
@@ -126,7 +127,7 @@ func (d *Daemon) current() *snapshot {
 			_ = reportProblems(context.Background(), d.App.Log, d.store, d.App.Home, d.App.Now(), loaded.Problems)
 			d.install(loaded.Policy, loaded.Problems)
 		}
-		d.stamp = st
+		d.stamp.Store(&st)
 	}
 	return d.snap.Load()
 }

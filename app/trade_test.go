@@ -31,7 +31,7 @@ func (c *clock) Add(d time.Duration) {
 
 // tradingHome makes a home whose paper exchange reads its prices from a
 // file, sets the policy keys given, and opens it on the test clock.
-func tradingHome(t *testing.T, clk *clock, settings ...[2]string) (*App, func(eth float64)) {
+func tradingHome(t testing.TB, clk *clock, settings ...[2]string) (*App, func(eth float64)) {
 	t.Helper()
 	home := Home(filepath.Join(t.TempDir(), "home"))
 	ctx := context.Background()

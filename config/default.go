@@ -262,13 +262,13 @@ trade:
     timeoutMs: 10000 # per request; default 10000
     # Each operation's path under baseUrl, starting with /; "" = the adapter's.
     endpoints:
-      price: "" # e.g. /v1/price
-      portfolio: "" # e.g. /v1/portfolio
-      simulate: "" # e.g. /v1/simulate
-      swap: "" # e.g. /v1/swap
-      perpOpen: "" # e.g. /v1/perp/open
-      perpClose: "" # e.g. /v1/perp/close
-      transfer: "" # e.g. /v1/transfer
+      price: "" # default /v1/prices
+      portfolio: "" # default /v1/portfolio
+      simulate: "" # default /v1/tx/cross-chain/swaps-simulate
+      swap: "" # default /v1/tx/swaps
+      perpOpen: "" # default /v1/perps/open
+      perpClose: "" # default /v1/perps/close
+      transfer: "" # default /v1/transfers
 `
 
 // DefaultFile returns the commented default policy file that `warden init`

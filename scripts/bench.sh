@@ -14,7 +14,7 @@ fi
 
 echo "== in-process benchmarks (go test -bench, count=$COUNT)"
 go test -run '^$' -bench . -benchmem -count "$COUNT" \
-	./app ./pipeline ./sqlite ./config ./redact ./shellguard/... ./hook ./fsguard ./fstools ./sandbox ./netguard 2>&1 | grep -E '^(Benchmark|goos|cpu)' | tee bin/bench-go.txt
+	./app ./pipeline ./sqlite ./config ./redact ./shellguard/... ./hook ./fsguard ./fstools ./sandbox ./netguard ./finance/... 2>&1 | grep -E '^(Benchmark|goos|cpu)' | tee bin/bench-go.txt
 
 echo
 echo "== cold start: warden check vs hello-world (hyperfine, $RUNS runs each)"
@@ -39,6 +39,12 @@ echo "== cold start: warden hook claude (Bash payload) and warden check vs hello
 go build -o bin/coldstart ./bench/coldstart
 bin/coldstart -runs "$RUNS" -stdin bench/testdata/claude-bash.json -- bin/hello \
 	-- bin/warden --home "$home" hook claude \
+	-- bin/warden --home "$home" check tool call get_price
+
+echo
+echo "== cold start: warden check trade (paper exchange, dry run) vs hello-world, alternating ($RUNS runs each)"
+bin/coldstart -runs "$RUNS" -- bin/hello \
+	-- bin/warden --home "$home" check trade buy WETH --param chain=base --param amount_usd=1 --dry-run \
 	-- bin/warden --home "$home" check tool call get_price
 
 echo
