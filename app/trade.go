@@ -37,11 +37,11 @@ func NewBackend(home Home, p *config.Policy, store *sqlite.Store, now func() tim
 		if t.Paper.PricesFile != "" {
 			prices = &paper.FilePrices{Path: expandHome(t.Paper.PricesFile)}
 		} else {
-			// The demo path starts over each month, so it stays near its
-			// start prices instead of wandering off over years.
-			y, m, _ := now().UTC().Date()
+			// The demo path starts over each day (UTC), so it stays near its
+			// start prices, and a process walks at most a day of steps.
+			y, m, d := now().UTC().Date()
 			prices = &paper.PathPrices{Seed: t.Paper.Seed, Start: paper.DefaultStartPrices(), Step: t.Paper.Step,
-				Volatility: t.Paper.Volatility, Epoch: time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)}
+				Volatility: t.Paper.Volatility, Epoch: time.Date(y, m, d, 0, 0, 0, 0, time.UTC)}
 		}
 		return &paper.Exchange{Store: store.PaperBook(), Prices: prices, Wallet: Wallet(home, p),
 			StartingCash: t.Paper.StartingCash, PoolDepth: t.Paper.PoolDepth, Now: now, NewID: NewID}, nil

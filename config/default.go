@@ -255,7 +255,7 @@ trade:
     pricesFile: "" # prices to replay (absolute or ~/ path); "" = a deterministic demo path
     seed: 1 # seed of the demo price path; default 1
     stepMs: 60000 # time between two prices; default 60000
-    volatility: 0.001 # of the demo path per step (the path restarts each month), from 0 to below 1; default 0.001
+    volatility: 0.001 # of the demo path per step (the path restarts each day, UTC), from 0 to below 1; default 0.001
   http:
     baseUrl: "" # e.g. https://venue.example/api; required with backend http
     tokenEnv: "" # the environment variable holding the API token, never the token; e.g. WARDEN_VENUE_TOKEN

@@ -118,24 +118,26 @@ func insertPaperFill(w *conn, f *finance.Fill) error {
 	return nil
 }
 
-// View runs fn on the book as last committed.
+// View runs fn on the book as last committed. The book is one row read by
+// one statement, so it reads on the write connection, like SpentSince: a
+// short process (a one-shot trade check) then opens a single connection.
 func (p *PaperBook) View(ctx context.Context, fn func(*paper.Book) error) error {
-	var fnErr error
-	err := p.s.read(ctx, func(r *conn) error {
-		b, err := loadPaperBook(r)
-		if err != nil {
-			return err
-		}
-		fnErr = fn(b)
-		return fnErr
-	})
-	if fnErr != nil {
-		return fnErr
-	}
+	b, err := p.load(ctx)
 	if err != nil {
 		return fmt.Errorf("read the paper book: %w", err)
 	}
-	return nil
+	return fn(b)
+}
+
+func (p *PaperBook) load(ctx context.Context) (*paper.Book, error) {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.openLocked(ctx); err != nil {
+		return nil, err
+	}
+	defer s.w.withContext(ctx)()
+	return loadPaperBook(s.w)
 }
 
 // loadPaperBook reads the book on c; a database without one has an empty,
