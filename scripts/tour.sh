@@ -79,6 +79,16 @@ show exec --net proxy --allow-domain example.com -- env -u http_proxy -u HTTP_PR
 step "capabilities without a policy yet are denied"
 verdict sign message hello
 
+step "trades: token safety, recipients, sizing, exposure, slippage, then the paper exchange"
+show trade buy WETH --param chain=base --param amount_usd=100
+verdict trade buy SAFEMARS --param chain=ethereum --param amount_usd=50
+verdict trade buy USDC:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA0291F --param chain=base --param amount_usd=50
+verdict trade perp_open ETH-PERP --param chain=arb --param amount_usd=50 --param leverage=20
+verdict trade transfer USDC --param chain=base --param amount_usd=50 --param recipient=0x5B38Da6a701c568545dCfcB03FcB875f56beddC4
+show stoploss add base:WETH --type trailing --threshold 0.05
+show stoploss run --once
+show portfolio
+
 step "fund-moving requests meet the per-transaction max and the daily cap"
 verdict tool call buy_token --param amount_usd=750
 show config set safety.autopilotEnabled true
