@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -58,52 +59,109 @@ func readDocQueries(t *testing.T, path string) []docQuery {
 	return out
 }
 
-// tradeSeed is a decision as the finance stages would record it.
+// tradeSeed is a decision as warden's stages record it.
 type tradeSeed struct {
 	ago         time.Duration
-	capability  string
-	action      string
+	capability  string // trade when empty
+	action      string // swap when empty
 	resource    string
+	amount      string // the trade's amount_usd param; 250 when empty
 	requestedBy string
 	verdict     warden.Verdict
 	rule        string
 	stages      []warden.StageAnswer
 	debit       warden.USD
 	trace       string
+	// released, when set, is why the debit was given back (the backend did
+	// not execute the trade): a spend_releases row, a second after the decision.
+	released string
 }
 
-func sizing(rule string) warden.StageAnswer {
-	reason := "fits within 2% of equity"
-	if rule == "sizing.clipped" {
-		reason = "clipped to $250 (2% of equity)"
+// tradeStages is what the twelve stages of a $amount trade answer (the
+// global ones, then the FullRiskManager's, with their real names and rule
+// ids): allow, except for the answers given, which replace the stage of
+// the same name.
+func tradeStages(amount string, answers ...warden.StageAnswer) []warden.StageAnswer {
+	allow := func(stage, rule, reason string) warden.StageAnswer {
+		return warden.StageAnswer{Stage: stage, Verdict: warden.Allow, Rule: rule, Reason: reason}
 	}
-	return warden.StageAnswer{Stage: "position-sizing", Verdict: warden.Allow, Rule: rule, Reason: reason}
-}
-
-func exposure(deny bool, token string) warden.StageAnswer {
-	if deny {
-		return warden.StageAnswer{Stage: "exposure", Verdict: warden.Deny, Rule: "exposure.token_limit",
-			Reason: token + " would be 31% of the portfolio; the limit is 25%"}
+	out := []warden.StageAnswer{
+		allow("policy-integrity", "safety.policy_invalid", "the safety section of the policy file is valid"),
+		allow("kill-switch", "safety.kill_switch", "the emergency stop is off"),
+		allow("daily-spend-cap", "safety.daily_cap", "$"+amount+" fits the daily cap: $0 of $1000 spent in the last 24 hours"),
+		allow("per-transaction-max", "safety.max_transaction", "$"+amount+" is within the per-transaction maximum of $500"),
+		allow("tier-gate", "safety.tier_gate", "a human is in the loop this turn"),
+		allow("manual-only", "safety.manual_only", "below tier 4"),
+		allow("token-safety", "token.canonical", "the token is the registry's canonical one"),
+		allow("recipients", "recipient.self", "the output pays the own wallet"),
+		sizing("sizing.within", amount),
+		allow("exposure-limits", "exposure.within", "after $"+amount+" more: within every ceiling"),
+		allow("slippage", "slippage.within", "tolerance 2.00% and price impact 0.03% within the 2.00% tier for $"+amount),
+		allow("risk-floor", "risk.floor", "$"+amount+" is held by the kill switch, the per-transaction max and the daily cap (reserved atomically when recorded)"),
 	}
-	return warden.StageAnswer{Stage: "exposure", Verdict: warden.Allow, Rule: "exposure.ok", Reason: token + " stays under 25%"}
+	for _, a := range answers {
+		i := slices.IndexFunc(out, func(s warden.StageAnswer) bool { return s.Stage == a.Stage })
+		out[i] = a
+	}
+	return out
 }
 
-// querySeeds, oldest first, so seq order is time order.
+func sizing(rule, amount string) warden.StageAnswer {
+	a := warden.StageAnswer{Stage: "position-sizing", Verdict: warden.Allow, Rule: rule}
+	switch rule {
+	case "sizing.within":
+		a.Reason = "$" + amount + " is within the $500 the fixed_usd strategy allows (fixed $500)"
+	case "sizing.clipped":
+		a.Reason = "$" + amount + " is within the $500 the fixed_fraction strategy allows ($1000 of a $10000 portfolio, clipped to the $500 per-transaction max)"
+	case "sizing.not_entry":
+		a.Reason = "sizing applies to entries; a sell is not one"
+	}
+	return a
+}
+
+func deny(stage, rule, reason string) warden.StageAnswer {
+	return warden.StageAnswer{Stage: stage, Verdict: warden.Deny, Rule: rule, Reason: reason}
+}
+
+func exposureDeny(rule, asset string) warden.StageAnswer {
+	reason := map[string]string{
+		"exposure.per_token":   asset + " exposure would be $5100 (now $4850 across all chains, plus $250), above the per-token ceiling of $5000",
+		"exposure.per_chain":   "exposure on solana would be $15100 (now $14850, plus $250), above the per-chain ceiling of $15000",
+		"exposure.asset_class": "major would be 41.00% of the $20000 portfolio ($8200), above the 40.00% ceiling for an asset class",
+		"exposure.total":       "total exposure would be $50100 (now $49850, plus $250), above the ceiling of $50000",
+	}[rule]
+	return deny("exposure-limits", rule, reason)
+}
+
+const scamReason = "I don't recognize 'SQUID' on 'base' as a canonical token, and it matches our scam list (the 2021 Squid Game token rug pull)"
+
+// querySeeds, oldest first, so seq order is time order (seq = index + 1).
 var querySeeds = []tradeSeed{
-	{ago: 50 * time.Hour, resource: "JUP", verdict: warden.Allow, rule: "finance.ok",
-		stages: []warden.StageAnswer{sizing("sizing.clipped"), exposure(false, "JUP")}, debit: 100 * warden.MicrosPerDollar},
-	{ago: 30 * time.Hour, resource: "BONK", verdict: warden.Deny, rule: "exposure.token_limit",
-		stages: []warden.StageAnswer{sizing("sizing.ok"), exposure(true, "BONK")}},
-	{ago: 26 * time.Hour, resource: "SOL", verdict: warden.Deny, rule: "exposure.token_limit",
-		stages: []warden.StageAnswer{sizing("sizing.clipped"), exposure(true, "SOL")}},
-	{ago: 3 * time.Hour, resource: "WIF", verdict: warden.Deny, rule: "finance.daily_cap",
-		stages: []warden.StageAnswer{sizing("sizing.ok"), exposure(false, "WIF"),
-			{Stage: "spend-cap", Verdict: warden.Deny, Rule: "finance.daily_cap", Reason: "$480 spent today; $250 more would exceed the $500 cap"}}},
-	{ago: 2 * time.Hour, resource: "BONK", verdict: warden.Deny, rule: "exposure.token_limit",
-		stages: []warden.StageAnswer{sizing("sizing.clipped"), exposure(true, "BONK")}},
-	{ago: time.Hour, resource: "SOL", verdict: warden.Allow, rule: "finance.ok", trace: "trace-sol",
-		stages: []warden.StageAnswer{sizing("sizing.ok"), exposure(false, "SOL")}, debit: 250 * warden.MicrosPerDollar},
-	{ago: 30 * time.Minute, capability: warden.CapShell, action: "exec", resource: "rm -rf ~", requestedBy: "agent",
+	0: {ago: 50 * time.Hour, action: "buy", resource: "JUP", amount: "100", verdict: warden.Allow, rule: "risk.floor",
+		stages: tradeStages("100", sizing("sizing.clipped", "100")), debit: 100 * warden.MicrosPerDollar},
+	1: {ago: 30 * time.Hour, resource: "BONK", verdict: warden.Deny, rule: "exposure.per_token",
+		stages: tradeStages("250", exposureDeny("exposure.per_token", "BONK"))},
+	2: {ago: 28 * time.Hour, resource: "SOL", verdict: warden.Deny, rule: "exposure.asset_class",
+		stages: tradeStages("250", sizing("sizing.clipped", "250"), exposureDeny("exposure.asset_class", "SOL"))},
+	3: {ago: 27 * time.Hour, resource: "SOL", verdict: warden.Deny, rule: "exposure.per_chain",
+		stages: tradeStages("250", exposureDeny("exposure.per_chain", "SOL"))},
+	4: {ago: 26 * time.Hour, resource: "SOL", verdict: warden.Deny, rule: "exposure.total",
+		stages: tradeStages("250", exposureDeny("exposure.total", "SOL"))},
+	5: {ago: 3 * time.Hour, resource: "WIF", verdict: warden.Deny, rule: "safety.daily_cap",
+		stages: tradeStages("250", deny("daily-spend-cap", "safety.daily_cap", "$900 already spent in the last 24 hours; $250 more would exceed the daily cap of $1000"))},
+	6: {ago: 2 * time.Hour, resource: "BONK", verdict: warden.Deny, rule: "exposure.per_token",
+		stages: tradeStages("250", sizing("sizing.clipped", "250"), exposureDeny("exposure.per_token", "BONK"))},
+	7: {ago: 90 * time.Minute, action: "sell", resource: "WETH", amount: "300", verdict: warden.Allow, rule: "risk.floor", trace: "trace-released",
+		stages: tradeStages("300", sizing("sizing.not_entry", "300"),
+			warden.StageAnswer{Stage: "exposure-limits", Verdict: warden.Allow, Rule: "exposure.reducing", Reason: "a sell does not add exposure, so the limits (which bound increases) do not apply"}),
+		debit: 300 * warden.MicrosPerDollar, released: "the backend did not execute: the paper wallet holds 0 WETH (worth $0); the sell needs 3: insufficient funds"},
+	8: {ago: time.Hour, resource: "SOL", verdict: warden.Allow, rule: "risk.floor", trace: "trace-sol",
+		stages: tradeStages("250"), debit: 250 * warden.MicrosPerDollar},
+	9: {ago: 45 * time.Minute, action: "buy", resource: "SQUID", amount: "100", verdict: warden.Deny, rule: "token.scam",
+		stages: tradeStages("100", deny("token-safety", "token.scam", scamReason),
+			deny("exposure-limits", "exposure.unresolved", "cannot judge exposure: "+scamReason),
+			deny("slippage", "slippage.unresolved", "cannot simulate: "+scamReason))},
+	10: {ago: 30 * time.Minute, capability: warden.CapShell, action: "exec", resource: "rm -rf ~", requestedBy: "agent",
 		verdict: warden.Deny, rule: "shell.destructive",
 		stages: []warden.StageAnswer{{Stage: "shellguard", Verdict: warden.Deny, Rule: "shell.destructive", Reason: "deletes the home directory"}}},
 }
@@ -128,13 +186,18 @@ func TestAuditQueriesDoc(t *testing.T) {
 			Stages: sd.stages,
 		}
 		if e.Capability == "" {
-			e.Capability, e.Action, e.RequestedBy = warden.CapTrade, "swap", "skill:rebalancer"
-			e.Args = json.RawMessage(`{"amount_usd":"250"}`)
+			e.Capability, e.Action, e.RequestedBy = warden.CapTrade, cmp.Or(sd.action, "swap"), "skill:rebalancer"
+			e.Args = json.RawMessage(`{"amount_usd":"` + cmp.Or(sd.amount, "250") + `","chain":"base"}`)
 		}
 		if e.TraceID == "" {
 			e.TraceID = fmt.Sprintf("trace-%d", i+1)
 		}
+		// The decision's reason is the first deny's, or for an allow the
+		// last stage's (as the pipeline combines them).
 		e.Reason = sd.stages[len(sd.stages)-1].Reason
+		if j := slices.IndexFunc(sd.stages, func(s warden.StageAnswer) bool { return s.Verdict == warden.Deny }); j >= 0 {
+			e.Reason = sd.stages[j].Reason
+		}
 		var d *warden.Debit
 		if sd.debit > 0 {
 			d = &warden.Debit{Amount: sd.debit, Cap: 1000 * warden.MicrosPerDollar, Since: e.CreatedAt.Add(-warden.SpendWindow)}
@@ -142,11 +205,19 @@ func TestAuditQueriesDoc(t *testing.T) {
 		if err := s.Record(ctx, e, d); err != nil {
 			t.Fatal(err)
 		}
+		if sd.released != "" {
+			if err := s.Release(ctx, e.TraceID, sd.released, times[i].Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
+	released := times[7].Add(time.Second)
 	for _, ev := range []warden.SecurityEvent{
 		{CreatedAt: at(5 * time.Hour), Type: warden.EventKillSwitchOn, Severity: warden.SevCritical,
 			Summary: "kill switch on: drawdown 12% in 1h", Metadata: json.RawMessage(`{"by":"stoploss"}`)},
 		{CreatedAt: at(4 * time.Hour), Type: warden.EventKillSwitchOff, Severity: warden.SevWarn, Summary: "kill switch off by operator"},
+		{CreatedAt: released, Type: warden.EventActionResult, Severity: warden.SevWarn, TraceID: "trace-released",
+			Summary: "trade failed: the paper wallet holds 0 WETH (worth $0); the sell needs 3: insufficient funds"},
 		{CreatedAt: at(time.Hour - time.Second), Type: "swap_submitted", Severity: warden.SevInfo, Summary: "swap sent to jupiter", TraceID: "trace-sol"},
 		{CreatedAt: at(10 * time.Minute), Type: warden.EventConfigChanged, Severity: warden.SevInfo, Summary: "warden.yaml changed"},
 	} {
@@ -156,7 +227,7 @@ func TestAuditQueriesDoc(t *testing.T) {
 	}
 
 	// Sizing answers per day, over the seeds (all within 30 days).
-	type dayCount struct{ answers, clipped int }
+	type dayCount struct{ answers, sized, clipped int }
 	perDay := map[string]*dayCount{}
 	var days []string
 	for i, sd := range querySeeds {
@@ -170,52 +241,82 @@ func TestAuditQueriesDoc(t *testing.T) {
 				days = append(days, day)
 			}
 			perDay[day].answers++
-			if st.Rule == "sizing.clipped" {
+			switch st.Rule {
+			case "sizing.clipped":
 				perDay[day].clipped++
+				perDay[day].sized++
+			case "sizing.within":
+				perDay[day].sized++
 			}
 		}
 	}
 	var sizingRows [][]string
 	for _, day := range days {
 		c := perDay[day]
-		sizingRows = append(sizingRows, []string{day, fmt.Sprint(c.answers), fmt.Sprint(c.clipped),
-			fmt.Sprintf("%.1f", 100*float64(c.clipped)/float64(c.answers))})
+		pct := "NULL" // no entry was sized that day
+		if c.sized > 0 {
+			pct = fmt.Sprintf("%.1f", 100*float64(c.clipped)/float64(c.sized))
+		}
+		sizingRows = append(sizingRows, []string{day, fmt.Sprint(c.answers), fmt.Sprint(c.sized), fmt.Sprint(c.clipped), pct})
 	}
 
-	sol := times[5]
+	// rejected is the row of seed i's stage answer at position pos.
+	rejected := func(i, pos int) []string {
+		sd, st := querySeeds[i], querySeeds[i].stages[pos]
+		return []string{fmt.Sprint(i + 1), secs(times[i]), cmp.Or(sd.action, "swap"), sd.resource, cmp.Or(sd.amount, "250"), sd.rule,
+			fmt.Sprint(pos), st.Stage, st.Verdict.String(), st.Rule, st.Reason}
+	}
+	// The released sell's trace: its decision, its twelve stages, the debit,
+	// the release and the failure event.
+	rel := querySeeds[7]
+	traceRows := [][]string{{millis(times[7]), "0", "decision", "trade sell WETH", "allow", "risk.floor", rel.stages[11].Reason}}
+	for i, st := range rel.stages {
+		traceRows = append(traceRows, []string{millis(times[7]), fmt.Sprint(1 + i), "stage", st.Stage, st.Verdict.String(), st.Rule, st.Reason})
+	}
+	traceRows = append(traceRows,
+		[]string{millis(times[7]), "1000", "debit", "300.00 USD", "NULL", "NULL", "NULL"},
+		[]string{millis(released), "1001", "release", "300.00 USD", "NULL", "NULL", rel.released},
+		[]string{millis(released), "1002", "event", "action_result", "warn", "NULL", "trade failed: the paper wallet holds 0 WETH (worth $0); the sell needs 3: insufficient funds"},
+	)
+
 	want := map[string][][]string{
+		// Refused trades of the last 24 hours, only their non-allow answers:
+		// the WIF swap over the cap, the BONK swap over its ceiling, and the
+		// SQUID buy (a scam token, which exposure and slippage cannot resolve
+		// either). Not the older BONK and SOL refusals, nor the shell deny.
 		"Why was my swap rejected yesterday?": {
-			{"4", secs(times[3]), "WIF", "finance.daily_cap", "0", "position-sizing", "allow", "sizing.ok", "fits within 2% of equity"},
-			{"4", secs(times[3]), "WIF", "finance.daily_cap", "1", "exposure", "allow", "exposure.ok", "WIF stays under 25%"},
-			{"4", secs(times[3]), "WIF", "finance.daily_cap", "2", "spend-cap", "deny", "finance.daily_cap", "$480 spent today; $250 more would exceed the $500 cap"},
-			{"5", secs(times[4]), "BONK", "exposure.token_limit", "0", "position-sizing", "allow", "sizing.clipped", "clipped to $250 (2% of equity)"},
-			{"5", secs(times[4]), "BONK", "exposure.token_limit", "1", "exposure", "deny", "exposure.token_limit", "BONK would be 31% of the portfolio; the limit is 25%"},
+			rejected(5, 2),
+			rejected(6, 9),
+			rejected(9, 6), rejected(9, 9), rejected(9, 10),
 		},
 		"How often are sizing caps binding?": sizingRows,
+		// SOL passed three ceilings once each, so it outranks BONK's two
+		// per-token denials; SQUID's exposure.unresolved is not a ceiling.
 		"Which tokens hit exposure limits most often?": {
-			{"BONK", "2", secs(times[4])},
-			{"SOL", "1", secs(times[2])},
+			{"SOL", "exposure.asset_class", "1", secs(times[2])},
+			{"SOL", "exposure.per_chain", "1", secs(times[3])},
+			{"SOL", "exposure.total", "1", secs(times[4])},
+			{"BONK", "exposure.per_token", "2", secs(times[6])},
 		},
 		"Which rules denied the most this week?": {
-			{"exposure.token_limit", "3", secs(times[4])},
-			{"finance.daily_cap", "1", secs(times[3])},
-			{"shell.destructive", "1", secs(times[6])},
+			{"exposure.per_token", "2", secs(times[6])},
+			{"exposure.asset_class", "1", secs(times[2])},
+			{"exposure.per_chain", "1", secs(times[3])},
+			{"exposure.total", "1", secs(times[4])},
+			{"safety.daily_cap", "1", secs(times[5])},
+			{"shell.destructive", "1", secs(times[10])},
+			{"token.scam", "1", secs(times[9])},
 		},
+		// The $300 sell was released: only the $250 swap counts.
 		"How much was spent in the last 24 hours?": {{"1", "250.00"}},
 		"What was that money spent on?": {
-			{secs(sol), "250.00", "trade", "swap", "SOL", "skill:rebalancer", "trace-sol"},
+			{secs(times[8]), "250.00", "trade", "swap", "SOL", "skill:rebalancer", "trace-sol"},
 		},
 		"When was the kill switch turned on or off?": {
 			{"1", secs(at(5 * time.Hour)), "kill_switch_on", "critical", "kill switch on: drawdown 12% in 1h", `{"by":"stoploss"}`},
 			{"2", secs(at(4 * time.Hour)), "kill_switch_off", "warn", "kill switch off by operator", "NULL"},
 		},
-		"Everything one trace did": {
-			{millis(sol), "0", "decision", "trade swap SOL", "allow", "finance.ok", "SOL stays under 25%"},
-			{millis(sol), "1", "stage", "position-sizing", "allow", "sizing.ok", "fits within 2% of equity"},
-			{millis(sol), "2", "stage", "exposure", "allow", "exposure.ok", "SOL stays under 25%"},
-			{millis(sol), "1000", "debit", "250.00 USD", "NULL", "NULL", "NULL"},
-			{millis(at(time.Hour - time.Second)), "1001", "event", "swap_submitted", "info", "NULL", "swap sent to jupiter"},
-		},
+		"Everything one trace did": traceRows,
 	}
 
 	queries := readDocQueries(t, filepath.Join("..", "docs", "audit-queries.md"))
@@ -234,7 +335,7 @@ func TestAuditQueriesDoc(t *testing.T) {
 				t.Fatalf("no expected rows for the query under %q; add them to this test", q.heading)
 			}
 			seen[q.heading] = true
-			got := queryRows(t, c, q.sql, map[string]string{":trace_id": "trace-sol"})
+			got := queryRows(t, c, q.sql, map[string]string{":trace_id": "trace-released"})
 			if !slices.EqualFunc(got, rows, slices.Equal[[]string]) {
 				t.Errorf("query under %q returned\n%s\nwant\n%s", q.heading, formatRows(got), formatRows(rows))
 			}
