@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/finance"
 	"github.com/agentwarden/warden/finance/stoploss"
 )
 
@@ -132,7 +133,19 @@ monitor continuously.`,
 			}
 			results, err := m.RunOnce(c.Context())
 			for _, r := range results {
-				if perr := e.printJSON(r); perr != nil {
+				line := struct {
+					Target   string           `json:"target"`
+					Rule     string           `json:"rule,omitempty"`
+					Outcome  stoploss.Outcome `json:"outcome"`
+					Decision *warden.Decision `json:"decision,omitempty"`
+					Fill     *finance.Fill    `json:"fill,omitempty"`
+					Deferred bool             `json:"deferred,omitempty"`
+					Error    string           `json:"error,omitempty"`
+				}{Target: r.Target, Rule: r.Rule, Outcome: r.Outcome, Decision: r.Decision, Fill: r.Fill, Deferred: r.Deferred}
+				if r.Err != nil {
+					line.Error = warden.UserMessage(r.Err)
+				}
+				if perr := e.printJSON(line); perr != nil {
 					return perr
 				}
 			}
