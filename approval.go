@@ -137,7 +137,9 @@ type Resolution struct {
 // pending to approved, denied or expired; grants are added and once grants used
 // up. Implementations make each method atomic across processes.
 type ApprovalStore interface {
-	// CreateApproval stores a new pending approval.
+	// CreateApproval stores a new pending approval. Its request is kept in
+	// the stored form (EncodeStoredRequest), so a protective exit is still
+	// one when it is re-checked.
 	CreateApproval(ctx context.Context, a *Approval) error
 	// GetApproval returns one approval, or an *Error with code ENotFound.
 	GetApproval(ctx context.Context, id string) (Approval, error)

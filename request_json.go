@@ -118,3 +118,30 @@ func hasControl(s string) bool {
 	}
 	return false
 }
+
+// storedRequest is a Request as a store keeps it: the caller-facing JSON,
+// plus the flags only warden's own code sets (which DecodeRequest never
+// reads from a caller).
+type storedRequest struct {
+	*Request
+	StoredProtective bool `json:"protective,omitempty"`
+}
+
+// EncodeStoredRequest encodes r for a store, keeping Protective, so that a
+// request read back (e.g. an approval's, re-checked when a human answers)
+// is judged as it was asked. Only stores use it: what they hold was written
+// by warden, never by a caller.
+func EncodeStoredRequest(r *Request) ([]byte, error) {
+	return json.Marshal(storedRequest{Request: r, StoredProtective: r.Protective})
+}
+
+// DecodeStoredRequest reads what EncodeStoredRequest wrote (and the plain
+// JSON that older stores hold).
+func DecodeStoredRequest(data []byte, r *Request) error {
+	s := storedRequest{Request: r}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	r.Protective = s.StoredProtective
+	return nil
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/approval"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/finance"
 	"github.com/agentwarden/warden/finance/stoploss"
@@ -252,5 +253,44 @@ func TestStopLossCloseWaitsForAHumanWhileKilled(t *testing.T) {
 	pf, _ := tr.Backend.Portfolio(ctx)
 	if pf.Exposure().ByAsset["ETH"] == 0 {
 		t.Fatal("the position was closed although the kill switch is on and no human answered")
+	}
+
+	// A monitor that waits (as in warden serve): a human's "once" from the
+	// terminal lets this exit through, still under the kill switch.
+	clk.Add(6 * time.Minute) // past the retry delay; the first approval has expired
+	setPrice(85)
+	km.Wait = true
+	done := make(chan []stoploss.Result, 1)
+	go func() {
+		res, err := km.RunOnce(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	var id string
+	for deadline := time.Now().Add(10 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		pending, err := killed.Queue.List(ctx, warden.ApprovalFilter{Pending: true, Now: clk.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pending {
+			if p.ID != d.ApprovalID {
+				id = p.ID
+			}
+		}
+	}
+	if id == "" {
+		t.Fatal("the waiting exit opened no approval")
+	}
+	if ans, err := killed.Queue.Answer(ctx, id, warden.AnswerOnce, approval.Who{Name: "alice", Channel: "terminal"}); err != nil || ans.State != warden.ApprovalApproved {
+		t.Fatalf("a human's once = %+v, %v; want approved (the re-check must see a protective exit)", ans, err)
+	}
+	res := <-done
+	if len(res) != 1 || res[0].Fill == nil || res[0].Decision == nil || res[0].Decision.Verdict != warden.Allow {
+		t.Fatalf("after the human's answer: %+v; want the exit executed", res)
+	}
+	if pf, _ := tr.Backend.Portfolio(ctx); pf.Exposure().ByAsset["ETH"] != 0 {
+		t.Fatalf("ETH exposure after the approved exit = $%s, want 0", pf.Exposure().ByAsset["ETH"])
 	}
 }

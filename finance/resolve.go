@@ -3,7 +3,6 @@ package finance
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/agentwarden/warden"
@@ -179,6 +178,3 @@ func (p SlippagePolicy) Tolerance(amount warden.USD) float64 {
 	}
 	return p.MidMax
 }
-
-// finite reports whether f is neither NaN nor infinite.
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -64,7 +64,9 @@ func (t *Trader) Execute(ctx context.Context, req *warden.Request, opt DecideOpt
 	}
 	fill, err := t.execute(ctx, req, Clearance{traceID: d.TraceID})
 	if errors.Is(err, ErrOutcomeUnknown) {
-		t.result(ctx, d.TraceID, warden.SevError, "trade outcome unknown: "+err.Error(), map[string]any{"backend": t.Backend.Name(), "released": false})
+		if rerr := t.result(ctx, d.TraceID, warden.SevError, "trade outcome unknown: "+err.Error(), map[string]any{"backend": t.Backend.Name(), "released": false}); rerr != nil {
+			err = fmt.Errorf("%w; and recording the outcome failed: %v", err, rerr)
+		}
 		return ex, warden.Errorf(warden.EUnavailable, "the %s was sent to the %s backend but its outcome is unknown", req.Action, t.Backend.Name()).
 			Wrap(err).WithHint("check the venue before retrying; the daily reservation is kept, since the trade may have happened")
 	}
@@ -73,14 +75,20 @@ func (t *Trader) Execute(ctx context.Context, req *warden.Request, opt DecideOpt
 		if rerr := t.release(ctx, d.TraceID, reason); rerr != nil {
 			err = fmt.Errorf("%w; and releasing the reservation failed: %v", err, rerr)
 		}
-		t.result(ctx, d.TraceID, warden.SevWarn, "trade failed: "+err.Error(), map[string]any{"backend": t.Backend.Name(), "released": true})
+		if rerr := t.result(ctx, d.TraceID, warden.SevWarn, "trade failed: "+err.Error(), map[string]any{"backend": t.Backend.Name(), "released": true}); rerr != nil {
+			err = fmt.Errorf("%w; and recording the failure failed: %v", err, rerr)
+		}
 		return ex, warden.Errorf(warden.EUnavailable, "the %s was allowed but the %s backend did not execute it", req.Action, t.Backend.Name()).
 			Wrap(err).WithHint("nothing was traded and the daily reservation was given back; check the backend and try again")
 	}
 	fill.TraceID = d.TraceID
 	ex.Fill = &fill
-	t.result(ctx, d.TraceID, warden.SevInfo, fmt.Sprintf("trade executed: %s %s, $%s", req.Action, req.Resource, fill.ValueUSD),
-		map[string]any{"backend": t.Backend.Name(), "fill": fill})
+	if err := t.result(ctx, d.TraceID, warden.SevInfo, fmt.Sprintf("trade executed: %s %s, $%s", req.Action, req.Resource, fill.ValueUSD),
+		map[string]any{"backend": t.Backend.Name(), "fill": fill}); err != nil {
+		// The trade happened; say so, and that its record is missing.
+		return ex, warden.Errorf(warden.EUnavailable, "the %s executed (fill %s) but its outcome could not be recorded in the audit log", req.Action, fill.ID).
+			Wrap(err).WithHint("the decision is recorded; check $WARDEN_HOME/warden.db and the backend's own history")
+	}
 	return ex, nil
 }
 
@@ -124,8 +132,10 @@ func (t *Trader) release(ctx context.Context, traceID, reason string) error {
 	return t.Release(ctx, traceID, reason)
 }
 
-func (t *Trader) result(ctx context.Context, traceID string, sev warden.Severity, summary string, meta map[string]any) {
-	if t.Result != nil {
-		_ = t.Result(ctx, traceID, sev, summary, meta)
+// result records an outcome; a Trader without Result records none.
+func (t *Trader) result(ctx context.Context, traceID string, sev warden.Severity, summary string, meta map[string]any) error {
+	if t.Result == nil {
+		return nil
 	}
+	return t.Result(ctx, traceID, sev, summary, meta)
 }

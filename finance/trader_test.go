@@ -110,3 +110,17 @@ func TestZeroClearanceIsRefused(t *testing.T) {
 		t.Fatal("a nil Trader executed")
 	}
 }
+
+// A trade that executed but whose outcome could not be recorded is not
+// reported as a quiet success: the fill is returned with an error.
+func TestTraderReportsAnUnrecordedOutcome(t *testing.T) {
+	tr := &Trader{Backend: &recorder{},
+		Decide: func(context.Context, *warden.Request, DecideOptions) (warden.Decision, error) {
+			return warden.Decision{Verdict: warden.Allow, TraceID: "t4"}, nil
+		},
+		Result: func(context.Context, string, warden.Severity, string, map[string]any) error { return errors.New("disk full") }}
+	ex, err := tr.Execute(context.Background(), buy(), DecideOptions{})
+	if err == nil || ex.Fill == nil {
+		t.Fatalf("Execute = %+v, %v; want the fill and an error", ex, err)
+	}
+}

@@ -83,7 +83,7 @@ ORDER BY kind = 'once', created_at LIMIT 1`
 
 // CreateApproval stores a new pending approval.
 func (s *Store) CreateApproval(ctx context.Context, a *warden.Approval) error {
-	req, err := json.Marshal(a.Request)
+	req, err := warden.EncodeStoredRequest(&a.Request)
 	if err != nil {
 		return fmt.Errorf("store approval: encode request: %w", err)
 	}
@@ -300,7 +300,7 @@ func (s *Store) TakeGrant(ctx context.Context, q warden.GrantQuery) (warden.Gran
 func scanApproval(st *sqlite3.Stmt, a *warden.Approval) error {
 	a.ID = st.ColumnText(0)
 	a.TraceID = st.ColumnText(1)
-	if err := json.Unmarshal([]byte(st.ColumnText(2)), &a.Request); err != nil {
+	if err := warden.DecodeStoredRequest([]byte(st.ColumnText(2)), &a.Request); err != nil {
 		return fmt.Errorf("approval %s: decode request: %w", a.ID, err)
 	}
 	if err := json.Unmarshal([]byte(st.ColumnText(3)), &a.Decision); err != nil {

@@ -20,6 +20,7 @@ func RunApprovals(t *testing.T, open func(t *testing.T) warden.ApprovalStore) {
 		fn   func(t *testing.T, s warden.ApprovalStore)
 	}{
 		{"RoundTrip", testApprovalRoundTrip},
+		{"KeepsProtective", testApprovalKeepsProtective},
 		{"GetUnknown", testApprovalUnknown},
 		{"ListPendingNewestFirst", testApprovalList},
 		{"EndsOnce", testApprovalEndsOnce},
@@ -91,6 +92,29 @@ func testApprovalRoundTrip(t *testing.T, s warden.ApprovalStore) {
 		if x.State != warden.ApprovalDenied || x.Answer != warden.AnswerDeny || x.AnsweredBy != "console:op" || x.Note != "no" ||
 			!x.AnsweredAt.Equal(now.Truncate(time.Millisecond)) {
 			t.Errorf("after the answer: %+v; want denied by console:op at %v", x, now)
+		}
+	}
+}
+
+// A protective exit (flagged in-process by the stop-loss monitor) is still
+// one when its approval is read back for the re-check; a plain request is
+// not turned into one.
+func testApprovalKeepsProtective(t *testing.T, s warden.ApprovalStore) {
+	now := time.Now()
+	exit, plain := newApproval(now, time.Minute, "s1"), newApproval(now, time.Minute, "s1")
+	exit.Request.Protective = true
+	create(t, s, exit)
+	create(t, s, plain)
+	for _, c := range []struct {
+		a    *warden.Approval
+		want bool
+	}{{exit, true}, {plain, false}} {
+		got, err := s.GetApproval(ctx, c.a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Request.Protective != c.want {
+			t.Errorf("GetApproval(%s).Request.Protective = %v, want %v", c.a.ID, got.Request.Protective, c.want)
 		}
 	}
 }

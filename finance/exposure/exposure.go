@@ -101,55 +101,43 @@ func (st Stage) tokens(o *finance.Order) (in, out finance.Token, err error) {
 }
 
 // judge checks each ceiling the order raises; the first one passed names
-// the deny.
+// the deny. What the order pays with leaves the portfolio when it is not
+// cash (a perp's margin always is), so a swap between two assets of one
+// class, chain or asset moves exposure without raising it.
 func (l Limits) judge(s Snapshot, o *finance.Order, in, out finance.Token) warden.Decision {
 	add := o.Notional()
-	// What the order pays with leaves the portfolio when it is not cash.
-	var less func(dim string, key any) warden.USD = func(string, any) warden.USD { return 0 }
-	if o.Action != finance.PerpOpen && in.Class != finance.ClassStablecoin {
-		less = func(dim string, key any) warden.USD {
-			switch dim {
-			case "asset":
-				if key == in.AssetID {
-					return o.AmountUSD
-				}
-			case "chain":
-				if key == in.Chain.Name {
-					return o.AmountUSD
-				}
-			case "class":
-				if key == in.Class {
-					return o.AmountUSD
-				}
-			case "total":
-				return o.AmountUSD
-			}
-			return 0
+	paying := o.Action != finance.PerpOpen && in.Class != finance.ClassStablecoin
+	less := func(same bool) warden.USD {
+		if paying && same {
+			return o.AmountUSD
 		}
+		return 0
 	}
 	e := s.Exposure
-	asset := e.ByAsset[out.AssetID] + add - less("asset", out.AssetID)
-	if asset > l.MaxPerToken && add > less("asset", out.AssetID) {
+	assetLess, chainLess, classLess, totalLess := less(in.AssetID == out.AssetID), less(in.Chain.Name == out.Chain.Name), less(in.Class == out.Class), less(true)
+
+	asset := e.ByAsset[out.AssetID] + add - assetLess
+	if asset > l.MaxPerToken && add > assetLess {
 		return warden.Denyf("exposure.per_token", fmt.Sprintf("%s exposure would be $%s (now $%s across all chains, plus $%s), above the per-token ceiling of $%s",
 			out.AssetID, asset, e.ByAsset[out.AssetID], add, l.MaxPerToken))
 	}
-	chain := e.ByChain[out.Chain.Name] + add - less("chain", out.Chain.Name)
-	if chain > l.MaxPerChain && add > less("chain", out.Chain.Name) {
+	chain := e.ByChain[out.Chain.Name] + add - chainLess
+	if chain > l.MaxPerChain && add > chainLess {
 		return warden.Denyf("exposure.per_chain", fmt.Sprintf("exposure on %s would be $%s (now $%s, plus $%s), above the per-chain ceiling of $%s",
 			out.Chain.Name, chain, e.ByChain[out.Chain.Name], add, l.MaxPerChain))
 	}
-	class := e.ByClass[out.Class] + add - less("class", out.Class)
-	if add > less("class", out.Class) {
+	class := e.ByClass[out.Class] + add - classLess
+	if add > classLess {
 		if s.Value <= 0 {
 			return warden.Denyf("exposure.asset_class", "the portfolio has no value to measure the "+string(out.Class)+" share against")
 		}
-		if share := float64(class) / float64(s.Value); share > l.MaxClassFraction {
+		if sh := share(class, s.Value); sh > l.MaxClassFraction {
 			return warden.Denyf("exposure.asset_class", fmt.Sprintf("%s would be %.2f%% of the $%s portfolio ($%s), above the %.2f%% ceiling for an asset class",
-				out.Class, share*100, s.Value, class, l.MaxClassFraction*100))
+				out.Class, sh*100, s.Value, class, l.MaxClassFraction*100))
 		}
 	}
-	total := e.Total + add - less("total", nil)
-	if total > l.MaxTotal && add > less("total", nil) {
+	total := e.Total + add - totalLess
+	if total > l.MaxTotal && add > totalLess {
 		return warden.Denyf("exposure.total", fmt.Sprintf("total exposure would be $%s (now $%s, plus $%s), above the ceiling of $%s",
 			total, e.Total, add, l.MaxTotal))
 	}
