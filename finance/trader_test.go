@@ -118,7 +118,9 @@ func TestTraderReportsAnUnrecordedOutcome(t *testing.T) {
 		Decide: func(context.Context, *warden.Request, DecideOptions) (warden.Decision, error) {
 			return warden.Decision{Verdict: warden.Allow, TraceID: "t4"}, nil
 		},
-		Result: func(context.Context, string, warden.Severity, string, map[string]any) error { return errors.New("disk full") }}
+		Result: func(context.Context, string, warden.Severity, string, map[string]any) error {
+			return errors.New("disk full")
+		}}
 	ex, err := tr.Execute(context.Background(), buy(), DecideOptions{})
 	if err == nil || ex.Fill == nil {
 		t.Fatalf("Execute = %+v, %v; want the fill and an error", ex, err)
