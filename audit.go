@@ -129,11 +129,19 @@ type EventFilter struct {
 
 // Debit asks the store to move Amount into the spend ledger atomically with the
 // audit row, only if the amount spent since Since plus Amount stays within Cap.
+// A Debit with a zero Amount and a zero Cap moves no funds: it only takes its
+// Slot.
 type Debit struct {
 	Amount USD
 	Cap    USD
 	Since  time.Time
+	// Slot, when set, also takes one slot of a rate-limited kind in the same
+	// transaction (see RateSlot).
+	Slot *RateSlot
 }
+
+// MovesFunds reports whether the debit has a spend part to check and record.
+func (d *Debit) MovesFunds() bool { return d.Amount != 0 || d.Cap != 0 }
 
 // CapExceededError is returned by AuditStore.Record when a Debit does not fit.
 // Nothing was written.

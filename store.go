@@ -39,10 +39,11 @@ type Ledger interface {
 	// SpentSince returns the sum of ledger amounts recorded at or after t,
 	// less the reservations released since.
 	SpentSince(ctx context.Context, t time.Time) (USD, error)
-	// Release gives back the reservation that the allowed decision traceID
-	// debited, because what it allowed did not happen (a failed or rejected
-	// execution). Releasing it again does nothing; a trace with no debit is
-	// an *Error with code ENotFound. The release is durable when it returns.
+	// Release gives back the reservations that the decision traceID took
+	// (its spend debit and its rate slot), because what it allowed did not
+	// happen (a failed or rejected execution, a denied approval). Releasing
+	// again does nothing; a trace with neither is an *Error with code
+	// ENotFound. The release is durable when it returns.
 	Release(ctx context.Context, traceID, reason string, at time.Time) error
 }
 

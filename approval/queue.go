@@ -109,6 +109,9 @@ func (q *Queue) now() time.Time {
 	return time.Now()
 }
 
+// Timeout is how long an approval opened now waits for an answer.
+func (q *Queue) Timeout() time.Duration { return q.timeout() }
+
 func (q *Queue) timeout() time.Duration {
 	if d := time.Duration(q.ttl.Load()); d > 0 {
 		return d

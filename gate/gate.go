@@ -85,27 +85,33 @@ func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOpti
 		}
 	}
 	redactDecision(&d)
-	if d.Verdict == warden.Ask && opt.Approval != "" {
-		if g.Approvals == nil {
-			return warden.Decision{}, warden.Errorf(warden.EUnavailable, "this warden has no approval queue, so the ask cannot wait for a human and the request is denied")
-		}
-		stored := redactRequest(req)
-		if _, err := g.Approvals.Open(ctx, &stored, &d, hash, opt.Approval); err != nil {
-			return warden.Decision{}, err
-		}
+	opening := d.Verdict == warden.Ask && opt.Approval != ""
+	if opening && g.Approvals == nil {
+		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "this warden has no approval queue, so the ask cannot wait for a human and the request is denied")
 	}
 
 	var debit *warden.Debit
-	if (d.Verdict == warden.Allow || d.Verdict == warden.Sandbox) && g.Debit != nil && !opt.DryRun {
+	switch {
+	case opt.DryRun || g.Debit == nil:
+	case d.Verdict == warden.Allow || d.Verdict == warden.Sandbox:
 		debit = g.Debit(req, now)
+	case opening:
+		// A pending approval holds the request's rate slot (not its spend,
+		// which is debited when the approved request is decided again), so
+		// asks cannot pile up past a limit and all be approved later.
+		if full := g.Debit(req, now); full != nil && full.Slot != nil {
+			slot := *full.Slot
+			slot.HoldUntil = now.Add(g.Approvals.Timeout())
+			debit = &warden.Debit{Slot: &slot}
+		}
 	}
 	e := Entry(req, &d, g.now().Sub(now))
 	err := g.Store.Record(ctx, e, debit)
-	var capErr *warden.CapExceededError
-	if errors.As(err, &capErr) {
-		// Another process spent the headroom between the cap stage's read and
-		// this atomic check-and-debit: the ledger wins, and the request is denied.
-		denyForCap(&d, capErr)
+	// Another process may have taken the headroom between the stages' read
+	// and this atomic check-and-take: the store wins, and the request is
+	// denied.
+	if deniedByStore(&d, err) {
+		opening = false
 		e = Entry(req, &d, g.now().Sub(now))
 		err = g.Store.Record(ctx, e, nil)
 	}
@@ -113,7 +119,70 @@ func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOpti
 		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "could not record the decision in the audit log, so the request is denied").
 			Wrap(err).WithHint("check that $WARDEN_HOME/warden.db is writable; `warden audit verify` checks its integrity")
 	}
+	if opening {
+		// The approval opens once the decision (and its held slot) is on
+		// record, so a refused slot never leaves an approval behind.
+		stored := redactRequest(req)
+		if _, err := g.Approvals.Open(ctx, &stored, &d, hash, opt.Approval); err != nil {
+			if debit != nil {
+				_ = g.Release(ctx, req.TraceID, "the approval could not be opened")
+			}
+			return warden.Decision{}, err
+		}
+	}
 	return d, nil
+}
+
+// Release gives back what the decision traceID reserved (its spend debit, its
+// rate slot) when the store is also the ledger; a trace that reserved nothing
+// is not an error.
+func (g *Gate) Release(ctx context.Context, traceID, reason string) error {
+	l, ok := g.Store.(warden.Ledger)
+	if !ok {
+		return nil
+	}
+	err := l.Release(ctx, traceID, reason, g.now())
+	if warden.ErrorCodeOf(err) == warden.ENotFound {
+		return nil
+	}
+	return err
+}
+
+// deniedByStore turns d into a deny when the store refused its reservation
+// (the daily cap, a rate limit, a replayed request id), and reports whether
+// it did.
+func deniedByStore(d *warden.Decision, err error) bool {
+	var (
+		capErr    *warden.CapExceededError
+		rateErr   *warden.RateExceededError
+		replayErr *warden.ReplayError
+	)
+	switch {
+	case errors.As(err, &capErr):
+		denyForCap(d, capErr)
+	case errors.As(err, &rateErr):
+		denyFor(d, rateErr.Kind+".rate", fmt.Sprintf("%s rate limit reached: %d already in the last %s, at most %d (checked atomically when recording)",
+			rateErr.Kind, rateErr.Held, warden.FormatWindow(rateErr.Limit.Window), rateErr.Limit.Max))
+	case errors.As(err, &replayErr):
+		denyFor(d, replayErr.Kind+".replay", fmt.Sprintf("request id %q was already used; a request id is accepted once (replay protection)", replayErr.Key))
+	default:
+		return false
+	}
+	return true
+}
+
+// denyFor turns d into a deny by rule, recording it as that rule's stage
+// answer (or a new answer when no stage of that rule answered).
+func denyFor(d *warden.Decision, rule, reason string) {
+	d.Verdict, d.Rule, d.Reason = warden.Deny, rule, reason
+	d.Sandbox, d.Rewrite, d.ApprovalID = "", "", ""
+	for i := range d.Stages {
+		if d.Stages[i].Rule == rule {
+			d.Stages[i].Verdict, d.Stages[i].Reason = warden.Deny, reason
+			return
+		}
+	}
+	d.Stages = append(d.Stages, warden.StageAnswer{Stage: "store", Verdict: warden.Deny, Rule: rule, Reason: reason})
 }
 
 // settle turns an ask into the verdict a remembered answer gives it: an

@@ -29,17 +29,24 @@ WHERE l.created_at >= ? AND NOT EXISTS (SELECT 1 FROM spend_releases r WHERE r.t
 	sqlInsertRelease = `INSERT INTO spend_releases (trace_id, created_at, reason) VALUES (?, ?, ?)`
 )
 
-// Release gives back the reservation of traceID: its ledger row stops
-// counting toward the cap. Releasing twice does nothing; a trace without a
-// ledger row is ENotFound.
+// Release gives back the reservations of traceID: its ledger row stops
+// counting toward the cap and its rate slots stop counting toward their
+// limits. Releasing twice does nothing; a trace with neither is ENotFound.
 func (s *Store) Release(ctx context.Context, traceID, reason string, at time.Time) error {
 	err := s.write(ctx, func(w *conn) error {
+		slots, err := releaseSlots(w, traceID, reason, at)
+		if err != nil {
+			return err
+		}
 		found, err := exists(w, sqlDebitExists, traceID)
 		if err != nil {
 			return err
 		}
 		if !found {
-			return warden.Errorf(warden.ENotFound, "no reservation in the spend ledger for trace %s", traceID)
+			if slots {
+				return nil
+			}
+			return warden.Errorf(warden.ENotFound, "no reservation in the spend ledger or rate slots for trace %s", traceID)
 		}
 		if done, err := exists(w, sqlReleaseExists, traceID); err != nil || done {
 			return err

@@ -31,7 +31,9 @@ const (
 // e.Output (audit.NormalizeEntry). With a debit, the spend-cap check, the
 // ledger row (dated at e.CreatedAt, with e.TraceID) and the entry commit in one
 // BEGIN IMMEDIATE transaction, so the check and the debit are atomic across
-// processes. A debit that does not fit returns *warden.CapExceededError. After
+// processes; so does the debit's rate slot. A debit that does not fit returns
+// *warden.CapExceededError, a slot that does not *warden.RateExceededError or
+// *warden.ReplayError. After
 // any error nothing of e (and no debit) was stored, and e.Seq, e.PrevHash and
 // e.Hash are zero.
 func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.Debit) error {
@@ -51,8 +53,13 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 		return nil
 	}
 	err := s.write(ctx, func(w *conn) error {
-		if debit != nil {
+		if debit.MovesFunds() {
 			if err := checkCap(w, debit); err != nil {
+				return err
+			}
+		}
+		if debit.Slot != nil {
+			if err := takeSlot(w, e.TraceID, e.CreatedAt, debit.Slot); err != nil {
 				return err
 			}
 		}
@@ -63,16 +70,25 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 		if err := insertEntry(w, e, seq+1, prev); err != nil {
 			return err
 		}
-		if debit != nil {
+		if debit.MovesFunds() {
 			return insertDebit(w, e, debit.Amount)
 		}
 		return nil
 	})
 	if err != nil {
 		e.Seq, e.PrevHash, e.Hash = 0, "", ""
-		var capErr *warden.CapExceededError
-		if errors.As(err, &capErr) {
+		var (
+			capErr    *warden.CapExceededError
+			rateErr   *warden.RateExceededError
+			replayErr *warden.ReplayError
+		)
+		switch {
+		case errors.As(err, &capErr):
 			return capErr
+		case errors.As(err, &rateErr):
+			return rateErr
+		case errors.As(err, &replayErr):
+			return replayErr
 		}
 		return fmt.Errorf("record audit entry: %w", err)
 	}

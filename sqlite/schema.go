@@ -12,11 +12,11 @@ import (
 
 // schemaVersion is the PRAGMA user_version of a current database. Open migrates
 // older databases in one transaction and refuses newer ones.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // migrations[v] takes a database from user_version v to v+1. Append to it;
 // never edit an entry that has shipped.
-var migrations = []string{schemaV1, schemaV2, schemaV3}
+var migrations = []string{schemaV1, schemaV2, schemaV3, schemaV4}
 
 // appendOnly makes table append-only: UPDATE and DELETE abort, and so does an
 // INSERT that would collide with an existing row (key is the SQL condition

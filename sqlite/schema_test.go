@@ -165,7 +165,7 @@ func TestSchemaInDatabaseFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := queryRows(t, rawConn(t, cp), `SELECT count(*) FROM sqlite_schema WHERE type = 'table'`, nil)
-	if rows[0][0] != "11" {
-		t.Errorf("a copy of the database file without its WAL has %s tables, want 11", rows[0][0])
+	if rows[0][0] != "12" {
+		t.Errorf("a copy of the database file without its WAL has %s tables, want 12", rows[0][0])
 	}
 }

@@ -28,10 +28,12 @@ import (
 	"github.com/agentwarden/warden"
 )
 
-// Store is what a backend under test provides: the audit log and the ledger.
+// Store is what a backend under test provides: the audit log, the ledger and
+// the rate slots.
 type Store interface {
 	warden.AuditStore
 	warden.Ledger
+	warden.SlotReader
 }
 
 // Run runs the conformance suite. open must return a new, empty store for each
@@ -64,6 +66,13 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"DebitDatedAtEntry", testDebitDatedAtEntry},
 		{"DebitNegative", testDebitNegative},
 		{"ConcurrentDebits", testConcurrentDebits},
+		{"SlotLimits", testSlotLimits},
+		{"SlotWindowSlides", testSlotWindowSlides},
+		{"SlotHoldLapses", testSlotHoldLapses},
+		{"SlotHoldBecomesSpent", testSlotHoldBecomesSpent},
+		{"SlotReplay", testSlotReplay},
+		{"SlotRelease", testSlotRelease},
+		{"ConcurrentSlots", testConcurrentSlots},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
