@@ -87,6 +87,13 @@ const (
 	EventApprovalAnswered  = "approval_answered"
 	EventApprovalExpired   = "approval_expired"
 	EventPolicyRuleAdded   = "policy_rule_added"
+	// EventSigningSubmitted, EventSigningApproved and EventSigningRejected
+	// follow one signing request: submitted with what it would sign, then
+	// signed (with the policy decision and whether a human confirmed) or
+	// refused (with the decision or the failure). Never key material.
+	EventSigningSubmitted = "signing_request_submitted"
+	EventSigningApproved  = "signing_request_approved"
+	EventSigningRejected  = "signing_request_rejected"
 )
 
 // SecurityEvent is one row of the security event log. Metadata holds redacted

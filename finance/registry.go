@@ -177,15 +177,19 @@ var canonical = map[string][]listing{
 // optimism).
 var registry = func() (r struct {
 	bySymbol, byAddress map[string]Token
+	native              map[string]Token // by chain name
 	anywhere            map[string][]Token
 	reserved            map[string]bool
 }) {
-	r.bySymbol, r.byAddress, r.anywhere, r.reserved = map[string]Token{}, map[string]Token{}, map[string][]Token{}, map[string]bool{}
+	r.bySymbol, r.byAddress, r.native, r.anywhere, r.reserved = map[string]Token{}, map[string]Token{}, map[string]Token{}, map[string][]Token{}, map[string]bool{}
 	for _, c := range chains {
 		for _, l := range canonical[c.Name] {
 			t := Token{Symbol: l.symbol, Chain: c.Chain, Address: l.address, AssetID: l.asset, Class: Classify(l.asset), Decimals: l.decimals, Canonical: true}
 			r.bySymbol[c.Name+"|"+strings.ToUpper(l.symbol)] = t
 			r.reserved[strings.ToUpper(l.symbol)] = true
+			if l.address == "" {
+				r.native[c.Name] = t
+			}
 			if l.address != "" {
 				r.byAddress[c.Name+"|"+addrKey(l.address)] = t
 				if !c.Testnet {

@@ -46,6 +46,20 @@ type Resolver struct {
 	Testnets bool
 }
 
+// Native returns the chain's native coin (ETH on Ethereum, Base, Arbitrum
+// and Optimism); ok is false for a chain whose native coin the registry does
+// not list.
+func (r Resolver) Native(c Chain) (t Token, ok bool) {
+	t, ok = registry.native[c.Name]
+	return t, ok
+}
+
+// Listed returns the canonical token at address on chain c; ok is false for
+// an address the registry does not list there.
+func (r Resolver) Listed(c Chain, address string) (Token, bool) {
+	return canonicalByAddress(c, address)
+}
+
 // Chain resolves a chain name or alias ("eth", "mainnet", "arb"…) exactly:
 // no fuzzy matching.
 func (r Resolver) Chain(name string) (Chain, error) {
