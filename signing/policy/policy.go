@@ -129,3 +129,23 @@ func eth(wei *big.Int) string {
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s + " ETH"
 }
+
+// Debit wraps the gate's spend debit so that a signing request also takes its
+// rate slot: spend is the debit of other capabilities (safety.SpendCap.Debit).
+func (s *Settings) Debit(spend func(*warden.Request, time.Time) *warden.Debit) func(*warden.Request, time.Time) *warden.Debit {
+	return func(req *warden.Request, at time.Time) *warden.Debit {
+		var d *warden.Debit
+		if spend != nil {
+			d = spend(req, at)
+		}
+		slot := s.Slot(req)
+		if slot == nil {
+			return d
+		}
+		if d == nil {
+			d = &warden.Debit{}
+		}
+		d.Slot = slot
+		return d
+	}
+}

@@ -167,8 +167,14 @@ func (s *Service) Submit(ctx context.Context, body []byte, o Options) (Result, e
 // refusal is decided and audited like any other.
 func (s *Service) request(ctx context.Context, r *signing.Request, body []byte) *warden.Request {
 	if r == nil {
+		// The body's own params go with it, so that the stages parsing them
+		// again refuse it for the same reason the agent is told.
 		w := &warden.Request{Capability: warden.CapSign, Action: methodOf(body), Tool: signing.ToolSignTransaction, Resource: "malformed signing request"}
-		if json.Valid(body) {
+		var params map[string]json.RawMessage
+		if json.Unmarshal(body, &params) == nil {
+			delete(params, "method")
+			w.Params = params
+		} else if json.Valid(body) {
 			w.Raw = append(json.RawMessage(nil), body...)
 		}
 		return w
