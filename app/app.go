@@ -92,6 +92,9 @@ type Options struct {
 	// decisions then go straight into the chain, concurrent ones sharing a
 	// transaction (group commit). Without it, a one-shot process spools.
 	OpenDatabase bool
+	// Prompt asks the operator for a secret on the daemon's terminal (the
+	// signing key's passphrase); nil means there is no terminal.
+	Prompt func(msg string) ([]byte, error)
 }
 
 // Open loads the home's policy and opens its database. Problems in the policy
@@ -174,6 +177,7 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, store *sql
 			warden.CapFilesystem: {fsguard.Stage{Guard: files, Err: filesErr}},
 			warden.CapNetwork:    {netStage(p, now)},
 			warden.CapTrade:      RiskManager(home, p, backendOrFailed(home, p, store, now)).Stages(),
+			warden.CapSign:       signingStages(home, p, store, now),
 		},
 		Tier:      resolver.Tier,
 		NoSandbox: !p.Sandbox.Available(),
@@ -265,11 +269,12 @@ func (a *App) buildGate() *gate.Gate {
 // gateFor builds the gate for policy p, recording into store.
 func (a *App) gateFor(p *config.Policy, problems []config.Problem, store warden.AuditStore) *gate.Gate {
 	spend := safety.SpendCap{Cap: p.Safety.DailySpendCap}
+	sign := SigningSettings(p)
 	always := p.Approvals.Always
 	return &gate.Gate{
 		Decider: Pipeline(a.Home, p, problems, a.Store, a.Now),
 		Store:   store,
-		Debit:   spend.Debit,
+		Debit:   sign.Debit(spend.Debit),
 		Now:     a.Now,
 		NewID:   NewID,
 		Always: func(hash string) (string, bool) {

@@ -21,6 +21,8 @@ import (
 	"github.com/agentwarden/warden/finance/stoploss"
 	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/httpapi"
+	"github.com/agentwarden/warden/signing/keystore"
+	"github.com/agentwarden/warden/signing/service"
 	"github.com/agentwarden/warden/sqlite"
 	"github.com/agentwarden/warden/telegram"
 )
@@ -50,8 +52,14 @@ type Daemon struct {
 	// Operator is the operator token the CLI on this machine uses.
 	Operator string
 
+	// Signing is the remote signing service; nil when the home has no key.
+	Signing *service.Service
+	// UnlockTime is how long unlocking the signing key took at start.
+	UnlockTime time.Duration
+
 	store    feedingStore
 	telegram *telegram.Channel
+	signer   *keystore.Key
 
 	mu    sync.Mutex                // guards reloads
 	stamp atomic.Pointer[fileStamp] // of the installed policy file; written under mu
@@ -94,6 +102,18 @@ func NewDaemon(ctx context.Context, home Home, opt Options) (*Daemon, error) {
 	d.install(a.Policy, a.Problems)
 	d.Server = &httpapi.Server{Backend: d, Verifier: &httpapi.Verifier{Tokens: d.Tokens}, Feed: d.Feed, Log: a.Log,
 		Metrics: httpapi.NewMetrics(d.pending)}
+	// The signing key is unlocked once, here, and never written again.
+	k, took, err := UnlockSigner(home, a.Policy, opt.Prompt)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	if k != nil {
+		d.signer, d.UnlockTime = k, took
+		d.Signing = d.newSigning(k)
+		d.Server.Signing = d.Signing
+		a.Log.Info(describeUnlock(k, took))
+	}
 	return d, nil
 }
 
@@ -301,8 +321,14 @@ func (d *Daemon) Serve(ctx context.Context, ready func(socket, tcp string)) erro
 	return nil
 }
 
-// Close releases the store, flushing the audit log.
-func (d *Daemon) Close() error { return d.App.Close() }
+// Close releases the store, flushing the audit log, and forgets the
+// signing key.
+func (d *Daemon) Close() error {
+	if d.signer != nil {
+		d.signer.Close()
+	}
+	return d.App.Close()
+}
 
 // sweep expires unanswered approvals as their time comes.
 func (d *Daemon) sweep(ctx context.Context) {
@@ -316,6 +342,7 @@ func (d *Daemon) sweep(ctx context.Context) {
 			if _, err := d.Queue.ExpireDue(ctx); err != nil && ctx.Err() == nil {
 				d.App.Log.Warn("could not expire approvals", "error", warden.UserMessage(err))
 			}
+			d.settleSigning(ctx)
 		}
 	}
 }

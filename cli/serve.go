@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/signing"
 )
 
 func serveCmd(e *env) *cobra.Command {
@@ -37,7 +39,7 @@ Shutdown finishes requests in flight and flushes the audit log.`,
 			if err != nil {
 				return err
 			}
-			d, err := app.NewDaemon(ctx, home, app.Options{Log: e.logger()})
+			d, err := app.NewDaemon(ctx, home, app.Options{Log: e.logger(), Prompt: terminalPrompt()})
 			if err != nil {
 				return err
 			}
@@ -48,6 +50,10 @@ Shutdown finishes requests in flight and flushes the audit log.`,
 					fmt.Fprintf(e.stderr, "warden: and on http://%s (signed requests only); web console at http://%[1]s/console/\n", tcp)
 				}
 				fmt.Fprintf(e.stderr, "warden: operator token in %s/%s\n", home.Abs(), app.OperatorTokenFile)
+				if d.Signing != nil {
+					a, _ := d.Signing.Address()
+					fmt.Fprintf(e.stderr, "warden: signing as %s (key unlocked in %s) at /api/sandbox/sign\n", signing.Checksum(a), d.UnlockTime.Round(time.Millisecond))
+				}
 			})
 		},
 	}
@@ -81,4 +87,15 @@ an operator token.`,
 	newC.Flags().StringVar(&scope, "scope", "agent", "agent or operator")
 	c.AddCommand(newC)
 	return c
+}
+
+// terminalPrompt asks on the terminal when warden serve runs on one; nil
+// when it does not (a service), so the passphrase must come from the policy.
+func terminalPrompt() func(string) ([]byte, error) {
+	tty, err := openTerminal()
+	if err != nil {
+		return nil
+	}
+	tty.Close()
+	return promptSecret
 }

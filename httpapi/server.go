@@ -62,6 +62,9 @@ type Server struct {
 	Feed     *feed.Feed
 	Metrics  *Metrics
 	Log      *slog.Logger
+	// Signing is the remote signing service; nil answers its endpoints
+	// with 503.
+	Signing Signing
 }
 
 // Handler is the API. local marks the Unix socket, where a request without
@@ -82,6 +85,7 @@ func (s *Server) Handler(local bool) http.Handler {
 	m.Handle("GET /v1/kill", s.auth(local, ScopeAgent, s.getKill))
 	m.Handle("POST /v1/kill", s.auth(local, ScopeOperator, s.setKill))
 	m.Handle("GET /v1/sandboxes", s.auth(local, ScopeOperator, s.sandboxes))
+	s.signingRoutes(m, local)
 	m.Handle("GET /console/", consoleHandler())
 	m.Handle("GET /{$}", http.RedirectHandler("/console/", http.StatusFound))
 	return m

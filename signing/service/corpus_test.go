@@ -199,7 +199,9 @@ func lowerIfBadChecksum(a string) string {
 // on the token's contract on Base.
 func approvalTx(t *testing.T, in caseInput) []byte {
 	t.Helper()
-	word := func(hexAddr string) string { return strings.Repeat("0", 24) + strings.TrimPrefix(strings.ToLower(hexAddr), "0x") }
+	word := func(hexAddr string) string {
+		return strings.Repeat("0", 24) + strings.TrimPrefix(strings.ToLower(hexAddr), "0x")
+	}
 	amount := func() string {
 		a, ok := new(big.Int).SetString(in.Amount, 10)
 		if !ok {

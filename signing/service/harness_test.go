@@ -137,7 +137,7 @@ func newHarness(t *testing.T, s policy.Settings) *harness {
 	}
 	h.queue = &approval.Queue{Store: store, Decider: func() approval.Decider { return p }, Events: approval.EventFunc(events), Now: h.clock.Now, NewID: newID}
 	g := &gate.Gate{Decider: p, Store: store, Debit: s.Debit(spend.Debit), Now: h.clock.Now, NewID: newID, Approvals: h.queue}
-	h.svc = &service.Service{Gate: g, Signer: h.signer, Valuer: policy.Valuer{Prices: prices{}}, Events: events, NewID: newID}
+	h.svc = &service.Service{Gate: func() *gate.Gate { return g }, Signer: h.signer, Valuer: policy.Valuer{Prices: prices{}}, Events: events, NewID: newID}
 	return h
 }
 

@@ -68,7 +68,7 @@ func (s *Service) finish(ctx context.Context, id string) (Result, error) {
 		return Result{}, warden.Errorf(warden.ENotFound, "no signing request waits on approval %s in this warden", id).
 			WithHint("`GET /api/sandbox/sign/pending` lists the pending ones; a request made before warden restarted must be submitted again")
 	}
-	a, err := s.Gate.Approvals.Get(ctx, id)
+	a, err := s.Gate().Approvals.Get(ctx, id)
 	if err != nil {
 		return Result{}, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) finish(ctx context.Context, id string) (Result, error) {
 		return Result{Pending: true, RequestID: p.req.RequestID, PolicyDecision: decisionOf(p.decision),
 			Error: "waiting for a human to approve: " + p.decision.Reason}, nil
 	}
-	d, err := s.Gate.Await(ctx, p.wreq, p.decision)
+	d, err := s.Gate().Await(ctx, p.wreq, p.decision)
 	if err != nil {
 		return Result{}, err
 	}
@@ -84,7 +84,7 @@ func (s *Service) finish(ctx context.Context, id string) (Result, error) {
 	if d.Verdict == warden.Allow {
 		res, err = s.sign(ctx, p.req, p.wreq, d, human)
 	} else {
-		if rerr := s.Gate.Release(ctx, p.wreq.TraceID, "approval "+string(a.State)); rerr != nil {
+		if rerr := s.Gate().Release(ctx, p.wreq.TraceID, "approval "+string(a.State)); rerr != nil {
 			return Result{}, rerr
 		}
 		res = Result{RequestID: p.req.RequestID, PolicyDecision: decisionOf(d), HumanConfirmed: false, Error: d.Reason}
@@ -133,7 +133,7 @@ func (s *Service) Answer(ctx context.Context, id string, approve bool, who appro
 	if approve {
 		ans = warden.AnswerOnce
 	}
-	if _, err := s.Gate.Approvals.Answer(ctx, id, ans, who); err != nil {
+	if _, err := s.Gate().Approvals.Answer(ctx, id, ans, who); err != nil {
 		return Result{}, err
 	}
 	return s.finish(ctx, id)
@@ -164,7 +164,7 @@ func (s *Service) Pending(ctx context.Context) ([]Pending, error) {
 	s.mu.Unlock()
 	var out []Pending
 	for _, id := range ids {
-		a, err := s.Gate.Approvals.Get(ctx, id)
+		a, err := s.Gate().Approvals.Get(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +192,7 @@ func (s *Service) Settle(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	for _, id := range ids {
-		a, err := s.Gate.Approvals.Get(ctx, id)
+		a, err := s.Gate().Approvals.Get(ctx, id)
 		if err != nil {
 			return err
 		}

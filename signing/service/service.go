@@ -35,7 +35,9 @@ type EventFunc func(ctx context.Context, typ string, sev warden.Severity, traceI
 // and Events are required; a Service without a Signer refuses every request
 // (no key is unlocked).
 type Service struct {
-	Gate   *gate.Gate
+	// Gate returns the current policy's gate (the daemon rebuilds it when
+	// the policy file changes).
+	Gate   func() *gate.Gate
 	Signer signing.Signer
 	Valuer policy.Valuer
 	Events EventFunc
@@ -133,7 +135,7 @@ func (s *Service) Submit(ctx context.Context, body []byte, o Options) (Result, e
 	if err := s.event(ctx, warden.EventSigningSubmitted, warden.SevInfo, wreq.TraceID, summary, meta); err != nil {
 		return Result{}, err
 	}
-	d, err := s.Gate.CheckWith(ctx, wreq, gate.CheckOptions{Approval: Channel})
+	d, err := s.Gate().CheckWith(ctx, wreq, gate.CheckOptions{Approval: Channel})
 	if err != nil {
 		return Result{}, err
 	}
@@ -153,7 +155,7 @@ func (s *Service) Submit(ctx context.Context, body []byte, o Options) (Result, e
 		}
 		wctx, cancel := context.WithTimeout(ctx, o.Wait)
 		defer cancel()
-		if _, err := s.Gate.Approvals.Wait(wctx, d.ApprovalID); err != nil {
+		if _, err := s.Gate().Approvals.Wait(wctx, d.ApprovalID); err != nil {
 			return res, nil // still pending: the agent polls
 		}
 		return s.finish(ctx, d.ApprovalID)
@@ -219,7 +221,7 @@ func (s *Service) sign(ctx context.Context, r *signing.Request, wreq *warden.Req
 		err = fmt.Errorf("this signer cannot sign a %s request", r.Method)
 	}
 	if err != nil {
-		if rerr := s.Gate.Release(ctx, wreq.TraceID, "signing failed"); rerr != nil {
+		if rerr := s.Gate().Release(ctx, wreq.TraceID, "signing failed"); rerr != nil {
 			err = fmt.Errorf("%w (and its reservation could not be released: %v)", err, rerr)
 		}
 		res.Error = "the signer failed: " + err.Error()

@@ -170,4 +170,3 @@ func TestRejectReleasesSlot(t *testing.T) {
 		t.Errorf("approving an ended request: %v, want EConflict", err)
 	}
 }
-

@@ -1,0 +1,141 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/signing"
+	"github.com/agentwarden/warden/signing/keystore"
+	"github.com/agentwarden/warden/signing/policy"
+	"github.com/agentwarden/warden/signing/service"
+)
+
+// SigningSettings is the signing policy of p.
+func SigningSettings(p *config.Policy) policy.Settings {
+	s := p.Signing
+	return policy.Settings{
+		ChainIDs: s.ChainIDs, MaxValue: s.MaxValue, ApprovalAbove: s.ApprovalAbove, MaxFee: s.MaxFee,
+		PerHour: s.PerHour, PerDay: s.PerDay,
+		Recipients: s.Recipients, Contracts: s.Contracts, Selectors: s.Selectors, MessageDomains: s.MessageDomains,
+		RequireHuman: s.RequireHuman, Legacy: s.Legacy, UnsafeRawHash: s.UnsafeRawHash, UnsafeContractCreation: s.UnsafeContractCreation,
+	}
+}
+
+// KeystoreDir is where the home's signing keys are: signing.keystore, or
+// $WARDEN_HOME/keys.
+func KeystoreDir(home Home, p *config.Policy) string {
+	if p.Signing.Keystore != "" {
+		return expandHome(p.Signing.Keystore)
+	}
+	return filepath.Join(string(home), "keys")
+}
+
+// SignerAddress is the address that signs: signing.address, or the only key
+// in the keystore. ok is false when there is no key (or several and none is
+// named); the signing stages then refuse every from and sign-in.
+func SignerAddress(home Home, p *config.Policy) (a signing.Address, ok bool) {
+	if p.Signing.Address != "" {
+		a, err := signing.ParseAddress(p.Signing.Address)
+		return a, err == nil
+	}
+	es, err := keystore.List(KeystoreDir(home, p))
+	if err != nil || len(es) != 1 {
+		return a, false
+	}
+	return es[0].Address, true
+}
+
+// signingStages are the sign capability's stages under p.
+func signingStages(home Home, p *config.Policy, slots warden.SlotReader, now func() time.Time) []warden.Stage {
+	addr, _ := SignerAddress(home, p)
+	return policy.Stages(SigningSettings(p), addr, slots, now)
+}
+
+// Passphrase reads the passphrase that unlocks the signing key: from
+// signing.passphraseFile, the variable signing.passphraseEnv names, or
+// prompt (the daemon's terminal); nil prompt means there is none.
+func Passphrase(p *config.Policy, prompt func(msg string) ([]byte, error)) ([]byte, error) {
+	switch {
+	case p.Signing.PassphraseFile != "":
+		return keystore.FromFile(expandHome(p.Signing.PassphraseFile))
+	case p.Signing.PassphraseEnv != "":
+		return keystore.FromEnv(p.Signing.PassphraseEnv, os.LookupEnv)
+	case prompt != nil:
+		return prompt("passphrase of the signing key: ")
+	}
+	return nil, warden.Errorf(warden.EInvalid, "the signing key cannot be unlocked: no passphrase source").
+		WithHint("set signing.passphraseFile or signing.passphraseEnv, or start `warden serve` on a terminal to be asked")
+}
+
+// UnlockSigner opens the home's signing key once, for the daemon's life.
+// nil, nil means the home has no key: the daemon serves no signing. The
+// unlock takes about a second (scrypt); how long it took is returned.
+func UnlockSigner(home Home, p *config.Policy, prompt func(string) ([]byte, error)) (*keystore.Key, time.Duration, error) {
+	dir := KeystoreDir(home, p)
+	es, err := keystore.List(dir)
+	if err != nil && !os.IsNotExist(err) {
+		return nil, 0, err
+	}
+	if len(es) == 0 {
+		return nil, 0, nil
+	}
+	var addr *signing.Address
+	if p.Signing.Address != "" {
+		a, err := signing.ParseAddress(p.Signing.Address)
+		if err != nil {
+			return nil, 0, err
+		}
+		addr = &a
+	}
+	pass, err := Passphrase(p, prompt)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer clear(pass)
+	start := time.Now()
+	k, err := keystore.Open(dir, addr, pass)
+	if err != nil {
+		return nil, 0, err
+	}
+	return k, time.Since(start), nil
+}
+
+// newSigning is the daemon's signing service over the current gate.
+func (d *Daemon) newSigning(k *keystore.Key) *service.Service {
+	svc := &service.Service{
+		Gate:   func() *gate.Gate { return d.current().gate },
+		Signer: k,
+		Events: func(ctx context.Context, typ string, sev warden.Severity, traceID, summary string, meta map[string]any) error {
+			return d.Queue.Events(ctx, typ, sev, traceID, summary, meta)
+		},
+		NewID: NewID,
+	}
+	if b, err := d.App.Backend(); err == nil {
+		svc.Valuer = policy.Valuer{Prices: b}
+	} else {
+		d.App.Log.Warn("signing requests cannot be valued in USD: the finance backend is unavailable", "error", warden.UserMessage(err))
+	}
+	return svc
+}
+
+// settleSigning settles signing requests whose approvals ended from any
+// channel, so that an ended ask never keeps its slot.
+func (d *Daemon) settleSigning(ctx context.Context) {
+	if d.Signing == nil {
+		return
+	}
+	if err := d.Signing.Settle(ctx); err != nil && ctx.Err() == nil {
+		d.App.Log.Warn("could not settle signing requests", "error", warden.UserMessage(err))
+	}
+}
+
+// describeUnlock is the log line of a key unlocked at start.
+func describeUnlock(k *keystore.Key, took time.Duration) string {
+	return fmt.Sprintf("signing key %s unlocked in %s", signing.Checksum(k.Address()), took.Round(time.Millisecond))
+}
