@@ -150,7 +150,48 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.ContainsFunc(s.Env, func(set string) bool { return strings.HasPrefix(set, name+"=") })
 	}), s.Env...)
+	if s.Signer != nil {
+		p.Env = bypassProxyFor(p.Env, "127.0.0.1")
+	}
 	return p, warn, nil
+}
+
+// bypassProxyFor makes sure that, when env sends HTTP clients through a
+// proxy, NO_PROXY and no_proxy exempt host, so that clients reach what
+// listens there on the sandbox's own loopback (the signer) directly rather
+// than asking the egress proxy for it.
+func bypassProxyFor(env []string, host string) []string {
+	proxied := slices.ContainsFunc(env, func(kv string) bool {
+		name, v, _ := strings.Cut(kv, "=")
+		return v != "" && isProxyVar(name) && !strings.EqualFold(name, "NO_PROXY")
+	})
+	if !proxied {
+		return env
+	}
+	env = slices.Clone(env)
+	for _, name := range []string{"NO_PROXY", "no_proxy"} {
+		found := false
+		for i, kv := range env {
+			v, ok := strings.CutPrefix(kv, name+"=")
+			if !ok {
+				continue
+			}
+			found = true
+			if !slices.ContainsFunc(strings.Split(v, ","), func(e string) bool {
+				e = strings.TrimSpace(e)
+				return e == host || e == "*"
+			}) {
+				if v != "" {
+					v += ","
+				}
+				env[i] = name + "=" + v + host
+			}
+		}
+		if !found {
+			env = append(env, name+"="+host)
+		}
+	}
+	return env
 }
 
 // isProxyVar reports whether name is a proxy setting: the host's would

@@ -43,8 +43,8 @@ func runInit() int {
 			return send(outcome{Setup: err.Error(), Exit: 125})
 		}
 		_ = unix.Sethostname([]byte("warden-sandbox"))
-		if p.EgressFD > 0 {
-			if err := sendProxyListener(p.EgressFD); err != nil {
+		if p.ListenFD > 0 {
+			if err := sendListeners(p.ListenFD, p.Listen); err != nil {
 				return send(outcome{Setup: err.Error(), Exit: 125})
 			}
 		}
@@ -130,54 +130,95 @@ func runInit() int {
 	return send(o)
 }
 
-// sendProxyListener makes the listener the command reaches the egress proxy
-// on (ProxyAddr on the sandbox's loopback, the only interface it has) and
-// sends it to the host over fd, which serves it from outside. No socket is
-// bind-mounted and no relay process runs inside.
-func sendProxyListener(fd int) error {
+// sendListeners makes a listener on each of addrs on the sandbox's loopback
+// (the only interface it has) and sends them all to the host over fd, in
+// one message and in that order; the host serves them from outside. This
+// is how the command reaches the egress proxy (ProxyAddr) and the signer
+// (SignerAddr). No socket is bind-mounted and no relay process runs inside.
+func sendListeners(fd int, addrs []string) error {
 	defer unix.Close(fd)
-	l, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("make the proxy listener: %w", err)
+	var ls []int
+	defer func() {
+		for _, l := range ls {
+			unix.Close(l)
+		}
+	}()
+	for _, addr := range addrs {
+		l, err := listenLoopback(addr)
+		if err != nil {
+			return err
+		}
+		ls = append(ls, l)
 	}
-	defer unix.Close(l)
-	ap := netip.MustParseAddrPort(ProxyAddr)
-	if err := unix.Bind(l, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err != nil {
-		return fmt.Errorf("bind the proxy listener to %s: %w", ProxyAddr, err)
-	}
-	if err := unix.Listen(l, 128); err != nil {
-		return fmt.Errorf("listen on %s: %w", ProxyAddr, err)
-	}
-	if err := unix.Sendmsg(fd, []byte{1}, unix.UnixRights(l), nil, 0); err != nil {
-		return fmt.Errorf("hand the proxy listener to warden: %w", err)
+	if err := unix.Sendmsg(fd, []byte{1}, unix.UnixRights(ls...), nil, 0); err != nil {
+		return fmt.Errorf("hand the sandbox's listeners to warden: %w", err)
 	}
 	return nil
 }
 
-// receiveProxyListener receives the listener a sandbox's init made. ok is
-// false when the init ended without sending one (its report says why).
-func receiveProxyListener(conn *os.File) (l net.Listener, ok bool, err error) {
-	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(int(conn.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
+// listenLoopback returns a listening TCP socket bound to addr, an IPv4
+// address and port.
+func listenLoopback(addr string) (int, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil || !ap.Addr().Is4() {
+		return -1, fmt.Errorf("make a listener on %q: not an IPv4 address and port", addr)
+	}
+	l, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, false, fmt.Errorf("receive the proxy listener: %w", err)
+		return -1, fmt.Errorf("make a listener on %s: %w", addr, err)
+	}
+	if err := unix.Bind(l, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err != nil {
+		unix.Close(l)
+		return -1, fmt.Errorf("bind a listener to %s: %w", addr, err)
+	}
+	if err := unix.Listen(l, 128); err != nil {
+		unix.Close(l)
+		return -1, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return l, nil
+}
+
+// receiveListeners receives the want listeners a sandbox's init made
+// (sendListeners), in the order the plan listed their addresses. ok is
+// false when the init ended without sending them (its report says why).
+// Anything but exactly want listeners is an error, and leaves nothing open.
+func receiveListeners(conn *os.File, want int) (ls []net.Listener, ok bool, err error) {
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*want))
+	n, oobn, flags, _, err := unix.Recvmsg(int(conn.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return nil, false, fmt.Errorf("receive the sandbox's listeners: %w", err)
 	}
 	if n == 0 && oobn == 0 {
 		return nil, false, nil
 	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return nil, false, fmt.Errorf("receive the proxy listener: no descriptor in the message")
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for i := range msgs {
+			if got, err := unix.ParseUnixRights(&msgs[i]); err == nil {
+				fds = append(fds, got...)
+			}
+		}
 	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
-		return nil, false, fmt.Errorf("receive the proxy listener: no descriptor in the message")
+	if flags&unix.MSG_CTRUNC != 0 || len(fds) != want {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, false, fmt.Errorf("receive the sandbox's listeners: got %d descriptors, want %d", len(fds), want)
 	}
-	f := os.NewFile(uintptr(fds[0]), "sandbox-proxy-listener")
-	defer f.Close()
-	l, err = net.FileListener(f)
-	if err != nil {
-		return nil, false, fmt.Errorf("use the proxy listener: %w", err)
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "sandbox-listener")
+		l, err := net.FileListener(f)
+		f.Close()
+		if err != nil {
+			for _, rest := range fds[i+1:] {
+				unix.Close(rest)
+			}
+			for _, l := range ls {
+				l.Close()
+			}
+			return nil, false, fmt.Errorf("use the sandbox's listener: %w", err)
+		}
+		ls = append(ls, l)
 	}
-	return l, true, nil
+	return ls, true, nil
 }

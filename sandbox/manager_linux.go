@@ -84,6 +84,9 @@ func (m *Manager) Start(ctx context.Context, name, profile string, spec Spec) (I
 	if spec.Net == NetProxy {
 		return Info{}, errors.New("long-lived sandboxes have no egress proxy yet (it arrives with warden serve); use network none, or warden exec --net proxy for one command")
 	}
+	if spec.Signer != nil {
+		return Info{}, errors.New("long-lived sandboxes have no signer yet; start it without --signer, or run the command that needs the signer on its own (a one-shot sandbox)")
+	}
 	if err := spec.Validate(); err != nil {
 		return Info{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +89,9 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 		if s.Net == NetProxy {
 			return Result{}, fmt.Errorf("%v; network proxy needs a network namespace, so the command cannot run in light mode", err)
 		}
+		if s.Signer != nil {
+			return Result{}, fmt.Errorf("%v; the signer needs a network namespace, so the command cannot run in light mode", err)
+		}
 		warn = append(warn, fmt.Sprintf("%v; the command ran in light mode (Landlock, seccomp and rlimits, without namespaces)", err))
 		mode = ModeLight
 		r, err = n.launch(ctx, &s, &c, exe, mode, abi, cg, id)
@@ -132,8 +136,12 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		return res, err
 	}
 	var extra []*os.File
-	var egressConn *os.File
-	if s.Net == NetProxy && mode.Namespaces() {
+	var listenConn *os.File
+	var services []loopbackService
+	if mode.Namespaces() {
+		services = loopbackServices(s)
+	}
+	if len(services) > 0 {
 		host, child, err := socketPair()
 		if err != nil {
 			stdout.abort()
@@ -141,8 +149,11 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 			return res, err
 		}
 		defer host.Close()
-		egressConn, extra = host, []*os.File{child}
-		p.EgressFD = fdPlan + 2
+		listenConn, extra = host, []*os.File{child}
+		p.ListenFD = fdPlan + 2
+		for _, svc := range services {
+			p.Listen = append(p.Listen, svc.addr)
+		}
 	}
 	oomBefore := cg.oomKills()
 	ip, err := startInit(exe, mode, cg, p, c.Stdin, stdout.w, stderr.w, extra...)
@@ -156,21 +167,32 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		stderr.wait()
 		return res, err
 	}
-	var egressErr error
-	if egressConn != nil {
-		l, ok, err := receiveProxyListener(egressConn)
-		if err != nil {
-			// Without the listener the command has no way out it was
-			// promised: end the run and say why, never run it half-wired.
-			egressErr = err
+	var listenErr error
+	var unwired bool
+	if listenConn != nil {
+		ls, ok, err := receiveListeners(listenConn, len(services))
+		switch {
+		case err != nil:
+			// Without its listeners the command lacks what it was promised
+			// (its way out, its signer): end the run and say why, never run
+			// it half-wired.
+			listenErr = err
 			ip.kill()
-		} else if ok {
-			served := make(chan struct{})
-			go func() {
-				defer close(served)
-				_ = s.Egress.Serve(l)
+		case !ok:
+			// The init ended without sending them; its report says why,
+			// and if it has none, the error below does.
+			unwired = true
+		default:
+			var served sync.WaitGroup
+			for i, l := range ls {
+				served.Go(func() { _ = services[i].serve(l) })
+			}
+			defer func() {
+				for _, l := range ls {
+					l.Close()
+				}
+				served.Wait()
 			}()
-			defer func() { l.Close(); <-served }()
 		}
 	}
 
@@ -193,8 +215,11 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	stderr.wait()
 
 	o, ok := ip.readOutcome()
-	if egressErr != nil {
-		return res, fmt.Errorf("set up the sandbox's network: %w", egressErr)
+	if listenErr != nil {
+		return res, fmt.Errorf("set up the sandbox's network: %w", listenErr)
+	}
+	if unwired && o.Setup == "" {
+		return res, errors.New("set up the sandbox's network: the sandbox's init ended before it handed over its listeners")
 	}
 	if !ok {
 		// The init was killed before it could report: by the timeout, the
@@ -249,13 +274,34 @@ func isNamespaceRefusal(err error) bool {
 		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.EACCES)
 }
 
+// loopbackService is something the host serves on a sandbox's loopback,
+// through a listener the sandbox's init makes (sendListeners).
+type loopbackService struct {
+	addr  string
+	serve func(net.Listener) error
+}
+
+// loopbackServices lists what the host serves inside a sandbox built from
+// s: the egress proxy under NetProxy, the signer when there is one. Their
+// order is the order of the plan's Listen.
+func loopbackServices(s *Spec) []loopbackService {
+	var svcs []loopbackService
+	if s.Net == NetProxy {
+		svcs = append(svcs, loopbackService{ProxyAddr, s.Egress.Serve})
+	}
+	if s.Signer != nil {
+		svcs = append(svcs, loopbackService{SignerAddr, s.Signer.Serve})
+	}
+	return svcs
+}
+
 // socketPair returns the two ends of a Unix stream socket pair.
 func socketPair() (host, child *os.File, err error) {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("make the sandbox's proxy socket: %w", err)
+		return nil, nil, fmt.Errorf("make the socket for the sandbox's listeners: %w", err)
 	}
-	return os.NewFile(uintptr(fds[0]), "egress-host"), os.NewFile(uintptr(fds[1]), "egress-child"), nil
+	return os.NewFile(uintptr(fds[0]), "listen-host"), os.NewFile(uintptr(fds[1]), "listen-child"), nil
 }
 
 func newID() string {

@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -70,6 +72,16 @@ func probe(action string, args []string) int {
 		var fd int
 		if fd, err = syscall.Socket(syscall.AF_INET, syscall.SOCK_RAW, syscall.IPPROTO_ICMP); err == nil {
 			syscall.Close(fd)
+		}
+	case "get":
+		// An HTTP GET with net/http's defaults (it honours the proxy
+		// variables, but never proxies a loopback address).
+		var resp *http.Response
+		if resp, err = (&http.Client{Timeout: 5 * time.Second}).Get(args[0]); err == nil {
+			var b []byte
+			b, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			fmt.Printf("%d %s\n", resp.StatusCode, b)
 		}
 	case "unix":
 		var c net.Conn

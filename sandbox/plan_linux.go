@@ -31,9 +31,12 @@ type plan struct {
 	Args     []string
 	Dir      string
 	Env      []string
-	// EgressFD, when set, is the socket on which the init sends the host
-	// the listener it made on the sandbox's loopback for the egress proxy.
-	EgressFD int
+	// Listen are the addresses on the sandbox's loopback where the host
+	// serves something (ProxyAddr for the egress proxy, SignerAddr for the
+	// signer). The init makes a listener on each and sends them all, in
+	// this order and in one message, to the host over the socket ListenFD.
+	Listen   []string
+	ListenFD int
 }
 
 // keep is a path carried into the private /tmp.

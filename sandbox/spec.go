@@ -91,6 +91,27 @@ func ProxyEnv() []string {
 	return env
 }
 
+// Signer is warden's signing endpoint as a sandbox sees it: Serve is given
+// the listener on the sandbox's loopback address and returns when it is
+// closed. What serves it is an http.Server carrying only the signing
+// routes, never the rest of the daemon's API.
+type Signer interface {
+	Serve(l net.Listener) error
+}
+
+// SignerAddr is where a sandbox's command finds the signer: a listener on
+// the sandbox's own loopback, made by its init and served from the host,
+// like ProxyAddr.
+const SignerAddr = "127.0.0.1:8553"
+
+// SignerEnv are the variables that tell a command where the signer is and
+// how to authenticate to it. token is the caller's agent-scoped token. They
+// belong in Spec.Env: a Command's own environment is scrubbed, and WARDEN_
+// variables are among those scrubbed.
+func SignerEnv(token string) []string {
+	return []string{"WARDEN_SIGNER_URL=http://" + SignerAddr, "WARDEN_SIGNER_TOKEN=" + token}
+}
+
 // Limits bound what a sandboxed command may consume. A zero field means no
 // limit of that kind, except Wall, which Spec.Validate requires.
 type Limits struct {
@@ -129,8 +150,13 @@ type Spec struct {
 	// Egress serves the connections the command makes to its proxy address
 	// under NetProxy: the sandbox's only way out.
 	Egress Egress
+	// Signer serves the connections the command makes to SignerAddr; nil
+	// gives the command no signer. It needs a network namespace, and works
+	// under either network: under NetNone the signer is the only thing
+	// outside the sandbox the command can reach.
+	Signer Signer
 	// Env is added to the command's environment after scrubbing (secret
-	// placeholders, the proxy's certificate bundle).
+	// placeholders, the proxy's certificate bundle, SignerEnv).
 	Env    []string
 	Limits Limits
 	// NoSpawn forbids creating processes (threads are still allowed).
@@ -152,6 +178,8 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("network proxy needs an egress proxy to serve the sandbox")
 	case s.Net == NetProxy && !s.Mode.Namespaces():
 		return fmt.Errorf("network proxy needs a network namespace, so mode standard or max (mode %s has none)", s.Mode)
+	case s.Signer != nil && !s.Mode.Namespaces():
+		return fmt.Errorf("the signer needs a network namespace, so mode standard or max (mode %s has none)", s.Mode)
 	case s.Limits.Memory < 0 || s.Limits.CPU < 0 || s.Limits.Pids < 0 || s.Limits.Output < 0 || s.Limits.FileSize < 0 || s.Limits.Files < 0:
 		return fmt.Errorf("sandbox limits cannot be negative")
 	}
