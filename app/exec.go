@@ -54,6 +54,9 @@ type ExecOverride struct {
 	FileSize            *int64
 	Env                 []string
 	Strict              *bool
+	// Signer gives the command warden's signing endpoint on its loopback
+	// (sandbox.SignerAddr), forwarded to the daemon that holds the key.
+	Signer bool
 }
 
 // ExecResult is how a `warden exec` ended: the sandbox's result and the
@@ -218,6 +221,14 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request)
 		s.ReadOnly = append(s.ReadOnly, readable...)
 	} else if network != "none" {
 		return sandbox.Spec{}, warden.Errorf(warden.EInvalid, "network %q is not one of none, proxy", network)
+	}
+	if o.Signer {
+		sg, env, err := a.sandboxSigner()
+		if err != nil {
+			return sandbox.Spec{}, err
+		}
+		s.Signer = sg
+		s.Env = append(s.Env, env...)
 	}
 	if o.Strict != nil && *o.Strict { // a flag can make a run stricter, never looser than the policy
 		s.Strict = true

@@ -2,7 +2,12 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -10,6 +15,8 @@ import (
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/httpapi"
+	"github.com/agentwarden/warden/sandbox"
 	"github.com/agentwarden/warden/signing"
 	"github.com/agentwarden/warden/signing/keystore"
 	"github.com/agentwarden/warden/signing/policy"
@@ -138,4 +145,35 @@ func (d *Daemon) settleSigning(ctx context.Context) {
 // describeUnlock is the log line of a key unlocked at start.
 func describeUnlock(k *keystore.Key, took time.Duration) string {
 	return fmt.Sprintf("signing key %s unlocked in %s", signing.Checksum(k.Address()), took.Round(time.Millisecond))
+}
+
+// sandboxSigner is the signing endpoint of a `warden exec --signer` run: a
+// fresh token for this sandbox alone, and a forwarder of the agent's signing
+// calls to the running daemon, which holds the key.
+func (a *App) sandboxSigner() (sandbox.Signer, []string, error) {
+	sock := a.Home.SocketPath(a.Policy)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := httpapi.UnixClient(sock, "").Health(ctx); err != nil {
+		return nil, nil, warden.Errorf(warden.EUnavailable, "--signer needs the warden daemon, which holds the signing key, and it is not running at %s", sock).
+			WithHint("start it with `warden serve` (after `warden signer init`)")
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, nil, err
+	}
+	token := hex.EncodeToString(b)
+	return handlerServer{httpapi.SigningForwarder(sock, token)}, sandbox.SignerEnv(token), nil
+}
+
+// handlerServer serves an HTTP handler on the listener a sandbox hands out.
+type handlerServer struct{ h http.Handler }
+
+func (s handlerServer) Serve(l net.Listener) error {
+	srv := &http.Server{Handler: s.h, ReadHeaderTimeout: 10 * time.Second}
+	err := srv.Serve(l)
+	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
 }

@@ -86,6 +86,7 @@ func addOverrideFlags(f *pflag.FlagSet, o *app.ExecOverride, sizes map[string]*s
 	f.StringSliceVar(&o.ReadWrite, "rw", nil, "also let the command write this path (repeatable)")
 	f.StringSliceVar(&o.ReadOnly, "ro", nil, "also let the command read this path (repeatable)")
 	o.Network = f.String("net", "", "network: none or proxy")
+	f.BoolVar(&o.Signer, "signer", false, "reach warden's signing endpoint at $WARDEN_SIGNER_URL with $WARDEN_SIGNER_TOKEN (needs warden serve, which holds the key)")
 	f.StringSliceVar(&o.AllowDomains, "allow-domain", nil, "domain the proxy may reach (repeatable)")
 	sizes["memory"] = f.String("memory", "", "memory cap, like 64M")
 	sizes["output-limit"] = f.String("output-limit", "", "cap on stdout, and on stderr, like 1M")

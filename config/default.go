@@ -269,6 +269,40 @@ trade:
       perpOpen: "" # default /v1/perps/open
       perpClose: "" # default /v1/perps/close
       transfer: "" # default /v1/transfers
+
+signing:
+  # The transaction signer in warden serve: it unlocks one encrypted key and
+  # signs what agents ask for within the limits below; above them a human
+  # must approve, or the request is denied. An invalid signing section falls
+  # back to these defaults, keeping every limit the file makes stricter.
+  keystore: "" # directory of the encrypted keys (absolute or ~/ path); "" = $WARDEN_HOME/keys
+  address: "" # which key signs (0x… EVM address); "" = the only key in the keystore
+  # The passphrase that unlocks the key when warden serve starts: read from
+  # passphraseFile (absolute or ~/ path) or from the environment variable
+  # passphraseEnv names (the name, never the passphrase); set one at most.
+  # With neither, warden serve prompts on its terminal. Default neither.
+  passphraseFile: "" # e.g. ~/.config/warden/passphrase
+  passphraseEnv: "" # e.g. WARDEN_SIGNER_PASSPHRASE
+  # Chains transactions may be signed for, each a chain id above 0; never
+  # empty. Default Ethereum, Base, Arbitrum One and OP Mainnet.
+  chainIds: [1, 8453, 42161, 10]
+  maxValueEth: 0.1 # most native value per transaction, inclusive, above 0 (at most 18 decimals); default 0.1
+  approvalAboveEth: 0.01 # a human must approve a value above this, from 0 to maxValueEth; default 0.01
+  maxFeeEth: 0.01 # most gas × maxFeePerGas per transaction, above 0; default 0.01
+  perHour: 10 # signatures per rolling hour, 1 to 10000; default 10
+  perDay: 50 # signatures per rolling 24 hours, perHour to 100000; default 50
+  recipients: [] # allow-listed addresses (0x…) value and tokens may be sent to; others ask. Default none
+  # Contracts calls may go to and spenders approvals may name (0x…); others
+  # are denied. The canonical tokens of warden's registry are always
+  # callable for transfer and approve. Default the canonical Permit2.
+  contracts: ["0x000000000022D473030F116dDEE9F6B43aC78BA3"]
+  selectors: ["0xa9059cbb", "0x095ea7b3"] # method selectors calls may use (0x and 8 hex digits); default transfer and approve
+  messageDomains: [] # Sign-In with Ethereum host names personal_sign may sign in to; other readable messages ask. Default none
+  requireHumanConfirmation: false # every signing request asks a human; default false
+  legacyTransactions: false # also sign legacy (type 0, EIP-155) transactions; default false
+  # Risky switches, each off by default:
+  unsafeAllowRawHash: false # eth_sign of a raw 32-byte hash, which can sign a transaction blind
+  unsafeAllowContractCreation: false # transactions with no recipient, which deploy a contract
 `
 
 // DefaultFile returns the commented default policy file that `warden init`

@@ -93,6 +93,9 @@ func FuzzSet(f *testing.F) {
 		{"trade.recipients", `["0x52908400098527886E0F7030069857D2E4169EE7"]`},
 		{"stopLoss.defaultRule", `{"type":"trailing","threshold_pct":0.1}`},
 		{"stopLoss.defaultRule.threshold_pct", "1.5"},
+		{"signing.maxValueEth", "0.1234567890123456789"},
+		{"signing.chainIds", "[]"},
+		{"signing.passphraseEnv", "correct horse"},
 	}
 	for i, s := range seeds {
 		f.Add(uint8(i), s[0], s[1])

@@ -105,6 +105,7 @@ func checkPolicy(t testing.TB, p *Policy) {
 		}
 	}
 	checkTrading(t, p)
+	checkSigningPolicy(t, p.Signing)
 }
 
 // badBody is a section body a section must refuse: the problem it gives at

@@ -22,6 +22,7 @@ type Policy struct {
 	Slippage   Slippage
 	StopLoss   StopLoss
 	Trade      Trade
+	Signing    Signing
 }
 
 // Safety holds the global money and emergency-stop limits (the safety section).

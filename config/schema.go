@@ -29,6 +29,7 @@ var sections = []section{
 	slippageSection,
 	stopLossSection,
 	tradeSection,
+	signingSection,
 }
 
 // section is one top-level section of warden.yaml.

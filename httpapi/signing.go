@@ -177,3 +177,47 @@ func (s *Server) SandboxSigning(token string) http.Handler {
 	m.Handle("GET /api/sandbox/sign/address", agent(s.signAddress))
 	return m
 }
+
+// SigningForwarder is the signing endpoint a sandbox started by `warden exec
+// --signer` reaches on its own loopback, in a process other than the daemon:
+// it checks the sandbox's bearer token and forwards only the agent's signing
+// calls to the daemon's Unix socket (where a request without a token has
+// agent scope). The key stays in the daemon.
+func SigningForwarder(socket, token string) http.Handler {
+	c := UnixClient(socket, "")
+	allowed := map[string]bool{
+		"POST /api/sandbox/sign": true, "GET /api/sandbox/sign/pending": true, "GET /api/sandbox/sign/address": true,
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			writeJSON(w, http.StatusUnauthorized, errorBody{Error: "the signing endpoint needs the sandbox's token: Authorization: Bearer $WARDEN_SIGNER_TOKEN", Code: "unauthorized"})
+			return
+		}
+		if !allowed[r.Method+" "+r.URL.Path] {
+			writeJSON(w, http.StatusNotFound, errorBody{Error: r.Method + " " + r.URL.Path + " is not a signing endpoint", Code: "not_found"})
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+		if err != nil {
+			writeError(w, warden.Errorf(warden.EInvalid, "the request body is over %d bytes or could not be read", MaxBody))
+			return
+		}
+		out, err := http.NewRequestWithContext(r.Context(), r.Method, c.Base+r.URL.RequestURI(), strings.NewReader(string(body)))
+		if err != nil {
+			writeError(w, warden.Errorf(warden.EInvalid, "bad request").Wrap(err))
+			return
+		}
+		out.Header.Set("Content-Type", "application/json")
+		resp, err := c.HTTP.Do(out)
+		if err != nil {
+			writeError(w, warden.Errorf(warden.EUnavailable, "the warden daemon holding the signing key cannot be reached").Wrap(err).
+				WithHint("start it with `warden serve`"))
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, io.LimitReader(resp.Body, MaxBody))
+	})
+}

@@ -112,7 +112,7 @@ func (k killable) Check(ctx context.Context, req *warden.Request) (warden.Decisi
 // newHarness builds the service on a real SQLite store, approval queue and
 // gate, with the global stages ($500 per transaction, $2,000 a day) and the
 // signing stages of s.
-func newHarness(t *testing.T, s policy.Settings) *harness {
+func newHarness(t testing.TB, s policy.Settings) *harness {
 	t.Helper()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
 	if err != nil {
@@ -142,7 +142,7 @@ func newHarness(t *testing.T, s policy.Settings) *harness {
 }
 
 // seed takes n spent signing slots at now-ago, and held ones when hold.
-func (h *harness) seed(t *testing.T, n int, ago time.Duration, hold bool, key string) {
+func (h *harness) seed(t testing.TB, n int, ago time.Duration, hold bool, key string) {
 	t.Helper()
 	for i := range n {
 		at := h.clock.Now().Add(-ago)
