@@ -97,14 +97,14 @@ type financeInput struct {
 
 // elsewhere lists the finance cases another package runs: the stop-loss
 // evaluation (finance/stoploss) and the ERC-20 approval decoding, which is
-// the signing service's (issue 9). Every other finance case runs here, and a
+// signing/service's TestCorpus. Every other finance case runs here, and a
 // new case that fits neither fails this test until it is placed.
 func elsewhere(in financeInput) string {
 	switch {
 	case in.Action == "monitor.evaluate_exit":
 		return "finance/stoploss"
 	case strings.HasPrefix(in.Action, "approve."):
-		return "signing (approval calldata)"
+		return "signing/service TestCorpus (approval calldata)"
 	}
 	return ""
 }
