@@ -22,6 +22,7 @@ type Chain struct {
 	url     string
 
 	node   *node.Node
+	sealer *sealer
 	rpc    *rpc.Client // over HTTP, to url
 	client *ethclient.Client
 	// pool is the node's transaction pool, read in process only to learn
@@ -53,13 +54,14 @@ func (c *Chain) Client() *ethclient.Client { return c.client }
 // from it.
 func (c *Chain) DevAddress() common.Address { return c.devAddr }
 
-// Close closes the RPC client, then stops the node: the simulated beacon's
-// sealing loop, the eth service and the HTTP server. The node then closes its
-// in-memory databases and removes its temporary keystore directory. Close is
-// idempotent; later calls return the first call's result.
+// Close closes the RPC client, stops block sealing (waiting for a block being
+// sealed), then stops the node: the HTTP server and the eth service. The node
+// then closes its in-memory databases and removes its temporary keystore
+// directory. Close is idempotent; later calls return the first call's result.
 func (c *Chain) Close() error {
 	c.closeOnce.Do(func() {
 		c.client.Close() // also closes c.rpc, which it wraps
+		c.sealer.close()
 		err := c.node.Close()
 		if errors.Is(err, node.ErrNodeStopped) {
 			err = nil

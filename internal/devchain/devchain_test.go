@@ -390,6 +390,22 @@ func TestCloseReleasesGoroutines(t *testing.T) {
 	}
 }
 
+// TestStartThenClose closes chains right after Start. With go-ethereum's own
+// on-demand loop (catalyst.RegisterSimulatedBeaconAPIs) this crashed the
+// process now and then: the loop subscribes to the pool in its goroutine and
+// panics on the nil subscription of an already closed pool (see sealer).
+func TestStartThenClose(t *testing.T) {
+	for range 5 {
+		c, err := Start(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestStartRejectsNegativeChainID(t *testing.T) {
 	if c, err := Start(Options{ChainID: -1}); err == nil {
 		c.Close()
@@ -397,14 +413,22 @@ func TestStartRejectsNegativeChainID(t *testing.T) {
 	}
 }
 
+// BenchmarkStart measures Start followed by Close, and reports each apart.
 func BenchmarkStart(b *testing.B) {
+	var starting, closing time.Duration
 	for b.Loop() {
+		begin := time.Now()
 		c, err := Start(Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
+		started := time.Now()
 		if err := c.Close(); err != nil {
 			b.Fatal(err)
 		}
+		starting += started.Sub(begin)
+		closing += time.Since(started)
 	}
+	b.ReportMetric(float64(starting.Nanoseconds())/float64(b.N), "start-ns/op")
+	b.ReportMetric(float64(closing.Nanoseconds())/float64(b.N), "close-ns/op")
 }

@@ -11,6 +11,13 @@
 // the pool. Transactions are real: they go over HTTP JSON-RPC, through the
 // node's transaction pool and signature checks, and are executed by the EVM.
 //
+// Two things differ from geth --dev, neither visible over eth/net/web3: the
+// on-demand sealing loop is this package's (a copy of go-ethereum's that
+// subscribes before Start returns; go-ethereum's can miss the first
+// transaction and can crash on a quick Close, see sealer.go), and the log
+// search index is off (eth_getLogs scans blocks instead, as in
+// ethclient/simulated).
+//
 // It is not the geth binary because cmd/geth cannot be built here: its module
 // graph needs github.com/attestantio/go-eth2-client v0.30.1, which the Go
 // module proxy refuses. The library packages below cmd/ do not need it, so

@@ -79,23 +79,25 @@ func Start(opts Options) (*Chain, error) {
 	})
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}})
 
-	// Dev mode exactly as cmd/geth wires it: the simulated beacon replaces the
-	// consensus client. With period 0, SimulatedBeacon.Start does nothing;
-	// the on-demand sealing loop (seal when a tx enters the pool) is started
-	// by RegisterSimulatedBeaconAPIs and ended by SimulatedBeacon.Stop,
-	// which the node calls on Close because the beacon is a lifecycle.
+	// The simulated beacon replaces the consensus client, as in geth --dev
+	// (created before the node starts; it moves the genesis to PoS). With
+	// period 0 it has no goroutine of its own (SimulatedBeacon.Start and Stop
+	// do nothing that matters), so it is not registered as a lifecycle; the
+	// sealer below drives it. Its "dev" and "testing" RPC APIs are not
+	// registered: registering them starts go-ethereum's own on-demand loop,
+	// which the sealer replaces (see sealer), and the HTTP endpoint serves
+	// only eth, net and web3 anyway.
 	beacon, err := catalyst.NewSimulatedBeacon(0, devAddr, backend)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("devchain: new simulated beacon: %w", err), stack.Close())
 	}
-	catalyst.RegisterSimulatedBeaconAPIs(stack, beacon)
-	stack.RegisterLifecycle(beacon)
 
 	if err := stack.Start(); err != nil {
-		// A failed Start has already closed the node, but it stops only the
-		// lifecycles it started, and the beacon (registered last, Start
-		// never fails) is not among them: stop its sealing loop here.
-		return nil, errors.Join(fmt.Errorf("devchain: start node: %w", err), beacon.Stop())
+		return nil, fmt.Errorf("devchain: start node: %w", err) // a failed Start closes the node
+	}
+	seal, err := startSealer(beacon, backend.TxPool())
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("devchain: start sealing: %w", err), stack.Close())
 	}
 
 	url := stack.HTTPEndpoint()
@@ -103,6 +105,7 @@ func Start(opts Options) (*Chain, error) {
 	defer cancel()
 	rpcClient, err := rpc.DialContext(ctx, url)
 	if err != nil {
+		seal.close()
 		return nil, errors.Join(fmt.Errorf("devchain: dial %s: %w", url, err), stack.Close())
 	}
 	return &Chain{
@@ -111,6 +114,7 @@ func Start(opts Options) (*Chain, error) {
 		devAddr: devAddr,
 		url:     url,
 		node:    stack,
+		sealer:  seal,
 		rpc:     rpcClient,
 		client:  ethclient.NewClient(rpcClient),
 		pool:    backend.TxPool(),

@@ -23,10 +23,10 @@ const pollInterval = 5 * time.Millisecond
 // 1 gwei keeps the transaction ordinary-looking.
 var defaultTip = big.NewInt(params.GWei)
 
-// Fund sends wei from the developer account to addr (an EIP-1559 tx signed
-// with the dev key, sent over the HTTP RPC) and waits until it is mined; it
-// returns the receipt. A receipt whose status is not successful is returned
-// with an error.
+// Fund sends wei from the developer account to the address to (an EIP-1559
+// tx signed with the dev key, sent over the HTTP RPC) and waits until it is
+// mined (see WaitMined); it returns the receipt. A receipt whose status is not
+// successful is returned with an error. Concurrent calls are serialised.
 func (c *Chain) Fund(ctx context.Context, to common.Address, wei *big.Int) (*types.Receipt, error) {
 	if wei == nil || wei.Sign() < 0 {
 		return nil, fmt.Errorf("devchain: fund %s: amount %v is not a non-negative number of wei", to, wei)
