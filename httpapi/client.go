@@ -150,20 +150,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return warden.Errorf(warden.EUnavailable, "read the daemon's answer").Wrap(err)
 	}
 	if resp.StatusCode/100 != 2 {
-		var e errorBody
-		if json.Unmarshal(data, &e) != nil || e.Error == "" {
-			e.Error = fmt.Sprintf("the daemon answered %s", resp.Status)
-		}
-		code := warden.EUnavailable
-		for c, s := range statusOf {
-			if s == resp.StatusCode {
-				code = c
-			}
-		}
-		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-			code = warden.EInvalid
-		}
-		return warden.Errorf(code, "%s", e.Error).WithHint(e.Hint)
+		return answerError(resp, data)
 	}
 	if out == nil {
 		return nil
@@ -172,4 +159,22 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return warden.Errorf(warden.EUnavailable, "the daemon's answer is not the JSON expected").Wrap(err)
 	}
 	return nil
+}
+
+// answerError is the error a non-2xx answer of the daemon carries.
+func answerError(resp *http.Response, data []byte) error {
+	var e errorBody
+	if json.Unmarshal(data, &e) != nil || e.Error == "" {
+		e.Error = fmt.Sprintf("the daemon answered %s", resp.Status)
+	}
+	code := warden.EUnavailable
+	for c, s := range statusOf {
+		if s == resp.StatusCode {
+			code = c
+		}
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		code = warden.EInvalid
+	}
+	return warden.Errorf(code, "%s", e.Error).WithHint(e.Hint)
 }

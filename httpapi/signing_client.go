@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -72,18 +71,5 @@ func (c *Client) signResult(ctx context.Context, method, path string, body []byt
 	if json.Unmarshal(data, &res) == nil && res.PolicyDecision.Verdict != "" {
 		return res, nil
 	}
-	var e errorBody
-	if json.Unmarshal(data, &e) != nil || e.Error == "" {
-		e.Error = fmt.Sprintf("the daemon answered %s", resp.Status)
-	}
-	code := warden.EUnavailable
-	for c, s := range statusOf {
-		if s == resp.StatusCode {
-			code = c
-		}
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		code = warden.EInvalid
-	}
-	return res, warden.Errorf(code, "%s", e.Error).WithHint(e.Hint)
+	return res, answerError(resp, data)
 }
