@@ -1,15 +1,14 @@
 package recipients
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/internal/corpustest"
 )
 
 const (
@@ -208,8 +207,6 @@ func (c corpusCase) request(t *testing.T) *warden.Request {
 	return nil
 }
 
-const corpusPath = "../../../shared/corpus/finance-signing-cases.jsonl"
-
 // corpusRules lists the corpus cases this stage decides alone, with the rule
 // that must decide each.
 var corpusRules = map[string]string{
@@ -226,22 +223,8 @@ var corpusRules = map[string]string{
 // TestCorpus runs the recipient cases of the shared corpus through this
 // stage alone, with the corpus's wallet and allowlist.
 func TestCorpus(t *testing.T) {
-	f, err := os.Open(corpusPath)
-	if err != nil {
-		t.Fatalf("the shared corpus is missing: %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
 	seen := map[string]bool{}
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var c corpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("%s:%d: %v", corpusPath, line, err)
-		}
+	for _, c := range corpustest.Load[corpusCase](t, "finance-signing-cases.jsonl") {
 		rule, ok := corpusRules[c.Case]
 		if !ok {
 			continue
@@ -263,9 +246,6 @@ func TestCorpus(t *testing.T) {
 				t.Fatalf("Check(%s %s %s) = %v %s (%s), %v; want %v %s: %s", req.Action, req.Resource, req.Params, d.Verdict, d.Rule, d.Reason, err, want, rule, c.Why)
 			}
 		})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	for name := range corpusRules {
 		if !seen[name] {

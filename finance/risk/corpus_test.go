@@ -1,12 +1,10 @@
 package risk
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +16,10 @@ import (
 	"github.com/agentwarden/warden/finance/sizing"
 	"github.com/agentwarden/warden/finance/slippage"
 	"github.com/agentwarden/warden/finance/tokensafety"
+	"github.com/agentwarden/warden/internal/corpustest"
 	"github.com/agentwarden/warden/pipeline"
 	"github.com/agentwarden/warden/safety"
 )
-
-const corpusPath = "../../../shared/corpus/finance-signing-cases.jsonl"
 
 // corpusCase is one line of the shared finance and signing test vectors.
 type corpusCase struct {
@@ -109,32 +106,6 @@ func elsewhere(in financeInput) string {
 	return ""
 }
 
-func loadCorpus(t *testing.T) []corpusCase {
-	t.Helper()
-	f, err := os.Open(corpusPath)
-	if err != nil {
-		t.Fatalf("the shared corpus must be beside the repository: %v", err)
-	}
-	defer f.Close()
-	var cases []corpusCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var c corpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("corpus line: %v", err)
-		}
-		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return cases
-}
-
 func dollars(f float64) warden.USD { return finance.USDOf(f) }
 
 // TestCorpus runs every finance case of the shared corpus through the
@@ -143,7 +114,7 @@ func dollars(f float64) warden.USD { return finance.USDOf(f) }
 // backend's simulation.
 func TestCorpus(t *testing.T) {
 	ran := 0
-	for _, c := range loadCorpus(t) {
+	for _, c := range corpustest.Load[corpusCase](t, "finance-signing-cases.jsonl") {
 		var in financeInput
 		if err := json.Unmarshal(c.Input, &in); err != nil {
 			t.Fatalf("%s: %v", c.Case, err)

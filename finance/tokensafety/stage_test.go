@@ -1,15 +1,14 @@
 package tokensafety
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/internal/corpustest"
 )
 
 // trade builds a trade request; params are string parameters, amount (if
@@ -141,8 +140,6 @@ func (t corpusToken) ref() string {
 	return t.Symbol + ":" + t.Address
 }
 
-const corpusPath = "../../../shared/corpus/finance-signing-cases.jsonl"
-
 // corpusRules pins the rule each known corpus case must be decided by, so a
 // case cannot pass by being refused for the wrong reason. A case the corpus
 // gains later is checked on its verdict alone until it is added here.
@@ -160,22 +157,8 @@ var corpusRules = map[string]string{
 // TestCorpus runs every token-* case of the shared corpus through this stage
 // alone and expects the corpus's verdict.
 func TestCorpus(t *testing.T) {
-	f, err := os.Open(corpusPath)
-	if err != nil {
-		t.Fatalf("the shared corpus is missing: %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
 	n := 0
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var c corpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("%s:%d: %v", corpusPath, line, err)
-		}
+	for _, c := range corpustest.Load[corpusCase](t, "finance-signing-cases.jsonl") {
 		if !strings.HasPrefix(c.Case, "token-") {
 			continue
 		}
@@ -201,11 +184,8 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
 	if n < 8 {
-		t.Fatalf("found %d token-* cases in %s; want at least the 8 the research note lists", n, corpusPath)
+		t.Fatalf("found %d token-* cases in the shared corpus; want at least the 8 the research note lists", n)
 	}
 }
 

@@ -1,23 +1,20 @@
 package service_test
 
 import (
-	"bufio"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentwarden/warden/approval"
+	"github.com/agentwarden/warden/internal/corpustest"
 	"github.com/agentwarden/warden/signing"
 	"github.com/agentwarden/warden/signing/policy"
 )
-
-const corpusPath = "../../../shared/corpus/finance-signing-cases.jsonl"
 
 type corpusCase struct {
 	Case   string          `json:"case"`
@@ -73,25 +70,6 @@ func corpusSettings(domains []string) policy.Settings {
 	return s
 }
 
-func loadCorpus(t *testing.T) []corpusCase {
-	t.Helper()
-	f, err := os.Open(corpusPath)
-	if err != nil {
-		t.Fatalf("the shared corpus must be beside the repository: %v", err)
-	}
-	defer f.Close()
-	var cases []corpusCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var c corpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("corpus line: %v", err)
-		}
-		cases = append(cases, c)
-	}
-	return cases
-}
 
 // TestCorpus runs every signing case of the shared corpus, and its ERC-20
 // approval cases as the calldata they would sign, through the signing
@@ -99,7 +77,7 @@ func loadCorpus(t *testing.T) []corpusCase {
 // case's state seeded as rate slots.
 func TestCorpus(t *testing.T) {
 	ran := 0
-	for _, c := range loadCorpus(t) {
+	for _, c := range corpustest.Load[corpusCase](t, "finance-signing-cases.jsonl") {
 		var in caseInput
 		if err := json.Unmarshal(c.Input, &in); err != nil {
 			t.Fatalf("%s: %v", c.Case, err)
