@@ -30,7 +30,7 @@ func SigningSettings(p *config.Policy) policy.Settings {
 		ChainIDs: s.ChainIDs, MaxValue: s.MaxValue, ApprovalAbove: s.ApprovalAbove, MaxFee: s.MaxFee,
 		PerHour: s.PerHour, PerDay: s.PerDay,
 		Recipients: s.Recipients, Contracts: s.Contracts, Selectors: s.Selectors, MessageDomains: s.MessageDomains,
-		RequireHuman: s.RequireHuman, Legacy: s.Legacy, UnsafeRawHash: s.UnsafeRawHash, UnsafeContractCreation: s.UnsafeContractCreation,
+		RequireHuman: s.RequireHuman, Legacy: s.Legacy, UnsafeContractCreation: s.UnsafeContractCreation,
 	}
 }
 
@@ -85,8 +85,8 @@ func Passphrase(p *config.Policy, prompt func(msg string) ([]byte, error)) ([]by
 // unlock takes about a second (scrypt); how long it took is returned.
 func UnlockSigner(home Home, p *config.Policy, prompt func(string) ([]byte, error)) (*keystore.Key, time.Duration, error) {
 	dir := KeystoreDir(home, p)
-	es, err := keystore.List(dir)
-	if err != nil && !os.IsNotExist(err) {
+	es, err := keystore.List(dir) // a missing directory holds no keys
+	if err != nil {
 		return nil, 0, err
 	}
 	if len(es) == 0 {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 
@@ -110,7 +109,7 @@ names, signing.passphraseFile / signing.passphraseEnv, or the terminal
 				return err
 			}
 			es, err := keystore.List(app.KeystoreDir(home, p))
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err != nil {
 				return err
 			}
 			if len(es) == 0 {

@@ -301,7 +301,6 @@ signing:
   requireHumanConfirmation: false # every signing request asks a human; default false
   legacyTransactions: false # also sign legacy (type 0, EIP-155) transactions; default false
   # Risky switches, each off by default:
-  unsafeAllowRawHash: false # eth_sign of a raw 32-byte hash, which can sign a transaction blind
   unsafeAllowContractCreation: false # transactions with no recipient, which deploy a contract
 `
 

@@ -138,7 +138,7 @@ func TestList(t *testing.T) {
 		"signing.maxValueEth", "signing.approvalAboveEth", "signing.maxFeeEth", "signing.perHour", "signing.perDay",
 		"signing.recipients", "signing.contracts", "signing.selectors", "signing.messageDomains",
 		"signing.requireHumanConfirmation", "signing.legacyTransactions",
-		"signing.unsafeAllowRawHash", "signing.unsafeAllowContractCreation",
+		"signing.unsafeAllowContractCreation",
 	}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("List keys = %q\nwant %q", keys, want)

@@ -30,7 +30,6 @@ type signingFile struct {
 	MessageDomains              []string `yaml:"messageDomains" want:"a list of host names, e.g. [app.example.com]" elem:"a host name such as app.example.com"`
 	RequireHumanConfirmation    bool     `yaml:"requireHumanConfirmation"`
 	LegacyTransactions          bool     `yaml:"legacyTransactions"`
-	UnsafeAllowRawHash          bool     `yaml:"unsafeAllowRawHash"`
 	UnsafeAllowContractCreation bool     `yaml:"unsafeAllowContractCreation"`
 
 	// wei holds the ETH amounts converted exactly from the numbers as
@@ -101,9 +100,6 @@ type Signing struct {
 	RequireHuman bool
 	// Legacy also signs legacy (type 0, EIP-155) transactions.
 	Legacy bool
-	// UnsafeRawHash allows eth_sign of a raw 32-byte hash, which can sign a
-	// transaction blind.
-	UnsafeRawHash bool
 	// UnsafeContractCreation allows transactions with no recipient, which
 	// deploy a contract.
 	UnsafeContractCreation bool
@@ -575,7 +571,6 @@ func signingToRuntime(f *signingFile, p *Policy) {
 		MessageDomains:         lowerAll(f.MessageDomains),
 		RequireHuman:           f.RequireHumanConfirmation,
 		Legacy:                 f.LegacyTransactions,
-		UnsafeRawHash:          f.UnsafeAllowRawHash,
 		UnsafeContractCreation: f.UnsafeAllowContractCreation,
 	}
 	if s.ChainIDs == nil {

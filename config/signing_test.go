@@ -159,10 +159,10 @@ func TestSigningValues(t *testing.T) {
 		{"selectors lower-cased", `selectors: ["0xA9059CBB", 0x095ea7b3]`, func(s Signing) any { return s.Selectors }, []string{"0xa9059cbb", "0x095ea7b3"}},
 		{"no selectors", "selectors: []", func(s Signing) any { return s.Selectors }, []string{}},
 		{"domains lower-cased", "messageDomains: [App.Example.COM, localhost]", func(s Signing) any { return s.MessageDomains }, []string{"app.example.com", "localhost"}},
-		{"switches on", "requireHumanConfirmation: true\nlegacyTransactions: true\nunsafeAllowRawHash: true\nunsafeAllowContractCreation: true",
+		{"switches on", "requireHumanConfirmation: true\nlegacyTransactions: true\nunsafeAllowContractCreation: true",
 			func(s Signing) any {
-				return []bool{s.RequireHuman, s.Legacy, s.UnsafeRawHash, s.UnsafeContractCreation}
-			}, []bool{true, true, true, true}},
+				return []bool{s.RequireHuman, s.Legacy, s.UnsafeContractCreation}
+			}, []bool{true, true, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -405,7 +405,7 @@ func TestSigningFailClosed(t *testing.T) {
 		},
 		{
 			name: "unsafe switches off",
-			body: "unsafeAllowRawHash: true\nunsafeAllowContractCreation: true\nlegacyTransactions: true\nbogus: 1",
+			body: "unsafeAllowContractCreation: true\nlegacyTransactions: true\nbogus: 1",
 			want: defaultSigning(),
 		},
 		{
@@ -521,7 +521,6 @@ func TestSetSigningKeys(t *testing.T) {
 		{name: "message domains", key: "signing.messageDomains", value: `["app.example.com"]`},
 		{name: "human confirmation", key: "signing.requireHumanConfirmation", value: "true"},
 		{name: "legacy", key: "signing.legacyTransactions", value: "true"},
-		{name: "raw hash", key: "signing.unsafeAllowRawHash", value: "true"},
 		{name: "contract creation", key: "signing.unsafeAllowContractCreation", value: "true"},
 		{name: "rate too low", key: "signing.perHour", value: "0", refused: "cannot set signing.perHour: 0 is too small"},
 		// The default file sets both keys of a pair; the problem is at the second.

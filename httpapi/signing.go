@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"io"
@@ -151,33 +152,6 @@ func (s *Server) signAnswer(approve bool) handler {
 	}
 }
 
-// SandboxSigning is the signing endpoint a sandbox started with --signer
-// reaches on its own loopback: only submitting, polling and the address,
-// for a bearer token given to that sandbox alone (agent scope). Nothing else
-// of the daemon is reachable through it.
-func (s *Server) SandboxSigning(token string) http.Handler {
-	m := http.NewServeMux()
-	agent := func(h handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-				writeJSON(w, http.StatusUnauthorized, errorBody{Error: "the signing endpoint needs the sandbox's token: Authorization: Bearer $WARDEN_SIGNER_TOKEN", Code: "unauthorized"})
-				return
-			}
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-			if err != nil {
-				writeError(w, warden.Errorf(warden.EInvalid, "the request body is over %d bytes or could not be read", MaxBody))
-				return
-			}
-			h(w, r, call{scope: ScopeAgent, body: body})
-		})
-	}
-	m.Handle("POST /api/sandbox/sign", agent(s.signSubmit))
-	m.Handle("GET /api/sandbox/sign/pending", agent(s.signPending))
-	m.Handle("GET /api/sandbox/sign/address", agent(s.signAddress))
-	return m
-}
-
 // SigningForwarder is the signing endpoint a sandbox started by `warden exec
 // --signer` reaches on its own loopback, in a process other than the daemon:
 // it checks the sandbox's bearer token and forwards only the agent's signing
@@ -203,7 +177,7 @@ func SigningForwarder(socket, token string) http.Handler {
 			writeError(w, warden.Errorf(warden.EInvalid, "the request body is over %d bytes or could not be read", MaxBody))
 			return
 		}
-		out, err := http.NewRequestWithContext(r.Context(), r.Method, c.Base+r.URL.RequestURI(), strings.NewReader(string(body)))
+		out, err := http.NewRequestWithContext(r.Context(), r.Method, c.Base+r.URL.RequestURI(), bytes.NewReader(body))
 		if err != nil {
 			writeError(w, warden.Errorf(warden.EInvalid, "bad request").Wrap(err))
 			return

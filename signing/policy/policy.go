@@ -56,8 +56,6 @@ type Settings struct {
 	RequireHuman bool
 	// Legacy also signs legacy (type 0, EIP-155) transactions.
 	Legacy bool
-	// UnsafeRawHash allows eth_sign of a raw 32-byte hash.
-	UnsafeRawHash bool
 	// UnsafeContractCreation allows transactions without a recipient.
 	UnsafeContractCreation bool
 }

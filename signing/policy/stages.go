@@ -60,9 +60,6 @@ func (st Shape) Check(_ context.Context, req *warden.Request) (warden.Decision, 
 	}
 	switch r.Method {
 	case signing.MethodSign:
-		if st.Settings.UnsafeRawHash {
-			return warden.Allowf("signing.raw_hash", "eth_sign of a raw hash is allowed by signing.unsafeAllowRawHash"), nil
-		}
 		return warden.Denyf("signing.raw_hash", "eth_sign signs a raw 32-byte hash, which can be a transaction's hash signed blind; use personal_sign for messages or eth_signTransaction for transactions"), nil
 	case signing.MethodSignTypedData:
 		return typedData(r.TypedData), nil
@@ -170,6 +167,10 @@ func (st Limits) Check(_ context.Context, req *warden.Request) (warden.Decision,
 		value = new(big.Int)
 	}
 	fee := r.Tx.MaxFee()
+	_, valued, err := req.AmountUSD()
+	if err != nil {
+		return warden.Denyf("signing.amount", err.Error()), nil
+	}
 	switch {
 	case value.Sign() < 0:
 		return warden.Denyf("signing.value", "a negative value is not a transaction"), nil
@@ -181,6 +182,10 @@ func (st Limits) Check(_ context.Context, req *warden.Request) (warden.Decision,
 		return warden.Askf("signing.threshold", fmt.Sprintf("value %s is above signing.approvalAboveEth (%s): a human confirms", eth(value), eth(s.ApprovalAbove))), nil
 	case s.RequireHuman:
 		return warden.Askf("signing.require_human", "signing.requireHumanConfirmation: every signature is confirmed by a human"), nil
+	case value.Sign() > 0 && !valued && nativePriced(r.Tx.ChainID):
+		// The chain's coin has a price source, but it gave none now: the
+		// USD caps cannot hold this value, so a human does.
+		return warden.Askf("signing.unvalued", fmt.Sprintf("the %s of native value has no USD price now, so the per-transaction max and the daily cap cannot hold it: a human confirms", eth(value))), nil
 	}
 	return warden.Allowf("signing.value", fmt.Sprintf("value %s and fee up to %s are within the caps", eth(value), eth(fee))), nil
 }
@@ -280,6 +285,21 @@ func (st Calls) grant(call *signing.Call, what string, valued bool) warden.Decis
 		return warden.Askf("signing.unvalued", fmt.Sprintf("the %s of %s has no known USD value, so the caps cannot hold it: a human confirms", call.Name, what))
 	}
 	return warden.Allowf("signing.approval", fmt.Sprintf("a bounded %s of %s to allow-listed %s, valued for the caps", call.Name, what, signing.Checksum(*who)))
+}
+
+// nativePriced reports whether chain id's native coin is in the registry,
+// so that its value is priced in USD (a dev chain's coin is not).
+func nativePriced(id *big.Int) bool {
+	if id == nil || !id.IsInt64() {
+		return false
+	}
+	var res finance.Resolver
+	c, err := res.Chain(fmt.Sprint(id.Int64()))
+	if err != nil {
+		return false
+	}
+	_, ok := res.Native(c)
+	return ok
 }
 
 // listedToken returns the registry's canonical token at address on chain id.

@@ -70,7 +70,6 @@ func corpusSettings(domains []string) policy.Settings {
 	return s
 }
 
-
 // TestCorpus runs every signing case of the shared corpus, and its ERC-20
 // approval cases as the calldata they would sign, through the signing
 // service: the real gate, pipeline, SQLite store and approval queue, with the

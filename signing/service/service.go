@@ -161,6 +161,14 @@ func (s *Service) Submit(ctx context.Context, body []byte, o Options) (Result, e
 		return s.finish(ctx, d.ApprovalID)
 	}
 	res.Error = d.Reason
+	if d.Verdict != warden.Deny {
+		// Any verdict but allow and ask (a sandbox) signs nothing: give
+		// back what the gate reserved for it.
+		res.Error = fmt.Sprintf("a signing request cannot be run %s: %s", d.Verdict, d.Reason)
+		if err := s.Gate().Release(ctx, wreq.TraceID, "not signed: verdict "+d.Verdict.String()); err != nil {
+			return res, err
+		}
+	}
 	return res, s.rejected(ctx, wreq, d, "refused by policy: "+d.Reason)
 }
 
@@ -182,6 +190,8 @@ func (s *Service) request(ctx context.Context, r *signing.Request, body []byte) 
 		return w
 	}
 	w := r.Warden()
+	// A price source that fails leaves the value unknown, never zero: the
+	// stages then ask a human instead of letting the USD caps pass it.
 	usd, known, err := s.Valuer.Value(ctx, r)
 	if err == nil && known && usd > 0 {
 		w.Params[warden.ParamAmountUSD] = json.RawMessage(fmt.Sprintf("%q", usd.String()))

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/signing/policy"
 )
 
 func nativeTx(id string, valueWei string) []byte {
@@ -168,5 +171,27 @@ func TestRejectReleasesSlot(t *testing.T) {
 	}
 	if _, err := h.svc.Answer(ctx, res.PolicyDecision.ApprovalID, true, whoOperator); warden.ErrorCodeOf(err) != warden.EConflict {
 		t.Errorf("approving an ended request: %v, want EConflict", err)
+	}
+}
+
+// failingPrices is a price source that is down.
+type failingPrices struct{}
+
+func (failingPrices) Price(context.Context, finance.Token) (finance.Price, error) {
+	return finance.Price{}, fmt.Errorf("price source down")
+}
+
+// TestNativeValueWithoutPriceAsks: when the price source fails, native
+// value on a priced chain is not waved through under the USD caps; a human
+// confirms it.
+func TestNativeValueWithoutPriceAsks(t *testing.T) {
+	h := newHarness(t, corpusSettings(nil))
+	h.svc.Valuer = policy.Valuer{Prices: failingPrices{}}
+	res, err := h.svc.Submit(ctx, nativeTx("np", "5000000000000000"), serviceOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Pending || res.PolicyDecision.Rule != "signing.unvalued" || h.signer.signed.Load() != 0 {
+		t.Fatalf("native value with the price source down: %+v; want a signing.unvalued ask, unsigned", res)
 	}
 }
