@@ -3,14 +3,18 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentwarden/warden"
 )
 
 // NormalizeEntry prepares e to be hashed and stored, the same way in every
 // store: a zero CreatedAt becomes now; CreatedAt is reduced to Timestamp's
-// precision; Output is cut by Truncate; empty JSON fields become nil. It refuses
+// precision; Output is cut by Truncate; empty JSON fields become nil; bytes of
+// a stage answer's text that are not UTF-8 become U+FFFD (stores keep stage
+// answers as JSON, which holds only UTF-8). It refuses
 // (changing nothing) an entry whose verdicts are not valid or whose Args, Raw or
 // Result are not valid JSON, because such a row could not be read back or
 // queried as it was meant. It does not assign ID, Seq, PrevHash or Hash.
@@ -39,7 +43,20 @@ func NormalizeEntry(e *warden.AuditEntry, now time.Time) error {
 	e.Args = nilIfEmpty(e.Args)
 	e.Raw = nilIfEmpty(e.Raw)
 	e.Result = nilIfEmpty(e.Result)
+	for i := range e.Stages {
+		a := &e.Stages[i]
+		a.Stage, a.Reason, a.Rule, a.Error = validUTF8(a.Stage), validUTF8(a.Reason), validUTF8(a.Rule), validUTF8(a.Error)
+	}
 	return nil
+}
+
+// validUTF8 returns s with every byte that is not part of a UTF-8 sequence
+// replaced by U+FFFD; a valid s is returned as it is, without copying.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // NormalizeEvent prepares ev to be hashed and stored as NormalizeEntry does for

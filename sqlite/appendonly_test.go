@@ -44,8 +44,7 @@ func TestAppendOnly(t *testing.T) {
 		{"update every audit row", `UPDATE audit SET output = ''`},
 		{"delete audit row", `DELETE FROM audit WHERE seq = 3`},
 		{"delete every audit row", `DELETE FROM audit`},
-		{"update stage", `UPDATE stage_events SET verdict = 'deny' WHERE audit_seq = 1`},
-		{"delete stages", `DELETE FROM stage_events WHERE audit_seq = 1`},
+		{"update stages", `UPDATE audit SET stages = NULL WHERE seq = 1`},
 		{"update event", `UPDATE security_events SET severity = 'info'`},
 		{"delete event", `DELETE FROM security_events WHERE seq = 1`},
 		{"update ledger", `UPDATE spend_ledger SET amount_micros = 0`},
@@ -55,9 +54,7 @@ func TestAppendOnly(t *testing.T) {
 		{"replace audit row", `INSERT OR REPLACE INTO audit (` + auditColumns + `)
 			SELECT seq, 'x', trace_id, created_at, capability, action, resource, tool, tier, args, context, requested_by,
 			autonomous, session, host, raw, verdict, blocked, block_reason, reason, rule, result, output, error, duration,
-			prev_hash, hash FROM audit WHERE seq = 1`},
-		{"replace stage", `REPLACE INTO stage_events (` + stageColumns + `)
-			VALUES (1, 'trace-a', 0, 'position-sizing', 'deny', 'forged', 'sizing.clipped', '', 0)`},
+			prev_hash, hash, stages FROM audit WHERE seq = 1`},
 		{"replace event", `INSERT OR REPLACE INTO security_events SELECT * FROM security_events WHERE seq = 2`},
 		{"upsert ledger", `INSERT INTO spend_ledger (seq, created_at, trace_id, amount_micros) VALUES (1, 0, 'x', 0)
 			ON CONFLICT (seq) DO UPDATE SET amount_micros = 0`},

@@ -103,32 +103,13 @@ func (s *Store) Entries(ctx context.Context, f warden.AuditFilter) ([]warden.Aud
 	return out, nil
 }
 
-// queryEntries reads the audit rows w and limit select, then their stages,
-// inside the caller's read transaction (so both see the same rows).
+// queryEntries reads the audit rows w and limit select, with their stages.
 func queryEntries(r *conn, w *where, limit int) ([]warden.AuditEntry, error) {
 	var out []warden.AuditEntry
 	sel, args := selection("audit", "seq", w, limit)
 	err := query(r, "SELECT "+auditColumns+" FROM audit"+sel+" ORDER BY seq", args, func(st *sqlite3.Stmt) error {
 		out = append(out, warden.AuditEntry{})
 		return scanEntry(st, &out[len(out)-1])
-	})
-	if err != nil || len(out) == 0 {
-		return out, err
-	}
-	i := 0
-	sel, args = selection("audit", "audit_seq", w, limit)
-	err = query(r, "SELECT "+stageColumns+" FROM stage_events"+sel+" ORDER BY audit_seq, position", args, func(st *sqlite3.Stmt) error {
-		row := scanStage(st)
-		if row.err != nil {
-			return row.err
-		}
-		for i < len(out) && out[i].Seq < row.auditSeq {
-			i++
-		}
-		if i < len(out) && out[i].Seq == row.auditSeq {
-			out[i].Stages = append(out[i].Stages, row.answer)
-		}
-		return nil
 	})
 	return out, err
 }

@@ -15,14 +15,12 @@ import (
 // them and insertEntry binds them.
 const auditColumns = `seq, id, trace_id, created_at, capability, action, resource, tool, tier, args,
 	context, requested_by, autonomous, session, host, raw, verdict, blocked, block_reason, reason,
-	rule, result, output, error, duration, prev_hash, hash`
+	rule, result, output, error, duration, prev_hash, hash, stages`
 
 const (
 	sqlAuditHead   = `SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`
 	sqlInsertAudit = `INSERT INTO audit (` + auditColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlInsertStage = `INSERT INTO stage_events (audit_seq, trace_id, position, stage, verdict, reason, rule, error, duration)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // Record durably appends e, chained to the previous entry, and fills e.Seq,
@@ -162,8 +160,13 @@ func head(w *conn, query string) (int64, string, error) {
 	return st.ColumnInt64(0), st.ColumnText(1), nil
 }
 
-// insertEntry sets e's Seq, PrevHash and Hash and inserts it with its stages.
+// insertEntry sets e's Seq, PrevHash and Hash and inserts it, its stage
+// answers in its stages column.
 func insertEntry(w *conn, e *warden.AuditEntry, seq int64, prev string) error {
+	stages, err := encodeStages(e.Stages)
+	if err != nil {
+		return fmt.Errorf("insert audit row: %w", err)
+	}
 	e.Seq, e.PrevHash = seq, prev
 	e.Hash = audit.HashEntry(prev, e)
 	st, err := w.prepare(sqlInsertAudit)
@@ -198,31 +201,9 @@ func insertEntry(w *conn, e *warden.AuditEntry, seq int64, prev string) error {
 	b.int(int64(e.Duration))
 	b.text(e.PrevHash)
 	b.text(e.Hash)
+	b.json(stages)
 	if err := b.exec(); err != nil {
 		return fmt.Errorf("insert audit row: %w", err)
-	}
-	if len(e.Stages) == 0 {
-		return nil
-	}
-	st, err = w.prepare(sqlInsertStage)
-	if err != nil {
-		return err
-	}
-	for i := range e.Stages {
-		a := &e.Stages[i]
-		b := binder{st: st}
-		b.int(e.Seq)
-		b.text(e.TraceID)
-		b.int(int64(i))
-		b.text(a.Stage)
-		b.text(a.Verdict.String())
-		b.text(a.Reason)
-		b.text(a.Rule)
-		b.text(a.Error)
-		b.int(int64(a.Duration))
-		if err := b.exec(); err != nil {
-			return fmt.Errorf("insert stage %d (%s): %w", i, a.Stage, err)
-		}
 	}
 	return nil
 }

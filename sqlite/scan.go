@@ -9,9 +9,10 @@ import (
 	"github.com/ncruces/go-sqlite3"
 )
 
-// scanEntry reads a row selected with auditColumns into e (without stages). A
-// verdict the schema should have refused is an error; e is filled regardless,
-// with Verdict set to an invalid value, so Verify can still hash the row.
+// scanEntry reads a row selected with auditColumns into e. A verdict the
+// schema should have refused, or a stages column warden did not write, is an
+// error; e is filled regardless (an unknown verdict as badVerdict), so Verify
+// can still hash the row.
 func scanEntry(st *sqlite3.Stmt, e *warden.AuditEntry) error {
 	e.Seq = st.ColumnInt64(0)
 	e.ID = st.ColumnText(1)
@@ -41,36 +42,15 @@ func scanEntry(st *sqlite3.Stmt, e *warden.AuditEntry) error {
 	e.Duration = time.Duration(st.ColumnInt64(24))
 	e.PrevHash = st.ColumnText(25)
 	e.Hash = st.ColumnText(26)
+	stages, serr := decodeStages(st.ColumnRawText(27))
+	e.Stages = stages
+	if verr == nil {
+		verr = serr
+	}
 	if verr != nil {
 		return fmt.Errorf("audit row %d: %w", e.Seq, verr)
 	}
 	return nil
-}
-
-// stageColumns lists the stage_events columns in the order scanStage reads them.
-const stageColumns = `audit_seq, trace_id, position, stage, verdict, reason, rule, error, duration`
-
-// stageRow is one stage_events row with its placement.
-type stageRow struct {
-	auditSeq int64
-	traceID  string
-	position int64
-	answer   warden.StageAnswer
-	err      error // a verdict the schema should have refused
-}
-
-func scanStage(st *sqlite3.Stmt) stageRow {
-	r := stageRow{auditSeq: st.ColumnInt64(0), traceID: st.ColumnText(1), position: st.ColumnInt64(2)}
-	r.answer.Stage = st.ColumnText(3)
-	r.answer.Verdict, r.err = columnVerdict(st, 4)
-	r.answer.Reason = st.ColumnText(5)
-	r.answer.Rule = st.ColumnText(6)
-	r.answer.Error = st.ColumnText(7)
-	r.answer.Duration = time.Duration(st.ColumnInt64(8))
-	if r.err != nil {
-		r.err = fmt.Errorf("stage_events row (audit_seq %d, position %d): %w", r.auditSeq, r.position, r.err)
-	}
-	return r
 }
 
 // scanEvent reads a row selected with eventColumns into ev.

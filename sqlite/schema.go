@@ -12,11 +12,19 @@ import (
 
 // schemaVersion is the PRAGMA user_version of a current database. Open migrates
 // older databases in one transaction and refuses newer ones.
-const schemaVersion = 4
+const schemaVersion = 5
 
-// migrations[v] takes a database from user_version v to v+1. Append to it;
-// never edit an entry that has shipped.
-var migrations = []string{schemaV1, schemaV2, schemaV3, schemaV4}
+// migrations[v] takes a database from user_version v to v+1, inside the
+// migration's write transaction. Append to it; never edit an entry that has
+// shipped.
+var migrations = []func(c *sqlite3.Conn) error{
+	sqlStep(schemaV1), sqlStep(schemaV2), sqlStep(schemaV3), sqlStep(schemaV4), schemaV5,
+}
+
+// sqlStep is a migration that is only SQL.
+func sqlStep(sql string) func(c *sqlite3.Conn) error {
+	return func(c *sqlite3.Conn) error { return c.Exec(sql) }
+}
 
 // appendOnly makes table append-only: UPDATE and DELETE abort, and so does an
 // INSERT that would collide with an existing row (key is the SQL condition
@@ -163,7 +171,7 @@ func migrateLocked(c *sqlite3.Conn) error {
 		return err
 	}
 	for ; v < schemaVersion; v++ {
-		if err := c.Exec(migrations[v]); err != nil {
+		if err := migrations[v](c); err != nil {
 			return fmt.Errorf("migrate schema from version %d: %w", v, err)
 		}
 	}
