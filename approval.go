@@ -86,7 +86,11 @@ type ApprovalFilter struct {
 	// still before their expiry at Now.
 	Pending bool
 	Now     time.Time
-	Limit   int
+	// InputHash, when set, selects approvals of that exact input in Session
+	// (the empty session included).
+	InputHash string
+	Session   string
+	Limit     int
 }
 
 // GrantKind is how far a remembered answer reaches.

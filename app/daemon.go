@@ -160,11 +160,14 @@ func stampOf(path string) (fileStamp, error) {
 	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ino: inode(fi)}, nil
 }
 
-// Check implements httpapi.Backend. Every ask through the API opens an
-// approval; with wait, the answer is awaited.
+// Check implements httpapi.Backend. An ask through the API opens an approval
+// on channel (none when channel is empty); with wait, the answer is awaited,
+// and without, the ask joins an approval already pending for its input.
 func (d *Daemon) Check(ctx context.Context, req *warden.Request, wait bool, channel string) (warden.Decision, error) {
 	g := d.current().gate
-	dec, err := g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel})
+	// A caller that does not wait will retry: its ask joins the approval
+	// already pending for the same input rather than opening another.
+	dec, err := g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel, JoinPending: !wait})
 	if err != nil || !wait || dec.Verdict != warden.Ask {
 		return dec, err
 	}

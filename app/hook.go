@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/hook"
 	"github.com/agentwarden/warden/httpapi"
 	"github.com/agentwarden/warden/sandbox"
@@ -28,13 +29,21 @@ func RunHook(ctx context.Context, home Home, opt Options, host string, in io.Rea
 		return hook.Run(ctx, host, in, out, errw, failDecider{err}, nil)
 	}
 	defer a.Close()
-	return hook.Run(ctx, host, in, out, errw, a.Gate, sandboxRunner(home, a.Policy))
+	return hook.Run(ctx, host, in, out, errw, hookGate{a.Gate}, sandboxRunner(home, a.Policy))
+}
+
+// hookGate is the gate as a hook's decider: hosts that cannot ask open (or
+// join) an approval for an ask and retry once it is answered.
+type hookGate struct{ *gate.Gate }
+
+func (g hookGate) CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error) {
+	return g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel, JoinPending: true})
 }
 
 // RunHookRemote answers a hook payload through the daemon serving home, or,
 // when no daemon answers on its socket, in this process as RunHook does. The
-// daemon opens no approval for the hook's asks: a host that can ask, asks
-// itself.
+// daemon opens no approval for the asks of a host that asks itself; for a
+// host that cannot, it opens (or joins) one the agent's user can answer.
 func RunHookRemote(ctx context.Context, home Home, host string, in io.Reader, out, errw io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, HookTimeout)
 	defer cancel()

@@ -105,6 +105,42 @@ func TestApproveOnceLetsExactlyOneRunThrough(t *testing.T) {
 	}
 }
 
+// TestRetriesJoinThePendingApproval: a caller that retries instead of waiting
+// (a Codex hook) gets the same approval for the same input and session, a new
+// one for a changed input or another session, and after approve once exactly
+// one retry runs.
+func TestRetriesJoinThePendingApproval(t *testing.T) {
+	h := newHarness(t)
+	retry := gate.CheckOptions{Approval: "hook:codex", JoinPending: true}
+	first := h.check(t, req("rm -rf build", "s1"), retry)
+	if first.Verdict != warden.Ask || first.ApprovalID == "" {
+		t.Fatalf("first try: %s, approval %q; want an ask with an approval", first.Verdict, first.ApprovalID)
+	}
+	for i := range 3 {
+		if d := h.check(t, req("rm -rf build", "s1"), retry); d.Verdict != warden.Ask || d.ApprovalID != first.ApprovalID {
+			t.Fatalf("retry %d: %s, approval %q; want the pending approval %s", i, d.Verdict, d.ApprovalID, first.ApprovalID)
+		}
+	}
+	for _, r := range []*warden.Request{req("rm -rf build ../x", "s1"), req("rm -rf build", "s2")} {
+		if d := h.check(t, r, retry); d.ApprovalID == "" || d.ApprovalID == first.ApprovalID {
+			t.Errorf("%q in session %s: approval %q; want a new one", r.Resource, r.Session, d.ApprovalID)
+		}
+	}
+	pending, err := h.q.List(ctx, warden.ApprovalFilter{Pending: true})
+	if err != nil || len(pending) != 3 {
+		t.Fatalf("pending approvals = %d, %v; want 3 (one per input and session)", len(pending), err)
+	}
+	if _, err := h.q.Answer(ctx, first.ApprovalID, warden.AnswerOnce, approval.Who{Channel: "console", Name: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.check(t, req("rm -rf build", "s1"), retry); d.Verdict != warden.Allow || d.Rule != "grant.once" {
+		t.Fatalf("retry after approve once: %s %s; want allow by grant.once", d.Verdict, d.Rule)
+	}
+	if d := h.check(t, req("rm -rf build", "s1"), retry); d.Verdict != warden.Ask || d.ApprovalID == first.ApprovalID || d.ApprovalID == "" {
+		t.Errorf("the next retry: %s, approval %q; want a new approval (the answered one is used up)", d.Verdict, d.ApprovalID)
+	}
+}
+
 func TestApproveForSessionStaysInTheSession(t *testing.T) {
 	h := newHarness(t)
 	h.answer(t, req("rm -rf build", "s1"), warden.AnswerSession)

@@ -47,6 +47,11 @@ type CheckOptions struct {
 	// exec…) when the caller wants an ask to open a pending approval it can
 	// wait for; empty opens none.
 	Approval string
+	// JoinPending makes an ask whose exact input (in the same session)
+	// already waits for an answer carry that approval's id instead of opening
+	// another: for callers that retry rather than wait, so retrying does not
+	// pile up approvals. The approve-once grant lets the retry through.
+	JoinPending bool
 	// DryRun decides and records without debiting the spend ledger: an
 	// allowed fund-moving request reserves nothing.
 	DryRun bool
@@ -88,6 +93,15 @@ func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOpti
 	opening := d.Verdict == warden.Ask && opt.Approval != ""
 	if opening && g.Approvals == nil {
 		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "this warden has no approval queue, so the ask cannot wait for a human and the request is denied")
+	}
+	if opening && opt.JoinPending {
+		open, err := g.Approvals.List(ctx, warden.ApprovalFilter{Pending: true, InputHash: hash, Session: req.Session, Limit: 1})
+		if err != nil {
+			return warden.Decision{}, warden.Errorf(warden.EUnavailable, "could not look for a pending approval of this request, so it is denied").Wrap(err)
+		}
+		if len(open) > 0 {
+			d.ApprovalID, opening = open[0].ID, false
+		}
 	}
 
 	var debit *warden.Debit

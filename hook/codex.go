@@ -33,11 +33,11 @@ func (codex) handle(ctx context.Context, payload []byte, d Decider, runner Runne
 	if err != nil {
 		return response{}, err
 	}
-	dec, err := decide(ctx, d, reqs)
+	dec, approvals, err := decideOpening(ctx, d, reqs, "hook:"+codexHost)
 	if err != nil {
 		return response{}, err
 	}
-	return codexRespond(dec, call, runner)
+	return codexRespond(dec, approvals, call, runner)
 }
 
 func (codex) block(msg string) response { return blockOnStderr(msg) }
@@ -105,13 +105,14 @@ func patchFiles(patch string) []string {
 	return files
 }
 
-// codexRespond maps a decision to Codex's answer.
-func codexRespond(dec warden.Decision, call toolCall, runner Runner) (response, error) {
+// codexRespond maps a decision to Codex's answer. Codex cannot ask, so an ask
+// blocks, naming the approvals warden opened for it.
+func codexRespond(dec warden.Decision, approvals []string, call toolCall, runner Runner) (response, error) {
 	switch dec.Verdict {
 	case warden.Allow:
 		return response{status: statusOK}, nil
 	case warden.Ask:
-		return blockOnStderr(explain(dec) + askHint), nil
+		return blockOnStderr(explain(dec) + retryHint(approvals)), nil
 	case warden.Sandbox:
 		if runner != nil && call.shell {
 			cmd, _, _ := call.input.str("command")

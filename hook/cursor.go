@@ -66,11 +66,15 @@ func (cursor) handle(ctx context.Context, payload []byte, d Decider, _ Runner) (
 	if err != nil {
 		return response{}, err
 	}
-	dec, err := decide(ctx, d, []*warden.Request{req})
+	channel := ""
+	if !canAsk {
+		channel = "hook:" + cursorHost
+	}
+	dec, approvals, err := decideOpening(ctx, d, []*warden.Request{req}, channel)
 	if err != nil {
 		return response{}, err
 	}
-	return cursorRespond(dec, canAsk), nil
+	return cursorRespond(dec, approvals, canAsk), nil
 }
 
 func (cursor) block(msg string) response {
@@ -155,8 +159,9 @@ func (p *cursorPayload) readFile(raw []byte) (*warden.Request, error) {
 
 // cursorRespond maps a decision to Cursor's output. Cursor cannot run a
 // command inside warden's sandbox, so a sandbox verdict asks; where Cursor
-// cannot ask (beforeReadFile), ask becomes deny with a hint.
-func cursorRespond(dec warden.Decision, canAsk bool) response {
+// cannot ask (beforeReadFile), ask becomes deny naming the approval warden
+// opened for it.
+func cursorRespond(dec warden.Decision, approvals []string, canAsk bool) response {
 	var out cursorAnswer
 	switch dec.Verdict {
 	case warden.Allow:
@@ -166,7 +171,7 @@ func cursorRespond(dec warden.Decision, canAsk bool) response {
 		if canAsk {
 			out = cursorAnswer{Permission: "ask", UserMessage: msg, AgentMessage: msg}
 		} else {
-			msg += askHint
+			msg += retryHint(approvals)
 			out = cursorAnswer{Permission: "deny", UserMessage: msg, AgentMessage: msg}
 		}
 	default:

@@ -31,6 +31,18 @@ type Decider interface {
 	Check(ctx context.Context, req *warden.Request) (warden.Decision, error)
 }
 
+// Opener is a Decider that can leave an ask open for a human. CheckOpen
+// decides req and, when the answer is ask, opens an approval on channel (or
+// joins the one already pending for the same input and session); the
+// decision carries its id. Hosts that cannot ask a person themselves (Codex,
+// Cursor before reading a file) use it, so the agent can tell its user which
+// approval to answer in warden, then retry the call: the approve-once grant
+// lets exactly that call through once.
+type Opener interface {
+	Decider
+	CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error)
+}
+
 // Exit statuses Run returns: every host reads 0 as "parse stdout" and 2 as
 // "block this call".
 const (

@@ -393,3 +393,69 @@ func TestSandboxCommandQuoting(t *testing.T) {
 		t.Errorf("sandboxCommand with a NUL byte did not refuse")
 	}
 }
+
+// openingDecider is a fakeDecider that also opens approvals, recording the
+// channel of each CheckOpen.
+type openingDecider struct {
+	fakeDecider
+	channels []string
+}
+
+func (o *openingDecider) CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error) {
+	o.channels = append(o.channels, channel)
+	d, err := o.Check(ctx, req)
+	if d.Verdict == warden.Ask {
+		d.ApprovalID = fmt.Sprintf("appr-%d", len(o.channels))
+	}
+	return d, err
+}
+
+// TestHostsThatCannotAskOpenApprovals: Codex, and Cursor before reading a
+// file, cannot ask a person, so an ask opens an approval on the host's channel
+// and the block names it; hosts that ask themselves open none.
+func TestHostsThatCannotAskOpenApprovals(t *testing.T) {
+	for _, tc := range []struct {
+		host, payload, channel string
+		approvals              int
+	}{
+		{"codex", "bash", "hook:codex", 1},
+		{"codex", "apply_patch", "hook:codex", 2}, // one write per file
+		{"cursor", "read_file", "hook:cursor", 1},
+		{"cursor", "shell", "", 0}, // Cursor asks itself
+		{"claude", "bash", "", 0},
+		{"gemini", "shell", "", 0},
+	} {
+		t.Run(tc.host+"/"+tc.payload, func(t *testing.T) {
+			payload, err := os.ReadFile(filepath.Join("testdata", tc.host, tc.payload+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &openingDecider{fakeDecider: fakeDecider{verdict: "ask"}}
+			status, stdout, stderr := run(tc.host, payload, d)
+			if len(d.channels) != tc.approvals {
+				t.Fatalf("CheckOpen called %d times (%v); want %d", len(d.channels), d.channels, tc.approvals)
+			}
+			for _, ch := range d.channels {
+				if ch != tc.channel {
+					t.Errorf("approval opened on channel %q; want %q", ch, tc.channel)
+				}
+			}
+			answer := stdout + stderr
+			if tc.approvals == 0 {
+				if strings.Contains(answer, "appr-") {
+					t.Errorf("a host that asks itself was told of an approval: %s", answer)
+				}
+				return
+			}
+			if tc.host == "codex" && status != statusBlock {
+				t.Errorf("codex status %d; want %d (block)", status, statusBlock)
+			}
+			if !strings.Contains(answer, "warden approvals approve ") || !strings.Contains(answer, "appr-1") || !strings.Contains(answer, "retry exactly the same call") {
+				t.Errorf("the block does not say which approval to answer and to retry: %s", answer)
+			}
+			if tc.approvals == 2 && !strings.Contains(answer, "appr-1, appr-2") {
+				t.Errorf("the block does not name every approval: %s", answer)
+			}
+		})
+	}
+}

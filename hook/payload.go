@@ -21,8 +21,23 @@ const maxPayloadBytes = 8 << 20
 // requestedBy is what every hook request names as its requester.
 const requestedBy = "agent"
 
-// askHint is added where a host cannot ask a person itself.
+// askHint is added where a host cannot ask a person itself and warden opened
+// no approval to answer.
 const askHint = "; ask the user to run it themselves or approve it in warden, then retry"
+
+// retryHint is what the agent and its user read when warden opened approvals
+// for a host that cannot ask: which approvals to answer, and to retry.
+func retryHint(approvals []string) string {
+	if len(approvals) == 0 {
+		return askHint
+	}
+	if len(approvals) == 1 {
+		return "; warden opened approval " + approvals[0] + " for a human: ask the user to approve it (`warden approvals approve " +
+			approvals[0] + "`, the web console or Telegram), then retry exactly the same call"
+	}
+	return "; warden opened approvals " + strings.Join(approvals, ", ") + " for a human: ask the user to approve them " +
+		"(`warden approvals approve ID`, the web console or Telegram), then retry exactly the same call"
+}
 
 // readPayload reads one payload: non-empty, at most maxPayloadBytes, one JSON
 // object with nothing after it. It returns the object's bytes without
@@ -184,19 +199,42 @@ func (o object) withString(key, s string) (json.RawMessage, error) {
 // the decision with the strongest verdict (the first of equals). It stops at
 // the first deny. Any error, or no request at all, is returned as an error.
 func decide(ctx context.Context, d Decider, reqs []*warden.Request) (warden.Decision, error) {
+	best, _, err := decideOpening(ctx, d, reqs, "")
+	return best, err
+}
+
+// decideOpening is decide for a host that cannot ask: with a channel and an
+// Opener, every ask opens (or joins) an approval, and their ids come back in
+// the order of reqs.
+func decideOpening(ctx context.Context, d Decider, reqs []*warden.Request, channel string) (warden.Decision, []string, error) {
 	if len(reqs) == 0 {
-		return warden.Decision{}, warden.Errorf(warden.EInvalid, "the hook payload implies no request")
+		return warden.Decision{}, nil, warden.Errorf(warden.EInvalid, "the hook payload implies no request")
 	}
 	for _, r := range reqs {
 		if err := r.Validate(); err != nil {
-			return warden.Decision{}, err
+			return warden.Decision{}, nil, err
 		}
 	}
-	var best warden.Decision
+	opener, _ := d.(Opener)
+	var (
+		best      warden.Decision
+		approvals []string
+	)
 	for i, r := range reqs {
-		dec, err := d.Check(ctx, r)
+		var (
+			dec warden.Decision
+			err error
+		)
+		if opener != nil && channel != "" {
+			dec, err = opener.CheckOpen(ctx, r, channel)
+		} else {
+			dec, err = d.Check(ctx, r)
+		}
 		if err != nil {
-			return warden.Decision{}, err
+			return warden.Decision{}, nil, err
+		}
+		if dec.Verdict == warden.Ask && dec.ApprovalID != "" {
+			approvals = append(approvals, dec.ApprovalID)
 		}
 		if i == 0 || dec.Verdict.Stronger(best.Verdict) {
 			best = dec
@@ -205,7 +243,7 @@ func decide(ctx context.Context, d Decider, reqs []*warden.Request) (warden.Deci
 			break
 		}
 	}
-	return best, nil
+	return best, approvals, nil
 }
 
 // explain is the reason a person and the agent see: the decision's reason and

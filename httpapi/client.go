@@ -53,6 +53,15 @@ func (c *Client) Check(ctx context.Context, req *warden.Request) (warden.Decisio
 	return d, err
 }
 
+// CheckOpen is Check that, for an ask, opens an approval on channel (or joins
+// the one pending for the same input and session) and returns at once; the
+// decision carries the approval's id. It implements hook.Opener.
+func (c *Client) CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error) {
+	var d warden.Decision
+	err := c.do(ctx, http.MethodPost, "/v1/check?approval="+url.QueryEscape(channel), req, &d)
+	return d, err
+}
+
 // CheckWait is Check that, for an ask, waits for a human's answer and
 // returns the decision it ended in.
 func (c *Client) CheckWait(ctx context.Context, req *warden.Request) (warden.Decision, error) {

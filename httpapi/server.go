@@ -149,14 +149,22 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request, c call) {
 	}
 	wait := r.URL.Query().Get("wait") == "1" || r.URL.Query().Get("wait") == "true"
 	// approval=none is for callers whose host asks the human itself (a
-	// Claude Code hook): an ask then opens no approval here.
+	// Claude Code hook): an ask then opens no approval here. Any other value
+	// names the channel the approval was opened through (hook:codex…).
 	channel := "api"
-	if r.URL.Query().Get("approval") == "none" {
+	switch ch := r.URL.Query().Get("approval"); {
+	case ch == "none":
 		if wait {
 			writeError(w, warden.Errorf(warden.EInvalid, "wait=1 needs an approval to wait for; drop approval=none"))
 			return
 		}
 		channel = ""
+	case ch == "":
+	case validChannel(ch):
+		channel = ch
+	default:
+		writeError(w, warden.Errorf(warden.EInvalid, "approval channel %q is not none or a name of lower-case letters, digits, ':', '_' and '-' (at most 32)", ch))
+		return
 	}
 	ctx := r.Context()
 	if wait {
@@ -173,6 +181,20 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request, c call) {
 	}
 	s.Metrics.decided(d, time.Since(start), wait)
 	writeJSON(w, http.StatusOK, d)
+}
+
+// validChannel reports whether name can label the channel an approval was
+// opened through: 1 to 32 of a-z, 0-9, ':', '_', '-', starting with a letter.
+func validChannel(name string) bool {
+	if len(name) == 0 || len(name) > 32 || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == ':' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request, _ call) {

@@ -142,16 +142,18 @@ func (s *Store) GetApproval(ctx context.Context, id string) (warden.Approval, er
 
 // ListApprovals returns the approvals matching f, newest first.
 func (s *Store) ListApprovals(ctx context.Context, f warden.ApprovalFilter) ([]warden.Approval, error) {
-	sql := `SELECT ` + approvalColumns + ` FROM approvals`
-	var args []any
+	w := &where{}
 	if f.Pending {
-		sql += ` WHERE state = 'pending'`
+		w.add(`state = 'pending'`)
 		if !f.Now.IsZero() {
-			sql += ` AND expires_at > ?`
-			args = append(args, f.Now.UnixMilli())
+			w.add(`expires_at > ?`, f.Now.UnixMilli())
 		}
 	}
-	sql += ` ORDER BY created_at DESC, id DESC`
+	if f.InputHash != "" {
+		w.add(`input_hash = ? AND session = ?`, f.InputHash, f.Session)
+	}
+	sql := `SELECT ` + approvalColumns + ` FROM approvals` + w.String() + ` ORDER BY created_at DESC, id DESC`
+	args := w.args
 	if f.Limit > 0 {
 		sql += ` LIMIT ?`
 		args = append(args, f.Limit)

@@ -155,6 +155,24 @@ func testApprovalList(t *testing.T, s warden.ApprovalStore) {
 	if two, _ := s.ListApprovals(ctx, warden.ApprovalFilter{Limit: 2}); len(two) != 2 {
 		t.Errorf("Limit 2 gave %d", len(two))
 	}
+	// The same input in another session, and another input in this one.
+	other := newApproval(now, time.Minute, "other-session")
+	changed := newApproval(now, time.Minute, "")
+	changed.Request.Resource = "rm -rf dist"
+	changed.InputHash = warden.InputHash(&changed.Request)
+	for _, a := range []*warden.Approval{other, changed} {
+		create(t, s, a)
+	}
+	same, err := s.ListApprovals(ctx, warden.ApprovalFilter{Pending: true, Now: now, InputHash: a1.InputHash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(same) != 2 || same[0].ID != a2.ID || same[1].ID != a1.ID {
+		t.Errorf("pending of a1's input in its session = %v; want [%s %s]", ids(same), a2.ID, a1.ID)
+	}
+	if got, _ := s.ListApprovals(ctx, warden.ApprovalFilter{InputHash: a1.InputHash, Session: "other-session"}); len(got) != 1 || got[0].ID != other.ID {
+		t.Errorf("a1's input in other-session = %v; want [%s]", ids(got), other.ID)
+	}
 }
 
 func ids(as []warden.Approval) []string {

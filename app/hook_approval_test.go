@@ -1,0 +1,84 @@
+package app_test
+
+import (
+	"bytes"
+	"regexp"
+	"testing"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
+)
+
+// codexMCPPayload calls a tool no policy names: tier 3, so warden asks.
+const codexMCPPayload = `{"session_id":"019a-codex-3","turn_id":"t-3","cwd":"/repo","hook_event_name":"PreToolUse","model":"gpt-5",
+"permission_mode":"default","tool_name":"mcp__linear__create_issue","tool_input":{"team":"ENG","title":"Flaky test"},"tool_use_id":"call-3"}`
+
+var approvalIn = regexp.MustCompile("warden approvals approve ([^`]+)`")
+
+// TestCodexAskOpensAnApprovalTheRetryUses: Codex cannot ask its user, so an
+// ask from its hook opens an approval and blocks naming it; retries before the
+// answer join that approval; after "approve once" exactly one retry runs. The
+// same in-process and through the daemon.
+func TestCodexAskOpensAnApprovalTheRetryUses(t *testing.T) {
+	for _, remote := range []bool{false, true} {
+		name := "in-process"
+		if remote {
+			name = "daemon"
+		}
+		t.Run(name, func(t *testing.T) {
+			dm := startDaemon(t)
+			hook := func() (int, string) {
+				var out, errw bytes.Buffer
+				in := bytes.NewReader([]byte(codexMCPPayload))
+				var code int
+				if remote {
+					code = app.RunHookRemote(ctx, dm.home, "codex", in, &out, &errw)
+				} else {
+					code = app.RunHook(ctx, dm.home, app.Options{}, "codex", in, &out, &errw)
+				}
+				return code, out.String() + errw.String()
+			}
+			code, msg := hook()
+			m := approvalIn.FindStringSubmatch(msg)
+			if code != 2 || m == nil {
+				t.Fatalf("first try: exit %d, %q; want a block naming an approval", code, msg)
+			}
+			id := m[1]
+			if code, msg := hook(); code != 2 || !bytes.Contains([]byte(msg), []byte("approve "+id+"`")) {
+				t.Fatalf("retry before the answer: exit %d, %q; want a block naming %s again", code, msg, id)
+			}
+			pending, err := dm.op.Approvals(ctx, true)
+			if err != nil || len(pending) != 1 || pending[0].ID != id || pending[0].Channel != "hook:codex" {
+				t.Fatalf("pending approvals = %+v, %v; want only %s, opened through hook:codex", pending, err, id)
+			}
+			if _, err := dm.op.Answer(ctx, id, warden.AnswerOnce, "console", "op"); err != nil {
+				t.Fatal(err)
+			}
+			if code, msg := hook(); code != 0 {
+				t.Fatalf("retry after approve once: exit %d, %q; want the call to run", code, msg)
+			}
+			code, msg = hook()
+			if m := approvalIn.FindStringSubmatch(msg); code != 2 || m == nil || m[1] == id {
+				t.Fatalf("the next retry: exit %d, %q; want a block naming a new approval", code, msg)
+			}
+		})
+	}
+}
+
+// TestApprovalChannelNameIsChecked: the channel a caller names for its
+// approval is a label shown to the operator, so only a plain name is taken.
+func TestApprovalChannelNameIsChecked(t *testing.T) {
+	dm := startDaemon(t)
+	for _, bad := range []string{"Hook:Codex", "hook codex", "<script>", "x" + string(make([]byte, 40)), ":lead"} {
+		if d, err := dm.agent.CheckOpen(ctx, toolReq("mcp__x__y", "s"), bad); warden.ErrorCodeOf(err) != warden.EInvalid {
+			t.Errorf("channel %q: %+v, %v; want an invalid-input error", bad, d, err)
+		}
+	}
+	d, err := dm.agent.CheckOpen(ctx, toolReq("mcp__x__y", "s"), "hook:gemini")
+	if err != nil || d.Verdict != warden.Ask || d.ApprovalID == "" {
+		t.Fatalf("a plain channel name: %+v, %v; want an ask with an approval", d, err)
+	}
+	if a, err := dm.op.Approval(ctx, d.ApprovalID); err != nil || a.Channel != "hook:gemini" {
+		t.Errorf("approval = %+v, %v; want channel hook:gemini", a, err)
+	}
+}
