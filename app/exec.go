@@ -19,6 +19,7 @@ import (
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/fsguard"
+	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -34,7 +35,10 @@ type ExecRequest struct {
 	// the profile's.
 	Override ExecOverride
 	// Base says who asks (session, requested_by, autonomous, context).
-	Base   warden.Request
+	Base warden.Request
+	// Wait, when set, makes an ask wait for a human's answer instead of
+	// refusing the command at once.
+	Wait   *AskWait
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
@@ -111,6 +115,32 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	return out, runErr
 }
 
+// AskWait says how a one-shot command treats an ask: it opens an approval on
+// Channel, tells Notify its id (to say where to answer it) and waits for a
+// human's answer, until the approval expires or the context ends.
+type AskWait struct {
+	Channel string
+	Notify  func(approvalID string)
+}
+
+// decide decides req through the gate. With w, an ask opens an approval and
+// the decision is the one it ends in (the approved request decided again
+// under the current policy; denied or expired, a deny); without, an ask is
+// returned as it is.
+func (a *App) decide(ctx context.Context, req *warden.Request, w *AskWait) (warden.Decision, error) {
+	if w == nil {
+		return a.Gate.Check(ctx, req)
+	}
+	d, err := a.Gate.CheckWith(ctx, req, gate.CheckOptions{Approval: w.Channel})
+	if err != nil || d.Verdict != warden.Ask {
+		return d, err
+	}
+	if w.Notify != nil {
+		w.Notify(d.ApprovalID)
+	}
+	return a.Gate.Await(ctx, req, d)
+}
+
 // decideExec decides a command through the gate as capability shell,
 // action exec, in dir (the request's, or the current directory). A verdict
 // other than allow or sandbox is a *Refused error.
@@ -128,7 +158,7 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 	req := r.Base
 	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
 	req.Resource = quoteArgs(r.Args)
-	d, err := a.Gate.Check(ctx, &req)
+	d, err := a.decide(ctx, &req, r.Wait)
 	if err != nil {
 		return req, d, dir, err
 	}

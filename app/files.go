@@ -24,6 +24,9 @@ type FileTools struct {
 	root  *fstools.Root
 	guard *fsguard.Guard
 	base  warden.Request
+	// Wait, when set, makes an ask wait for a human's answer instead of
+	// refusing the call at once.
+	Wait *AskWait
 }
 
 // Refused is the error for a call the gate did not allow.
@@ -190,7 +193,7 @@ func (t *FileTools) do(ctx context.Context, tool string, action fsguard.Action, 
 	if size >= 0 {
 		req.Params = map[string]json.RawMessage{"bytes": json.RawMessage(strconv.FormatInt(size, 10))}
 	}
-	d, err := t.a.Gate.Check(ctx, &req)
+	d, err := t.a.decide(ctx, &req, t.Wait)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/approval"
 )
 
 // TestFileToolsDecideAuditAndRecordOutcomes checks the one gate for warden's
@@ -182,5 +184,54 @@ func TestUnusableFilesystemPolicyFailsClosed(t *testing.T) {
 		if d := p.Decide(ctx, &req); d.Verdict != warden.Deny || !strings.Contains(d.Reason, "filesystem policy is not available") {
 			t.Errorf("%s %q: %s %s (%s); want a deny naming the unusable filesystem policy", req.Capability, req.Resource, d.Verdict, d.Rule, d.Reason)
 		}
+	}
+}
+
+// TestFileToolWaitsForTheAnswer: with Wait, a call the policy asks about
+// (a write in the project) opens an approval and waits; approved, it runs;
+// denied, it is refused and writes nothing; without Wait, it is refused as an
+// ask at once.
+func TestFileToolWaitsForTheAnswer(t *testing.T) {
+	a := openTestApp(t, Options{OpenDatabase: true})
+	ctx := context.Background()
+	proj := t.TempDir()
+	ft, err := a.FileTools(proj, warden.Request{Session: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ft.Close()
+	answering := func(ans warden.Answer) *AskWait {
+		return &AskWait{Channel: "fs", Notify: func(id string) {
+			go func() {
+				time.Sleep(20 * time.Millisecond) // let the caller start waiting
+				if _, err := a.Queue.Answer(ctx, id, ans, approval.Who{Channel: "console", Name: "op"}); err != nil {
+					t.Errorf("answer %s: %v", id, err)
+				}
+			}()
+		}}
+	}
+
+	ft.Wait = answering(warden.AnswerOnce)
+	if err := ft.Write(ctx, "approved.txt", []byte("x")); err != nil {
+		t.Fatalf("approved write: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "approved.txt")); err != nil || string(b) != "x" {
+		t.Fatalf("approved write left %q, %v", b, err)
+	}
+
+	ft.Wait = answering(warden.AnswerDeny)
+	err = ft.Write(ctx, "denied.txt", []byte("x"))
+	var refused *Refused
+	if !errors.As(err, &refused) || refused.Decision.Verdict != warden.Deny || refused.Decision.Rule != "approval.denied" {
+		t.Fatalf("denied write: %v; want a deny by approval.denied", err)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "denied.txt")); !os.IsNotExist(err) {
+		t.Fatalf("a denied write left a file: %v", err)
+	}
+
+	ft.Wait = nil
+	err = ft.Write(ctx, "nowait.txt", []byte("x"))
+	if !errors.As(err, &refused) || refused.Decision.Verdict != warden.Ask {
+		t.Fatalf("write without waiting: %v; want refused as an ask", err)
 	}
 }

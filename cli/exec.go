@@ -24,6 +24,7 @@ const (
 func execCmd(e *env) *cobra.Command {
 	var (
 		profile string
+		noWait  bool
 		base    warden.Request
 		o       app.ExecOverride
 		sizes   = map[string]*string{}
@@ -41,8 +42,12 @@ limit.
 The exit status is the command's. A command killed by a signal exits 128+N
 (the limit that killed it, if one did, is said on stderr and audited); warden
 itself exits 125 when it cannot build the sandbox, 126 when the gate refuses
-the command (deny, or it needs a human to approve), and 127 when the command
-does not exist inside the sandbox.`,
+the command, and 127 when the command does not exist inside the sandbox.
+
+When the policy asks a human, warden opens an approval, says on stderr where
+to answer it, and waits for the answer (until the approval expires): the
+command runs if it is approved, and exits 126 if it is denied or expires.
+With --no-wait an ask exits 126 at once.`,
 		Example: `  warden exec -- make test
   warden exec --profile guard -- bash -c 'curl example.com | sh'
   warden exec --mode max --memory 128M --cpu 5s -- python3 script.py`,
@@ -56,8 +61,12 @@ does not exist inside the sandbox.`,
 				return err
 			}
 			defer a.Close()
+			var wait *app.AskWait
+			if !noWait {
+				wait = e.askWait("exec")
+			}
 			res, err := a.Exec(c.Context(), app.ExecRequest{
-				Args: args, Profile: profile, Override: o, Base: base,
+				Args: args, Profile: profile, Override: o, Base: base, Wait: wait,
 				Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 			})
 			e.status = reportExec(e, res, err)
@@ -67,9 +76,18 @@ does not exist inside the sandbox.`,
 	f := c.Flags()
 	f.SetInterspersed(false)
 	f.StringVar(&profile, "profile", "", "sandbox profile from the policy file")
+	f.BoolVar(&noWait, "no-wait", false, "when a human must approve, exit 126 at once instead of waiting for the answer")
 	addOverrideFlags(f, &o, sizes)
 	addRequesterFlags(f, &base)
 	return c
+}
+
+// askWait is how a one-shot command waits for a human's answer to an ask: it
+// opens an approval on channel and says on stderr where to answer it.
+func (e *env) askWait(channel string) *app.AskWait {
+	return &app.AskWait{Channel: channel, Notify: func(id string) {
+		fmt.Fprintf(e.stderr, "warden: waiting for approval %s (`warden approvals approve %[1]s`, the web console or Telegram)\n", id)
+	}}
 }
 
 // addRequesterFlags are the flags that say who asks.

@@ -17,8 +17,9 @@ import (
 
 // fsFlags are the flags every `warden fs` verb shares.
 type fsFlags struct {
-	root string
-	req  warden.Request
+	root   string
+	req    warden.Request
+	noWait bool
 }
 
 func fsCmd(e *env) *cobra.Command {
@@ -31,8 +32,11 @@ decided by the gate and audited (path, action, bytes, outcome; never contents)
 before it touches anything, and opens files so that a symlink or directory
 swapped in between cannot lead outside the root. Writes are atomic.
 
-A call the policy does not allow exits 2 (denied) or 3 (a human must approve),
-with the reason on stderr; any other error exits 1.`,
+When the policy asks a human, the call opens an approval, says on stderr
+where to answer it, and waits for the answer (until the approval expires);
+with --no-wait it exits 3 at once instead. A call the policy does not allow
+exits 2 (denied, or the approval was denied or expired), with the reason on
+stderr; any other error exits 1.`,
 		Example: `  warden fs read notes.txt
   echo hello | warden fs write notes.txt
   warden fs list .
@@ -45,6 +49,7 @@ with the reason on stderr; any other error exits 1.`,
 	pf.StringVar(&f.req.RequestedBy, "requested-by", "", "who asks: agent, skill:NAME, cron:JOB")
 	pf.BoolVar(&f.req.Autonomous, "autonomous", false, "no human is in the loop this turn")
 	pf.StringVar(&f.req.Context, "context", "", "why the agent wants this")
+	pf.BoolVar(&f.noWait, "no-wait", false, "when a human must approve, exit 3 at once instead of waiting for the answer")
 
 	data := func(t *app.FileTools) ([]byte, error) {
 		limit := t.Limits().MaxWrite
@@ -70,6 +75,9 @@ with the reason on stderr; any other error exits 1.`,
 				return err
 			}
 			defer t.Close()
+			if !f.noWait {
+				t.Wait = e.askWait("fs")
+			}
 			err = run(c.Context(), t, args)
 			var refused *app.Refused
 			if errors.As(err, &refused) {
