@@ -87,6 +87,14 @@ const (
 	EventApprovalAnswered  = "approval_answered"
 	EventApprovalExpired   = "approval_expired"
 	EventPolicyRuleAdded   = "policy_rule_added"
+	// EventHostApproved, EventHostRanDenied and EventHostRanUndecided come
+	// from a host that reports a call after it ran (Claude Code's
+	// PostToolUse), under the trace id of the call's decision: the user
+	// approved an ask at the host's own prompt; the host ran a call warden
+	// denied; the host ran a call warden has no decision for.
+	EventHostApproved     = "host_approved"
+	EventHostRanDenied    = "host_ran_denied"
+	EventHostRanUndecided = "host_ran_undecided"
 	// EventSigningSubmitted, EventSigningApproved and EventSigningRejected
 	// follow one signing request: submitted with what it would sign, then
 	// signed (with the policy decision and whether a human confirmed) or

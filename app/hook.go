@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -40,6 +42,55 @@ func (g hookGate) CheckOpen(ctx context.Context, req *warden.Request, channel st
 	return g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel, JoinPending: true})
 }
 
+// Ran records what a host's report that a call ran says about its decision:
+// an ask the host put to its user was approved (info); a deny was run anyway
+// (critical: the hook was bypassed or failed open); no decision at all
+// (warn). A call warden allowed or sandboxed needs no record.
+func (g hookGate) Ran(ctx context.Context, c hook.RanCall) error {
+	es, err := g.Store.Entries(ctx, warden.AuditFilter{TraceID: c.TraceID})
+	if err != nil {
+		return warden.Errorf(warden.EUnavailable, "could not read the decision of the call the host ran").Wrap(err)
+	}
+	ev := &warden.SecurityEvent{TraceID: c.TraceID}
+	switch {
+	case len(es) == 0:
+		ev.Type, ev.Severity = warden.EventHostRanUndecided, warden.SevWarn
+		ev.Summary = fmt.Sprintf("%s ran %s without a warden decision", c.Host, c.Tool)
+	case es[len(es)-1].Verdict == warden.Ask:
+		ev.Type, ev.Severity = warden.EventHostApproved, warden.SevInfo
+		ev.Summary = fmt.Sprintf("the user approved %s at %s's prompt, and it ran", c.Tool, c.Host)
+	case es[len(es)-1].Verdict == warden.Deny:
+		ev.Type, ev.Severity = warden.EventHostRanDenied, warden.SevCritical
+		ev.Summary = fmt.Sprintf("%s ran %s although warden denied it", c.Host, c.Tool)
+	default:
+		return nil
+	}
+	ev.Metadata, err = json.Marshal(map[string]string{"host": c.Host, "session": c.Session, "tool": c.Tool, "tool_use_id": c.ToolUseID})
+	if err != nil {
+		return err
+	}
+	if err := g.Store.AppendEvent(ctx, ev); err != nil {
+		return warden.Errorf(warden.EUnavailable, "could not record the call the host ran").Wrap(err)
+	}
+	return nil
+}
+
+// remoteHook decides through the daemon; the host's reports after a call
+// ran are recorded in this process, in the same database.
+type remoteHook struct {
+	*httpapi.Client
+	home Home
+}
+
+func (r remoteHook) Ran(ctx context.Context, c hook.RanCall) error {
+	a, err := Open(ctx, r.home, Options{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return hookGate{a.Gate}.Ran(ctx, c)
+}
+
 // RunHookRemote answers a hook payload through the daemon serving home, or,
 // when no daemon answers on its socket, in this process as RunHook does. The
 // daemon opens no approval for the asks of a host that asks itself; for a
@@ -61,7 +112,7 @@ func RunHookRemote(ctx context.Context, home Home, host string, in io.Reader, ou
 	conn.Close()
 	c := httpapi.UnixClient(sock, "")
 	c.NoApproval = true
-	return hook.Run(ctx, host, in, out, errw, c, sandboxRunner(home, l.Policy))
+	return hook.Run(ctx, host, in, out, errw, remoteHook{c, home}, sandboxRunner(home, l.Policy))
 }
 
 // sandboxRunner is the `warden exec` command line a hook wraps a sandboxed

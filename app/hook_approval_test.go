@@ -82,3 +82,92 @@ func TestApprovalChannelNameIsChecked(t *testing.T) {
 		t.Errorf("approval = %+v, %v; want channel hook:gemini", a, err)
 	}
 }
+
+// claudeEvent is a Claude Code hook payload for one call.
+func claudeEvent(event, tool, input, toolUseID string) string {
+	return `{"session_id":"s-77","cwd":"/tmp","hook_event_name":"` + event + `","tool_name":"` + tool +
+		`","tool_input":` + input + `,"tool_use_id":"` + toolUseID + `"}`
+}
+
+// TestClaudePostToolUseRecordsTheOutcome: Claude Code asks its user itself;
+// when PostToolUse shows an asked call ran, warden records that the user
+// approved it, under the decision's trace id. A denied call that ran anyway
+// is a critical event, a call with no decision a warning, an allowed call
+// nothing. The same in-process and through the daemon.
+func TestClaudePostToolUseRecordsTheOutcome(t *testing.T) {
+	for _, remote := range []bool{false, true} {
+		name := "in-process"
+		if remote {
+			name = "daemon"
+		}
+		t.Run(name, func(t *testing.T) {
+			dm := startDaemon(t)
+			hook := func(payload string) (int, string) {
+				var out, errw bytes.Buffer
+				in := bytes.NewReader([]byte(payload))
+				var code int
+				if remote {
+					code = app.RunHookRemote(ctx, dm.home, "claude", in, &out, &errw)
+				} else {
+					code = app.RunHook(ctx, dm.home, app.Options{}, "claude", in, &out, &errw)
+				}
+				return code, out.String() + errw.String()
+			}
+			calls := []struct {
+				id, tool, input, verdict, event string
+			}{
+				{"toolu_ask", "mcp__linear__create_issue", `{"title":"x"}`, `"permissionDecision":"ask"`, warden.EventHostApproved},
+				{"toolu_deny", "Read", `{"file_path":"` + dm.home.PolicyPath() + `"}`, `"permissionDecision":"deny"`, warden.EventHostRanDenied},
+				{"toolu_allow", "Read", `{"file_path":"/tmp/notes.txt"}`, `"permissionDecision":"allow"`, ""},
+				{"toolu_none", "Bash", `{"command":"ls"}`, "", warden.EventHostRanUndecided},
+			}
+			for _, c := range calls {
+				if c.verdict != "" {
+					if code, out := hook(claudeEvent("PreToolUse", c.tool, c.input, c.id)); code != 0 || !bytes.Contains([]byte(out), []byte(c.verdict)) {
+						t.Fatalf("%s PreToolUse: exit %d, %s; want %s", c.id, code, out, c.verdict)
+					}
+				}
+				if code, out := hook(claudeEvent("PostToolUse", c.tool, c.input, c.id)); code != 0 || out != "{}\n" {
+					t.Fatalf("%s PostToolUse: exit %d, %q; want {}", c.id, code, out)
+				}
+			}
+			a, err := app.Open(ctx, dm.home, app.Options{OpenDatabase: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			for _, c := range calls {
+				decisions, err := a.Store.Entries(ctx, warden.AuditFilter{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				trace := ""
+				for _, e := range decisions {
+					if bytes.Contains(e.Raw, []byte(`"`+c.id+`"`)) {
+						trace = e.TraceID
+					}
+				}
+				var got []warden.SecurityEvent
+				for _, typ := range []string{warden.EventHostApproved, warden.EventHostRanDenied, warden.EventHostRanUndecided} {
+					evs, err := a.Store.Events(ctx, warden.EventFilter{Type: typ})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, ev := range evs {
+						if bytes.Contains(ev.Metadata, []byte(`"`+c.id+`"`)) {
+							got = append(got, ev)
+						}
+					}
+				}
+				switch {
+				case c.event == "" && len(got) != 0:
+					t.Errorf("%s: events %+v; want none for an allowed call", c.id, got)
+				case c.event != "" && (len(got) != 1 || got[0].Type != c.event):
+					t.Errorf("%s: events %+v; want one %s", c.id, got, c.event)
+				case c.event != "" && c.verdict != "" && got[0].TraceID != trace:
+					t.Errorf("%s: event trace %q; want the decision's %q", c.id, got[0].TraceID, trace)
+				}
+			}
+		})
+	}
+}

@@ -8,8 +8,10 @@ import (
 	"github.com/agentwarden/warden"
 )
 
-// claude speaks Claude Code's command-hook protocol: PreToolUse is decided,
-// PostToolUse is acknowledged, anything else blocks.
+// claude speaks Claude Code's command-hook protocol: PreToolUse is decided;
+// PostToolUse is acknowledged, and reported to a Recorder, which records
+// whether the user approved an ask at Claude Code's prompt; anything else
+// blocks.
 type claude struct{}
 
 const claudeHost = "claude"
@@ -34,6 +36,13 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Runn
 	switch p.HookEventName {
 	case "PreToolUse":
 	case "PostToolUse":
+		if rec, ok := d.(Recorder); ok && p.ToolUseID != "" {
+			err := rec.Ran(ctx, RanCall{Host: claudeHost, Session: p.SessionID, Tool: p.ToolName, ToolUseID: p.ToolUseID,
+				TraceID: callTrace(claudeHost, p.SessionID, p.ToolUseID)})
+			if err != nil {
+				return response{}, err
+			}
+		}
 		return response{stdout: []byte("{}"), status: statusOK}, nil
 	default:
 		return response{}, unknownEvent(claudeHost, p.HookEventName)
@@ -42,6 +51,7 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Runn
 	if err != nil {
 		return response{}, err
 	}
+	call.req.TraceID = callTrace(claudeHost, p.SessionID, p.ToolUseID)
 	dec, err := decide(ctx, d, []*warden.Request{call.req})
 	if err != nil {
 		return response{}, err

@@ -43,6 +43,20 @@ type Opener interface {
 	CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error)
 }
 
+// Recorder is a Decider that also records what a host reports after a call
+// ran (Claude Code's PostToolUse): for an ask the host put to its user, that
+// the user approved it. The call's decision and the report share TraceID.
+type Recorder interface {
+	Decider
+	Ran(ctx context.Context, call RanCall) error
+}
+
+// RanCall is a host's report that a tool call ran.
+type RanCall struct {
+	Host, Session, Tool, ToolUseID string
+	TraceID                        string // the trace id its decision was made under
+}
+
 // Exit statuses Run returns: every host reads 0 as "parse stdout" and 2 as
 // "block this call".
 const (

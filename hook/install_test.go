@@ -29,6 +29,17 @@ var freshWant = map[string]string{
           }
         ]
       }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/warden hook claude"
+          }
+        ]
+      }
     ]
   }
 }
@@ -294,7 +305,8 @@ func TestInstallReplacesAnOldCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(readFile(t, path))
-	if strings.Contains(got, "/old/warden") || strings.Count(got, "hook claude") != 1 || !strings.Contains(got, `"other"`) {
+	// One warden entry per event: PreToolUse and PostToolUse.
+	if strings.Contains(got, "/old/warden") || strings.Count(got, "hook claude") != 2 || !strings.Contains(got, `"other"`) {
 		t.Errorf("Install did not replace exactly the old warden entry:\n%s", got)
 	}
 	if !strings.Contains(got, `"'/opt/my tools/warden' hook claude"`) {

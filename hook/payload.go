@@ -11,6 +11,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/agentwarden/warden"
+	"github.com/google/uuid"
 )
 
 // maxPayloadBytes bounds one host payload. Claude Code and Gemini send a whole
@@ -84,6 +85,20 @@ type basePayload struct {
 	HookEventName string          `json:"hook_event_name"`
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolUseID     string          `json:"tool_use_id"`
+}
+
+// traceSpace is the UUID namespace of trace ids derived from a host's call id.
+var traceSpace = uuid.MustParse("5d3c6a0e-7f1b-4c9a-9e1d-2b8f4a6c0d17")
+
+// callTrace is the trace id of a host's tool call: derived from the host,
+// session and call id, so the report a host sends after the call ran finds
+// the call's decision; "" (the gate assigns one) without a call id.
+func callTrace(host, session, toolUseID string) string {
+	if toolUseID == "" {
+		return ""
+	}
+	return uuid.NewSHA1(traceSpace, []byte(host+"\x00"+session+"\x00"+toolUseID)).String()
 }
 
 // request starts a request for host from the base payload.

@@ -152,7 +152,7 @@ func TestConsoleBrowser(t *testing.T) {
 			t.Fatalf("answered before a click: %v", c.backend.answered())
 		}
 
-		c.do(t, "approve once", chromedp.Click(chromedp.CSS(`[data-approval-id="a1"] [data-answer="once"]`)))
+		c.click(t, "approve once", `[data-approval-id="a1"] [data-answer="once"]`)
 		c.do(t, "see the card go", chromedp.WaitNotPresent(card))
 		want := []fakeAnswer{{ID: "a1", Answer: warden.AnswerOnce, Channel: "console"}}
 		if got := c.backend.answered(); !slices.Equal(got, want) {
@@ -170,9 +170,8 @@ func TestConsoleBrowser(t *testing.T) {
 		c.login(t, c.token)
 		for _, id := range []string{"deny", "session", "always"} {
 			card := chromedp.CSS(fmt.Sprintf(`[data-approval-id=%q]`, id))
-			c.do(t, "answer "+id,
-				chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-approval-id=%q] [data-answer=%q]`, id, id))),
-				chromedp.WaitNotPresent(card))
+			c.click(t, "answer "+id, fmt.Sprintf(`[data-approval-id=%q] [data-answer=%q]`, id, id))
+			c.do(t, "see "+id+" go", chromedp.WaitNotPresent(card))
 		}
 		want := []fakeAnswer{
 			{ID: "deny", Answer: warden.AnswerDeny, Channel: "console"},
@@ -183,7 +182,7 @@ func TestConsoleBrowser(t *testing.T) {
 			t.Errorf("Answer calls = %v, want %v", got, want)
 		}
 
-		c.do(t, "answer an approval that fails", chromedp.Click(chromedp.CSS(`[data-approval-id="gone"] [data-answer="once"]`)))
+		c.click(t, "answer an approval that fails", `[data-approval-id="gone"] [data-answer="once"]`)
 		c.waitFor(t, "the error shows on its card",
 			`document.querySelector('[data-approval-id="gone"] .error').textContent === "approval gone already ended (reload the list)"`)
 	})
@@ -454,6 +453,25 @@ func (c *console) do(t *testing.T, what string, actions ...chromedp.Action[chrom
 	ctx, cancel := context.WithTimeout(c.tab, stepTimeout)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// click clicks the element sel selects. The approvals list is rendered again
+// when the live feed reports a change, which can replace the node between
+// finding and clicking it; the click is then tried again on the new node.
+func (c *console) click(t *testing.T, what, sel string) {
+	t.Helper()
+	var err error
+	for range 5 {
+		ctx, cancel := context.WithTimeout(c.tab, stepTimeout)
+		err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			break
+		}
+	}
+	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
