@@ -13,6 +13,20 @@ import (
 const codexMCPPayload = `{"session_id":"019a-codex-3","turn_id":"t-3","cwd":"/repo","hook_event_name":"PreToolUse","model":"gpt-5",
 "permission_mode":"default","tool_name":"mcp__linear__create_issue","tool_input":{"team":"ENG","title":"Flaky test"},"tool_use_id":"call-3"}`
 
+// runHook answers one hook payload for host: in this process, or through the
+// daemon dm; it returns the exit status and everything written.
+func runHook(dm *daemon, remote bool, host, payload string) (int, string) {
+	var out, errw bytes.Buffer
+	in := bytes.NewReader([]byte(payload))
+	var code int
+	if remote {
+		code = app.RunHookRemote(ctx, dm.home, host, in, &out, &errw)
+	} else {
+		code = app.RunHook(ctx, dm.home, app.Options{}, host, in, &out, &errw)
+	}
+	return code, out.String() + errw.String()
+}
+
 var approvalIn = regexp.MustCompile("warden approvals approve ([^`]+)`")
 
 // TestCodexAskOpensAnApprovalTheRetryUses: Codex cannot ask its user, so an
@@ -27,17 +41,7 @@ func TestCodexAskOpensAnApprovalTheRetryUses(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			dm := startDaemon(t)
-			hook := func() (int, string) {
-				var out, errw bytes.Buffer
-				in := bytes.NewReader([]byte(codexMCPPayload))
-				var code int
-				if remote {
-					code = app.RunHookRemote(ctx, dm.home, "codex", in, &out, &errw)
-				} else {
-					code = app.RunHook(ctx, dm.home, app.Options{}, "codex", in, &out, &errw)
-				}
-				return code, out.String() + errw.String()
-			}
+			hook := func() (int, string) { return runHook(dm, remote, "codex", codexMCPPayload) }
 			code, msg := hook()
 			m := approvalIn.FindStringSubmatch(msg)
 			if code != 2 || m == nil {
@@ -102,17 +106,7 @@ func TestClaudePostToolUseRecordsTheOutcome(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			dm := startDaemon(t)
-			hook := func(payload string) (int, string) {
-				var out, errw bytes.Buffer
-				in := bytes.NewReader([]byte(payload))
-				var code int
-				if remote {
-					code = app.RunHookRemote(ctx, dm.home, "claude", in, &out, &errw)
-				} else {
-					code = app.RunHook(ctx, dm.home, app.Options{}, "claude", in, &out, &errw)
-				}
-				return code, out.String() + errw.String()
-			}
+			hook := func(payload string) (int, string) { return runHook(dm, remote, "claude", payload) }
 			calls := []struct {
 				id, tool, input, verdict, event string
 			}{
