@@ -42,12 +42,14 @@ func (g hookGate) CheckOpen(ctx context.Context, req *warden.Request, channel st
 	return g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel, JoinPending: true})
 }
 
-// Ran records what a host's report that a call ran says about its decision:
-// an ask the host put to its user was approved (info); a deny was run anyway
-// (critical: the hook was bypassed or failed open); no decision at all
-// (warn). A call warden allowed or sandboxed needs no record.
-func (g hookGate) Ran(ctx context.Context, c hook.RanCall) error {
-	es, err := g.Store.Entries(ctx, warden.AuditFilter{TraceID: c.TraceID})
+func (g hookGate) Ran(ctx context.Context, c hook.RanCall) error { return recordRan(ctx, g.Store, c) }
+
+// recordRan records what a host's report that a call ran says about its
+// decision: an ask the host put to its user was approved (info); a deny was
+// run anyway (critical: the hook was bypassed or failed open); no decision at
+// all (warn). A call warden allowed or sandboxed needs no record.
+func recordRan(ctx context.Context, s warden.AuditStore, c hook.RanCall) error {
+	es, err := s.Entries(ctx, warden.AuditFilter{TraceID: c.TraceID})
 	if err != nil {
 		return warden.Errorf(warden.EUnavailable, "could not read the decision of the call the host ran").Wrap(err)
 	}
@@ -69,26 +71,27 @@ func (g hookGate) Ran(ctx context.Context, c hook.RanCall) error {
 	if err != nil {
 		return err
 	}
-	if err := g.Store.AppendEvent(ctx, ev); err != nil {
+	if err := s.AppendEvent(ctx, ev); err != nil {
 		return warden.Errorf(warden.EUnavailable, "could not record the call the host ran").Wrap(err)
 	}
 	return nil
 }
 
 // remoteHook decides through the daemon; the host's reports after a call
-// ran are recorded in this process, in the same database.
+// ran are recorded in this process, in the same database (the store alone:
+// no policy or pipeline is needed for that).
 type remoteHook struct {
 	*httpapi.Client
 	home Home
 }
 
 func (r remoteHook) Ran(ctx context.Context, c hook.RanCall) error {
-	a, err := Open(ctx, r.home, Options{})
+	s, err := OpenStore(ctx, r.home)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	return hookGate{a.Gate}.Ran(ctx, c)
+	defer s.Close()
+	return recordRan(ctx, s, c)
 }
 
 // RunHookRemote answers a hook payload through the daemon serving home, or,

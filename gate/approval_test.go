@@ -237,3 +237,20 @@ func TestAwaitEndsInTheRecordedOutcome(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryAfterExpiryOpensAFreshApproval: an expired approval is never
+// joined, so a retry after it lapsed can still be answered.
+func TestRetryAfterExpiryOpensAFreshApproval(t *testing.T) {
+	h := newHarness(t)
+	now := time.Now()
+	h.q.Now = func() time.Time { return now }
+	retry := gate.CheckOptions{Approval: "hook:codex", JoinPending: true}
+	first := h.check(t, req("rm -rf build", "s1"), retry)
+	if first.ApprovalID == "" {
+		t.Fatal("no approval opened")
+	}
+	now = now.Add(h.q.Timeout() + time.Second)
+	if d := h.check(t, req("rm -rf build", "s1"), retry); d.Verdict != warden.Ask || d.ApprovalID == "" || d.ApprovalID == first.ApprovalID {
+		t.Errorf("retry after expiry: %s, approval %q; want a new approval, not the expired %s", d.Verdict, d.ApprovalID, first.ApprovalID)
+	}
+}
