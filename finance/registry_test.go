@@ -77,7 +77,7 @@ func TestRegistryNoDuplicates(t *testing.T) {
 		}
 	}
 	// An address listed on several chains is the same token on each.
-	for addr, ts := range registry.anywhere {
+	for addr, ts := range registry().anywhere {
 		for _, tok := range ts[1:] {
 			if tok.Symbol != ts[0].Symbol || tok.AssetID != ts[0].AssetID {
 				t.Errorf("%s is %s (%s) on %s but %s (%s) on %s", addr, ts[0].Symbol, ts[0].AssetID, ts[0].Chain.Name, tok.Symbol, tok.AssetID, tok.Chain.Name)

@@ -50,7 +50,7 @@ type Resolver struct {
 // and Optimism); ok is false for a chain whose native coin the registry does
 // not list.
 func (r Resolver) Native(c Chain) (t Token, ok bool) {
-	t, ok = registry.native[c.Name]
+	t, ok = registry().native[c.Name]
 	return t, ok
 }
 

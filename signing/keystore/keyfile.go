@@ -9,19 +9,36 @@ import (
 	"math"
 	"strings"
 
-	gethkeystore "github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/uuid"
 
 	"github.com/agentwarden/warden/signing"
 )
 
-// keyFileJSON is a Web3 Secret Storage v3 file as geth writes it.
+// keyFileJSON is a Web3 Secret Storage v3 file as geth writes it, fields in
+// geth's order.
 type keyFileJSON struct {
-	Address string                  `json:"address"`
-	Crypto  gethkeystore.CryptoJSON `json:"crypto"`
-	ID      string                  `json:"id"`
-	Version int                     `json:"version"`
+	Address string     `json:"address"`
+	Crypto  cryptoJSON `json:"crypto"`
+	ID      string     `json:"id"`
+	Version int        `json:"version"`
+}
+
+// cryptoJSON is a key file's "crypto" section, fields in geth's order.
+// KDFParams is a map because its fields depend on KDF; encoding/json writes
+// a map's keys sorted, as geth's files have them.
+type cryptoJSON struct {
+	Cipher       string           `json:"cipher"`
+	CipherText   string           `json:"ciphertext"`
+	CipherParams cipherParamsJSON `json:"cipherparams"`
+	KDF          string           `json:"kdf"`
+	KDFParams    map[string]any   `json:"kdfparams"`
+	MAC          string           `json:"mac"`
+}
+
+// cipherParamsJSON is the "cipherparams" of aes-128-ctr.
+type cipherParamsJSON struct {
+	IV string `json:"iv"`
 }
 
 // maxKeyFileSize bounds what is read as a key file; geth's are about 500
@@ -71,104 +88,106 @@ func parseFileAddress(s string) (signing.Address, bool) {
 
 // strictFile is the shape checkKeyFile requires.
 type strictFile struct {
-	Address *string `json:"address"`
-	Crypto  *struct {
-		Cipher       string `json:"cipher"`
-		CipherText   string `json:"ciphertext"`
-		CipherParams struct {
-			IV string `json:"iv"`
-		} `json:"cipherparams"`
-		KDF       string         `json:"kdf"`
-		KDFParams map[string]any `json:"kdfparams"`
-		MAC       string         `json:"mac"`
-	} `json:"crypto"`
+	Address *string         `json:"address"`
+	Crypto  *cryptoJSON     `json:"crypto"`
 	ID      string          `json:"id"`
 	Version json.RawMessage `json:"version"`
 }
 
-// checkKeyFile checks everything geth's DecryptKey assumes without checking
-// (it panics on a missing KDF parameter, a short dklen or a wrong IV length)
-// and bounds the KDF's cost. It returns the address the file names, if any.
-// Its errors say what is wrong and never quote the file's content.
-func checkKeyFile(data []byte) (addr *signing.Address, err error) {
+// checkKeyFile reads a Web3 Secret Storage v3 file and checks everything
+// unseal relies on: the cipher, the lengths of the IV, ciphertext and MAC,
+// the KDF and each of its parameters, and a cost bounded so that a crafted
+// file cannot exhaust memory or time. It returns the crypto section and the
+// address the file names, if any. Its errors say what is wrong and never
+// quote the file's content.
+func checkKeyFile(data []byte) (sealed *sealedKey, addr *signing.Address, err error) {
 	var f strictFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, errors.New("it is not a JSON key file")
+		return nil, nil, errors.New("it is not a JSON key file")
 	}
 	if f.Crypto == nil {
-		return nil, errors.New(`it has no "crypto" section`)
+		return nil, nil, errors.New(`it has no "crypto" section`)
 	}
 	var version int
 	if json.Unmarshal(f.Version, &version) != nil || version != 3 {
-		return nil, errors.New("it is not version 3 of Web3 Secret Storage")
+		return nil, nil, errors.New("it is not version 3 of Web3 Secret Storage")
 	}
 	if f.Address != nil {
 		a, ok := parseFileAddress(*f.Address)
 		if !ok {
-			return nil, errors.New(`its "address" is not 40 hex digits`)
+			return nil, nil, errors.New(`its "address" is not 40 hex digits`)
 		}
 		addr = &a
 	}
 	if _, err := uuid.Parse(f.ID); err != nil {
-		return nil, errors.New(`its "id" is not a UUID`)
+		return nil, nil, errors.New(`its "id" is not a UUID`)
 	}
 	c := f.Crypto
-	if c.Cipher != "aes-128-ctr" {
-		return nil, fmt.Errorf("its cipher %q is not aes-128-ctr", clip(c.Cipher))
+	if c.Cipher != cipherName {
+		return nil, nil, fmt.Errorf("its cipher %q is not %s", clip(c.Cipher), cipherName)
 	}
+	sealed = new(sealedKey)
 	for _, field := range []struct {
 		name, value string
 		size        int
+		into        *[]byte
 	}{
-		{"cipherparams.iv", c.CipherParams.IV, 16},
-		{"ciphertext", c.CipherText, 32},
-		{"mac", c.MAC, 32},
+		{"cipherparams.iv", c.CipherParams.IV, 16, &sealed.iv},
+		{"ciphertext", c.CipherText, 32, &sealed.ciphertext},
+		{"mac", c.MAC, 32, &sealed.mac},
 	} {
-		if b, err := hex.DecodeString(field.value); err != nil || len(b) != field.size {
-			return nil, fmt.Errorf("its crypto.%s is not %d bytes of hex", field.name, field.size)
+		b, err := hex.DecodeString(field.value)
+		if err != nil || len(b) != field.size {
+			return nil, nil, fmt.Errorf("its crypto.%s is not %d bytes of hex", field.name, field.size)
 		}
+		*field.into = b
 	}
-	if err := checkKDF(c.KDF, c.KDFParams); err != nil {
-		return nil, err
+	if sealed.kdf, err = checkKDF(c.KDF, c.KDFParams); err != nil {
+		return nil, nil, err
 	}
-	return addr, nil
+	return sealed, addr, nil
 }
 
-// checkKDF checks a key file's KDF parameters.
-func checkKDF(kdf string, params map[string]any) error {
+// checkKDF checks a key file's KDF parameters and returns them.
+func checkKDF(kdf string, params map[string]any) (kdfParams, error) {
 	salt, ok := params["salt"].(string)
 	if !ok {
-		return errors.New("its crypto.kdfparams.salt is missing")
+		return kdfParams{}, errors.New("its crypto.kdfparams.salt is missing")
 	}
-	if _, err := hex.DecodeString(salt); err != nil {
-		return errors.New("its crypto.kdfparams.salt is not hex")
+	k := kdfParams{name: kdf}
+	var err error
+	if k.salt, err = hex.DecodeString(salt); err != nil {
+		return kdfParams{}, errors.New("its crypto.kdfparams.salt is not hex")
 	}
-	if dk, ok := intParam(params, "dklen"); !ok || dk != 32 {
-		return errors.New("its crypto.kdfparams.dklen is not 32")
+	if dk, ok := intParam(params, "dklen"); !ok || dk != dkLen {
+		return kdfParams{}, fmt.Errorf("its crypto.kdfparams.dklen is not %d", dkLen)
 	}
 	switch kdf {
 	case "scrypt":
-		n, okN := intParam(params, "n")
-		r, okR := intParam(params, "r")
-		p, okP := intParam(params, "p")
-		if !okN || !okR || !okP || n < 2 || n&(n-1) != 0 {
-			return errors.New("its scrypt parameters n, r, p are missing or invalid")
+		var okN, okR, okP bool
+		k.n, okN = intParam(params, "n")
+		k.r, okR = intParam(params, "r")
+		k.p, okP = intParam(params, "p")
+		if !okN || !okR || !okP || k.n < 2 || k.n&(k.n-1) != 0 {
+			return kdfParams{}, errors.New("its scrypt parameters n, r, p are missing or invalid")
 		}
-		return checkScrypt(n, r, p)
+		if err := checkScrypt(k.n, k.r, k.p); err != nil {
+			return kdfParams{}, err
+		}
+		return k, nil
 	case "pbkdf2":
-		c, ok := intParam(params, "c")
-		if !ok {
-			return errors.New("its pbkdf2 round count c is missing or invalid")
+		if k.c, ok = intParam(params, "c"); !ok {
+			return kdfParams{}, errors.New("its pbkdf2 round count c is missing or invalid")
 		}
-		if c > maxPBKDF2Rounds {
-			return fmt.Errorf("its pbkdf2 round count %d is above the %d this signer accepts", c, maxPBKDF2Rounds)
+		if k.c > maxPBKDF2Rounds {
+			return kdfParams{}, fmt.Errorf("its pbkdf2 round count %d is above the %d this signer accepts", k.c, maxPBKDF2Rounds)
 		}
 		if prf, _ := params["prf"].(string); prf != "hmac-sha256" {
-			return errors.New("its pbkdf2 prf is not hmac-sha256")
+			return kdfParams{}, errors.New("its pbkdf2 prf is not hmac-sha256")
 		}
-		return nil
+		return k, nil
 	}
-	return fmt.Errorf("its KDF %q is neither scrypt nor pbkdf2", clip(kdf))
+	return kdfParams{}, fmt.Errorf("its KDF %q is neither scrypt nor pbkdf2", clip(kdf))
 }
 
 // checkScrypt bounds scrypt's memory and work.
@@ -195,27 +214,25 @@ func intParam(params map[string]any, name string) (int, bool) {
 // errWrongPassphrase; anything else is an error saying what is wrong with
 // the file. The caller zeroes the key it gets.
 func decrypt(data, pass []byte) (priv *ecdsa.PrivateKey, named *signing.Address, err error) {
-	named, err = checkKeyFile(data)
+	sealed, named, err := checkKeyFile(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer func() {
-		// checkKeyFile should leave DecryptKey nothing to panic on; this is
-		// the fence if it does not.
-		if recover() != nil {
-			priv, named, err = nil, nil, errors.New("it is malformed")
-		}
-	}()
-	k, err := gethkeystore.DecryptKey(data, string(pass))
-	if errors.Is(err, gethkeystore.ErrDecrypt) {
-		return nil, nil, errWrongPassphrase
+	plain, err := unseal(sealed, pass)
+	if errors.Is(err, errWrongPassphrase) {
+		return nil, nil, err
 	}
 	if err != nil {
-		// DecryptKey's errors describe the structure (a bad UUID, a key
-		// out of range), never the plaintext.
+		return nil, nil, fmt.Errorf("it does not decrypt: %w", err)
+	}
+	defer clear(plain)
+	priv, err = crypto.ToECDSA(plain)
+	if err != nil {
+		// ToECDSA's errors say why the number is not a key (zero, not
+		// below the curve order), never the number.
 		return nil, nil, fmt.Errorf("it does not decrypt to a key: %w", err)
 	}
-	return k.PrivateKey, named, nil
+	return priv, named, nil
 }
 
 // clip shortens s for a message.

@@ -1,22 +1,18 @@
 package keystore
 
-import (
-	gethkeystore "github.com/ethereum/go-ethereum/accounts/keystore"
-
-	"github.com/agentwarden/warden"
-)
+import "github.com/agentwarden/warden"
 
 // Params are the scrypt cost parameters a key file is encrypted with (r is
 // always 8, as in geth). The zero value is invalid and refused.
 type Params struct{ N, P int }
 
 var (
-	// Standard is geth's StandardScryptN/P: about a second and 256 MB per
-	// unlock. Use it for every real key.
-	Standard = Params{N: gethkeystore.StandardScryptN, P: gethkeystore.StandardScryptP}
-	// Light is geth's LightScryptN/P: about 0.1 s and 4 MB. For tests only; it
-	// makes a stolen key file much cheaper to brute-force.
-	Light = Params{N: gethkeystore.LightScryptN, P: gethkeystore.LightScryptP}
+	// Standard is geth's StandardScryptN/P (N = 2^18, P = 1): about a second
+	// and 256 MB per unlock. Use it for every real key.
+	Standard = Params{N: 1 << 18, P: 1}
+	// Light is geth's LightScryptN/P (N = 2^12, P = 6): about 0.1 s and 4 MB.
+	// For tests only; it makes a stolen key file much cheaper to brute-force.
+	Light = Params{N: 1 << 12, P: 6}
 )
 
 // scryptR is the r parameter geth writes.

@@ -2,9 +2,9 @@ package keystore
 
 import (
 	"context"
+	"math/big"
+	"strconv"
 
-	"github.com/ethereum/go-ethereum/accounts"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentwarden/warden"
@@ -24,7 +24,7 @@ func (k *Key) SignMessage(ctx context.Context, msg []byte) ([]byte, error) {
 	if k.priv == nil {
 		return nil, k.errClosed()
 	}
-	sig, err := crypto.Sign(accounts.TextHash(msg), k.priv)
+	sig, err := crypto.Sign(personalHash(msg), k.priv)
 	if err != nil {
 		return nil, warden.Errorf(warden.EInternal, "cannot sign the message with %s", k.addr.Hex()).Wrap(err)
 	}
@@ -32,17 +32,24 @@ func (k *Key) SignMessage(ctx context.Context, msg []byte) ([]byte, error) {
 	return sig, nil
 }
 
-// SignTransaction signs tx for its chain id: an EIP-1559 transaction with the
-// London signer, a legacy one with EIP-155. It refuses (EInvalid) a
+// personalHash is the hash personal_sign signs (EIP-191, version 0x45):
+// keccak256("\x19Ethereum Signed Message:\n" ‖ len(msg) in decimal ‖ msg).
+func personalHash(msg []byte) []byte {
+	prefix := "\x19Ethereum Signed Message:\n" + strconv.Itoa(len(msg))
+	return crypto.Keccak256([]byte(prefix), msg)
+}
+
+// SignTransaction signs tx for its chain id: an EIP-1559 transaction as
+// EIP-1559 says, a legacy one with EIP-155. It refuses (EInvalid) a
 // transaction without a positive chain id, of another type, with an access
 // list or authorizations, without its fees, or with a negative amount; see
-// gethTx. It checks that the signature recovers to k's address before
-// returning it.
+// newUnsignedTx. It checks that the signature is in low-s form and recovers
+// to k's address before returning it.
 func (k *Key) SignTransaction(ctx context.Context, tx *signing.Tx) (signing.SignedTx, error) {
 	if err := ctx.Err(); err != nil {
 		return signing.SignedTx{}, err
 	}
-	data, signer, err := gethTx(tx)
+	utx, err := newUnsignedTx(tx)
 	if err != nil {
 		return signing.SignedTx{}, err
 	}
@@ -51,17 +58,36 @@ func (k *Key) SignTransaction(ctx context.Context, tx *signing.Tx) (signing.Sign
 	if k.priv == nil {
 		return signing.SignedTx{}, k.errClosed()
 	}
-	signed, err := types.SignNewTx(k.priv, signer, data)
+	hash, err := utx.sigHash()
 	if err != nil {
 		return signing.SignedTx{}, warden.Errorf(warden.EInternal, "cannot sign the transaction with %s", k.addr.Hex()).Wrap(err)
 	}
-	from, err := types.Sender(signer, signed)
-	if err != nil || signing.Address(from) != k.addr || !signed.Protected() {
+	sig, err := crypto.Sign(hash, k.priv)
+	if err != nil {
+		return signing.SignedTx{}, warden.Errorf(warden.EInternal, "cannot sign the transaction with %s", k.addr.Hex()).Wrap(err)
+	}
+	if !recoversTo(hash, sig, k.addr) {
 		return signing.SignedTx{}, warden.Errorf(warden.EInternal, "the signature made with %s does not verify; nothing was returned", k.addr.Hex())
 	}
-	raw, err := signed.MarshalBinary()
+	raw, err := utx.encode(sig)
 	if err != nil {
 		return signing.SignedTx{}, warden.Errorf(warden.EInternal, "cannot encode the signed transaction").Wrap(err)
 	}
-	return signing.SignedTx{Raw: raw, Hash: signed.Hash(), From: k.addr}, nil
+	return signing.SignedTx{Raw: raw, Hash: crypto.Keccak256Hash(raw), From: k.addr}, nil
+}
+
+// recoversTo reports whether sig (r ‖ s ‖ recovery id) is a signature of
+// hash by addr with s in the lower half of the curve order, the only form
+// nodes accept since Homestead (EIP-2).
+func recoversTo(hash, sig []byte, addr signing.Address) bool {
+	if len(sig) != crypto.SignatureLength {
+		return false
+	}
+	r := new(big.Int).SetBytes(sig[:32])
+	s := new(big.Int).SetBytes(sig[32:64])
+	if !crypto.ValidateSignatureValues(sig[crypto.RecoveryIDOffset], r, s, true) {
+		return false
+	}
+	pub, err := crypto.SigToPub(hash, sig)
+	return err == nil && signing.Address(crypto.PubkeyToAddress(*pub)) == addr
 }

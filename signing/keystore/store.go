@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	gethkeystore "github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/uuid"
 
@@ -116,7 +115,7 @@ func store(dir string, priv *ecdsa.PrivateKey, id uuid.UUID, pass []byte, p Para
 		}
 	}
 	keyBytes := crypto.FromECDSA(priv)
-	sealed, err := gethkeystore.EncryptDataV3(keyBytes, pass, p.N, p.P)
+	sealed, err := seal(keyBytes, pass, p)
 	clear(keyBytes)
 	if err != nil {
 		return signing.Address{}, "", warden.Errorf(warden.EInternal, "cannot encrypt the key").Wrap(err)

@@ -4,81 +4,88 @@ import (
 	"bytes"
 	"math/big"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
-
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/signing"
 )
 
-// gethTx turns tx into go-ethereum's form and the signer for its chain. It
-// refuses what no policy may sign: no chain id (go-ethereum would fall back to
-// Homestead signing, valid on every chain), a type other than EIP-1559 or
-// legacy, an access list, EIP-7702 authorizations; and what cannot be a
-// valid transaction: a missing fee, a negative amount, an amount above 256
-// bits. A nil Value is 0; a nil To is a contract creation and is signed.
-func gethTx(tx *signing.Tx) (types.TxData, types.Signer, error) {
+// unsignedTx is a transaction this signer agreed to sign, copied out of a
+// signing.Tx: a legacy transaction signed with EIP-155 or an EIP-1559 one
+// without an access list. txencode.go gives its hash and encoding.
+type unsignedTx struct {
+	typ     int // signing.TypeLegacy or signing.TypeDynamicFee
+	chainID *big.Int
+	nonce   uint64
+	// gasPrice is a legacy transaction's fee; nil for EIP-1559.
+	gasPrice *big.Int
+	// maxPriorityFeePerGas and maxFeePerGas are EIP-1559's fees; nil for
+	// legacy.
+	maxPriorityFeePerGas, maxFeePerGas *big.Int
+	gas                                uint64
+	// to is the 20-byte recipient, or empty for a contract creation.
+	to    []byte
+	value *big.Int
+	data  []byte
+}
+
+// newUnsignedTx checks tx and copies it. It refuses what no policy may sign:
+// no chain id (the signature would fall back to pre-EIP-155 signing, valid
+// on every chain), a type other than EIP-1559 or legacy, an access list,
+// EIP-7702 authorizations; and what cannot be a valid transaction: a missing
+// fee, a negative amount, an amount above 256 bits. A nil Value is 0; a nil
+// To is a contract creation and is signed.
+func newUnsignedTx(tx *signing.Tx) (*unsignedTx, error) {
 	if tx == nil {
-		return nil, nil, warden.Errorf(warden.EInvalid, "there is no transaction to sign")
+		return nil, warden.Errorf(warden.EInvalid, "there is no transaction to sign")
 	}
 	if err := checkChainID(tx.ChainID); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if tx.Type != signing.TypeDynamicFee && tx.Type != signing.TypeLegacy {
-		return nil, nil, warden.Errorf(warden.EInvalid, "refusing to sign a transaction of type %d (%s): this signer signs only %s and %s transactions",
+		return nil, warden.Errorf(warden.EInvalid, "refusing to sign a transaction of type %d (%s): this signer signs only %s and %s transactions",
 			tx.Type, signing.TypeName(tx.Type), signing.TypeName(signing.TypeDynamicFee), signing.TypeName(signing.TypeLegacy))
 	}
 	if tx.AccessList {
-		return nil, nil, warden.Errorf(warden.EInvalid, "refusing to sign a transaction with an access list: this signer does not sign access lists").
+		return nil, warden.Errorf(warden.EInvalid, "refusing to sign a transaction with an access list: this signer does not sign access lists").
 			WithHint("send the transaction without an access list")
 	}
 	if len(tx.Authorizations) > 0 {
-		return nil, nil, warden.Errorf(warden.EInvalid, "refusing to sign a transaction with %d EIP-7702 authorizations: they hand the account's code to a contract", len(tx.Authorizations))
+		return nil, warden.Errorf(warden.EInvalid, "refusing to sign a transaction with %d EIP-7702 authorizations: they hand the account's code to a contract", len(tx.Authorizations))
 	}
 	value := tx.Value
 	if value == nil {
 		value = new(big.Int)
 	}
 	if err := checkAmount("value", value); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	chainID := new(big.Int).Set(tx.ChainID)
-	var to *common.Address
+	u := &unsignedTx{
+		typ:     tx.Type,
+		chainID: new(big.Int).Set(tx.ChainID),
+		nonce:   tx.Nonce,
+		gas:     tx.Gas,
+		value:   new(big.Int).Set(value),
+		data:    bytes.Clone(tx.Data),
+	}
 	if tx.To != nil {
-		a := common.Address(*tx.To)
-		to = &a
+		u.to = bytes.Clone(tx.To[:])
 	}
-	data := bytes.Clone(tx.Data)
 
 	if tx.Type == signing.TypeLegacy {
 		if err := checkFee("gasPrice", "a legacy", tx.GasPrice); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return &types.LegacyTx{
-			Nonce:    tx.Nonce,
-			GasPrice: new(big.Int).Set(tx.GasPrice),
-			Gas:      tx.Gas,
-			To:       to,
-			Value:    new(big.Int).Set(value),
-			Data:     data,
-		}, types.NewEIP155Signer(chainID), nil
+		u.gasPrice = new(big.Int).Set(tx.GasPrice)
+		return u, nil
 	}
 	if err := checkFee("maxFeePerGas", "an EIP-1559", tx.MaxFeePerGas); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := checkFee("maxPriorityFeePerGas", "an EIP-1559", tx.MaxPriorityFeePerGas); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return &types.DynamicFeeTx{
-		ChainID:   chainID,
-		Nonce:     tx.Nonce,
-		GasTipCap: new(big.Int).Set(tx.MaxPriorityFeePerGas),
-		GasFeeCap: new(big.Int).Set(tx.MaxFeePerGas),
-		Gas:       tx.Gas,
-		To:        to,
-		Value:     new(big.Int).Set(value),
-		Data:      data,
-	}, types.NewLondonSigner(chainID), nil
+	u.maxFeePerGas = new(big.Int).Set(tx.MaxFeePerGas)
+	u.maxPriorityFeePerGas = new(big.Int).Set(tx.MaxPriorityFeePerGas)
+	return u, nil
 }
 
 // maxChainID is EIP-2294's bound on a chain id, floor(2^64-1 / 2) - 36, so

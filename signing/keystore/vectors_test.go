@@ -116,9 +116,10 @@ func readVector(t *testing.T, name string) vectorFile {
 }
 
 // TestImportFileSpecVector imports the Web3 Secret Storage specification's
-// scrypt test vector, checks the key it holds, and signs with it.
+// scrypt and PBKDF2 test vectors, checks the key each holds, and signs with
+// it.
 func TestImportFileSpecVector(t *testing.T) {
-	for _, name := range []string{"web3-scrypt.vector"} {
+	for _, name := range []string{"web3-scrypt.vector", "web3-pbkdf2.vector"} {
 		t.Run(name, func(t *testing.T) {
 			v := readVector(t, name)
 			keyJSON, err := os.ReadFile(filepath.Join("testdata", v["file"]))
