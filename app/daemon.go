@@ -538,19 +538,56 @@ func (s feedingStore) AppendEvent(ctx context.Context, ev *warden.SecurityEvent)
 	return nil
 }
 
-// Dial returns a client of the daemon serving home (its socket from the
-// policy file), or an error saying it is not running.
-func Dial(ctx context.Context, home Home) (*httpapi.Client, error) {
-	var p *config.Policy
-	if l, err := config.Load(home.PolicyPath()); err == nil {
-		p = l.Policy
+// Dial returns an agent-scoped client of the daemon serving home. It neither
+// reads the policy file nor probes the daemon (see dialDaemon): a request
+// that finds no daemon fails with an error httpapi.Unreachable recognises,
+// and was then never sent.
+func Dial(home Home) *httpapi.Client {
+	return httpapi.DialClient(dialDaemon(home), "")
+}
+
+// CheckRemote decides req through the daemon serving home; with wait, an ask
+// opens an approval and the decision is the one it ends in. No daemon is an
+// EUnavailable error saying so.
+func CheckRemote(ctx context.Context, home Home, req *warden.Request, wait bool) (warden.Decision, error) {
+	c := Dial(home)
+	var d warden.Decision
+	var err error
+	if wait {
+		d, err = c.CheckWait(ctx, req)
+	} else {
+		d, err = c.Check(ctx, req)
 	}
-	c, ok := Remote(ctx, home, p, false)
-	if !ok {
-		return nil, warden.Errorf(warden.EUnavailable, "no warden daemon answers on %s", home.SocketPath(p)).
-			WithHint("start it with `warden serve`, or drop --remote")
+	if httpapi.Unreachable(err) {
+		return d, warden.Errorf(warden.EUnavailable, "no warden daemon serves %s", home.Abs()).
+			WithHint("start it with `warden serve`, or drop --remote").Wrap(err)
 	}
-	return c, nil
+	return d, err
+}
+
+// dialDaemon connects to the daemon serving home: at the home's own socket,
+// which needs no policy file (a hook through the daemon then reads nothing
+// but its payload), and only when nothing answers there at the socket the
+// policy names in approvals.socket (for a home whose path is too long for a
+// socket address). Whoever may create a socket in the home may also rewrite
+// its policy file, so the home's own socket is trusted as much.
+func dialDaemon(home Home) func(context.Context) (net.Conn, error) {
+	own := filepath.Join(home.Abs(), SocketFile)
+	return func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, "unix", own)
+		if err == nil {
+			return conn, nil
+		}
+		l, lerr := config.Load(home.PolicyPath())
+		if lerr != nil {
+			return nil, err
+		}
+		if sock := home.SocketPath(l.Policy); sock != own {
+			return d.DialContext(ctx, "unix", sock)
+		}
+		return nil, err
+	}
 }
 
 // Remote is a client of the daemon serving home, when one answers on its

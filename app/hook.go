@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"time"
 
@@ -31,7 +30,7 @@ func RunHook(ctx context.Context, home Home, opt Options, host string, in io.Rea
 		return hook.Run(ctx, host, in, out, errw, failDecider{err}, nil)
 	}
 	defer a.Close()
-	return hook.Run(ctx, host, in, out, errw, hookGate{a.Gate}, sandboxRunner(home, a.Policy))
+	return hook.Run(ctx, host, in, out, errw, hookGate{a.Gate}, func() hook.Runner { return sandboxRunner(home, a.Policy) })
 }
 
 // hookGate is the gate as a hook's decider: hosts that cannot ask open (or
@@ -77,21 +76,82 @@ func recordRan(ctx context.Context, s warden.AuditStore, c hook.RanCall) error {
 	return nil
 }
 
-// remoteHook decides through the daemon; the host's reports after a call
-// ran are recorded in this process, in the same database (the store alone:
-// no policy or pipeline is needed for that).
+// remoteHook decides through the daemon serving home. A request no daemon
+// answered never left this process, so it is decided here instead, as
+// RunHook would, which is as safe as the daemon would have been. The host's
+// reports after a call ran are recorded in this process, in the same
+// database (the store alone: no policy or pipeline is needed for that).
 type remoteHook struct {
 	*httpapi.Client
-	home Home
+	home  Home
+	local *App // opened for the first request no daemon answered
 }
 
-func (r remoteHook) Ran(ctx context.Context, c hook.RanCall) error {
+func (r *remoteHook) Check(ctx context.Context, req *warden.Request) (warden.Decision, error) {
+	d, err := r.Client.Check(ctx, req)
+	if !httpapi.Unreachable(err) {
+		return d, err
+	}
+	a, err := r.app(ctx)
+	if err != nil {
+		return warden.Decision{}, err
+	}
+	return hookGate{a.Gate}.Check(ctx, req)
+}
+
+func (r *remoteHook) CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error) {
+	d, err := r.Client.CheckOpen(ctx, req, channel)
+	if !httpapi.Unreachable(err) {
+		return d, err
+	}
+	a, err := r.app(ctx)
+	if err != nil {
+		return warden.Decision{}, err
+	}
+	return hookGate{a.Gate}.CheckOpen(ctx, req, channel)
+}
+
+func (r *remoteHook) Ran(ctx context.Context, c hook.RanCall) error {
+	if r.local != nil {
+		return recordRan(ctx, r.local.Store, c)
+	}
 	s, err := OpenStore(ctx, r.home)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	return recordRan(ctx, s, c)
+}
+
+// app is this process's gate, opened on first use.
+func (r *remoteHook) app(ctx context.Context) (*App, error) {
+	if r.local == nil {
+		a, err := Open(ctx, r.home, Options{})
+		if err != nil {
+			return nil, err
+		}
+		r.local = a
+	}
+	return r.local, nil
+}
+
+// policy is the policy the sandbox runner is chosen by: the local gate's,
+// or the file as it is now.
+func (r *remoteHook) policy() (*config.Policy, error) {
+	if r.local != nil {
+		return r.local.Policy, nil
+	}
+	l, err := config.Load(r.home.PolicyPath())
+	if err != nil {
+		return nil, err
+	}
+	return l.Policy, nil
+}
+
+func (r *remoteHook) close() {
+	if r.local != nil {
+		r.local.Close()
+	}
 }
 
 // RunHookRemote answers a hook payload through the daemon serving home, or,
@@ -101,21 +161,17 @@ func (r remoteHook) Ran(ctx context.Context, c hook.RanCall) error {
 func RunHookRemote(ctx context.Context, home Home, host string, in io.Reader, out, errw io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, HookTimeout)
 	defer cancel()
-	l, err := config.Load(home.PolicyPath())
-	if err != nil {
-		return RunHookError(ctx, host, err, in, out, errw)
-	}
-	sock := home.SocketPath(l.Policy)
-	conn, err := net.DialTimeout("unix", sock, time.Second)
-	if err != nil {
-		// No daemon: the request never left this process, so deciding it
-		// here is as safe as it would have been there.
-		return RunHook(ctx, home, Options{}, host, in, out, errw)
-	}
-	conn.Close()
-	c := httpapi.UnixClient(sock, "")
+	c := Dial(home)
 	c.NoApproval = true
-	return hook.Run(ctx, host, in, out, errw, remoteHook{c, home}, sandboxRunner(home, l.Policy))
+	r := &remoteHook{Client: c, home: home}
+	defer r.close()
+	return hook.Run(ctx, host, in, out, errw, r, func() hook.Runner {
+		p, err := r.policy()
+		if err != nil {
+			return nil
+		}
+		return sandboxRunner(home, p)
+	})
 }
 
 // sandboxRunner is the `warden exec` command line a hook wraps a sandboxed

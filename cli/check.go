@@ -107,16 +107,7 @@ func (e *env) checkRemote(c *cobra.Command, r *warden.Request, wait, exitCode bo
 	if err != nil {
 		return err
 	}
-	client, err := app.Dial(c.Context(), home)
-	if err != nil {
-		return err
-	}
-	var d warden.Decision
-	if wait {
-		d, err = client.CheckWait(c.Context(), r)
-	} else {
-		d, err = client.Check(c.Context(), r)
-	}
+	d, err := app.CheckRemote(c.Context(), home, r, wait)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type claudeSpecific struct {
 	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
 }
 
-func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Runner) (response, error) {
+func (claude) handle(ctx context.Context, payload []byte, d Decider, runner FindRunner) (response, error) {
 	var p basePayload
 	if err := decodePayload(payload, &p); err != nil {
 		return response{}, err
@@ -153,7 +153,7 @@ func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
 }
 
 // claudeRespond maps a decision to Claude Code's PreToolUse output.
-func claudeRespond(dec warden.Decision, call toolCall, runner Runner) (response, error) {
+func claudeRespond(dec warden.Decision, call toolCall, runner FindRunner) (response, error) {
 	out := claudeSpecific{HookEventName: "PreToolUse"}
 	switch dec.Verdict {
 	case warden.Allow:
@@ -165,9 +165,9 @@ func claudeRespond(dec warden.Decision, call toolCall, runner Runner) (response,
 		case call.shell && call.input.isTrue("dangerouslyDisableSandbox"):
 			out.PermissionDecision = "deny"
 			out.PermissionDecisionReason = "warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: " + explain(dec)
-		case runner != nil && call.shell:
+		case call.shell && runner.find() != nil:
 			cmd, _, _ := call.input.str("command")
-			wrapped, err := sandboxCommand(runner, dec, call.req, cmd)
+			wrapped, err := sandboxCommand(runner.find(), dec, call.req, cmd)
 			if err != nil {
 				return response{}, err
 			}

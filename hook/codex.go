@@ -17,7 +17,7 @@ type codex struct{}
 
 const codexHost = "codex"
 
-func (codex) handle(ctx context.Context, payload []byte, d Decider, runner Runner) (response, error) {
+func (codex) handle(ctx context.Context, payload []byte, d Decider, runner FindRunner) (response, error) {
 	var p basePayload
 	if err := decodePayload(payload, &p); err != nil {
 		return response{}, err
@@ -107,16 +107,16 @@ func patchFiles(patch string) []string {
 
 // codexRespond maps a decision to Codex's answer. Codex cannot ask, so an ask
 // blocks, naming the approvals warden opened for it.
-func codexRespond(dec warden.Decision, approvals []string, call toolCall, runner Runner) (response, error) {
+func codexRespond(dec warden.Decision, approvals []string, call toolCall, runner FindRunner) (response, error) {
 	switch dec.Verdict {
 	case warden.Allow:
 		return response{status: statusOK}, nil
 	case warden.Ask:
 		return blockOnStderr(explain(dec) + retryHint(approvals)), nil
 	case warden.Sandbox:
-		if runner != nil && call.shell {
+		if call.shell && runner.find() != nil {
 			cmd, _, _ := call.input.str("command")
-			wrapped, err := sandboxCommand(runner, dec, call.req, cmd)
+			wrapped, err := sandboxCommand(runner.find(), dec, call.req, cmd)
 			if err != nil {
 				return response{}, err
 			}

@@ -40,7 +40,7 @@ type cursorAnswer struct {
 // they are dropped from Raw so they never reach the audit log.
 var cursorContentKeys = []string{"content", "attachments"}
 
-func (cursor) handle(ctx context.Context, payload []byte, d Decider, _ Runner) (response, error) {
+func (cursor) handle(ctx context.Context, payload []byte, d Decider, _ FindRunner) (response, error) {
 	var p cursorPayload
 	if err := decodePayload(payload, &p); err != nil {
 		return response{}, err

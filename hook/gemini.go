@@ -26,7 +26,7 @@ type geminiSpecific struct {
 	ToolInput     json.RawMessage `json:"tool_input"`
 }
 
-func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner Runner) (response, error) {
+func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner FindRunner) (response, error) {
 	var p basePayload
 	if err := decodePayload(payload, &p); err != nil {
 		return response{}, err
@@ -143,7 +143,7 @@ func fetchRequests(req *warden.Request) []*warden.Request {
 // geminiRespond maps a decision to Gemini CLI's BeforeTool output. Gemini CLI
 // reads decision "ask" in source (it forces a confirmation prompt), though its
 // reference does not list it yet.
-func geminiRespond(dec warden.Decision, call toolCall, runner Runner) (response, error) {
+func geminiRespond(dec warden.Decision, call toolCall, runner FindRunner) (response, error) {
 	var out geminiAnswer
 	switch dec.Verdict {
 	case warden.Allow:
@@ -151,9 +151,9 @@ func geminiRespond(dec warden.Decision, call toolCall, runner Runner) (response,
 	case warden.Ask:
 		out.Decision, out.Reason = "ask", explain(dec)
 	case warden.Sandbox:
-		if runner != nil && call.shell {
+		if call.shell && runner.find() != nil {
 			cmd, _, _ := call.input.str("command")
-			wrapped, err := sandboxCommand(runner, dec, call.req, cmd)
+			wrapped, err := sandboxCommand(runner.find(), dec, call.req, cmd)
 			if err != nil {
 				return response{}, err
 			}

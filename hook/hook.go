@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/agentwarden/warden"
 )
@@ -71,6 +72,21 @@ const (
 // ask (or as the host's nearest refusal).
 type Runner []string
 
+// FindRunner returns the Runner for a sandbox verdict. Run calls it at most
+// once, and only when a host's shell command is sent to the sandbox: a hook
+// whose decision came from the daemon then reads the policy file only for
+// the calls it sandboxes. A nil FindRunner, or a nil Runner, means no
+// sandbox can run here.
+type FindRunner func() Runner
+
+// find is f's Runner; nil for a nil f.
+func (f FindRunner) find() Runner {
+	if f == nil {
+		return nil
+	}
+	return f()
+}
+
 // response is what a hook writes back and the status it exits with.
 type response struct {
 	stdout []byte // written as is, followed by a newline; nil writes nothing
@@ -83,7 +99,7 @@ type adapter interface {
 	// handle parses payload, decides what it implies through d and returns the
 	// answer. An error means the payload could not be parsed or decided; Run
 	// then answers with block.
-	handle(ctx context.Context, payload []byte, d Decider, runner Runner) (response, error)
+	handle(ctx context.Context, payload []byte, d Decider, runner FindRunner) (response, error)
 	// block is the host's blocking answer carrying msg.
 	block(msg string) response
 }
@@ -112,7 +128,10 @@ func HostNames() []string {
 // decider error, a failed write to stdout) it answers with the host's blocking
 // form: exit status 2 with a message on stderr (for Cursor also a deny on
 // stdout), never an allow.
-func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Writer, d Decider, runner Runner) (status int) {
+func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Writer, d Decider, runner FindRunner) (status int) {
+	if runner != nil {
+		runner = sync.OnceValue(runner)
+	}
 	a, ok := adapters[host]
 	if !ok {
 		a = unknownHost{}
@@ -136,7 +155,7 @@ func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Wr
 	return resp.status
 }
 
-func answer(ctx context.Context, a adapter, host string, known bool, stdin io.Reader, d Decider, runner Runner) (response, error) {
+func answer(ctx context.Context, a adapter, host string, known bool, stdin io.Reader, d Decider, runner FindRunner) (response, error) {
 	if !known {
 		return response{}, warden.Errorf(warden.EInvalid, "unknown hook host %q", host).
 			WithHint(fmt.Sprintf("use one of %v", HostNames()))
@@ -191,7 +210,7 @@ func blockOnStderr(msg string) response {
 // unknownHost answers for a host name Run does not know.
 type unknownHost struct{}
 
-func (unknownHost) handle(context.Context, []byte, Decider, Runner) (response, error) {
+func (unknownHost) handle(context.Context, []byte, Decider, FindRunner) (response, error) {
 	return response{}, errors.New("unknown host")
 }
 

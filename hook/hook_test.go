@@ -302,12 +302,42 @@ func TestSandboxRunner(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := adapters[c.host].handle(context.Background(), payload, &fakeDecider{verdict: "sandbox", rewrite: c.rewrite}, Runner{"/opt/warden", "--home", "/h", "exec"})
+			resp, err := adapters[c.host].handle(context.Background(), payload, &fakeDecider{verdict: "sandbox", rewrite: c.rewrite}, func() Runner { return Runner{"/opt/warden", "--home", "/h", "exec"} })
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(resp.stdout) != c.want || resp.status != statusOK {
 				t.Errorf("handle = %d %s\nwant 0 %s", resp.status, resp.stdout, c.want)
+			}
+		})
+	}
+}
+
+// TestRunnerIsFoundOnlyForTheSandbox checks that Run looks the sandbox runner
+// up (which, through the daemon, means reading the policy file) only when a
+// shell command is sent to the sandbox, and then once.
+func TestRunnerIsFoundOnlyForTheSandbox(t *testing.T) {
+	bash := []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"}}`)
+	read := []byte(`{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/a"}}`)
+	for _, c := range []struct {
+		name    string
+		payload []byte
+		verdict string
+		want    int
+	}{
+		{"allow", bash, "allow", 0},
+		{"ask", bash, "ask", 0},
+		{"deny", bash, "deny", 0},
+		{"sandboxed read", read, "sandbox", 0},
+		{"sandboxed command", bash, "sandbox", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			calls := 0
+			find := func() Runner { calls++; return Runner{"/opt/warden", "exec"} }
+			var out, errOut bytes.Buffer
+			Run(context.Background(), "claude", bytes.NewReader(c.payload), &out, &errOut, &fakeDecider{verdict: c.verdict}, find)
+			if calls != c.want {
+				t.Errorf("runner looked up %d times, want %d (answer %s)", calls, c.want, out.String())
 			}
 		})
 	}

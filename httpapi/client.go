@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -31,14 +32,28 @@ type Client struct {
 
 // UnixClient is a client for the daemon's Unix socket at path.
 func UnixClient(path, token string) *Client {
+	return DialClient(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", path)
+	}, token)
+}
+
+// DialClient is a client whose connections to the daemon come from dial,
+// which finds the daemon's socket however it likes.
+func DialClient(dial func(context.Context) (net.Conn, error), token string) *Client {
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", path)
-		},
+		DialContext:         func(ctx context.Context, _, _ string) (net.Conn, error) { return dial(ctx) },
 		MaxIdleConnsPerHost: 64,
 	}
 	return &Client{Base: "http://warden", Token: token, HTTP: &http.Client{Transport: tr}}
+}
+
+// Unreachable reports whether err says the daemon could not be connected to
+// at all: the request never left this process, so the daemon decided and
+// recorded nothing, and the caller may decide it elsewhere.
+func Unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // Check asks the daemon to decide req; an error means no decision was made
