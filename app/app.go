@@ -67,6 +67,15 @@ func (h Home) PolicyPath() string { return filepath.Join(string(h), PolicyFile) 
 // DatabasePath is the database's path.
 func (h Home) DatabasePath() string { return filepath.Join(string(h), DatabaseFile) }
 
+// PolicyCachePath is where the checked policy is cached (config.LoadCached).
+func (h Home) PolicyCachePath() string { return filepath.Join(string(h), "cache", "policy.json") }
+
+// LoadPolicy reads the home's policy file and its problems, through the
+// policy cache.
+func (h Home) LoadPolicy() (*config.Policy, []config.Problem, error) {
+	return config.LoadCached(h.PolicyPath(), h.PolicyCachePath())
+}
+
 // App is an opened warden home: policy, store and gate. Close it.
 type App struct {
 	Home     Home
@@ -107,7 +116,7 @@ func Open(ctx context.Context, home Home, opt Options) (*App, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	loaded, err := config.Load(home.PolicyPath())
+	policy, problems, err := home.LoadPolicy()
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +128,7 @@ func Open(ctx context.Context, home Home, opt Options) (*App, error) {
 			return nil, err
 		}
 	}
-	a := &App{Home: home, Policy: loaded.Policy, Problems: loaded.Problems, Store: store, Log: opt.Log, Now: opt.Now}
+	a := &App{Home: home, Policy: policy, Problems: problems, Store: store, Log: opt.Log, Now: opt.Now}
 	if err := reportProblems(ctx, a.Log, a.Store, home, a.Now(), a.Problems); err != nil {
 		store.Close()
 		return nil, err

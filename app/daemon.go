@@ -579,11 +579,11 @@ func dialDaemon(home Home) func(context.Context) (net.Conn, error) {
 		if err == nil {
 			return conn, nil
 		}
-		l, lerr := config.Load(home.PolicyPath())
+		p, _, lerr := home.LoadPolicy()
 		if lerr != nil {
 			return nil, err
 		}
-		if sock := home.SocketPath(l.Policy); sock != own {
+		if sock := home.SocketPath(p); sock != own {
 			return d.DialContext(ctx, "unix", sock)
 		}
 		return nil, err

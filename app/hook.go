@@ -141,11 +141,8 @@ func (r *remoteHook) policy() (*config.Policy, error) {
 	if r.local != nil {
 		return r.local.Policy, nil
 	}
-	l, err := config.Load(r.home.PolicyPath())
-	if err != nil {
-		return nil, err
-	}
-	return l.Policy, nil
+	p, _, err := r.home.LoadPolicy()
+	return p, err
 }
 
 func (r *remoteHook) close() {

@@ -28,7 +28,8 @@ func seedFiles(f *testing.F) [][]byte {
 
 // FuzzParse: Parse never panics, and returns either a *warden.Error and no
 // policy, or a policy holding only valid values whose keys List and Get agree
-// on, and which survives being re-encoded the way Set writes files.
+// on, which the policy cache keeps exactly, and which survives being
+// re-encoded the way Set writes files.
 func FuzzParse(f *testing.F) {
 	for _, data := range seedFiles(f) {
 		f.Add(data)
@@ -43,6 +44,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		checkPolicy(t, l.Policy)
+		checkCacheRoundTrip(t, l)
 		for _, p := range l.Problems {
 			if p.Message == "" || (p.Section != "" && sectionIndex(p.Section) < 0) {
 				t.Fatalf("bad problem %#v", p)
