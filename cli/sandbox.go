@@ -92,16 +92,18 @@ stopping, stopped) in the sandbox's event log and the audit log.`,
 	addOverrideFlags(start.Flags(), &o, sizes)
 
 	var (
-		base     warden.Request
-		eo       app.ExecOverride
-		execSize = map[string]*string{}
+		base       warden.Request
+		eo         app.ExecOverride
+		execSize   = map[string]*string{}
+		execNoWait bool
 	)
 	execC := &cobra.Command{
 		Annotations: errorStatusIs(exitExecError),
 		Use:         "exec NAME -- CMD [ARG…]",
 		Short:       "Run a command in a running sandbox (decided and audited like warden exec)",
 		Long: `Decide a command through the gate, exactly as warden exec does, and run it
-in the running sandbox NAME. Exit statuses are warden exec's.`,
+in the running sandbox NAME. When a human must approve it, wait for the
+answer (--no-wait: exit 126 at once). Exit statuses are warden exec's.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := parseExecSizes(c.Flags(), execSize, &eo); err != nil {
@@ -117,8 +119,12 @@ in the running sandbox NAME. Exit statuses are warden exec's.`,
 			if dash := c.ArgsLenAtDash(); dash != 1 {
 				return warden.Errorf(warden.EInvalid, "write the command after --, like: warden sandbox exec %s -- make test", args[0])
 			}
+			var wait *app.AskWait
+			if !execNoWait {
+				wait = e.askWait("exec")
+			}
 			res, err := a.SandboxExec(c.Context(), args[0], app.ExecRequest{
-				Args: cmdArgs, Override: eo, Base: base, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+				Args: cmdArgs, Override: eo, Base: base, Wait: wait, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 			})
 			e.status = reportExec(e, res, err)
 			return nil
@@ -127,6 +133,7 @@ in the running sandbox NAME. Exit statuses are warden exec's.`,
 	ef := execC.Flags() // flags may follow NAME; the command follows --
 	eo.Timeout = ef.Duration("timeout", 0, "wall-clock limit for this command (default: the sandbox's)")
 	execSize["output-limit"] = ef.String("output-limit", "", "cap on stdout, and on stderr (default: the sandbox's)")
+	ef.BoolVar(&execNoWait, "no-wait", false, "when a human must approve, exit 126 at once instead of waiting for the answer")
 	addRequesterFlags(ef, &base)
 
 	status := &cobra.Command{
