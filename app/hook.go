@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/agentwarden/warden"
@@ -220,9 +221,16 @@ const (
 // HookHosts lists the agent hosts warden can hook into.
 func HookHosts() []string { return hook.HostNames() }
 
-// InstallHook merges warden's hook into a host's settings file.
-func InstallHook(host string, scope HookScope, projectDir, homeDir, wardenPath string) (HookInstallResult, error) {
-	return hook.Install(host, scope, projectDir, homeDir, wardenPath)
+// InstallHook merges warden's hook into a host's settings file, deciding
+// with home: the hook command names it unless it is the default, ~/.warden
+// (homeDir/.warden), so that the host's environment cannot point the hook at
+// another home.
+func InstallHook(host string, scope HookScope, projectDir, homeDir, wardenPath string, home Home) (HookInstallResult, error) {
+	named := home.Abs()
+	if named == filepath.Join(homeDir, ".warden") {
+		named = ""
+	}
+	return hook.Install(host, scope, projectDir, homeDir, wardenPath, named)
 }
 
 // UninstallHook removes exactly the hook entries InstallHook added.

@@ -93,7 +93,11 @@ func installCmd(e *env, remove bool) *cobra.Command {
 				if perr != nil {
 					return warden.Errorf(warden.EInvalid, "cannot find the warden binary's path").Wrap(perr)
 				}
-				res, err = app.InstallHook(args[0], scope, projectDir, homeDir, self)
+				home, herr := e.homeDir()
+				if herr != nil {
+					return herr
+				}
+				res, err = app.InstallHook(args[0], scope, projectDir, homeDir, self, home)
 			}
 			if err != nil {
 				return err

@@ -56,13 +56,15 @@ type InstallResult struct {
 var now = time.Now
 
 // Install registers `<wardenPath> hook <host>` in host's settings file for
-// scope: <projectDir>/<dir>/<file> or <homeDir>/<dir>/<file>. Every other key
+// scope: <projectDir>/<dir>/<file> or <homeDir>/<dir>/<file>. A wardenHome
+// that is not "" is added as `--home <wardenHome>`, so the hook decides with
+// the home it was installed from whatever the host's environment holds. Every other key
 // and hook is kept; an existing warden entry for host with another command is
 // replaced. The previous file is copied to a timestamped backup and the new
 // one written atomically. Installing twice changes nothing the second time. A
 // settings file that is not valid JSON, or whose hooks are not shaped as the
 // host expects, is refused with a *warden.Error and left untouched.
-func Install(host string, scope Scope, projectDir, homeDir, wardenPath string) (InstallResult, error) {
+func Install(host string, scope Scope, projectDir, homeDir, wardenPath, wardenHome string) (InstallResult, error) {
 	hs, path, err := locate(host, scope, projectDir, homeDir)
 	if err != nil {
 		return InstallResult{}, err
@@ -70,7 +72,13 @@ func Install(host string, scope Scope, projectDir, homeDir, wardenPath string) (
 	if wardenPath == "" || strings.ContainsAny(wardenPath, "\x00\n\r") {
 		return InstallResult{}, warden.Errorf(warden.EInvalid, "the path to warden %q is not usable in a hook command", wardenPath)
 	}
+	if strings.ContainsAny(wardenHome, "\x00\n\r") {
+		return InstallResult{}, warden.Errorf(warden.EInvalid, "the warden home %q is not usable in a hook command", wardenHome)
+	}
 	command := shellQuote(wardenPath) + " hook " + host
+	if wardenHome != "" {
+		command += " --home " + shellQuote(wardenHome)
+	}
 	if !hookCommand(command, host) {
 		return InstallResult{}, warden.Errorf(warden.EInvalid, "the warden binary at %s is not named warden", wardenPath).
 			WithHint("install from a binary named warden, so that uninstall can find the hook again")

@@ -171,7 +171,7 @@ func TestInstallFresh(t *testing.T) {
 	for _, host := range HostNames() {
 		t.Run(host, func(t *testing.T) {
 			project := t.TempDir()
-			res, err := Install(host, Project, project, "", wardenBin)
+			res, err := Install(host, Project, project, "", wardenBin, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +183,7 @@ func TestInstallFresh(t *testing.T) {
 				t.Errorf("Install(%s) wrote\n%s\nwant\n%s", host, got, freshWant[host])
 			}
 
-			again, err := Install(host, Project, project, "", wardenBin)
+			again, err := Install(host, Project, project, "", wardenBin, "")
 			if err != nil || again.Changed || again.Backup != "" {
 				t.Errorf("second Install(%s) = %+v, %v; want unchanged", host, again, err)
 			}
@@ -196,7 +196,7 @@ func TestInstallFresh(t *testing.T) {
 
 func TestInstallUserScope(t *testing.T) {
 	home := t.TempDir()
-	res, err := Install("claude", User, "", home, wardenBin)
+	res, err := Install("claude", User, "", home, wardenBin, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestInstallKeepsEverythingElse(t *testing.T) {
 			path := filepath.Join(project, settings[host].dir, settings[host].file)
 			writeFile(t, path, existing[host])
 
-			res, err := Install(host, Project, project, "", wardenBin)
+			res, err := Install(host, Project, project, "", wardenBin, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,7 +235,7 @@ func TestInstallKeepsEverythingElse(t *testing.T) {
 			}
 			checkKept(t, host, decoded(t, []byte(existing[host])), decoded(t, after))
 
-			again, err := Install(host, Project, project, "", wardenBin)
+			again, err := Install(host, Project, project, "", wardenBin, "")
 			if err != nil || again.Changed {
 				t.Errorf("second Install(%s) = %+v, %v; want unchanged", host, again, err)
 			}
@@ -301,7 +301,7 @@ func TestInstallReplacesAnOldCommand(t *testing.T) {
 	project := t.TempDir()
 	path := filepath.Join(project, ".claude", "settings.json")
 	writeFile(t, path, `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/old/warden hook claude"},{"type":"command","command":"other"}]}]}}`)
-	if _, err := Install("claude", Project, project, "", "/opt/my tools/warden"); err != nil {
+	if _, err := Install("claude", Project, project, "", "/opt/my tools/warden", ""); err != nil {
 		t.Fatal(err)
 	}
 	got := string(readFile(t, path))
@@ -317,6 +317,27 @@ func TestInstallReplacesAnOldCommand(t *testing.T) {
 		t.Fatalf("Uninstall = %+v, %v", res, err)
 	}
 	if got := string(readFile(t, path)); strings.Contains(got, "warden") || !strings.Contains(got, `"other"`) {
+		t.Errorf("Uninstall left\n%s", got)
+	}
+}
+
+// TestInstallNamesTheHome: a home other than the default is named in the
+// hook command (quoted), and uninstall still finds the entries.
+func TestInstallNamesTheHome(t *testing.T) {
+	project := t.TempDir()
+	path := filepath.Join(project, ".claude", "settings.json")
+	if _, err := Install("claude", Project, project, "", wardenBin, "/srv/agent homes/w"); err != nil {
+		t.Fatal(err)
+	}
+	want := `"` + wardenBin + ` hook claude --home '/srv/agent homes/w'"`
+	if got := string(readFile(t, path)); strings.Count(got, want) != 2 {
+		t.Fatalf("Install wrote\n%s\nwant the command %s for PreToolUse and PostToolUse", got, want)
+	}
+	res, err := Uninstall("claude", Project, project, "")
+	if err != nil || !res.Changed {
+		t.Fatalf("Uninstall = %+v, %v", res, err)
+	}
+	if got := string(readFile(t, path)); strings.Contains(got, "warden") {
 		t.Errorf("Uninstall left\n%s", got)
 	}
 }
@@ -337,7 +358,7 @@ func TestMalformedSettingsAreRefusedUntouched(t *testing.T) {
 			path := filepath.Join(project, settings[c.host].dir, settings[c.host].file)
 			writeFile(t, path, c.data)
 			for op, f := range map[string]func() (InstallResult, error){
-				"Install":   func() (InstallResult, error) { return Install(c.host, Project, project, "", wardenBin) },
+				"Install":   func() (InstallResult, error) { return Install(c.host, Project, project, "", wardenBin, "") },
 				"Uninstall": func() (InstallResult, error) { return Uninstall(c.host, Project, project, "") },
 			} {
 				res, err := f()
@@ -365,13 +386,14 @@ func TestInstallErrors(t *testing.T) {
 		name string
 		f    func() (InstallResult, error)
 	}{
-		{"unknown host", func() (InstallResult, error) { return Install("vim", Project, dir, "", wardenBin) }},
-		{"no project", func() (InstallResult, error) { return Install("claude", Project, "", dir, wardenBin) }},
-		{"no home", func() (InstallResult, error) { return Install("claude", User, dir, "", wardenBin) }},
-		{"bad scope", func() (InstallResult, error) { return Install("claude", Scope(7), dir, dir, wardenBin) }},
-		{"no binary", func() (InstallResult, error) { return Install("claude", Project, dir, "", "") }},
-		{"binary not named warden", func() (InstallResult, error) { return Install("claude", Project, dir, "", "/usr/bin/gate") }},
-		{"newline in path", func() (InstallResult, error) { return Install("claude", Project, dir, "", "/x\n/warden") }},
+		{"unknown host", func() (InstallResult, error) { return Install("vim", Project, dir, "", wardenBin, "") }},
+		{"no project", func() (InstallResult, error) { return Install("claude", Project, "", dir, wardenBin, "") }},
+		{"no home", func() (InstallResult, error) { return Install("claude", User, dir, "", wardenBin, "") }},
+		{"bad scope", func() (InstallResult, error) { return Install("claude", Scope(7), dir, dir, wardenBin, "") }},
+		{"no binary", func() (InstallResult, error) { return Install("claude", Project, dir, "", "", "") }},
+		{"binary not named warden", func() (InstallResult, error) { return Install("claude", Project, dir, "", "/usr/bin/gate", "") }},
+		{"newline in path", func() (InstallResult, error) { return Install("claude", Project, dir, "", "/x\n/warden", "") }},
+		{"newline in home", func() (InstallResult, error) { return Install("claude", Project, dir, "", wardenBin, "/h\nx") }},
 		{"uninstall unknown host", func() (InstallResult, error) { return Uninstall("vim", Project, dir, "") }},
 	}
 	for _, c := range cases {
@@ -410,7 +432,7 @@ func TestInstallFollowsASymlink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Skipf("symlinks unavailable: %v", err)
 	}
-	if _, err := Install("claude", Project, project, "", wardenBin); err != nil {
+	if _, err := Install("claude", Project, project, "", wardenBin, ""); err != nil {
 		t.Fatal(err)
 	}
 	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
