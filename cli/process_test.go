@@ -269,3 +269,18 @@ func TestHookFailuresExitTwo(t *testing.T) {
 		})
 	}
 }
+
+// pendingApproval waits (up to 10 s) until `warden approvals list` shows a
+// pending approval in home, and returns its id.
+func pendingApproval(t *testing.T, home string) string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		out, _ := wardenCmd(home, "approvals", "list").Output()
+		// "no pending approvals" is the list before the ask arrives.
+		if f := strings.Fields(string(out)); len(f) > 1 && f[1] == "pending" && f[0] != "no" {
+			return f[0]
+		}
+	}
+	t.Fatal("the waiting command's approval never appeared")
+	return ""
+}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentwarden/warden/sandbox"
 )
@@ -42,16 +41,7 @@ func TestSandboxExecWaitsForApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer waiter.Process.Kill()
-	var id string
-	for deadline := time.Now().Add(10 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		out, _ := wardenCmd(home, "approvals", "list").Output()
-		if f := strings.Fields(string(out)); len(f) > 1 && f[1] == "pending" && f[0] != "no" {
-			id = f[0]
-		}
-	}
-	if id == "" {
-		t.Fatal("the waiting command's approval never appeared")
-	}
+	id := pendingApproval(t, home)
 	if out, err := wardenCmd(home, "approvals", "approve", id).CombinedOutput(); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}

@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentwarden/warden"
 )
@@ -41,17 +40,7 @@ func TestDaemonKilledMidApprovalLosesNoDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer waiter.Process.Kill()
-	var id string
-	for deadline := time.Now().Add(10 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		out, _ := wardenCmd(home, "approvals", "list").Output()
-		// "no pending approvals" is the list before the ask arrives.
-		if f := strings.Fields(string(out)); len(f) > 1 && f[1] == "pending" && f[0] != "no" {
-			id = f[0]
-		}
-	}
-	if id == "" {
-		t.Fatal("the waiting check's approval never appeared")
-	}
+	id := pendingApproval(t, home)
 	if err := srv.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}
