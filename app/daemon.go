@@ -590,18 +590,15 @@ func dialDaemon(home Home) func(context.Context) (net.Conn, error) {
 	}
 }
 
-// Remote is a client of the daemon serving home, when one answers on its
-// socket; ok is false when none does.
-func Remote(ctx context.Context, home Home, p *config.Policy, operator bool) (c *httpapi.Client, ok bool) {
-	token := ""
-	if operator {
-		b, err := os.ReadFile(filepath.Join(home.Abs(), OperatorTokenFile))
-		if err != nil {
-			return nil, false
-		}
-		token = strings.TrimSpace(string(b))
+// operatorClient is an operator-scoped client of the daemon serving home
+// (with the token it left in the home), when one answers on its socket; ok
+// is false when none does.
+func operatorClient(ctx context.Context, home Home, p *config.Policy) (c *httpapi.Client, ok bool) {
+	b, err := os.ReadFile(filepath.Join(home.Abs(), OperatorTokenFile))
+	if err != nil {
+		return nil, false
 	}
-	c = httpapi.UnixClient(home.SocketPath(p), token)
+	c = httpapi.UnixClient(home.SocketPath(p), strings.TrimSpace(string(b)))
 	if _, err := os.Stat(home.SocketPath(p)); err != nil {
 		return nil, false
 	}
@@ -627,7 +624,7 @@ type Approver interface {
 // Approver returns the daemon's client when one answers on the home's
 // socket, and otherwise this process's queue.
 func (a *App) Approver(ctx context.Context) Approver {
-	if c, ok := Remote(ctx, a.Home, a.Policy, true); ok {
+	if c, ok := operatorClient(ctx, a.Home, a.Policy); ok {
 		return c
 	}
 	return localApprover{a}

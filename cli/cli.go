@@ -50,6 +50,19 @@ func (e *env) open(ctx context.Context) (*app.App, error) {
 	return app.Open(ctx, home, app.Options{Log: e.logger()})
 }
 
+// withApp is a command's RunE that opens the home, runs run with it and
+// closes it.
+func (e *env) withApp(run func(c *cobra.Command, a *app.App, args []string) error) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		a, err := e.open(c.Context())
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		return run(c, a, args)
+	}
+}
+
 // openServing opens the home for a long-lived command (the proxy, a
 // sandbox's supervisor): its decisions go straight into the database.
 func (e *env) openServing(ctx context.Context) (*app.App, error) {

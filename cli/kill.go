@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/safety"
 )
@@ -49,12 +50,7 @@ func unkillCmd(e *env) *cobra.Command {
 		Use:   "unkill",
 		Short: "Turn the emergency stop off (tier 4: a human must confirm at a terminal)",
 		Args:  rangeArgs(0, 0, "no arguments"),
-		RunE: func(c *cobra.Command, _ []string) error {
-			a, err := e.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer a.Close()
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, _ []string) error {
 			req := &warden.Request{Capability: warden.CapTool, Action: "call", Resource: safety.ReleaseTool, RequestedBy: "cli:" + currentUser()}
 			d, err := a.Gate.Check(c.Context(), req)
 			if err != nil {
@@ -86,7 +82,7 @@ func unkillCmd(e *env) *cobra.Command {
 			}
 			fmt.Fprintln(e.stdout, "emergency stop is OFF")
 			return nil
-		},
+		}),
 	}
 }
 

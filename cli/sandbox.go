@@ -38,16 +38,6 @@ stopping, stopped) in the sandbox's event log and the audit log.`,
 		text()
 		return nil
 	}
-	withApp := func(run func(c *cobra.Command, a *app.App, args []string) error) func(*cobra.Command, []string) error {
-		return func(c *cobra.Command, args []string) error {
-			a, err := e.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			return run(c, a, args)
-		}
-	}
 	showInfo := func(infos ...sandbox.Info) func() {
 		return func() {
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -77,7 +67,7 @@ stopping, stopped) in the sandbox's event log and the audit log.`,
 		Use:   "start NAME",
 		Short: "Start a long-lived sandbox around the current directory",
 		Args:  cobra.ExactArgs(1),
-		RunE: withApp(func(c *cobra.Command, a *app.App, args []string) error {
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			if err := finishOverrides(c.Flags(), sizes, &o); err != nil {
 				return err
 			}
@@ -140,7 +130,7 @@ answer (--no-wait: exit 126 at once). Exit statuses are warden exec's.`,
 		Use:   "status [NAME]",
 		Short: "Show one sandbox, or every sandbox",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: withApp(func(c *cobra.Command, a *app.App, args []string) error {
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			m := a.Sandboxes()
 			if len(args) == 1 {
 				info, err := m.Status(args[0])
@@ -160,7 +150,7 @@ answer (--no-wait: exit 126 at once). Exit statuses are warden exec's.`,
 		Use:   "stop NAME",
 		Short: "Stop a sandbox: everything in it is killed",
 		Args:  cobra.ExactArgs(1),
-		RunE: withApp(func(c *cobra.Command, a *app.App, args []string) error {
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			info, err := a.Sandboxes().Stop(c.Context(), args[0])
 			if err != nil {
 				return app.SandboxError(err)
@@ -172,7 +162,7 @@ answer (--no-wait: exit 126 at once). Exit statuses are warden exec's.`,
 		Use:   "recover NAME",
 		Short: "Restart a sandbox (through its supervisor, or with a new one)",
 		Args:  cobra.ExactArgs(1),
-		RunE: withApp(func(c *cobra.Command, a *app.App, args []string) error {
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			info, err := a.Sandboxes().Recover(c.Context(), args[0])
 			if err != nil {
 				return app.SandboxError(err)
@@ -184,7 +174,7 @@ answer (--no-wait: exit 126 at once). Exit statuses are warden exec's.`,
 		Use:   "events NAME",
 		Short: "Show a sandbox's lifecycle transitions, oldest first",
 		Args:  cobra.ExactArgs(1),
-		RunE: withApp(func(c *cobra.Command, a *app.App, args []string) error {
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			evs, err := a.Sandboxes().Events(args[0])
 			if err != nil {
 				return app.SandboxError(err)

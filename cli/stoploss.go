@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/finance"
 	"github.com/agentwarden/warden/finance/stoploss"
 )
@@ -39,12 +40,7 @@ switch is on it waits for a human (stopLoss.killSwitchExits).`,
   warden stoploss add POSITION_ID --type fixed_percent --threshold 0.10 --basis margin
   warden stoploss add base:WETH --type time_based --max-age 24h`,
 		Args: rangeArgs(1, 1, "TARGET"),
-		RunE: func(c *cobra.Command, args []string) error {
-			a, err := e.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer a.Close()
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			m, err := a.StopLoss(false)
 			if err != nil {
 				return err
@@ -60,7 +56,7 @@ switch is on it waits for a human (stopLoss.killSwitchExits).`,
 				return err
 			}
 			return e.printJSON(r)
-		},
+		}),
 	}
 	f := add.Flags()
 	f.StringVar(&kind, "type", "", "fixed_percent, trailing or time_based")
@@ -74,12 +70,7 @@ switch is on it waits for a human (stopLoss.killSwitchExits).`,
 		Use:   "list",
 		Short: "Print the active rules as JSON lines",
 		Args:  rangeArgs(0, 0, "no arguments"),
-		RunE: func(c *cobra.Command, _ []string) error {
-			a, err := e.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer a.Close()
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, _ []string) error {
 			rules, err := a.Store.StopLoss().Rules(c.Context())
 			if err != nil {
 				return err
@@ -90,24 +81,19 @@ switch is on it waits for a human (stopLoss.killSwitchExits).`,
 				}
 			}
 			return nil
-		},
+		}),
 	}
 	remove := &cobra.Command{
 		Use:   "remove ID",
 		Short: "Remove a rule (it stays in the database, marked removed)",
 		Args:  rangeArgs(1, 1, "ID"),
-		RunE: func(c *cobra.Command, args []string) error {
-			a, err := e.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer a.Close()
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, args []string) error {
 			if err := a.Store.StopLoss().RemoveRule(c.Context(), args[0]); err != nil {
 				return err
 			}
 			meta := fmt.Sprintf(`{"rule":%q}`, args[0])
 			return a.Event(c.Context(), "stoploss_rule_removed", warden.SevInfo, "stop-loss rule removed: "+args[0], []byte(meta))
-		},
+		}),
 	}
 	var once, wait bool
 	run := &cobra.Command{

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/finance"
 )
 
@@ -78,12 +79,7 @@ func portfolioCmd(e *env) *cobra.Command {
 		Use:   "portfolio",
 		Short: "Print the trading backend's portfolio and exposure as JSON",
 		Args:  rangeArgs(0, 0, "no arguments"),
-		RunE: func(c *cobra.Command, _ []string) error {
-			a, err := e.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer a.Close()
+		RunE: e.withApp(func(c *cobra.Command, a *app.App, _ []string) error {
 			b, err := a.Backend()
 			if err != nil {
 				return err
@@ -99,6 +95,6 @@ func portfolioCmd(e *env) *cobra.Command {
 				Holdings []finance.Holding  `json:"holdings"`
 				Position []finance.Position `json:"positions"`
 			}{b.Name(), p.ValueUSD(), p.Exposure(), p.Holdings, p.Positions})
-		},
+		}),
 	}
 }
