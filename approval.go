@@ -123,7 +123,9 @@ type GrantQuery struct {
 	Session   string
 	// OnceOnly admits only once grants (a tier 4 request: no standing grant).
 	OnceOnly bool
-	At       time.Time
+	// Peek reports the grant without using up a once grant.
+	Peek bool
+	At   time.Time
 }
 
 // Resolution is a human's answer to one approval, or its expiry.
@@ -154,7 +156,8 @@ type ApprovalStore interface {
 	// approval already ended, or is past its expiry at r.At and r is not
 	// the expiry itself.
 	ResolveApproval(ctx context.Context, r Resolution, g *Grant) (Approval, error)
-	// TakeGrant returns a live grant covering q, using up a once grant.
+	// TakeGrant returns a live grant covering q, using up a once grant
+	// unless q.Peek.
 	TakeGrant(ctx context.Context, q GrantQuery) (Grant, bool, error)
 }
 

@@ -290,6 +290,8 @@ func (a *App) gateFor(p *config.Policy, problems []config.Problem, store warden.
 			rule, ok := always[hash]
 			return rule, ok
 		},
+		// Answers to network asks cover the destination, not one URL.
+		InputHash: netguard.InputHash,
 	}
 }
 
@@ -317,6 +319,9 @@ type alwaysWriter struct{ home Home }
 
 func (w alwaysWriter) AddAlways(_ context.Context, a warden.Approval, by string) (string, error) {
 	res := a.Request.Resource
+	if dest := netguard.Destination(&a.Request); dest != "" {
+		res = dest // what the network's input hash covers
+	}
 	if len(res) > 200 {
 		res = res[:200] + "…"
 	}

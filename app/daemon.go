@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,9 +19,11 @@ import (
 	"github.com/agentwarden/warden/approval"
 	"github.com/agentwarden/warden/audit/feed"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/egress"
 	"github.com/agentwarden/warden/finance/stoploss"
 	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/httpapi"
+	"github.com/agentwarden/warden/netguard"
 	"github.com/agentwarden/warden/signing/keystore"
 	"github.com/agentwarden/warden/signing/service"
 	"github.com/agentwarden/warden/sqlite"
@@ -51,6 +54,9 @@ type Daemon struct {
 	Tokens *httpapi.Tokens
 	// Operator is the operator token the CLI on this machine uses.
 	Operator string
+	// ProxyListen is where Serve runs the egress proxy: network.listen from
+	// the policy at start; empty runs none.
+	ProxyListen string
 
 	// Signing is the remote signing service; nil when the home has no key.
 	Signing *service.Service
@@ -70,6 +76,10 @@ type Daemon struct {
 type snapshot struct {
 	policy *config.Policy
 	gate   *gate.Gate
+	// guard is the network guard the egress proxy judges names and
+	// addresses with; nil, with guardErr, when the network policy is broken.
+	guard    *netguard.Guard
+	guardErr error
 }
 
 // fileStamp tells whether the policy file changed.
@@ -100,6 +110,7 @@ func NewDaemon(ctx context.Context, home Home, opt Options) (*Daemon, error) {
 	st, _ := stampOf(home.PolicyPath())
 	d.stamp.Store(&st)
 	d.install(a.Policy, a.Problems)
+	d.ProxyListen = a.Policy.Network.Listen
 	d.Server = &httpapi.Server{Backend: d, Verifier: &httpapi.Verifier{Tokens: d.Tokens}, Feed: d.Feed, Log: a.Log,
 		Metrics: httpapi.NewMetrics(d.pending)}
 	// The signing key is unlocked once, here, and never written again.
@@ -123,7 +134,8 @@ func (d *Daemon) install(p *config.Policy, problems []config.Problem) {
 	g := d.App.gateFor(p, problems, d.store)
 	g.Approvals = d.Queue
 	d.Queue.SetTimeout(p.Approvals.Timeout)
-	d.snap.Store(&snapshot{policy: p, gate: g})
+	guard, err := netguard.New(p.Network.Guard())
+	d.snap.Store(&snapshot{policy: p, gate: g, guard: guard, guardErr: err})
 }
 
 // current is the snapshot for this request, reloaded first when the policy
@@ -261,34 +273,65 @@ func (d *Daemon) pending() float64 {
 	return float64(len(as))
 }
 
-// Serve listens on the Unix socket (and TCP when configured) until ctx ends,
-// then shuts down gracefully: requests in flight finish, and the store is
-// closed, which flushes the audit log. ready, when not nil, is called with
-// the addresses once both listen.
-func (d *Daemon) Serve(ctx context.Context, ready func(socket, tcp string)) error {
+// Listening is where a serving daemon can be reached.
+type Listening struct {
+	Socket string // the Unix socket
+	TCP    string // the signed-request TCP address, or ""
+	Proxy  string // the egress proxy, or ""
+}
+
+// Serve listens on the Unix socket (and TCP when configured), and runs the
+// egress proxy on ProxyListen, until ctx ends; then it shuts down
+// gracefully: requests in flight finish, and the store is closed, which
+// flushes the audit log. ready, when not nil, is called with the addresses
+// once all listen.
+func (d *Daemon) Serve(ctx context.Context, ready func(Listening)) error {
 	p := d.current().policy
-	sock := d.App.Home.SocketPath(p)
-	ul, err := listenUnix(sock)
+	var at Listening
+	at.Socket = d.App.Home.SocketPath(p)
+	ul, err := listenUnix(at.Socket)
 	if err != nil {
 		return err
 	}
 	servers := []*http.Server{{Handler: d.Server.Handler(true), ReadHeaderTimeout: 10 * time.Second}}
 	listeners := []net.Listener{ul}
-	tcp := ""
+	closeAll := func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}
 	if p.Approvals.TCP != "" {
 		tl, err := net.Listen("tcp", p.Approvals.TCP)
 		if err != nil {
-			ul.Close()
+			closeAll()
 			return warden.Errorf(warden.EUnavailable, "cannot listen on %s", p.Approvals.TCP).Wrap(err).
 				WithHint("set approvals.daemon.tcp to a free HOST:PORT, or to \"\"")
 		}
 		servers = append(servers, &http.Server{Handler: d.Server.Handler(false), ReadHeaderTimeout: 10 * time.Second})
 		listeners = append(listeners, tl)
-		tcp = tl.Addr().String()
+		at.TCP = tl.Addr().String()
 	}
-	errs := make(chan error, len(servers))
+	var proxy *egress.Proxy
+	var pl net.Listener
+	if d.ProxyListen != "" {
+		if pl, err = net.Listen("tcp", d.ProxyListen); err != nil {
+			closeAll()
+			return warden.Errorf(warden.EUnavailable, "cannot listen on %s for the egress proxy", d.ProxyListen).Wrap(err).
+				WithHint("set network.listen to a free HOST:PORT, or start warden serve with --no-proxy")
+		}
+		proxy = d.egress(p)
+		at.Proxy = pl.Addr().String()
+	}
+	errs := make(chan error, len(servers)+1)
 	for i := range servers {
 		go func() { errs <- servers[i].Serve(listeners[i]) }()
+	}
+	if proxy != nil {
+		go func() {
+			if err := proxy.Serve(pl); err != nil {
+				errs <- fmt.Errorf("egress proxy: %w", err)
+			}
+		}()
 	}
 	var wg sync.WaitGroup
 	bg, stop := context.WithCancel(ctx)
@@ -303,7 +346,7 @@ func (d *Daemon) Serve(ctx context.Context, ready func(socket, tcp string)) erro
 		})
 	}
 	if ready != nil {
-		ready(sock, tcp)
+		ready(at)
 	}
 	var serveErr error
 	select {
@@ -313,15 +356,72 @@ func (d *Daemon) Serve(ctx context.Context, ready func(socket, tcp string)) erro
 	stop()
 	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if proxy != nil {
+		_ = proxy.Close() // ends open tunnels, which Shutdown would wait for
+	}
 	for _, s := range servers {
 		_ = s.Shutdown(shut)
 	}
 	wg.Wait()
-	os.Remove(sock)
+	os.Remove(at.Socket)
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return warden.Errorf(warden.EUnavailable, "the daemon stopped serving").Wrap(serveErr)
 	}
 	return nil
+}
+
+// egress is the daemon's egress proxy. It decides through the current
+// policy, as the API does, and asks on channel "proxy", waiting for the
+// answer; its requests are those of agent "proxy" in a session that lasts
+// as long as this daemon runs. Its listener and resolver are the policy's at
+// start.
+func (d *Daemon) egress(p *config.Policy) *egress.Proxy {
+	return &egress.Proxy{
+		Gate:      daemonGate{d},
+		Guard:     daemonGuard{d},
+		Resolver:  Resolver(p.Network.Resolver),
+		Identity:  egress.Identity{Agent: "proxy", Session: "proxy-" + NewID()},
+		Approvals: "proxy",
+		Events: func(ctx context.Context, typ string, sev warden.Severity, summary string, meta json.RawMessage) error {
+			return AppendEvent(ctx, d.store, d.App.Now(), typ, sev, summary, meta)
+		},
+		Log: d.App.Log,
+	}
+}
+
+// daemonGate is the current policy's gate, for the egress proxy.
+type daemonGate struct{ d *Daemon }
+
+func (g daemonGate) CheckWith(ctx context.Context, req *warden.Request, opt gate.CheckOptions) (warden.Decision, error) {
+	return g.d.current().gate.CheckWith(ctx, req, opt)
+}
+
+func (g daemonGate) WaitAnswer(ctx context.Context, req *warden.Request, dec warden.Decision) (bool, warden.Decision, error) {
+	return g.d.current().gate.WaitAnswer(ctx, req, dec)
+}
+
+func (g daemonGate) Covered(ctx context.Context, req *warden.Request) (bool, error) {
+	return g.d.current().gate.Covered(ctx, req)
+}
+
+// daemonGuard is the current policy's network guard; a network section
+// that does not compile refuses every name and address.
+type daemonGuard struct{ d *Daemon }
+
+func (g daemonGuard) Decide(q netguard.Query) warden.Decision {
+	s := g.d.current()
+	if s.guard == nil {
+		return warden.Denyf("network.no_policy", fmt.Sprintf("the network policy is not available: %v; fix the network section of the policy file", s.guardErr))
+	}
+	return s.guard.Decide(q)
+}
+
+func (g daemonGuard) AddressAllowed(a netip.Addr) error {
+	s := g.d.current()
+	if s.guard == nil {
+		return fmt.Errorf("the network policy is not available: %v", s.guardErr)
+	}
+	return s.guard.AddressAllowed(a)
 }
 
 // Close releases the store, flushing the audit log, and forgets the

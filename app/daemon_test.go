@@ -26,6 +26,7 @@ type daemon struct {
 	d      *app.Daemon
 	socket string
 	tcp    string
+	proxy  string          // the egress proxy
 	agent  *httpapi.Client // over the socket, no token
 	op     *httpapi.Client // over the socket, operator token
 }
@@ -45,11 +46,12 @@ func startDaemon(t testing.TB, settings ...string) *daemon {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.ProxyListen = "127.0.0.1:0"
 	sctx, stop := context.WithCancel(ctx)
-	ready := make(chan [2]string, 1)
+	ready := make(chan app.Listening, 1)
 	done := make(chan error, 1)
-	go func() { done <- d.Serve(sctx, func(s, tcp string) { ready <- [2]string{s, tcp} }) }()
-	var addrs [2]string
+	go func() { done <- d.Serve(sctx, func(at app.Listening) { ready <- at }) }()
+	var addrs app.Listening
 	select {
 	case addrs = <-ready:
 	case err := <-done:
@@ -62,8 +64,8 @@ func startDaemon(t testing.TB, settings ...string) *daemon {
 		}
 		d.Close()
 	})
-	return &daemon{home: home, d: d, socket: addrs[0], tcp: addrs[1],
-		agent: httpapi.UnixClient(addrs[0], ""), op: httpapi.UnixClient(addrs[0], d.Operator)}
+	return &daemon{home: home, d: d, socket: addrs.Socket, tcp: addrs.TCP, proxy: addrs.Proxy,
+		agent: httpapi.UnixClient(addrs.Socket, ""), op: httpapi.UnixClient(addrs.Socket, d.Operator)}
 }
 
 func toolReq(tool, session string) *warden.Request {

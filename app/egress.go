@@ -13,16 +13,21 @@ import (
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/egress"
 	"github.com/agentwarden/warden/fsguard"
-	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/netguard"
-	"github.com/agentwarden/warden/safety"
 )
 
 // Egress builds an egress proxy that decides through this home's gate for
 // who (nil: a sandbox with no named agent). extraAllowed are more
 // allowed_domains rules for this proxy only (a profile's allow_domains,
 // --allow-domain); they join the policy file's, whose denials still win.
-func (a *App) Egress(who *warden.Request, extraAllowed []string) (*egress.Proxy, error) {
+//
+// A host the policy asks about opens an approval on wait's channel, and the
+// request waits for the answer, wait.Notify saying where to give it; with
+// wait nil, it opens one on channel "egress" and is refused at once, so that
+// a retry goes through once a human approves. A proxy for no session gets
+// one of its own, so that "approve for this session" means for as long as
+// this proxy runs.
+func (a *App) Egress(who *warden.Request, extraAllowed []string, wait *AskWait) (*egress.Proxy, error) {
 	p := *a.Policy
 	p.Network.Allowed = append(slices.Clone(p.Network.Allowed), extraAllowed...)
 	guard, err := netguard.New(p.Network.Guard())
@@ -32,8 +37,8 @@ func (a *App) Egress(who *warden.Request, extraAllowed []string) (*egress.Proxy,
 	}
 	g := a.Gate
 	if len(extraAllowed) > 0 {
-		spend := safety.SpendCap{Cap: p.Safety.DailySpendCap}
-		g = &gate.Gate{Decider: Pipeline(a.Home, &p, a.Problems, a.Store, a.Now), Store: a.Store, Debit: spend.Debit, Now: a.Now, NewID: NewID}
+		g = a.gateFor(&p, a.Problems, a.Store)
+		g.Approvals = a.Queue
 	}
 	id := egress.Identity{Agent: "sandbox"}
 	if who != nil {
@@ -42,14 +47,26 @@ func (a *App) Egress(who *warden.Request, extraAllowed []string) (*egress.Proxy,
 			id.Agent = "sandbox"
 		}
 	}
-	return &egress.Proxy{
-		Gate:     g,
-		Guard:    guard,
-		Resolver: Resolver(p.Network.Resolver),
-		Identity: id,
-		Events:   a.Event,
-		Log:      a.Log,
-	}, nil
+	if id.Session == "" {
+		id.Session = "egress-" + NewID()
+	}
+	proxy := &egress.Proxy{
+		Gate:      g,
+		Guard:     guard,
+		Resolver:  Resolver(p.Network.Resolver),
+		Identity:  id,
+		Events:    a.Event,
+		Log:       a.Log,
+		Approvals: "egress",
+		NoWait:    wait == nil,
+	}
+	if wait != nil {
+		proxy.Approvals = wait.Channel
+		if wait.Notify != nil {
+			proxy.Asked = func(id, _ string) { wait.Notify(id) }
+		}
+	}
+	return proxy, nil
 }
 
 // Resolver is the resolver the egress proxy uses: the pure-Go one, asking
@@ -80,12 +97,13 @@ func (s *sandboxEgress) Close() error {
 	return err
 }
 
-// sandboxEgress builds the egress proxy for one sandboxed run: the policy's
+// sandboxEgress builds the egress proxy for one sandboxed run (asks wait as
+// wait says, see Egress): the policy's
 // secrets become placeholders in env, and when the proxy must terminate TLS
 // toward their hosts, the sandbox gets a certificate bundle (the system's
 // authorities and the proxy's own) through the usual variables.
-func (a *App) sandboxEgress(who *warden.Request, extraAllowed []string) (eg *sandboxEgress, env []string, readable []string, err error) {
-	p, err := a.Egress(who, extraAllowed)
+func (a *App) sandboxEgress(who *warden.Request, extraAllowed []string, wait *AskWait) (eg *sandboxEgress, env []string, readable []string, err error) {
+	p, err := a.Egress(who, extraAllowed, wait)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -70,7 +70,7 @@ func startEgress(b *testing.B, srv *httptest.Server) *url.URL {
 	a := openTestApp(b, Options{OpenDatabase: true})
 	a.Policy.Network.AllowPrivate = []string{"127.0.0.1"}
 	a.Policy.Network.PerMinute, a.Policy.Network.PerHour = 0, 0
-	p, err := a.Egress(nil, []string{srv.Listener.Addr().String()})
+	p, err := a.Egress(nil, []string{srv.Listener.Addr().String()}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

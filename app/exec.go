@@ -89,7 +89,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 			name = d.Sandbox
 		}
 	}
-	spec, err := a.sandboxSpec(name, dir, r.Override, &req)
+	spec, err := a.sandboxSpec(name, dir, r.Override, &req, r.Wait)
 	if c, ok := spec.Egress.(io.Closer); ok {
 		defer c.Close()
 	}
@@ -172,8 +172,9 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 // caller's overrides.
 //
 // With network proxy the spec carries an egress proxy for the run, deciding
-// for who (identity; nil is "sandbox"); the caller closes it.
-func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request) (sandbox.Spec, error) {
+// for who (identity; nil is "sandbox"), whose asks wait as wait says (see
+// Egress); the caller closes it.
+func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request, wait *AskWait) (sandbox.Spec, error) {
 	sp := a.Policy.Sandbox
 	prof, ok := sp.Profiles[name]
 	if !ok {
@@ -242,7 +243,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request)
 		network = *o.Network
 	}
 	if network == "proxy" {
-		eg, env, readable, err := a.sandboxEgress(who, s.AllowDomains)
+		eg, env, readable, err := a.sandboxEgress(who, s.AllowDomains, wait)
 		if err != nil {
 			return sandbox.Spec{}, err
 		}

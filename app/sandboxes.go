@@ -77,7 +77,7 @@ func (a *App) SandboxStart(ctx context.Context, name, profile, dir string, o Exe
 	if err := os.MkdirAll(filepath.Join(a.Home.Abs(), RunDir), 0o700); err != nil {
 		return sandbox.Info{}, warden.Errorf(warden.EInvalid, "create %s", RunDir).Wrap(err)
 	}
-	spec, err := a.sandboxSpec(profile, dir, o, nil)
+	spec, err := a.sandboxSpec(profile, dir, o, nil, nil)
 	if c, ok := spec.Egress.(io.Closer); ok {
 		defer c.Close() // the manager refuses network proxy; nothing may be left behind
 	}

@@ -40,9 +40,10 @@ func BenchmarkSignAPI(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	d.ProxyListen = "" // this test needs no egress proxy
 	sctx, stop := context.WithCancel(ctx)
 	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() { done <- d.Serve(sctx, func(s, _ string) { ready <- s }) }()
+	go func() { done <- d.Serve(sctx, func(at Listening) { ready <- at.Socket }) }()
 	c := httpapi.UnixClient(<-ready, "")
 	defer func() { stop(); <-done; d.Close() }()
 	lat := make([]time.Duration, 0, b.N)

@@ -41,7 +41,7 @@ func TestExecSignerForwardsOnlySigning(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	if _, err := a.sandboxSpec("default", t.TempDir(), ExecOverride{Signer: true}, &warden.Request{}); err == nil || !strings.Contains(err.Error(), "needs the warden daemon") {
+	if _, err := a.sandboxSpec("default", t.TempDir(), ExecOverride{Signer: true}, &warden.Request{}, nil); err == nil || !strings.Contains(err.Error(), "needs the warden daemon") {
 		t.Fatalf("--signer without a daemon: %v; want a refusal naming the daemon", err)
 	}
 
@@ -49,13 +49,14 @@ func TestExecSignerForwardsOnlySigning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.ProxyListen = "" // this test needs no egress proxy
 	sctx, stop := context.WithCancel(ctx)
 	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- d.Serve(sctx, func(string, string) { close(ready) }) }()
+	go func() { done <- d.Serve(sctx, func(Listening) { close(ready) }) }()
 	<-ready
 	defer func() { stop(); <-done; d.Close() }()
 
-	s, err := a.sandboxSpec("default", t.TempDir(), ExecOverride{Signer: true}, &warden.Request{})
+	s, err := a.sandboxSpec("default", t.TempDir(), ExecOverride{Signer: true}, &warden.Request{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -339,6 +339,13 @@ func (q *Queue) Grant(ctx context.Context, req *warden.Request, d *warden.Decisi
 	return q.Store.TakeGrant(ctx, warden.GrantQuery{InputHash: hash, Session: req.Session, OnceOnly: d.ManualOnly, At: q.now()})
 }
 
+// Covers reports whether a live grant covers req's input (hash) in its
+// session, without using it up.
+func (q *Queue) Covers(ctx context.Context, req *warden.Request, hash string) (bool, error) {
+	_, ok, err := q.Store.TakeGrant(ctx, warden.GrantQuery{InputHash: hash, Session: req.Session, At: q.now(), Peek: true})
+	return ok, err
+}
+
 func (q *Queue) ended(ctx context.Context, a warden.Approval) {
 	q.mu.Lock()
 	for _, ch := range q.waiters[a.ID] {

@@ -28,6 +28,13 @@ policy through the gate and audited; the name is resolved once, every answer
 is judged, and the connection goes to the pinned address, judged again at
 connect time. Each request ends with an egress_request event in the audit log.
 
+A host the policy asks about (network.ask_unknown_domains) is not looked up
+until a human answers: the request opens an approval and waits for it
+(` + "`warden approvals watch`" + `, the web console or Telegram). The answer covers the
+destination (host and port): approving it for the session lets every later
+request to it through while this proxy runs (or for --session), and "always"
+adds a rule to the policy file.
+
 The listen address defaults to network.listen in the policy file.`,
 		Example: `  warden proxy
   warden proxy --listen 127.0.0.1:8888 --requested-by agent:research --allow-domain api.github.com
@@ -41,7 +48,7 @@ The listen address defaults to network.listen in the policy file.`,
 				return err
 			}
 			defer a.Close()
-			p, err := a.Egress(&who, allowed)
+			p, err := a.Egress(&who, allowed, e.askWait("proxy"))
 			if err != nil {
 				return err
 			}

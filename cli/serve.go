@@ -13,7 +13,8 @@ import (
 )
 
 func serveCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var noProxy bool
+	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the daemon: the gate, approvals, the live audit feed, the HTTP API and the web console",
 		Long: `Run warden as a daemon in the foreground until SIGTERM or SIGINT.
@@ -26,11 +27,18 @@ approvals. Answering approvals, changing the policy and the kill switch
 need an operator token; the first start writes one to
 $WARDEN_HOME/api/operator.token, which the CLI on this machine uses.
 
+It also runs the egress proxy on network.listen (127.0.0.1:4750 by default;
+--no-proxy runs none): point an agent at it with HTTP_PROXY and HTTPS_PROXY.
+A host the policy asks about waits there for an approval, answered like any
+other; the answer covers the host and port.
+
 The web console is at /console/ on the TCP address; log in with the
-operator token. A changed policy file takes effect on the next request.
+operator token. A changed policy file takes effect on the next request
+(the addresses to listen on and network.resolver take a restart).
 Shutdown finishes requests in flight and flushes the audit log.`,
 		Example: `  warden serve
-  warden config set approvals.daemon.tcp 127.0.0.1:4751 && warden serve`,
+  warden config set approvals.daemon.tcp 127.0.0.1:4751 && warden serve
+  warden serve --no-proxy`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGTERM, syscall.SIGINT)
@@ -44,10 +52,16 @@ Shutdown finishes requests in flight and flushes the audit log.`,
 				return err
 			}
 			defer d.Close()
-			return d.Serve(ctx, func(sock, tcp string) {
-				fmt.Fprintf(e.stderr, "warden: serving on %s\n", sock)
-				if tcp != "" {
-					fmt.Fprintf(e.stderr, "warden: and on http://%s (signed requests only); web console at http://%[1]s/console/\n", tcp)
+			if noProxy {
+				d.ProxyListen = ""
+			}
+			return d.Serve(ctx, func(at app.Listening) {
+				fmt.Fprintf(e.stderr, "warden: serving on %s\n", at.Socket)
+				if at.TCP != "" {
+					fmt.Fprintf(e.stderr, "warden: and on http://%s (signed requests only); web console at http://%[1]s/console/\n", at.TCP)
+				}
+				if at.Proxy != "" {
+					fmt.Fprintf(e.stderr, "warden: egress proxy on %s; set HTTP_PROXY=http://%[1]s and HTTPS_PROXY=http://%[1]s\n", at.Proxy)
 				}
 				fmt.Fprintf(e.stderr, "warden: operator token in %s/%s\n", home.Abs(), app.OperatorTokenFile)
 				if d.Signing != nil {
@@ -57,6 +71,8 @@ Shutdown finishes requests in flight and flushes the audit log.`,
 			})
 		},
 	}
+	c.Flags().BoolVar(&noProxy, "no-proxy", false, "run no egress proxy (network.listen is free for `warden proxy`)")
+	return c
 }
 
 func tokenCmd(e *env) *cobra.Command {

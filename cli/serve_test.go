@@ -13,7 +13,7 @@ import (
 // serves.
 func startServe(t *testing.T, home string) *exec.Cmd {
 	t.Helper()
-	cmd := wardenCmd(home, "serve")
+	cmd := wardenCmd(home, "serve", "--no-proxy")
 	startUntil(t, cmd, "serving on")
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return cmd

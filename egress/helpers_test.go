@@ -11,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"math/big"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/egress"
+	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/internal/dnstest"
 	"github.com/agentwarden/warden/netguard"
 )
@@ -42,15 +44,81 @@ var (
 // fakeGate is a Checker that runs a real netguard.Stage (or fn, when set,
 // or fails with err) and keeps a copy of every request it was asked about.
 type fakeGate struct {
-	stage netguard.Stage
-	err   error
-	fn    func(*warden.Request) warden.Decision
+	stage     netguard.Stage
+	err       error
+	fn        func(*warden.Request) warden.Decision
+	approvals *fakeApprovals
 
 	mu   sync.Mutex
 	seen []warden.Request
 }
 
-func (f *fakeGate) Check(ctx context.Context, req *warden.Request) (warden.Decision, error) {
+func (f *fakeGate) CheckWith(ctx context.Context, req *warden.Request, opt gate.CheckOptions) (warden.Decision, error) {
+	d, err := f.check(ctx, req)
+	if err != nil || d.Verdict != warden.Ask || f.approvals == nil {
+		return d, err
+	}
+	if ok, _ := f.Covered(ctx, req); ok {
+		return warden.Allowf("grant.session", "approved by the test"), nil
+	}
+	if opt.Approval != "" {
+		d.ApprovalID = f.approvals.open(req)
+	}
+	return d, nil
+}
+
+// WaitAnswer waits for the next answer a test sends to the fake approvals.
+func (f *fakeGate) WaitAnswer(ctx context.Context, _ *warden.Request, _ warden.Decision) (bool, warden.Decision, error) {
+	if f.approvals == nil {
+		return false, warden.Decision{}, errors.New("no approvals")
+	}
+	select {
+	case ans := <-f.approvals.answers:
+		if !ans {
+			return false, warden.Denyf("approval.denied", "denied by the test"), nil
+		}
+		f.approvals.mu.Lock()
+		f.approvals.granted = true
+		f.approvals.mu.Unlock()
+		return true, warden.Decision{}, nil
+	case <-ctx.Done():
+		return false, warden.Decision{}, ctx.Err()
+	}
+}
+
+// Covered reports whether the fake approvals were answered yes.
+func (f *fakeGate) Covered(context.Context, *warden.Request) (bool, error) {
+	if f.approvals == nil {
+		return false, nil
+	}
+	f.approvals.mu.Lock()
+	defer f.approvals.mu.Unlock()
+	return f.approvals.granted, nil
+}
+
+// fakeApprovals stands in for the approval queue: open counts the
+// approvals opened, and each answer sent ends one wait.
+type fakeApprovals struct {
+	mu      sync.Mutex
+	opened  []string
+	granted bool // an approval was answered yes: a session grant
+	answers chan bool
+}
+
+func (a *fakeApprovals) list() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.opened...)
+}
+
+func (a *fakeApprovals) open(req *warden.Request) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.opened = append(a.opened, req.Resource)
+	return fmt.Sprintf("appr-%d", len(a.opened))
+}
+
+func (f *fakeGate) check(ctx context.Context, req *warden.Request) (warden.Decision, error) {
 	c := *req
 	c.Params = maps.Clone(req.Params)
 	f.mu.Lock()
@@ -271,6 +339,9 @@ type options struct {
 	listener net.Listener
 	gateErr  error
 	gateFn   func(*warden.Request) warden.Decision
+	// approvals, when set, lets asks open approvals on channel "proxy".
+	approvals *fakeApprovals
+	noWait    bool
 }
 
 // newHarness starts a proxy judging with policy; dns may be nil.
@@ -286,7 +357,7 @@ func newHarness(t *testing.T, dns *dnstest.Server, policy netguard.Policy, o opt
 	h := &harness{
 		t:      t,
 		dns:    dns,
-		gate:   &fakeGate{stage: netguard.Stage{Guard: g}, err: o.gateErr, fn: o.gateFn},
+		gate:   &fakeGate{stage: netguard.Stage{Guard: g}, err: o.gateErr, fn: o.gateFn, approvals: o.approvals},
 		events: &eventLog{},
 		served: make(chan error, 1),
 	}
@@ -299,6 +370,10 @@ func newHarness(t *testing.T, dns *dnstest.Server, policy netguard.Policy, o opt
 		Secrets:       o.secrets,
 		UpstreamRoots: o.roots,
 		DialTimeout:   waitFor,
+		NoWait:        o.noWait,
+	}
+	if o.approvals != nil {
+		h.proxy.Approvals = "proxy"
 	}
 	l := o.listener
 	if l == nil {

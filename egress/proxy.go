@@ -31,12 +31,27 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/netguard"
 )
 
 // Checker decides a request and records the decision; *gate.Gate is one.
+// With opt.Approval set, an ask opens a pending approval (or joins the one
+// already pending for the same destination); WaitAnswer waits for a human's
+// answer to it. Covered tells, without using anything up, whether a
+// remembered answer already covers a request.
 type Checker interface {
-	Check(ctx context.Context, req *warden.Request) (warden.Decision, error)
+	CheckWith(ctx context.Context, req *warden.Request, opt gate.CheckOptions) (warden.Decision, error)
+	WaitAnswer(ctx context.Context, req *warden.Request, d warden.Decision) (approved bool, denied warden.Decision, err error)
+	Covered(ctx context.Context, req *warden.Request) (bool, error)
+}
+
+// Judge is what the proxy judges a name with before resolving it (so a name
+// that may not be reached is never looked up) and an address with as it
+// connects; *netguard.Guard is one.
+type Judge interface {
+	Decide(q netguard.Query) warden.Decision
+	AddressAllowed(a netip.Addr) error
 }
 
 // EventFunc appends a security event (redacting summary and meta).
@@ -55,7 +70,17 @@ type Identity struct {
 // the other fields are the defaults. Start it with Serve; Close it.
 type Proxy struct {
 	Gate  Checker
-	Guard *netguard.Guard
+	Guard Judge
+	// Approvals is the approval channel an ask opens a pending approval on
+	// (proxy, exec…); empty refuses an ask outright.
+	Approvals string
+	// NoWait refuses an ask at once, leaving its approval pending: once a
+	// human approves it, the client's retry goes through. Otherwise the
+	// request waits for the answer (or for the client to give up).
+	NoWait bool
+	// Asked, when set, is told of each approval a request starts waiting
+	// for, to say where to answer it.
+	Asked func(approvalID, what string)
 	// Resolver resolves names; nil is the pure-Go resolver on the system's
 	// configuration (never libc, whose inet_aton reads 0x7f000001 as an
 	// address).

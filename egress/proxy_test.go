@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/internal/dnstest"
@@ -271,21 +272,96 @@ func TestForwardRefusesOtherSchemesAndOriginForm(t *testing.T) {
 	}
 }
 
-func TestForwardAskIsRefusedUntilApprovalsExist(t *testing.T) {
+func TestForwardAskWithoutApprovalChannelIsRefused(t *testing.T) {
 	up := startUpstream(t, "127.0.0.1:0", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "reached") }, nil)
 	dns := dnstest.Start(t)
 	dns.Set("ask.test", []netip.Addr{loopback})
 	h := newHarness(t, dns, netguard.Policy{AskUnknown: true, AllowPrivate: []string{"127.0.0.1"}}, options{})
 	resp, body := h.get(h.client(nil), "http://"+hostPort("ask.test", up.port)+"/", nil)
 	wantRefusal(t, "GET ask.test", resp, body, http.StatusForbidden, "network.unknown_domain")
-	if !strings.Contains(body, "approvals") {
-		t.Errorf("the refusal %q does not mention approvals", body)
+	if !strings.Contains(body, "no approval channel") {
+		t.Errorf("the refusal %q does not say why nobody can be asked", body)
 	}
 	if n := dns.Queries("ask.test"); n != 0 {
 		t.Errorf("ask.test was looked up %d times before anyone approved it, want 0", n)
 	}
 	if n := up.accepts.connections(t); n != 0 {
 		t.Errorf("the server accepted %d connections, want 0", n)
+	}
+}
+
+// askHarness is a proxy whose asks open fake approvals, in front of an
+// upstream that answers "reached" for the name ask.test.
+func askHarness(t *testing.T, noWait bool) (*harness, *fakeApprovals, string) {
+	up := startUpstream(t, "127.0.0.1:0", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "reached") }, nil)
+	dns := dnstest.Start(t)
+	dns.Set("ask.test", []netip.Addr{loopback})
+	ap := &fakeApprovals{answers: make(chan bool)}
+	h := newHarness(t, dns, netguard.Policy{AskUnknown: true, AllowPrivate: []string{"127.0.0.1"}}, options{approvals: ap, noWait: noWait})
+	return h, ap, "http://" + hostPort("ask.test", up.port) + "/"
+}
+
+// TestForwardAskWaitsForApproval: a request to a host the policy asks about
+// waits for the approval it opened, and the name reaches DNS only once a
+// human approved; the grant then covers the next request without asking.
+func TestForwardAskWaitsForApproval(t *testing.T) {
+	h, ap, target := askHarness(t, false)
+	type answer struct {
+		resp *http.Response
+		body string
+	}
+	done := make(chan answer, 1)
+	go func() {
+		resp, body := h.get(h.client(nil), target, nil)
+		done <- answer{resp, body}
+	}()
+	select {
+	case ap.answers <- true:
+	case a := <-done:
+		t.Fatalf("the request ended before anyone answered: %d %q", a.resp.StatusCode, a.body)
+	case <-time.After(waitFor):
+		t.Fatal("the request never waited for an approval")
+	}
+	if n := h.dns.Queries("ask.test"); n != 0 {
+		t.Errorf("ask.test was looked up %d times before the answer, want 0", n)
+	}
+	a := <-done
+	if a.resp.StatusCode != http.StatusOK || a.body != "reached" {
+		t.Fatalf("after approval: %d %q, want 200 reached", a.resp.StatusCode, a.body)
+	}
+	if n := h.dns.Queries("ask.test"); n == 0 {
+		t.Error("ask.test was never looked up, yet the request reached it")
+	}
+	resp, body := h.get(h.client(nil), target+"other", nil)
+	if resp.StatusCode != http.StatusOK || body != "reached" {
+		t.Fatalf("a second request under the grant: %d %q", resp.StatusCode, body)
+	}
+	if n := len(ap.list()); n != 1 {
+		t.Errorf("%d approvals opened, want 1: the grant covers the second request", n)
+	}
+}
+
+func TestForwardAskDeniedIsRefused(t *testing.T) {
+	h, ap, target := askHarness(t, false)
+	go func() { ap.answers <- false }()
+	resp, body := h.get(h.client(nil), target, nil)
+	wantRefusal(t, "GET ask.test, denied", resp, body, http.StatusForbidden, "approval.denied")
+	if n := h.dns.Queries("ask.test"); n != 0 {
+		t.Errorf("a denied name was looked up %d times, want 0", n)
+	}
+}
+
+// TestForwardAskNoWaitLeavesApproval: without waiting, the ask is refused
+// at once, naming the approval that stays open for the retry.
+func TestForwardAskNoWaitLeavesApproval(t *testing.T) {
+	h, ap, target := askHarness(t, true)
+	resp, body := h.get(h.client(nil), target, nil)
+	wantRefusal(t, "GET ask.test, no wait", resp, body, http.StatusForbidden, "network.unknown_domain")
+	if opened := ap.list(); len(opened) != 1 || !strings.Contains(body, "approval appr-1 waits") {
+		t.Errorf("refusal %q with approvals %v; want it to name the one approval opened", body, opened)
+	}
+	if n := h.dns.Queries("ask.test"); n != 0 {
+		t.Errorf("ask.test was looked up %d times before anyone approved it, want 0", n)
 	}
 }
 

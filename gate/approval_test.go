@@ -254,3 +254,48 @@ func TestRetryAfterExpiryOpensAFreshApproval(t *testing.T) {
 		t.Errorf("retry after expiry: %s, approval %q; want a new approval, not the expired %s", d.Verdict, d.ApprovalID, first.ApprovalID)
 	}
 }
+
+// TestInputHashSetsWhatAnAnswerCovers: with a binding broader than the exact
+// input (here, the command's first word), a session grant covers every
+// request of the same binding in the session, and nothing else.
+func TestInputHashSetsWhatAnAnswerCovers(t *testing.T) {
+	h := newHarness(t)
+	h.g.InputHash = func(r *warden.Request) string {
+		first, _, _ := strings.Cut(r.Resource, " ")
+		return "sha256:" + first
+	}
+	h.answer(t, req("rm -rf build", "s1"), warden.AnswerSession)
+	if d := h.check(t, req("rm -rf dist", "s1"), gate.CheckOptions{}); d.Verdict != warden.Allow || d.Rule != "grant.session" {
+		t.Errorf("another input of the same binding: %s %s; want allow by the session grant", d.Verdict, d.Rule)
+	}
+	if d := h.check(t, req("mv build dist", "s1"), gate.CheckOptions{}); d.Verdict != warden.Ask {
+		t.Errorf("an input of another binding: %s; want ask", d.Verdict)
+	}
+}
+
+// TestCoveredPeeksWithoutUsingTheGrant: Covered reports a once grant (and an
+// always rule) without spending it; the check after it still gets it.
+func TestCoveredPeeksWithoutUsingTheGrant(t *testing.T) {
+	h := newHarness(t)
+	r := func() *warden.Request { return req("rm -rf build", "s1") }
+	if ok, err := h.g.Covered(ctx, r()); err != nil || ok {
+		t.Fatalf("Covered before any answer = %v, %v; want false", ok, err)
+	}
+	h.answer(t, r(), warden.AnswerOnce)
+	for range 2 {
+		if ok, err := h.g.Covered(ctx, r()); err != nil || !ok {
+			t.Fatalf("Covered after approve once = %v, %v; want true", ok, err)
+		}
+	}
+	if d := h.check(t, r(), gate.CheckOptions{}); d.Verdict != warden.Allow {
+		t.Fatalf("the check after peeking: %s; want allow by the once grant", d.Verdict)
+	}
+	if ok, _ := h.g.Covered(ctx, r()); ok {
+		t.Error("Covered after the once grant was used = true")
+	}
+	other := req("rm -rf node_modules", "s1")
+	h.always[warden.InputHash(other)] = true
+	if ok, err := h.g.Covered(ctx, other); err != nil || !ok {
+		t.Errorf("Covered under an always rule = %v, %v; want true", ok, err)
+	}
+}

@@ -39,6 +39,11 @@ type Gate struct {
 	// Always looks an input hash up among the policy file's "always" rules,
 	// returning the rule's description; nil has none.
 	Always func(inputHash string) (rule string, ok bool)
+	// InputHash is what an ask's approval, grants and always rules are bound
+	// to: an answer covers exactly the requests of the same hash. nil is
+	// warden.InputHash, the exact input; a capability may bind more broadly
+	// (the network binds to the destination, see netguard.InputHash).
+	InputHash func(*warden.Request) string
 }
 
 // CheckOptions adjust one Check.
@@ -84,7 +89,7 @@ func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOpti
 	d.TraceID = req.TraceID
 	var hash string
 	if d.Verdict == warden.Ask {
-		hash = warden.InputHash(req)
+		hash = g.inputHash(req)
 		if err := g.settle(ctx, req, &d, hash); err != nil {
 			return warden.Decision{}, err
 		}
@@ -268,15 +273,28 @@ func redactRequest(req *warden.Request) warden.Request {
 // a denied or expired one is a deny. When ctx ends first, the error says so
 // and the caller must deny.
 func (g *Gate) Await(ctx context.Context, req *warden.Request, d warden.Decision) (warden.Decision, error) {
+	approved, denied, err := g.WaitAnswer(ctx, req, d)
+	if err != nil || !approved {
+		return denied, err
+	}
+	return g.Check(ctx, req)
+}
+
+// WaitAnswer waits for the approval an ask opened (d.ApprovalID) and reports
+// whether a human approved it; the caller then decides the request again,
+// which uses the grant up. A denied or expired approval is a deny, recorded
+// and returned. When ctx ends first, the error says so and the caller must
+// deny.
+func (g *Gate) WaitAnswer(ctx context.Context, req *warden.Request, d warden.Decision) (approved bool, denied warden.Decision, err error) {
 	if d.Verdict != warden.Ask || d.ApprovalID == "" || g.Approvals == nil {
-		return warden.Decision{}, warden.Errorf(warden.EInternal, "there is no approval to wait for")
+		return false, warden.Decision{}, warden.Errorf(warden.EInternal, "there is no approval to wait for")
 	}
 	a, err := g.Approvals.Wait(ctx, d.ApprovalID)
 	if err != nil {
-		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "stopped waiting for approval %s, so the request is denied", d.ApprovalID).Wrap(err)
+		return false, warden.Decision{}, warden.Errorf(warden.EUnavailable, "stopped waiting for approval %s, so the request is denied", d.ApprovalID).Wrap(err)
 	}
 	if a.State == warden.ApprovalApproved {
-		return g.Check(ctx, req)
+		return true, warden.Decision{}, nil
 	}
 	start := g.now()
 	d.Verdict, d.Rule, d.Sandbox, d.Rewrite = warden.Deny, "approval."+string(a.State), "", ""
@@ -293,9 +311,33 @@ func (g *Gate) Await(ctx context.Context, req *warden.Request, d warden.Decision
 	redactDecision(&d)
 	req.Received = start
 	if err := g.Store.Record(ctx, Entry(req, &d, 0), nil); err != nil {
-		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "could not record the decision in the audit log, so the request is denied").Wrap(err)
+		return false, warden.Decision{}, warden.Errorf(warden.EUnavailable, "could not record the decision in the audit log, so the request is denied").Wrap(err)
 	}
-	return d, nil
+	return false, d, nil
+}
+
+// Covered reports whether a remembered answer (an always rule, or a live
+// grant in req's session) covers req's input, without using a grant up: for
+// a caller that prepares a request (resolves its name) only once it may
+// run. It decides nothing; the request must still be checked.
+func (g *Gate) Covered(ctx context.Context, req *warden.Request) (bool, error) {
+	hash := g.inputHash(req)
+	if g.Always != nil {
+		if _, ok := g.Always(hash); ok {
+			return true, nil
+		}
+	}
+	if g.Approvals == nil {
+		return false, nil
+	}
+	return g.Approvals.Covers(ctx, req, hash)
+}
+
+func (g *Gate) inputHash(req *warden.Request) string {
+	if g.InputHash != nil {
+		return g.InputHash(req)
+	}
+	return warden.InputHash(req)
 }
 
 func (g *Gate) now() time.Time {

@@ -2,6 +2,8 @@ package netguard
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,20 +97,13 @@ func AgentOf(req *warden.Request) string {
 
 // QueryOf reads a network request: its action, resource and parameters.
 func QueryOf(req *warden.Request) (Query, error) {
-	var q Query
-	var err error
-	switch req.Action {
-	case ActionFetch:
-		q.Target, err = ParseURL(req.Resource)
-		q.Method = "GET"
-	case ActionConnect:
-		q.Target, err = ParseAuthority(req.Resource)
-		q.Method = "CONNECT"
-	default:
-		return Query{}, fmt.Errorf("network action %q is not one of %s, %s", req.Action, ActionFetch, ActionConnect)
-	}
+	t, err := targetOf(req)
 	if err != nil {
 		return Query{}, err
+	}
+	q := Query{Target: t, Method: "GET"}
+	if req.Action == ActionConnect {
+		q.Method = "CONNECT"
 	}
 	if raw, ok := req.Params[ParamMethod]; ok && req.Action == ActionFetch {
 		if json.Unmarshal(raw, &q.Method) != nil || q.Method == "" {
@@ -133,4 +128,43 @@ func QueryOf(req *warden.Request) (Query, error) {
 		}
 	}
 	return q, nil
+}
+
+// targetOf is where a network request goes: its URL or authority.
+func targetOf(req *warden.Request) (Target, error) {
+	switch req.Action {
+	case ActionFetch:
+		return ParseURL(req.Resource)
+	case ActionConnect:
+		return ParseAuthority(req.Resource)
+	}
+	return Target{}, fmt.Errorf("network action %q is not one of %s, %s", req.Action, ActionFetch, ActionConnect)
+}
+
+// InputHash is what an answer to a network ask is bound to: the
+// destination, host and port, whatever the path, the method, the scheme or
+// the addresses the name resolved to. Approving example.com:443 for a
+// session therefore covers every later connection to it in that session,
+// not only a byte-identical request, and a changed destination asks again.
+// A request whose destination cannot be read is bound to its exact input
+// (warden.InputHash).
+func InputHash(req *warden.Request) string {
+	t, err := targetOf(req)
+	if req.Capability != warden.CapNetwork || err != nil {
+		return warden.InputHash(req)
+	}
+	// The prefix keeps these apart from warden.InputHash's inputs, which
+	// start with '{' or a NUL byte.
+	sum := sha256.Sum256([]byte("network destination\x00" + t.Authority()))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Destination describes what a network answer covers (see InputHash):
+// "connections to example.com:443", or "" when the request has none.
+func Destination(req *warden.Request) string {
+	t, err := targetOf(req)
+	if req.Capability != warden.CapNetwork || err != nil {
+		return ""
+	}
+	return "connections to " + t.Authority()
 }

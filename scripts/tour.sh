@@ -71,7 +71,9 @@ show config set network.allowed_domains '["*.github.com", "GET pypi.org"]'
 verdict network fetch https://api.github.com/repos
 verdict network fetch https://api.github.com:25/
 echo '  (inside the sandbox, the egress proxy is the only way out; this machine may be offline:)'
-show exec --net proxy -- curl -sS -m 5 http://example.com/
+echo '  (a host no rule names is asked about; --no-wait refuses now and leaves the approval open:)'
+show exec --no-wait --net proxy -- curl -sS -m 5 http://example.com/
+show approvals list
 show exec --net proxy --allow-domain example.com -- bash -c 'curl -sS -m 5 http://example.com/ | head -c 160; echo'
 echo '  (a tool that ignores the proxy variables has nowhere to go:)'
 show exec --net proxy --allow-domain example.com -- env -u http_proxy -u HTTP_PROXY -u all_proxy -u ALL_PROXY curl -sS -m 5 http://example.com/

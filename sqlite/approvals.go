@@ -252,8 +252,9 @@ func insertGrant(w *conn, g *warden.Grant) error {
 	return b.exec()
 }
 
-// TakeGrant returns a live grant for q, marking a once grant used in the same
-// transaction so that two requests can never spend it both.
+// TakeGrant returns a live grant for q, marking a once grant used (unless
+// q.Peek) in the same transaction so that two requests can never spend it
+// both.
 func (s *Store) TakeGrant(ctx context.Context, q warden.GrantQuery) (warden.Grant, bool, error) {
 	var (
 		g     warden.Grant
@@ -275,7 +276,7 @@ func (s *Store) TakeGrant(ctx context.Context, q warden.GrantQuery) (warden.Gran
 		}); err != nil {
 			return err
 		}
-		if !found || g.Kind != warden.GrantOnce {
+		if !found || g.Kind != warden.GrantOnce || q.Peek {
 			return nil
 		}
 		st, err := w.prepare(sqlUseGrant)

@@ -231,12 +231,23 @@ func testOnceGrant(t *testing.T, s warden.ApprovalStore) {
 	create(t, s, a)
 	approve(t, s, a, warden.GrantOnce, now)
 	q := warden.GrantQuery{InputHash: a.InputHash, Session: "s1", At: now}
+	for range 2 {
+		peek := q
+		peek.Peek = true
+		if g, ok, err := s.TakeGrant(ctx, peek); err != nil || !ok || g.Kind != warden.GrantOnce {
+			t.Fatalf("peeking at the once grant = %+v, %v, %v; want it", g, ok, err)
+		}
+	}
 	g, ok, err := s.TakeGrant(ctx, q)
 	if err != nil || !ok || g.Kind != warden.GrantOnce || g.ApprovalID != a.ID || g.By != "terminal:me" {
 		t.Fatalf("first TakeGrant = %+v, %v, %v; want the once grant", g, ok, err)
 	}
 	if _, ok, _ := s.TakeGrant(ctx, q); ok {
 		t.Error("a once grant was used twice")
+	}
+	q.Peek = true
+	if _, ok, _ := s.TakeGrant(ctx, q); ok {
+		t.Error("peeking found a once grant already used")
 	}
 }
 

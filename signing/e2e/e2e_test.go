@@ -62,6 +62,7 @@ func TestSignBroadcastMined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.ProxyListen = "" // this test needs no egress proxy
 	if d.Signing == nil {
 		t.Fatal("the daemon did not unlock the key")
 	}
@@ -69,7 +70,7 @@ func TestSignBroadcastMined(t *testing.T) {
 	sctx, stop := context.WithCancel(ctx)
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- d.Serve(sctx, func(s, _ string) { ready <- s }) }()
+	go func() { done <- d.Serve(sctx, func(at app.Listening) { ready <- at.Socket }) }()
 	var sock string
 	select {
 	case sock = <-ready:
