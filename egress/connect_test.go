@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"strings"
 	"testing"
 	"time"
 
@@ -281,5 +282,56 @@ func TestCloseRacesServe(t *testing.T) {
 			t.Fatalf("round %d: Serve did not return within %v of Close", i, waitFor)
 		}
 		l.Close()
+	}
+}
+
+// TestConnectAskWaitsForApproval: a tunnel to a host the policy asks about
+// opens once a human approves, and not before.
+func TestConnectAskWaitsForApproval(t *testing.T) {
+	h, ap, target := askHarness(t, false)
+	authority := strings.TrimSuffix(strings.TrimPrefix(target, "http://"), "/")
+	go func() { ap.answers <- true }()
+	c, br, resp := h.connect(authority, "")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("CONNECT %s after approval: %d", authority, resp.StatusCode)
+	}
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: ask.test\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	inner, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(inner.Body)
+	if string(body) != "reached" {
+		t.Errorf("through the tunnel: %q, want reached", body)
+	}
+	if n := len(ap.list()); n != 1 {
+		t.Errorf("%d approvals opened, want 1", n)
+	}
+}
+
+// TestAskWaitEndsWhenTheClientLeaves: a client that hangs up while its
+// request waits for an answer ends the wait; nothing is dialled.
+func TestAskWaitEndsWhenTheClientLeaves(t *testing.T) {
+	h, ap, target := askHarness(t, false)
+	authority := strings.TrimSuffix(strings.TrimPrefix(target, "http://"), "/")
+	c := h.dial()
+	if _, err := io.WriteString(c, "CONNECT "+authority+" HTTP/1.1\r\nHost: "+authority+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(waitFor)
+	for len(ap.list()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.Close()
+	for !ap.gaveUp.Load() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !ap.gaveUp.Load() {
+		t.Fatal("the request still waits for an answer after its client left")
+	}
+	if n := h.dns.Queries("ask.test"); n != 0 {
+		t.Errorf("ask.test was looked up %d times, want 0", n)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,6 +83,7 @@ func (f *fakeGate) WaitAnswer(ctx context.Context, _ *warden.Request, _ warden.D
 		f.approvals.mu.Unlock()
 		return true, warden.Decision{}, nil
 	case <-ctx.Done():
+		f.approvals.gaveUp.Store(true)
 		return false, warden.Decision{}, ctx.Err()
 	}
 }
@@ -103,6 +105,7 @@ type fakeApprovals struct {
 	opened  []string
 	granted bool // an approval was answered yes: a session grant
 	answers chan bool
+	gaveUp  atomic.Bool // a wait ended because the request's context did
 }
 
 func (a *fakeApprovals) list() []string {
