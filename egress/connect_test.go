@@ -7,8 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
