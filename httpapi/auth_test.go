@@ -409,6 +409,41 @@ func TestVerifyReplayAfterWindow(t *testing.T) {
 	}
 }
 
+// TestVerifyForgetsWhenTheTimestampGoesStale: a nonce is kept exactly as
+// long as its request could be replayed, which depends on its timestamp:
+// a request signed as late as allowed is forgotten about a second later, one
+// signed just now after MaxSkew, and a replay of either is refused as stale.
+func TestVerifyForgetsWhenTheTimestampGoesStale(t *testing.T) {
+	now := clock
+	v := newVerifier(t, now)
+	v.Now = func() time.Time { return now }
+	v.MaxNonces = 1
+
+	old := signed(t, "GET", "/v1/status", agentToken, nil, clock.Add(-httpapi.MaxSkew)) // as old as allowed
+	if _, err := v.Verify(old, nil); err != nil {
+		t.Fatalf("first Verify: %v", err)
+	}
+	fresh := signed(t, "GET", "/v1/status", agentToken, nil, clock)
+	if _, err := v.Verify(fresh, nil); err == nil {
+		t.Fatal("a second nonce fit in a memory of one while the first could still be replayed")
+	}
+	now = clock.Add(time.Second + time.Millisecond)
+	if _, err := v.Verify(old, nil); err == nil || !strings.Contains(err.Error(), "away from the daemon's clock") {
+		t.Fatalf("replay of the old request: %v, want a stale-timestamp error", err)
+	}
+	if _, err := v.Verify(fresh, nil); err != nil {
+		t.Fatalf("the old nonce was not forgotten once its request went stale: %v", err)
+	}
+	now = clock.Add(httpapi.MaxSkew)
+	if _, err := v.Verify(fresh, nil); err == nil || !strings.Contains(err.Error(), "replayed") {
+		t.Fatalf("replay of the fresh request inside its window: %v, want a replay error", err)
+	}
+	now = clock.Add(httpapi.MaxSkew + time.Second + time.Millisecond)
+	if _, err := v.Verify(signed(t, "GET", "/v1/status", agentToken, nil, now), nil); err != nil {
+		t.Fatalf("the fresh nonce was not forgotten once its request went stale: %v", err)
+	}
+}
+
 func TestVerifyNonceMemoryFull(t *testing.T) {
 	now := clock
 	v := newVerifier(t, now)
