@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/finance/financetest"
 	"github.com/agentwarden/warden/httpexchange"
 )
 
@@ -119,35 +120,6 @@ func newBackend(t *testing.T, base string, edit ...func(*httpexchange.Config)) *
 	return b
 }
 
-// grab is a backend that keeps the Clearance the Trader hands it.
-type grab struct{ c *finance.Clearance }
-
-var errGrab = errors.New("grab only closes perps")
-
-func (grab) Name() string { return "grab" }
-func (grab) Price(context.Context, finance.Token) (finance.Price, error) {
-	return finance.Price{}, errGrab
-}
-func (grab) Portfolio(context.Context) (finance.Portfolio, error) {
-	return finance.Portfolio{}, errGrab
-}
-func (grab) Simulate(context.Context, finance.SwapQuote) (finance.Simulation, error) {
-	return finance.Simulation{}, errGrab
-}
-func (grab) Swap(context.Context, finance.SwapQuote, finance.Clearance) (finance.Fill, error) {
-	return finance.Fill{}, errGrab
-}
-func (grab) OpenPerp(context.Context, finance.PerpOrder, finance.Clearance) (finance.Fill, error) {
-	return finance.Fill{}, errGrab
-}
-func (g grab) ClosePerp(_ context.Context, _ string, c finance.Clearance) (finance.Fill, error) {
-	*g.c = c
-	return finance.Fill{}, nil
-}
-func (grab) Transfer(context.Context, finance.TransferOrder, finance.Clearance) (finance.Fill, error) {
-	return finance.Fill{}, errGrab
-}
-
 // allowing is a Trader over backend whose gate allows everything under
 // traceID.
 func allowing(backend finance.Backend, traceID string) *finance.Trader {
@@ -163,20 +135,6 @@ func allowing(backend finance.Backend, traceID string) *finance.Trader {
 func closeRequest(position string) *warden.Request {
 	return &warden.Request{Capability: warden.CapTrade, Action: finance.PerpClose, Resource: "ETH",
 		Params: map[string]json.RawMessage{"chain": json.RawMessage(`"ethereum"`), "position": json.RawMessage(`"` + position + `"`)}}
-}
-
-// cleared returns a Clearance for traceID, obtained the only way there is:
-// from a Trader whose gate allowed an order.
-func cleared(t *testing.T, traceID string) finance.Clearance {
-	t.Helper()
-	var c finance.Clearance
-	if _, err := allowing(grab{&c}, traceID).Execute(ctx, closeRequest("p"), finance.DecideOptions{}); err != nil {
-		t.Fatalf("Trader.Execute: %v", err)
-	}
-	if c.Check() != nil || c.TraceID() != traceID {
-		t.Fatalf("the Trader issued clearance %q; want %q", c.TraceID(), traceID)
-	}
-	return c
 }
 
 func token(t *testing.T, chain, symbol string) finance.Token {
@@ -496,7 +454,7 @@ func TestExecutions(t *testing.T) {
 		t.Run(ex.name, func(t *testing.T) {
 			v := newVenue(t, answer(200, testdata(t, "fill.json")))
 			trace := "trace-" + strings.ReplaceAll(ex.name, " ", "-")
-			f, err := ex.run(ctx, newBackend(t, v.srv.URL), cleared(t, trace))
+			f, err := ex.run(ctx, newBackend(t, v.srv.URL), financetest.Clearance(t, trace))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -560,7 +518,7 @@ func TestZeroClearanceNeverSent(t *testing.T) {
 func TestInvalidOrdersNeverSent(t *testing.T) {
 	v := untouchable(t)
 	b := newBackend(t, v.srv.URL)
-	c := cleared(t, "trace-invalid")
+	c := financetest.Clearance(t, "trace-invalid")
 	usdc, eth := token(t, "base", "USDC"), token(t, "base", "ETH")
 	swap := func(q finance.SwapQuote) error { _, err := b.Swap(ctx, q, c); return err }
 	for _, tc := range []struct {
@@ -621,7 +579,7 @@ func operations(t *testing.T) map[string]operation {
 			return err
 		},
 	}
-	c := cleared(t, "trace-ops")
+	c := financetest.Clearance(t, "trace-ops")
 	for _, ex := range executions(t) {
 		ops[ex.name] = func(ctx context.Context, b *httpexchange.Backend) error { _, err := ex.run(ctx, b, c); return err }
 	}
@@ -806,7 +764,7 @@ func TestCanceledContextSendsNothing(t *testing.T) {
 	v := untouchable(t)
 	c, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err := newBackend(t, v.srv.URL).Swap(c, finance.SwapQuote{In: token(t, "base", "USDC"), Out: token(t, "base", "ETH"), AmountUSD: usd(5), MaxSlippage: 0.01}, cleared(t, "trace-canceled"))
+	_, err := newBackend(t, v.srv.URL).Swap(c, finance.SwapQuote{In: token(t, "base", "USDC"), Out: token(t, "base", "ETH"), AmountUSD: usd(5), MaxSlippage: 0.01}, financetest.Clearance(t, "trace-canceled"))
 	if !errors.Is(err, context.Canceled) || errors.Is(err, httpexchange.ErrOutcomeUnknown) {
 		t.Errorf("Swap with a canceled context: %v; want canceled, not of unknown outcome", err)
 	}
@@ -816,7 +774,7 @@ func TestUnreachableVenue(t *testing.T) {
 	v := newVenue(t, answer(200, "{}"))
 	base := v.srv.URL
 	v.srv.Close()
-	_, err := newBackend(t, base).ClosePerp(ctx, "pos-9", cleared(t, "trace-down"))
+	_, err := newBackend(t, base).ClosePerp(ctx, "pos-9", financetest.Clearance(t, "trace-down"))
 	if err == nil || warden.ErrorCodeOf(err) != warden.EUnavailable {
 		t.Fatalf("ClosePerp on a closed port: %v; want an unavailable error", err)
 	}

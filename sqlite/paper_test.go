@@ -1,8 +1,6 @@
 package sqlite
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/finance/financetest"
 	"github.com/agentwarden/warden/finance/paper"
 )
 
@@ -20,38 +19,6 @@ var (
 	paperUSD = finance.Token{Symbol: "USDC", Chain: finance.Chain{Name: "base", ID: 8453}, Address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", AssetID: "USDC", Class: finance.ClassStablecoin, Decimals: 6, Canonical: true}
 	paperETH = finance.Token{Symbol: "ETH", Chain: finance.Chain{Name: "base", ID: 8453}, AssetID: "ETH", Class: finance.ClassMajor, Decimals: 18, Canonical: true}
 )
-
-// clearanceCapture is a backend that only records the clearance it is handed.
-type clearanceCapture struct {
-	finance.Backend
-	c finance.Clearance
-}
-
-func (b *clearanceCapture) Name() string { return "capture" }
-
-func (b *clearanceCapture) ClosePerp(_ context.Context, _ string, c finance.Clearance) (finance.Fill, error) {
-	b.c = c
-	return finance.Fill{}, nil
-}
-
-// paperClearance obtains a Clearance the only way there is: from a
-// finance.Trader whose gate allowed an order.
-func paperClearance(t testing.TB) finance.Clearance {
-	t.Helper()
-	b := &clearanceCapture{}
-	tr := &finance.Trader{Backend: b, Decide: func(context.Context, *warden.Request, finance.DecideOptions) (warden.Decision, error) {
-		return warden.Decision{Verdict: warden.Allow, TraceID: "trace-paper"}, nil
-	}}
-	req := &warden.Request{Capability: warden.CapTrade, Action: finance.PerpClose, Resource: "ETH",
-		Params: map[string]json.RawMessage{finance.ParamChain: json.RawMessage(`"base"`), finance.ParamPosition: json.RawMessage(`"p"`)}}
-	if _, err := tr.Execute(ctx, req, finance.DecideOptions{}); err != nil {
-		t.Fatalf("Trader.Execute: %v", err)
-	}
-	if err := b.c.Check(); err != nil {
-		t.Fatalf("the captured clearance: %v", err)
-	}
-	return b.c
-}
 
 func paperExchange(s *Store) *paper.Exchange {
 	return &paper.Exchange{
@@ -140,7 +107,7 @@ func TestPaperBookRoundTrip(t *testing.T) {
 func TestPaperBookFailingUpdateSavesNothing(t *testing.T) {
 	s, _ := openTest(t)
 	e := paperExchange(s)
-	c := paperClearance(t)
+	c := financetest.Clearance(t, "trace-paper")
 	if _, err := e.Swap(ctx, finance.SwapQuote{In: paperUSD, Out: paperETH, AmountUSD: 100 * warden.MicrosPerDollar, MaxSlippage: 0.01}, c); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +148,7 @@ func TestPaperBookConcurrentBuys(t *testing.T) {
 	}
 	t.Cleanup(func() { s2.Close() })
 	exchanges := []*paper.Exchange{paperExchange(s1), paperExchange(s2)}
-	c := paperClearance(t)
+	c := financetest.Clearance(t, "trace-paper")
 	const workers, buys = 8, 25
 	amount := warden.USD(10 * warden.MicrosPerDollar)
 	var (
@@ -229,7 +196,7 @@ func TestPaperBookConcurrentBuys(t *testing.T) {
 // fill, and keeps the book to one row.
 func TestPaperFillsAppendOnly(t *testing.T) {
 	s, path := openTest(t)
-	if _, err := paperExchange(s).Swap(ctx, finance.SwapQuote{In: paperUSD, Out: paperETH, AmountUSD: warden.MicrosPerDollar}, paperClearance(t)); err != nil {
+	if _, err := paperExchange(s).Swap(ctx, finance.SwapQuote{In: paperUSD, Out: paperETH, AmountUSD: warden.MicrosPerDollar}, financetest.Clearance(t, "trace-paper")); err != nil {
 		t.Fatal(err)
 	}
 	c := rawConn(t, path)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/finance/financetest"
 	"github.com/agentwarden/warden/finance/paper"
 )
 
@@ -165,7 +166,7 @@ func TestSimulateRoutes(t *testing.T) {
 // TestRoundTrip buys and sells back: only the fees and the impact are lost.
 func TestRoundTrip(t *testing.T) {
 	e, store, _ := newExchange(t)
-	c := clearance(t)
+	c := financetest.Clearance(t, "trace-test")
 	f := buy(t, e, c, eth, 1000)
 	if f.Action != finance.Buy || f.ID != "id-1" || f.TraceID != "trace-test" || f.At != t0 || f.InToken != "USDC" || f.OutToken != "ETH" ||
 		f.InAmount != 1000 || f.ValueUSD != usd(1000) || !near(f.Price, 1000/f.OutAmount, 1e-9) {
@@ -312,7 +313,7 @@ func TestRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, store, _ := newExchange(t)
-			c := clearance(t)
+			c := financetest.Clearance(t, "trace-test")
 			buy(t, e, c, eth, 1000)
 			if _, err := e.OpenPerp(ctx, finance.PerpOrder{Token: solT, Side: finance.Short, MarginUSD: usd(100), Leverage: 3}, c); err != nil {
 				t.Fatal(err)
@@ -363,7 +364,7 @@ func TestSlippage(t *testing.T) {
 			n := 0
 			e.Now = func() time.Time { n++; return t0.Add(time.Duration(n-1) * time.Minute) }
 			before := snapshot(t, store)
-			f, err := e.Swap(ctx, finance.SwapQuote{In: usdc, Out: eth, AmountUSD: usd(1000), MaxSlippage: tc.tolerance}, clearance(t))
+			f, err := e.Swap(ctx, finance.SwapQuote{In: usdc, Out: eth, AmountUSD: usd(1000), MaxSlippage: tc.tolerance}, financetest.Clearance(t, "trace-test"))
 			if tc.ok {
 				if err != nil || f.Price < 3300 {
 					t.Errorf("Swap = %+v, %v; want a fill at the moved price", f, err)
@@ -398,7 +399,7 @@ func TestPerps(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, store, clk := newExchange(t)
-			c := clearance(t)
+			c := financetest.Clearance(t, "trace-test")
 			open, err := e.OpenPerp(ctx, finance.PerpOrder{Token: eth, Side: tc.side, MarginUSD: usd(1000), Leverage: tc.leverage}, c)
 			if err != nil {
 				t.Fatal(err)
@@ -441,7 +442,7 @@ func TestPerps(t *testing.T) {
 
 func TestTransfer(t *testing.T) {
 	e, _, _ := newExchange(t)
-	c := clearance(t)
+	c := financetest.Clearance(t, "trace-test")
 	bought := buy(t, e, c, eth, 1000)
 	const to = "0x2222222222222222222222222222222222222222"
 	f, err := e.Transfer(ctx, finance.TransferOrder{Token: eth, AmountUSD: usd(300), Recipient: to}, c)
@@ -471,7 +472,7 @@ func TestPortfolio(t *testing.T) {
 	if len(p.Holdings) != 1 || p.Holdings[0].Token != paper.CashToken() || p.Holdings[0].ValueUSD != paper.DefaultStartingCash || p.Wallet != wallet || p.At != t0 {
 		t.Errorf("a new book's portfolio = %+v; want the starting cash only", p)
 	}
-	c := clearance(t)
+	c := financetest.Clearance(t, "trace-test")
 	ethFill := buy(t, e, c, eth, 1000)
 	btcFill := buy(t, e, c, cbbtc, 2000)
 	if _, err := e.OpenPerp(ctx, finance.PerpOrder{Token: solT, Side: finance.Short, MarginUSD: usd(500), Leverage: 2}, c); err != nil {

@@ -2,7 +2,6 @@ package paper_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"sync"
@@ -72,38 +71,6 @@ func newExchange(t testing.TB) (*paper.Exchange, *paper.MemStore, *clock) {
 		NewID: func() string { return fmt.Sprintf("id-%d", n.Add(1)) },
 	}
 	return e, store, clk
-}
-
-// capture is a backend that only records the clearance it is handed.
-type capture struct {
-	finance.Backend
-	c finance.Clearance
-}
-
-func (b *capture) Name() string { return "capture" }
-
-func (b *capture) ClosePerp(_ context.Context, _ string, c finance.Clearance) (finance.Fill, error) {
-	b.c = c
-	return finance.Fill{}, nil
-}
-
-// clearance obtains a Clearance the only way there is: from a
-// finance.Trader whose gate allowed an order.
-func clearance(t testing.TB) finance.Clearance {
-	t.Helper()
-	b := &capture{}
-	tr := &finance.Trader{Backend: b, Decide: func(context.Context, *warden.Request, finance.DecideOptions) (warden.Decision, error) {
-		return warden.Decision{Verdict: warden.Allow, TraceID: "trace-test"}, nil
-	}}
-	req := &warden.Request{Capability: warden.CapTrade, Action: finance.PerpClose, Resource: "ETH",
-		Params: map[string]json.RawMessage{finance.ParamChain: json.RawMessage(`"base"`), finance.ParamPosition: json.RawMessage(`"p"`)}}
-	if _, err := tr.Execute(ctx, req, finance.DecideOptions{}); err != nil {
-		t.Fatalf("Trader.Execute: %v", err)
-	}
-	if err := b.c.Check(); err != nil {
-		t.Fatalf("the captured clearance: %v", err)
-	}
-	return b.c
 }
 
 // state is everything a store holds, to show that a refused order changed
