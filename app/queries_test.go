@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/audit/audittest"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/finance"
 )
@@ -37,34 +37,9 @@ const (
 func docSQL(t *testing.T) map[string]string {
 	t.Helper()
 	path := filepath.Join("..", "docs", "audit-queries.md")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	out := map[string]string{}
-	var (
-		heading string
-		block   []string
-		inSQL   bool
-	)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case inSQL && strings.TrimSpace(line) == "```":
-			out[heading] = strings.Join(block, "\n")
-			inSQL, block = false, nil
-		case inSQL:
-			block = append(block, line)
-		case strings.TrimSpace(line) == "```sql":
-			inSQL = true
-		case strings.HasPrefix(line, "#"):
-			heading = strings.TrimSpace(strings.TrimLeft(line, "#"))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	for _, q := range audittest.DocQueries(t, path) {
+		out[q.Heading] = q.SQL
 	}
 	for _, h := range []string{qRejected, qSizing, qExposure, qSpent, qSpentOn, qTrace} {
 		if out[h] == "" {

@@ -1,11 +1,9 @@
 package sqlite
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,51 +11,8 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/audit/audittest"
 )
-
-// docQuery is one fenced sql block of docs/audit-queries.md and the heading it
-// sits under.
-type docQuery struct {
-	heading, sql string
-}
-
-// readDocQueries extracts every ```sql block from the markdown file at path.
-func readDocQueries(t *testing.T, path string) []docQuery {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var (
-		out     []docQuery
-		heading string
-		block   []string
-		inSQL   bool
-	)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case inSQL && strings.TrimSpace(line) == "```":
-			out = append(out, docQuery{heading, strings.Join(block, "\n")})
-			inSQL, block = false, nil
-		case inSQL:
-			block = append(block, line)
-		case strings.TrimSpace(line) == "```sql":
-			inSQL = true
-		case strings.HasPrefix(line, "#"):
-			heading = strings.TrimSpace(strings.TrimLeft(line, "#"))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if inSQL {
-		t.Fatalf("%s: unterminated sql block under %q", path, heading)
-	}
-	return out
-}
 
 // tradeSeed is a decision as warden's stages record it.
 type tradeSeed struct {
@@ -319,7 +274,7 @@ func TestAuditQueriesDoc(t *testing.T) {
 		"Everything one trace did": traceRows,
 	}
 
-	queries := readDocQueries(t, filepath.Join("..", "docs", "audit-queries.md"))
+	queries := audittest.DocQueries(t, filepath.Join("..", "docs", "audit-queries.md"))
 	if len(queries) < len(want) {
 		t.Errorf("found %d sql blocks in the document, want at least %d", len(queries), len(want))
 	}
@@ -329,15 +284,15 @@ func TestAuditQueriesDoc(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, q := range queries {
-		t.Run(q.heading, func(t *testing.T) {
-			rows, ok := want[q.heading]
+		t.Run(q.Heading, func(t *testing.T) {
+			rows, ok := want[q.Heading]
 			if !ok {
-				t.Fatalf("no expected rows for the query under %q; add them to this test", q.heading)
+				t.Fatalf("no expected rows for the query under %q; add them to this test", q.Heading)
 			}
-			seen[q.heading] = true
-			got := queryRows(t, c, q.sql, map[string]string{":trace_id": "trace-released"})
+			seen[q.Heading] = true
+			got := queryRows(t, c, q.SQL, map[string]string{":trace_id": "trace-released"})
 			if !slices.EqualFunc(got, rows, slices.Equal[[]string]) {
-				t.Errorf("query under %q returned\n%s\nwant\n%s", q.heading, formatRows(got), formatRows(rows))
+				t.Errorf("query under %q returned\n%s\nwant\n%s", q.Heading, formatRows(got), formatRows(rows))
 			}
 		})
 	}
