@@ -61,10 +61,7 @@ func (a *App) Egress(who *warden.Request, extraAllowed []string, wait *AskWait) 
 		NoWait:    wait == nil,
 	}
 	if wait != nil {
-		proxy.Approvals = wait.Channel
-		if wait.Notify != nil {
-			proxy.Asked = func(id, _ string) { wait.Notify(id) }
-		}
+		proxy.Approvals, proxy.Asked = wait.Channel, wait.Notify
 	}
 	return proxy, nil
 }

@@ -144,7 +144,7 @@ func (r *pending) check(ctx context.Context) (warden.Decision, error) {
 			return d, nil
 		}
 		if p.Asked != nil {
-			p.Asked(d.ApprovalID, r.req.Action+" "+r.req.Resource)
+			p.Asked(d.ApprovalID)
 		}
 		approved, denied, werr := p.Gate.WaitAnswer(ctx, r.req, d)
 		if werr != nil || !approved {

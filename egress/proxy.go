@@ -80,7 +80,7 @@ type Proxy struct {
 	NoWait bool
 	// Asked, when set, is told of each approval a request starts waiting
 	// for, to say where to answer it.
-	Asked func(approvalID, what string)
+	Asked func(approvalID string)
 	// Resolver resolves names; nil is the pure-Go resolver on the system's
 	// configuration (never libc, whose inet_aton reads 0x7f000001 as an
 	// address).

@@ -149,8 +149,11 @@ func targetOf(req *warden.Request) (Target, error) {
 // A request whose destination cannot be read is bound to its exact input
 // (warden.InputHash).
 func InputHash(req *warden.Request) string {
+	if req.Capability != warden.CapNetwork {
+		return warden.InputHash(req)
+	}
 	t, err := targetOf(req)
-	if req.Capability != warden.CapNetwork || err != nil {
+	if err != nil {
 		return warden.InputHash(req)
 	}
 	// The prefix keeps these apart from warden.InputHash's inputs, which
@@ -162,8 +165,11 @@ func InputHash(req *warden.Request) string {
 // Destination describes what a network answer covers (see InputHash):
 // "connections to example.com:443", or "" when the request has none.
 func Destination(req *warden.Request) string {
+	if req.Capability != warden.CapNetwork {
+		return ""
+	}
 	t, err := targetOf(req)
-	if req.Capability != warden.CapNetwork || err != nil {
+	if err != nil {
 		return ""
 	}
 	return "connections to " + t.Authority()

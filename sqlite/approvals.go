@@ -254,50 +254,61 @@ func insertGrant(w *conn, g *warden.Grant) error {
 
 // TakeGrant returns a live grant for q, marking a once grant used (unless
 // q.Peek) in the same transaction so that two requests can never spend it
-// both.
+// both. A peek only reads.
 func (s *Store) TakeGrant(ctx context.Context, q warden.GrantQuery) (warden.Grant, bool, error) {
 	var (
 		g     warden.Grant
 		found bool
+		err   error
 	)
-	onceOnly := 0
-	if q.OnceOnly {
-		onceOnly = 1
-	}
-	err := s.write(ctx, func(w *conn) error {
-		if err := query(w, sqlFindGrant, []any{q.InputHash, q.Session, q.At.UnixMilli(), onceOnly}, func(st *sqlite3.Stmt) error {
-			found = true
-			g = warden.Grant{ID: st.ColumnText(0), Kind: warden.GrantKind(st.ColumnText(1)), InputHash: st.ColumnText(2),
-				Session: st.ColumnText(3), ApprovalID: st.ColumnText(4), By: st.ColumnText(5), CreatedAt: millis(st.ColumnInt64(6))}
-			if exp := st.ColumnInt64(7); exp != 0 {
-				g.ExpiresAt = millis(exp)
+	if q.Peek {
+		err = s.read(ctx, func(r *conn) (err error) {
+			g, found, err = findGrant(r, q)
+			return err
+		})
+	} else {
+		err = s.write(ctx, func(w *conn) error {
+			if g, found, err = findGrant(w, q); err != nil || !found || g.Kind != warden.GrantOnce {
+				return err
+			}
+			st, err := w.prepare(sqlUseGrant)
+			if err != nil {
+				return err
+			}
+			b := binder{st: st}
+			b.int(q.At.UnixMilli())
+			b.text(g.ID)
+			if err := b.exec(); err != nil {
+				return err
+			}
+			if w.c.Changes() != 1 {
+				found = false // used by another process between the read and now: impossible under the write lock, but never spend twice
 			}
 			return nil
-		}); err != nil {
-			return err
-		}
-		if !found || g.Kind != warden.GrantOnce || q.Peek {
-			return nil
-		}
-		st, err := w.prepare(sqlUseGrant)
-		if err != nil {
-			return err
-		}
-		b := binder{st: st}
-		b.int(q.At.UnixMilli())
-		b.text(g.ID)
-		if err := b.exec(); err != nil {
-			return err
-		}
-		if w.c.Changes() != 1 {
-			found = false // used by another process between the read and now: impossible under the write lock, but never spend twice
-		}
-		return nil
-	})
+		})
+	}
 	if err != nil {
 		return warden.Grant{}, false, fmt.Errorf("look up grants: %w", err)
 	}
 	return g, found, nil
+}
+
+// findGrant reads the live grant that covers q, if any.
+func findGrant(c *conn, q warden.GrantQuery) (g warden.Grant, found bool, err error) {
+	onceOnly := 0
+	if q.OnceOnly {
+		onceOnly = 1
+	}
+	err = query(c, sqlFindGrant, []any{q.InputHash, q.Session, q.At.UnixMilli(), onceOnly}, func(st *sqlite3.Stmt) error {
+		found = true
+		g = warden.Grant{ID: st.ColumnText(0), Kind: warden.GrantKind(st.ColumnText(1)), InputHash: st.ColumnText(2),
+			Session: st.ColumnText(3), ApprovalID: st.ColumnText(4), By: st.ColumnText(5), CreatedAt: millis(st.ColumnInt64(6))}
+		if exp := st.ColumnInt64(7); exp != 0 {
+			g.ExpiresAt = millis(exp)
+		}
+		return nil
+	})
+	return g, found, err
 }
 
 func scanApproval(st *sqlite3.Stmt, a *warden.Approval) error {
