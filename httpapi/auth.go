@@ -1,6 +1,7 @@
-// Request authentication for the daemon's HTTP API: scoped bearer tokens, and
-// an HMAC signature over each request with a timestamp and a single-use nonce so
-// a captured request cannot be altered or replayed.
+// Request authentication for the daemon's HTTP API: scoped tokens, which a
+// request names by a public id and never sends, and an HMAC signature keyed by
+// the token over each request with a timestamp and a single-use nonce, so a
+// captured request cannot be altered or replayed and gives away no token.
 
 package httpapi
 
@@ -8,6 +9,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -49,6 +51,12 @@ const (
 	signatureText   = 2 * sha256.Size                 // lower-case hex HMAC-SHA256: 64
 	maxTimestampLen = len("99999999999")              // unix seconds, well past year 5000
 	tokenFormatHint = "wdn_agent_… or wdn_operator_…" // never a real token
+
+	tokenIDInfix  = "_id_"                                // between the scope and the hex of a token id
+	tokenIDDomain = "warden-token-id\x00"                 // hashed in front of the token, so an id equals no other hash of it
+	tokenIDBytes  = 16                                    // bytes of SHA-256 kept in an id
+	tokenIDHex    = 2 * tokenIDBytes                      // their lower-case hex: 32
+	tokenIDHint   = "wdn_agent_id_… or wdn_operator_id_…" // never a real id
 )
 
 var secretEncoding = base64.RawURLEncoding.Strict()
@@ -98,36 +106,106 @@ func malformedToken(why string) *warden.Error {
 		WithHint("a warden token looks like " + tokenFormatHint + " followed by 43 base64url characters; generate a new one")
 }
 
-// Tokens is the set of tokens the daemon accepts, each with its scope. It keeps
-// only their SHA-256 hashes, so a lookup's timing depends on the hash, not on
-// how much of the secret an attacker guessed right. A nil or zero Tokens
-// accepts nothing. It is safe for concurrent use; it never changes once built.
+// TokenID returns the public id of token, which a signed request sends in its
+// Authorization header in place of the token:
+//
+//	"wdn_" + scope + "_id_" + hex(SHA-256("warden-token-id" + "\x00" + token)[:16])
+//
+// where scope is the token's (agent or operator), the hash is over the bytes
+// of those strings, and hex is lower case: 32 digits. So an agent token's id
+// looks like wdn_agent_id_ followed by 32 hex digits, an operator token's like
+// wdn_operator_id_…. The id names the token without giving it away; the token
+// itself is only ever the key of the request's HMAC. Its errors, for a
+// malformed token, are TokenScope's and never contain the token.
+func TokenID(token string) (string, error) {
+	scope, err := TokenScope(token)
+	if err != nil {
+		return "", err
+	}
+	return tokenID(scope, token), nil
+}
+
+// tokenID is TokenID for a token already known to be well formed, of scope.
+func tokenID(scope Scope, token string) string {
+	sum := sha256.Sum256([]byte(tokenIDDomain + token))
+	return tokenPrefix + string(scope) + tokenIDInfix + hex.EncodeToString(sum[:tokenIDBytes])
+}
+
+// validTokenID reports whether id has the form TokenID gives: "wdn_", a scope,
+// "_id_" and 32 lower-case hex digits.
+func validTokenID(id string) bool {
+	rest, ok := strings.CutPrefix(id, tokenPrefix)
+	if !ok {
+		return false
+	}
+	if rest, ok = strings.CutPrefix(rest, string(ScopeAgent)+tokenIDInfix); !ok {
+		if rest, ok = strings.CutPrefix(rest, string(ScopeOperator)+tokenIDInfix); !ok {
+			return false
+		}
+	}
+	if len(rest) != tokenIDHex {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Tokens is the set of tokens the daemon accepts, each with its scope, found
+// by its id (see TokenID). It holds the tokens themselves in memory, as it
+// must: each is the key that checks its requests' signatures. A nil or zero
+// Tokens accepts nothing. It is safe for concurrent use; it never changes once
+// built.
 type Tokens struct {
-	scopes map[[sha256.Size]byte]Scope
+	byID map[string]acceptedToken
+}
+
+type acceptedToken struct {
+	token string // the secret, the HMAC key of its requests
+	scope Scope
 }
 
 // NewTokens returns the set of tokens given. Every token must be well formed;
 // a token given twice is fine. The error names a bad token by its position,
 // never by its text.
 func NewTokens(tokens ...string) (*Tokens, error) {
-	t := &Tokens{scopes: make(map[[sha256.Size]byte]Scope, len(tokens))}
+	t := &Tokens{byID: make(map[string]acceptedToken, len(tokens))}
 	for i, tok := range tokens {
 		scope, err := TokenScope(tok)
 		if err != nil {
 			return nil, fmt.Errorf("token %d of %d: %w", i+1, len(tokens), err)
 		}
-		t.scopes[sha256.Sum256([]byte(tok))] = scope
+		t.byID[tokenID(scope, tok)] = acceptedToken{token: tok, scope: scope}
 	}
 	return t, nil
 }
 
 // Scope returns the scope of token, and false when the set does not hold it.
+// The token is found by its id and then compared in constant time, so a
+// lookup's timing depends on the id, which is public, not on how much of the
+// secret a guess got right.
 func (t *Tokens) Scope(token string) (Scope, bool) {
-	if t == nil {
+	id, err := TokenID(token)
+	if err != nil {
 		return "", false
 	}
-	s, ok := t.scopes[sha256.Sum256([]byte(token))]
-	return s, ok
+	got, scope, ok := t.lookup(id)
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+		return "", false
+	}
+	return scope, true
+}
+
+// lookup returns the token whose id is id, and its scope.
+func (t *Tokens) lookup(id string) (token string, scope Scope, ok bool) {
+	if t == nil {
+		return "", "", false
+	}
+	a, ok := t.byID[id]
+	return a.token, a.scope, ok
 }
 
 // Len returns how many distinct tokens the set holds.
@@ -135,14 +213,15 @@ func (t *Tokens) Len() int {
 	if t == nil {
 		return 0
 	}
-	return len(t.scopes)
+	return len(t.byID)
 }
 
-// Headers of a signed request, besides "Authorization: Bearer <token>".
+// Headers of a signed request, besides "Authorization: Bearer <token id>",
+// where the id is TokenID's. The token itself is never sent.
 const (
 	HeaderTimestamp = "X-Warden-Timestamp" // unix seconds, decimal
 	HeaderNonce     = "X-Warden-Nonce"     // 16 to 64 characters of [A-Za-z0-9_-], never used before
-	HeaderSignature = "X-Warden-Signature" // lower-case hex HMAC-SHA256 of StringToSign, keyed by the token
+	HeaderSignature = "X-Warden-Signature" // lower-case hex HMAC-SHA256 of StringToSign, keyed by the token (not its id)
 )
 
 // MaxSkew is how far a request's timestamp may be from the daemon's clock.
@@ -179,10 +258,13 @@ func requestURI(r *http.Request) string {
 }
 
 // Sign makes r a signed request for body, which must be the exact bytes sent:
-// it sets "Authorization: Bearer <token>", a timestamp taken from now, a fresh
-// random nonce and the signature. Its errors never contain the token.
+// it sets "Authorization: Bearer <token id>" (see TokenID), a timestamp taken
+// from now, a fresh random nonce and the signature, HMAC-SHA256 of
+// StringToSign keyed by the token. The token itself goes in no header. Its
+// errors never contain the token.
 func Sign(r *http.Request, token string, body []byte, now time.Time) error {
-	if _, err := TokenScope(token); err != nil {
+	scope, err := TokenScope(token)
+	if err != nil {
 		return fmt.Errorf("sign request: %w", err)
 	}
 	var n [nonceBytes]byte
@@ -191,7 +273,7 @@ func Sign(r *http.Request, token string, body []byte, now time.Time) error {
 	}
 	nonce := base64.RawURLEncoding.EncodeToString(n[:])
 	ts := strconv.FormatInt(now.Unix(), 10)
-	r.Header.Set("Authorization", "Bearer "+token)
+	r.Header.Set("Authorization", "Bearer "+tokenID(scope, token))
 	r.Header.Set(HeaderTimestamp, ts)
 	r.Header.Set(HeaderNonce, nonce)
 	r.Header.Set(HeaderSignature, signature(token, StringToSign(r.Method, requestURI(r), body, ts, nonce)))
@@ -240,7 +322,9 @@ type seenNonce struct {
 }
 
 // Verify authenticates r, whose body has already been read into body, and
-// returns the scope of its token. Every error is an *AuthError. A nonce is
+// returns the scope of its token. The Authorization header must carry the
+// token's id (see TokenID), never the token, and the signature must be keyed
+// by the token that id names. Every error is an *AuthError. A nonce is
 // remembered only once the signature checks out, so unsigned requests cannot
 // fill the Verifier's memory.
 func (v *Verifier) Verify(r *http.Request, body []byte) (Scope, error) {
@@ -249,16 +333,21 @@ func (v *Verifier) Verify(r *http.Request, body []byte) (Scope, error) {
 		now = v.Now()
 	}
 
-	token, err := bearer(r)
+	id, err := bearer(r)
 	if err != nil {
 		return "", err
 	}
-	if _, err := TokenScope(token); err != nil {
-		return "", unauthorized("the bearer token is not a warden token; send one that looks like %s", tokenFormatHint)
+	if _, err := TokenScope(id); err == nil {
+		return "", unauthorized("the Authorization header carries the token itself, which must never be sent: " +
+			"send its id (wdn_<scope>_id_…, see httpapi.TokenID) and sign the request with the token; " +
+			"anyone on the path may have read this one, so replace it (warden token new) and stop accepting it")
 	}
-	scope, ok := v.Tokens.Scope(token)
+	if !validTokenID(id) {
+		return "", unauthorized("the bearer is not a warden token id; send one that looks like %s", tokenIDHint)
+	}
+	token, scope, ok := v.Tokens.lookup(id)
 	if !ok {
-		return "", unauthorized("unknown token: the daemon does not accept this token; use one from the daemon's token file")
+		return "", unauthorized("unknown token: the daemon accepts no token with this id; use one from the daemon's token file")
 	}
 
 	ts, err := single(r, HeaderTimestamp)
@@ -290,7 +379,7 @@ func (v *Verifier) Verify(r *http.Request, body []byte) (Scope, error) {
 	// The length check leaks only the length, which is public; a valid
 	// signature is 64 lower-case hex digits, so case changes fail too.
 	if len(sig) != signatureText || !hmac.Equal([]byte(sig), []byte(want)) {
-		return "", unauthorized("bad signature: sign the method, the path and query as sent, the exact body, the timestamp and the nonce with this token")
+		return "", unauthorized("bad signature: sign the method, the path and query as sent, the exact body, the timestamp and the nonce with the token this id names")
 	}
 
 	if err := v.remember(nonce, now, time.Unix(sec, 0)); err != nil {
@@ -299,21 +388,22 @@ func (v *Verifier) Verify(r *http.Request, body []byte) (Scope, error) {
 	return scope, nil
 }
 
-// bearer returns the token of r's one "Authorization: Bearer" header.
+// bearer returns the value of r's one "Authorization: Bearer" header: a token
+// id, if the client is right.
 func bearer(r *http.Request) (string, *AuthError) {
 	vals := r.Header.Values("Authorization")
 	if len(vals) == 0 {
-		return "", unauthorized("missing bearer token: send Authorization: Bearer <token> with an agent or operator token")
+		return "", unauthorized("missing bearer token id: send Authorization: Bearer <token id>, the id of an agent or operator token (see httpapi.TokenID)")
 	}
 	if len(vals) > 1 {
 		return "", unauthorized("more than one Authorization header: send exactly one")
 	}
-	scheme, token, ok := strings.Cut(vals[0], " ")
-	token = strings.TrimSpace(token)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return "", unauthorized("missing bearer token: the Authorization header must be Bearer <token>")
+	scheme, id, ok := strings.Cut(vals[0], " ")
+	id = strings.TrimSpace(id)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || id == "" {
+		return "", unauthorized("missing bearer token id: the Authorization header must be Bearer <token id>")
 	}
-	return token, nil
+	return id, nil
 }
 
 // single returns the value of r's one header name.

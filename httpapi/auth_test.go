@@ -66,6 +66,15 @@ func wantSignature(token, method, uri string, body []byte, ts, nonce string) str
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// wantID computes a token's id from the documented format, independently of
+// the package: "wdn_" + scope + "_id_" + the lower-case hex of the first 16
+// bytes of SHA-256("warden-token-id\x00" + token).
+func wantID(token string) string {
+	scope := strings.SplitN(token, "_", 3)[1]
+	sum := sha256.Sum256([]byte("warden-token-id" + "\x00" + token))
+	return "wdn_" + scope + "_id_" + hex.EncodeToString(sum[:16])
+}
+
 // checkNoLeak fails if err's text holds any token or the secret part of one.
 func checkNoLeak(t testing.TB, err error) {
 	t.Helper()
@@ -120,11 +129,79 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 			if got := r.Header.Get(httpapi.HeaderTimestamp); got != "1700000000" {
 				t.Errorf("timestamp = %q, want 1700000000", got)
 			}
+			if got, want := r.Header.Get("Authorization"), "Bearer "+wantID(tt.token); got != want {
+				t.Errorf("Authorization = %q, want %q", got, want)
+			}
+			checkNoTokenSent(t, r.Header, tt.token)
 			scope, err := newVerifier(t, clock).Verify(r, tt.body)
 			if err != nil || scope != tt.want {
 				t.Errorf("Verify = %q, %v; want %q, nil", scope, err, tt.want)
 			}
 		})
+	}
+}
+
+// checkNoTokenSent fails if a header's name or value holds token or its
+// 43-character secret.
+func checkNoTokenSent(t *testing.T, h http.Header, token string) {
+	t.Helper()
+	secret := token[len(token)-43:]
+	for name, vals := range h {
+		for _, s := range append([]string{name}, vals...) {
+			if strings.Contains(s, token) || strings.Contains(s, secret) {
+				t.Errorf("header %s carries the token or its secret", name)
+			}
+		}
+	}
+}
+
+func TestTokenID(t *testing.T) {
+	// A fixed value, so the format cannot change along with wantID.
+	if got, err := httpapi.TokenID(agentToken); err != nil || got != "wdn_agent_id_868d3cf7b3b237278119284423cc0474" {
+		t.Errorf("TokenID(agentToken) = %q, %v; want wdn_agent_id_868d3cf7b3b237278119284423cc0474", got, err)
+	}
+	fresh, err := httpapi.NewToken(httpapi.ScopeOperator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, tok := range []string{agentToken, operatorToken, strangerToken, fresh, "wdn_agent_" + strings.Repeat("A", 43)} {
+		got, err := httpapi.TokenID(tok)
+		if err != nil {
+			t.Fatalf("TokenID(token %.14s…): %v", tok, err)
+		}
+		if want := wantID(tok); got != want {
+			t.Errorf("TokenID(token %.14s…) = %q, want %q from the documented format", tok, got, want)
+		}
+		scope, _ := httpapi.TokenScope(tok)
+		prefix := "wdn_" + string(scope) + "_id_"
+		if !strings.HasPrefix(got, prefix) || len(got) != len(prefix)+32 || strings.Trim(got[len(prefix):], "0123456789abcdef") != "" {
+			t.Errorf("TokenID = %q, want %q and 32 lower-case hex digits", got, prefix)
+		}
+		if strings.Contains(got, tok[len(tok)-43:][:8]) {
+			t.Errorf("TokenID = %q holds part of the token's secret", got)
+		}
+		if ids[got] {
+			t.Errorf("TokenID = %q for two tokens", got)
+		}
+		ids[got] = true
+	}
+
+	secret := agentToken[len("wdn_agent_"):]
+	for _, bad := range []string{"", "wdn_agent_", agentToken + "x", agentToken[:len(agentToken)-1], "wdn_admin_" + secret,
+		"WDN_agent_" + secret, " " + agentToken, operatorToken + "\n", wantID(agentToken)} {
+		got, err := httpapi.TokenID(bad)
+		if err == nil {
+			t.Errorf("TokenID(%q) = %q, want an error", bad, got)
+			continue
+		}
+		if got != "" {
+			t.Errorf("TokenID(%q) returned id %q with its error", bad, got)
+		}
+		if _, want := httpapi.TokenScope(bad); want == nil || err.Error() != want.Error() {
+			t.Errorf("TokenID(%q) error %q, want TokenScope's %v", bad, err, want)
+		}
+		checkNoLeak(t, err)
 	}
 }
 
@@ -135,6 +212,12 @@ func TestSignVerifyOverHTTP(t *testing.T) {
 	v.Now = nil
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		for name, vals := range r.Header {
+			if strings.Contains(name+strings.Join(vals, "\n"), agentToken[len(agentToken)-43:]) {
+				http.Error(w, "the token arrived in header "+name, http.StatusInternalServerError)
+				return
+			}
+		}
 		scope, err := v.Verify(r, body)
 		var ae *httpapi.AuthError
 		if errors.As(err, &ae) {
@@ -218,31 +301,75 @@ func TestVerifyRefuses(t *testing.T) {
 			r.Header.Add(httpapi.HeaderSignature, r.Header.Get(httpapi.HeaderSignature))
 			return body
 		}, "more than one X-Warden-Signature"},
-		{"other accepted token, same signature", func(r *http.Request) []byte {
-			r.Header.Set("Authorization", "Bearer "+operatorToken)
+		// The signature is still right: the token must not travel at all.
+		{"the token itself as bearer", func(r *http.Request) []byte {
+			r.Header.Set("Authorization", "Bearer "+agentToken)
 			return body
-		}, "bad signature"},
-		{"unknown token", func(r *http.Request) []byte {
+		}, "carries the token itself"},
+		{"the other accepted token itself as bearer", func(r *http.Request) []byte {
+			r.Header.Set("Authorization", "bearer  "+operatorToken+" ")
+			return body
+		}, "carries the token itself"},
+		{"an unaccepted token itself as bearer", func(r *http.Request) []byte {
 			r.Header.Set("Authorization", "Bearer "+strangerToken)
 			return body
+		}, "carries the token itself"},
+		{"other accepted token's id, same signature", func(r *http.Request) []byte {
+			r.Header.Set("Authorization", "Bearer "+wantID(operatorToken))
+			return body
+		}, "bad signature"},
+		{"unknown token id", func(r *http.Request) []byte {
+			r.Header.Set("Authorization", "Bearer "+wantID(strangerToken))
+			return body
 		}, "unknown token"},
+		{"id one hex digit short", func(r *http.Request) []byte {
+			id := wantID(agentToken)
+			r.Header.Set("Authorization", "Bearer "+id[:len(id)-1])
+			return body
+		}, "not a warden token id"},
+		{"id one hex digit long", func(r *http.Request) []byte {
+			r.Header.Set("Authorization", "Bearer "+wantID(agentToken)+"0")
+			return body
+		}, "not a warden token id"},
+		{"id in upper-case hex", func(r *http.Request) []byte {
+			id := wantID(agentToken)
+			r.Header.Set("Authorization", "Bearer wdn_agent_id_"+strings.ToUpper(id[len("wdn_agent_id_"):]))
+			return body
+		}, "not a warden token id"},
+		{"id with another scope word", func(r *http.Request) []byte {
+			r.Header.Set("Authorization", "Bearer wdn_admin_id_"+wantID(agentToken)[len("wdn_agent_id_"):])
+			return body
+		}, "not a warden token id"},
+		{"id of the wrong scope", func(r *http.Request) []byte {
+			r.Header.Set("Authorization", "Bearer wdn_operator_id_"+wantID(agentToken)[len("wdn_agent_id_"):])
+			return body
+		}, "unknown token"},
+		{"id without _id_", func(r *http.Request) []byte {
+			r.Header.Set("Authorization", "Bearer wdn_agent_"+wantID(agentToken)[len("wdn_agent_id_"):])
+			return body
+		}, "not a warden token id"},
+		{"id with a non-hex digit", func(r *http.Request) []byte {
+			id := wantID(agentToken)
+			r.Header.Set("Authorization", "Bearer "+id[:len(id)-1]+"g")
+			return body
+		}, "not a warden token id"},
 		{"malformed token", func(r *http.Request) []byte {
 			r.Header.Set("Authorization", "Bearer "+agentToken+"x")
 			return body
-		}, "not a warden token"},
+		}, "not a warden token id"},
 		{"token of another product", func(r *http.Request) []byte {
 			r.Header.Set("Authorization", "Bearer ghp_"+agentToken[10:])
 			return body
-		}, "not a warden token"},
-		{"missing authorization", func(r *http.Request) []byte { r.Header.Del("Authorization"); return body }, "missing bearer token"},
+		}, "not a warden token id"},
+		{"missing authorization", func(r *http.Request) []byte { r.Header.Del("Authorization"); return body }, "missing bearer token id"},
 		{"basic auth", func(r *http.Request) []byte {
-			r.Header.Set("Authorization", "Basic "+agentToken)
+			r.Header.Set("Authorization", "Basic "+wantID(agentToken))
 			return body
-		}, "missing bearer token"},
-		{"bearer without token", func(r *http.Request) []byte { r.Header.Set("Authorization", "Bearer "); return body }, "missing bearer token"},
-		{"token without scheme", func(r *http.Request) []byte { r.Header.Set("Authorization", agentToken); return body }, "missing bearer token"},
+		}, "missing bearer token id"},
+		{"bearer without id", func(r *http.Request) []byte { r.Header.Set("Authorization", "Bearer "); return body }, "missing bearer token id"},
+		{"id without scheme", func(r *http.Request) []byte { r.Header.Set("Authorization", wantID(agentToken)); return body }, "missing bearer token id"},
 		{"two authorization headers", func(r *http.Request) []byte {
-			r.Header.Add("Authorization", "Bearer "+operatorToken)
+			r.Header.Add("Authorization", "Bearer "+wantID(operatorToken))
 			return body
 		}, "more than one Authorization"},
 		{"timestamp missing", func(r *http.Request) []byte { r.Header.Del(httpapi.HeaderTimestamp); return body }, "missing X-Warden-Timestamp"},
@@ -363,7 +490,7 @@ func TestVerifyReplay(t *testing.T) {
 	r2 := httptest.NewRequest("GET", "/v1/status", nil)
 	ts := r.Header.Get(httpapi.HeaderTimestamp)
 	nonce := r.Header.Get(httpapi.HeaderNonce)
-	r2.Header.Set("Authorization", "Bearer "+operatorToken)
+	r2.Header.Set("Authorization", "Bearer "+wantID(operatorToken))
 	r2.Header.Set(httpapi.HeaderTimestamp, ts)
 	r2.Header.Set(httpapi.HeaderNonce, nonce)
 	r2.Header.Set(httpapi.HeaderSignature, wantSignature(operatorToken, "GET", "/v1/status", nil, ts, nonce))
@@ -637,6 +764,7 @@ func TestNewTokens(t *testing.T) {
 		{strangerToken, "", false},
 		{"", "", false},
 		{agentToken[:len(agentToken)-1], "", false},
+		{wantID(agentToken), "", false}, // an id is no token
 	} {
 		if got, ok := toks.Scope(tt.token); got != tt.want || ok != tt.ok {
 			t.Errorf("Scope(token %.14s…) = %q, %v; want %q, %v", tt.token, got, ok, tt.want, tt.ok)
@@ -732,8 +860,8 @@ func BenchmarkVerify(b *testing.B) {
 
 // FuzzVerify feeds arbitrary credentials, request lines and bodies to Verify
 // and checks that it never panics, never leaks a token in its error, and never
-// accepts a request whose signature is not the one the documented format gives
-// for an accepted token.
+// accepts a request unless its bearer is the id of an accepted token and its
+// signature is the one the documented format gives, keyed by that token.
 func FuzzVerify(f *testing.F) {
 	ts := strconv.FormatInt(clock.Unix(), 10)
 	nonce := "abcdefghijklmnop"
@@ -742,12 +870,14 @@ func FuzzVerify(f *testing.F) {
 		authz, ts, nonce, sig, method, uri string
 		body                               []byte
 	}{
-		{"Bearer " + agentToken, ts, nonce, wantSignature(agentToken, "POST", "/v1/check?x=1", body, ts, nonce), "POST", "/v1/check?x=1", body},
-		{"Bearer " + operatorToken, ts, nonce, wantSignature(operatorToken, "GET", "/", nil, ts, nonce), "GET", "/", nil},
-		{"Bearer " + agentToken, ts, nonce, strings.ToUpper(wantSignature(agentToken, "GET", "/", nil, ts, nonce)), "GET", "/", nil},
-		{"Bearer " + agentToken, ts, nonce, wantSignature(operatorToken, "GET", "/", nil, ts, nonce), "GET", "/", nil},
-		{"bearer  " + agentToken + " ", ts, nonce, wantSignature(agentToken, "GET", "/", nil, ts, nonce), "GET", "/", nil},
-		{"Bearer " + strangerToken, ts, nonce, wantSignature(strangerToken, "GET", "/", nil, ts, nonce), "GET", "/", nil},
+		{"Bearer " + wantID(agentToken), ts, nonce, wantSignature(agentToken, "POST", "/v1/check?x=1", body, ts, nonce), "POST", "/v1/check?x=1", body},
+		{"Bearer " + wantID(operatorToken), ts, nonce, wantSignature(operatorToken, "GET", "/", nil, ts, nonce), "GET", "/", nil},
+		{"Bearer " + wantID(agentToken), ts, nonce, strings.ToUpper(wantSignature(agentToken, "GET", "/", nil, ts, nonce)), "GET", "/", nil},
+		{"Bearer " + wantID(agentToken), ts, nonce, wantSignature(operatorToken, "GET", "/", nil, ts, nonce), "GET", "/", nil},
+		{"bearer  " + wantID(agentToken) + " ", ts, nonce, wantSignature(agentToken, "GET", "/", nil, ts, nonce), "GET", "/", nil},
+		{"Bearer " + wantID(strangerToken), ts, nonce, wantSignature(strangerToken, "GET", "/", nil, ts, nonce), "GET", "/", nil},
+		{"Bearer " + agentToken, ts, nonce, wantSignature(agentToken, "GET", "/", nil, ts, nonce), "GET", "/", nil},
+		{"Bearer " + wantID(agentToken), ts, nonce, wantSignature(wantID(agentToken), "GET", "/", nil, ts, nonce), "GET", "/", nil},
 		{"", "", "", "", "", "", nil},
 		{"Bearer x", "-1", "short", "zz", "GET", "*", []byte{0xff}},
 	} {
@@ -775,10 +905,17 @@ func FuzzVerify(f *testing.F) {
 			}
 			return
 		}
-		scheme, token, _ := strings.Cut(authz, " ")
-		token = strings.TrimSpace(token)
-		if !strings.EqualFold(scheme, "Bearer") || (token != agentToken && token != operatorToken) {
-			t.Fatalf("Verify accepted Authorization %q", authz)
+		scheme, id, _ := strings.Cut(authz, " ")
+		id = strings.TrimSpace(id)
+		var token string
+		switch id {
+		case wantID(agentToken):
+			token = agentToken
+		case wantID(operatorToken):
+			token = operatorToken
+		}
+		if !strings.EqualFold(scheme, "Bearer") || token == "" {
+			t.Fatalf("Verify accepted Authorization %q, which is not Bearer and the id of an accepted token", authz)
 		}
 		if want := wantSignature(token, method, uri, body, ts, nonce); sig != want {
 			t.Fatalf("Verify accepted signature %q, want %q", sig, want)

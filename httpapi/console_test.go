@@ -390,6 +390,19 @@ func startConsole(t *testing.T, browserCtx context.Context) *console {
 	c.srv = &Server{Backend: c.backend, Verifier: &Verifier{Tokens: tokens}, Feed: feed.New(0)}
 	api := c.srv.Handler(false)
 	c.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The page sends a token id, never a token: the daemon finds the
+		// token by that id, so logging in proves the id is this token's.
+		secret := token[len(token)-tokenSecretText:]
+		for name, vals := range r.Header {
+			if strings.Contains(name+"\n"+strings.Join(vals, "\n"), secret) {
+				c.problem("sent the token in its " + name + " header")
+			}
+		}
+		if auth := r.Header.Get("Authorization"); auth != "" {
+			if got, ok := strings.CutPrefix(auth, "Bearer "); !ok || !validTokenID(got) {
+				c.problem(fmt.Sprintf("sent an Authorization header that is not Bearer and a token id (%d characters)", len(auth)))
+			}
+		}
 		if r.URL.Path == "/api/audit/feed" {
 			c.mu.Lock()
 			c.feeds = append(c.feeds, r.URL.RawQuery)
@@ -441,10 +454,15 @@ func (c *console) watch(ev any) {
 		p = fmt.Sprintf("opened a %s dialog: %q", ev.Type, ev.Message)
 	}
 	if p != "" {
-		c.mu.Lock()
-		c.problems = append(c.problems, p)
-		c.mu.Unlock()
+		c.problem(p)
 	}
+}
+
+// problem records something the page did that it must never do.
+func (c *console) problem(p string) {
+	c.mu.Lock()
+	c.problems = append(c.problems, p)
+	c.mu.Unlock()
 }
 
 // do runs the actions within stepTimeout.

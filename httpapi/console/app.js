@@ -20,6 +20,7 @@
   const state = {
     token: '',
     key: null, // a promise of the HMAC key made from token
+    id: null, // a promise of token's id, which requests send in its place
     epoch: 0, // bumps at every log in and log out; late answers of an older one are dropped
     kill: false,
     approvalsLoad: 0, // bumps at every load of the approvals, so only the newest renders
@@ -60,17 +61,29 @@
     return Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
   }
 
+  // tokenId returns a promise of the token's public id, as httpapi.TokenID
+  // makes it: wdn_<scope>_id_ and the hex of the first 16 bytes of
+  // SHA-256("warden-token-id\0" + token). The id is what requests send; the
+  // token itself never leaves the page, it only keys the HMAC.
+  async function tokenId(token) {
+    const m = /^wdn_(agent|operator)_/.exec(token);
+    const scope = m ? m[1] : 'unknown'; // login lets no such token through; the daemon would refuse its id
+    const sum = await crypto.subtle.digest('SHA-256', utf8.encode('warden-token-id\0' + token));
+    return `wdn_${scope}_id_` + hex(sum.slice(0, 16));
+  }
+
   function setToken(token) {
     state.token = token;
     state.epoch++;
     state.key = token
       ? crypto.subtle.importKey('raw', utf8.encode(token), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
       : null;
+    state.id = token ? tokenId(token) : null;
   }
 
   // signedHeaders returns the headers that authenticate one request: the
-  // token, a timestamp, a fresh nonce, and the HMAC-SHA256 keyed by the token
-  // of method, path and query, SHA-256 of the body, timestamp and nonce.
+  // token's id, a timestamp, a fresh nonce, and the HMAC-SHA256 keyed by the
+  // token of method, path and query, SHA-256 of the body, timestamp and nonce.
   async function signedHeaders(method, uri, body) {
     const nonceBytes = new Uint8Array(16);
     crypto.getRandomValues(nonceBytes);
@@ -80,7 +93,7 @@
     const text = [method, uri, bodyHash, ts, nonce].join('\n');
     const sig = hex(await crypto.subtle.sign('HMAC', await state.key, utf8.encode(text)));
     return {
-      'Authorization': 'Bearer ' + state.token,
+      'Authorization': 'Bearer ' + await state.id,
       'X-Warden-Timestamp': ts,
       'X-Warden-Nonce': nonce,
       'X-Warden-Signature': sig,
