@@ -46,7 +46,8 @@ to the database.`,
 					return nil
 				}
 				for _, a := range as {
-					fmt.Fprintf(e.stdout, "%s  %-8s tier %d  %s  (%s)\n", a.ID, a.State, a.Decision.Tier, approval.Describe(&a.Request), a.Decision.Reason)
+					fmt.Fprintf(e.stdout, "%s  %-8s tier %d  %s  (%s)\n", a.ID, a.State, a.Decision.Tier,
+						oneLine(approval.Describe(&a.Request)), oneLine(a.Decision.Reason))
 				}
 				return nil
 			})
@@ -178,7 +179,7 @@ func askOne(ctx context.Context, ap app.Approver, a warden.Approval, r *bufio.Re
 		case "s":
 			ans = warden.AnswerSession
 		case "v":
-			fmt.Fprintln(out, approval.Content(&a))
+			fmt.Fprintln(out, terminalText(approval.Content(&a), true))
 			continue
 		case "":
 			continue
@@ -203,8 +204,8 @@ func askOne(ctx context.Context, ap app.Approver, a warden.Approval, r *bufio.Re
 func box(a warden.Approval) string {
 	res := a.Request.Resource
 	size := fmt.Sprintf("%d bytes", len(res))
-	if len(res) > 300 {
-		res = res[:300] + "…"
+	if r := []rune(res); len(r) > 300 {
+		res = string(r[:300]) + "…"
 	}
 	lines := []string{
 		fmt.Sprintf("approval %s  (tier %d, expires %s)", a.ID, a.Decision.Tier, a.ExpiresAt.Local().Format("15:04:05")),
@@ -229,11 +230,23 @@ func box(a warden.Approval) string {
 	return b.String()
 }
 
-// oneLine keeps text on one line: an agent cannot draw its own lines inside
-// the box.
-func oneLine(s string) string {
+// oneLine keeps text on one line and inert: an agent cannot draw its own
+// lines inside the box, nor send the terminal a control sequence.
+func oneLine(s string) string { return terminalText(s, false) }
+
+// terminalText returns s with everything a terminal would act on instead of
+// print made visible as ␣: C0 controls (newline and tab kept when
+// keepLines), DEL, C1 controls (U+0080 to U+009F: U+009B starts a control
+// sequence on many terminals) and the bidirectional overrides and isolates,
+// which reorder what follows them. Bytes that are not UTF-8 become U+FFFD.
+// What an agent asks about reaches the operator's terminal only through it.
+func terminalText(s string, keepLines bool) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+		switch {
+		case keepLines && (r == '\n' || r == '\t'):
+			return r
+		case r < 0x20, r >= 0x7f && r <= 0x9f,
+			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
 			return '␣'
 		}
 		return r
