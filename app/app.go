@@ -23,6 +23,7 @@ import (
 	"github.com/agentwarden/warden/finance"
 	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/internal/clip"
 	"github.com/agentwarden/warden/netguard"
 	"github.com/agentwarden/warden/pipeline"
 	"github.com/agentwarden/warden/redact"
@@ -322,9 +323,7 @@ func (w alwaysWriter) AddAlways(_ context.Context, a warden.Approval, by string)
 	if dest := netguard.Destination(&a.Request); dest != "" {
 		res = dest // what the network's input hash covers
 	}
-	if len(res) > 200 {
-		res = res[:200] + "…"
-	}
+	res = clip.String(res, 200)
 	r := config.AlwaysRule{InputHash: a.InputHash, Capability: a.Request.Capability, Action: a.Request.Action, Resource: res,
 		ApprovedBy: by, Approval: a.ID, Added: time.Now()}
 	rule := fmt.Sprintf("approvals.always: %s %s %s (%s)", r.Capability, r.Action, res, a.InputHash)

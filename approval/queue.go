@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // DefaultTimeout is how long an approval waits for an answer.
@@ -409,11 +410,7 @@ func (q *Queue) log(msg string, args ...any) {
 func Describe(r *warden.Request) string {
 	s := r.Capability + " " + r.Action
 	if r.Resource != "" {
-		res := r.Resource
-		if len(res) > 200 {
-			res = res[:200] + "…"
-		}
-		s += ": " + res
+		s += ": " + clip.String(r.Resource, 200)
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/approval"
@@ -272,5 +273,32 @@ func TestUnansweredApprovalExpires(t *testing.T) {
 	}
 	if got, _ := q.Get(ctx, b.ID); got.State != warden.ApprovalExpired {
 		t.Errorf("after ExpireDue the approval is %s", got.State)
+	}
+}
+
+// TestDescribeIsValidUTF8: the description goes to Telegram, which refuses a
+// message that is not UTF-8, so a multi-byte character an agent places across
+// the cut must not be split.
+func TestDescribeIsValidUTF8(t *testing.T) {
+	a198, a199 := strings.Repeat("a", 198), strings.Repeat("a", 199)
+	for _, tt := range []struct {
+		name, resource, want string
+	}{
+		{"two-byte rune across byte 200", a199 + "é and more", a199 + "é…"},
+		{"three-byte rune across byte 200", a198 + "日本 and more", a198 + "日本…"},
+		{"four-byte rune across byte 200", a199 + "😀 and more", a199 + "😀…"},
+		{"200 runes are kept whole", strings.Repeat("é", 200), strings.Repeat("é", 200)},
+		{"bytes that are not UTF-8", "rm \xff\xfe-rf", "rm \uFFFD-rf"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := warden.Request{Capability: warden.CapShell, Action: "exec", Resource: tt.resource}
+			got := approval.Describe(&r)
+			if !utf8.ValidString(got) {
+				t.Fatalf("Describe = %q is not valid UTF-8", got)
+			}
+			if want := "shell exec: " + tt.want; got != want {
+				t.Errorf("Describe = %q; want %q", got, want)
+			}
+		})
 	}
 }

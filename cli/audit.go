@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // auditFlags are the filters shared by `audit`, `audit export` and `audit tail`.
@@ -291,7 +292,7 @@ func auditEventsCmd(e *env) *cobra.Command {
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "TIME\tSEVERITY\tTYPE\tSUMMARY")
 			for _, ev := range evs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.CreatedAt.Local().Format(time.DateTime), ev.Severity, ev.Type, clip(ev.Summary, 100))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.CreatedAt.Local().Format(time.DateTime), ev.Severity, ev.Type, cell(ev.Summary, 100))
 			}
 			return tw.Flush()
 		},
@@ -330,21 +331,20 @@ func writeTable(w io.Writer, rows []warden.AuditEntry) error {
 func writeRows(w io.Writer, rows []warden.AuditEntry) error {
 	for i := range rows {
 		r := &rows[i]
-		fmt.Fprintf(w, "%s  %s  %s  %s  %s  %d  %s  %s\n", r.CreatedAt.Local().Format(time.DateTime), r.Verdict, r.Capability, r.Action, clip(r.Resource, 40), r.Tier, r.Rule, r.TraceID)
+		fmt.Fprintf(w, "%s  %s  %s  %s  %s  %d  %s  %s\n", r.CreatedAt.Local().Format(time.DateTime), r.Verdict, r.Capability, r.Action, cell(r.Resource, 40), r.Tier, r.Rule, r.TraceID)
 	}
 	return nil
 }
 
 func writeRow(w io.Writer, r *warden.AuditEntry) {
-	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.CreatedAt.Local().Format(time.DateTime), r.Verdict, r.Capability, r.Action, clip(r.Resource, 40), r.Tier, r.Rule, r.TraceID)
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.CreatedAt.Local().Format(time.DateTime), r.Verdict, r.Capability, r.Action, cell(r.Resource, 40), r.Tier, r.Rule, r.TraceID)
 }
 
-// clip shortens s to n runes for a table cell, on one line.
-func clip(s string, n int) string {
+// cell shortens s to n runes, "…" included, for a table cell, on one line.
+func cell(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return clip.String(s, n-1)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -236,13 +237,9 @@ func syntaxError(err error) error {
 		WithHint("fix the line named; `warden config validate` checks the file")
 }
 
-// clip2 keeps a library message to one readable line.
+// clip2 keeps a library message to one readable line of at most 200 runes.
 func clip2(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return clip.String(strings.ReplaceAll(s, "\n", " "), 200)
 }
 
 // checkVersion requires exactly one `version: 1` at the top of root.
@@ -273,7 +270,7 @@ func checkVersion(root *yaml.Node) error {
 // valueText shows what the file holds at n, for a message.
 func valueText(n *yaml.Node) string {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
-		return clip(n.Value)
+		return clip.String(n.Value, maxShown)
 	}
 	return describeNode(n)
 }

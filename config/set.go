@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -111,7 +112,7 @@ func parseValue(t target, value string) (*yaml.Node, error) {
 	}
 	n := doc.Content[0]
 	if a := findAlias(n); a != nil {
-		return nil, bad("aliases (*" + clip(a.Value) + ") are not supported in " + FileName)
+		return nil, bad("aliases (*" + clip.String(a.Value, maxShown) + ") are not supported in " + FileName)
 	}
 	tidy(n)
 	return n, nil

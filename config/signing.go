@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentwarden/warden/internal/clip"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -326,7 +327,7 @@ func ethToWei(n *yaml.Node, v float64) (wei *big.Int, exact bool) {
 // ethText shows an ETH amount as the file writes it, for a message.
 func ethText(n *yaml.Node, v float64) string {
 	if n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
-		return clip(n.Value)
+		return clip.String(n.Value, maxShown)
 	}
 	return formatFloat(v)
 }

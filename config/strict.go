@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/agentwarden/warden/internal/clip"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -75,7 +76,7 @@ func (c *checker) decode(n *yaml.Node, v reflect.Value, key, want, elem string) 
 		want = describe(t)
 	}
 	if n.Kind == yaml.AliasNode {
-		c.add(key, n.Line, "aliases (*"+clip(n.Value)+") are not supported in "+FileName+"; write the value out")
+		c.add(key, n.Line, "aliases (*"+clip.String(n.Value, maxShown)+") are not supported in "+FileName+"; write the value out")
 		return
 	}
 	switch t.Kind() {
@@ -137,7 +138,7 @@ func (c *checker) pairs(n *yaml.Node, key string, fn func(k, v *yaml.Node)) {
 		k, v := n.Content[i], n.Content[i+1]
 		switch {
 		case k.Kind == yaml.AliasNode:
-			c.add(key, k.Line, "aliases (*"+clip(k.Value)+") are not supported in "+FileName+"; write the key out")
+			c.add(key, k.Line, "aliases (*"+clip.String(k.Value, maxShown)+") are not supported in "+FileName+"; write the key out")
 			continue
 		case k.Kind != yaml.ScalarNode:
 			c.add(key, k.Line, "got "+describeNode(k)+" as a key; want a name")
@@ -228,11 +229,11 @@ func describeNode(n *yaml.Node) string {
 		case "!!str":
 			return quote(n.Value) + " (a string)"
 		case "!!bool":
-			return clip(n.Value) + " (true/false)"
+			return clip.String(n.Value, maxShown) + " (true/false)"
 		case "!!int", "!!float":
-			return clip(n.Value) + " (a number)"
+			return clip.String(n.Value, maxShown) + " (a number)"
 		default:
-			return quote(n.Value) + " (tagged " + clip(tag) + ")"
+			return quote(n.Value) + " (tagged " + clip.String(tag, maxShown) + ")"
 		}
 	}
 	return "nothing"

@@ -2,23 +2,15 @@ package config
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // maxShown is the most runes of a value quoted back in a message.
 const maxShown = 40
 
-// clip shortens s for a message.
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= maxShown {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:maxShown]) + "…"
-}
-
-// quote quotes s, shortened, for a message.
-func quote(s string) string { return strconv.Quote(clip(s)) }
+// quote quotes s, shortened to maxShown runes, for a message.
+func quote(s string) string { return strconv.Quote(clip.String(s, maxShown)) }
 
 func itoa(i int) string { return strconv.Itoa(i) }
 

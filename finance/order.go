@@ -12,12 +12,12 @@ package finance
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // Trade actions (warden.Request.Action of a trade request).
@@ -256,16 +256,9 @@ func (p params) number(key string, def float64) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, warden.Errorf(warden.EInvalid, "param %s is %s; want a finite number", key, clip(string(raw)))
+		return 0, warden.Errorf(warden.EInvalid, "param %s is %q; want a finite number", key, clip.String(string(raw), 40))
 	}
 	return f, nil
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // PerpAsset is the asset of a perp market: "ETH-PERP" and "eth-perp" are ETH.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // TokenProblem says why a token reference did not resolve to a canonical
@@ -65,7 +66,7 @@ func (r Resolver) Listed(c Chain, address string) (Token, bool) {
 func (r Resolver) Chain(name string) (Chain, error) {
 	c, ok := chainByAlias(name)
 	if !ok {
-		return Chain{}, &TokenError{UnknownChain, fmt.Sprintf("I don't recognize the chain %q; use one of %s", clipName(name), strings.Join(ChainNames(), ", "))}
+		return Chain{}, &TokenError{UnknownChain, fmt.Sprintf("I don't recognize the chain %q; use one of %s", clip.String(name, 64), strings.Join(ChainNames(), ", "))}
 	}
 	if c.Testnet && !r.Testnets {
 		return Chain{}, &TokenError{TestnetChain, fmt.Sprintf("%s (chain %d) is a testnet, and this policy trades on mainnets only", c.Name, c.ID)}
@@ -80,7 +81,7 @@ func (r Resolver) Chain(name string) (Chain, error) {
 // canonical, class unknown) with an Unlisted error.
 func (r Resolver) Token(chain Chain, ref TokenRef) (Token, error) {
 	ref = TokenRef{Symbol: strings.TrimSpace(ref.Symbol), Address: strings.TrimSpace(ref.Address)}
-	name := clipName(ref.String())
+	name := clip.String(ref.String(), 64)
 	if why, ok := scam(ref); ok {
 		return Token{}, &TokenError{Scam, fmt.Sprintf("I don't recognize '%s' on '%s' as a canonical token, and it matches our scam list (%s)", name, chain.Name, why)}
 	}
@@ -102,7 +103,7 @@ func (r Resolver) Token(chain Chain, ref TokenRef) (Token, error) {
 	if ref.Address != "" {
 		if t, ok := canonicalByAddress(chain, ref.Address); ok {
 			if ref.Symbol != "" && !strings.EqualFold(ref.Symbol, t.Symbol) {
-				return Token{}, &TokenError{Impersonation, fmt.Sprintf("%s is %s on %s, not %s", t.Address, t.Symbol, chain.Name, clipName(ref.Symbol))}
+				return Token{}, &TokenError{Impersonation, fmt.Sprintf("%s is %s on %s, not %s", t.Address, t.Symbol, chain.Name, clip.String(ref.Symbol, 64))}
 			}
 			return t, nil
 		}
@@ -149,13 +150,6 @@ func (r Resolver) Quote(o *Order) (SwapQuote, error) {
 		return SwapQuote{}, err
 	}
 	return SwapQuote{In: in, Out: out, AmountUSD: o.AmountUSD, MaxSlippage: o.MaxSlippage, Recipient: o.Recipient}, nil
-}
-
-func clipName(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
 }
 
 // SlippagePolicy is the slippage stage's settings, shared with the Trader,

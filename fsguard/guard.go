@@ -11,6 +11,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // Guard judges paths against one compiled Policy. It is safe for concurrent
@@ -321,10 +322,12 @@ func isStdio(p string) bool {
 	return false
 }
 
-// quote shows a path in a reason, shortened when very long.
+// quote shows a path in a reason: whole when it has at most 200 runes (bytes
+// that are not UTF-8 shown as escapes), otherwise its first 200 runes and its
+// length in bytes.
 func quote(p string) string {
-	if len(p) > 200 {
-		return fmt.Sprintf("%q… (%d bytes)", p[:200], len(p))
+	if utf8.RuneCountInString(p) > 200 {
+		return fmt.Sprintf("%q (%d bytes)", clip.String(p, 200), len(p))
 	}
 	return fmt.Sprintf("%q", p)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // DefaultTimeout bounds each call, the answer's body included, when
@@ -104,7 +105,7 @@ func parseBase(raw, token string) (*url.URL, error) {
 	case u.User != nil:
 		return nil, invalid("the base URL carries credentials (user:password@)").WithHint("give the venue's token as the bearer token instead")
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, invalid("the base URL's scheme is %q; want http or https", clip(u.Scheme))
+		return nil, invalid("the base URL's scheme is %q; want http or https", clip.String(u.Scheme, 64))
 	case u.Host == "" || u.Opaque != "":
 		return nil, invalid("the base URL has no host; want an absolute URL such as https://venue.example")
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
@@ -148,14 +149,14 @@ func (e Endpoints) resolve(base *url.URL) (endpoints, error) {
 			p = f.def
 		}
 		if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
-			return endpoints{}, invalid("the %s endpoint %q does not start with a single /", f.name, clip(p))
+			return endpoints{}, invalid("the %s endpoint %q does not start with a single /", f.name, clip.String(p, 64))
 		}
 		if strings.ContainsAny(p, "?#\\") || strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-			return endpoints{}, invalid("the %s endpoint %q holds a query, a fragment, a backslash, a space or a control character", f.name, clip(p))
+			return endpoints{}, invalid("the %s endpoint %q holds a query, a fragment, a backslash, a space or a control character", f.name, clip.String(p, 64))
 		}
 		for _, seg := range strings.Split(p, "/") {
 			if seg == ".." || seg == "." {
-				return endpoints{}, invalid("the %s endpoint %q holds a . or .. segment", f.name, clip(p))
+				return endpoints{}, invalid("the %s endpoint %q holds a . or .. segment", f.name, clip.String(p, 64))
 			}
 		}
 		u := *base
@@ -173,12 +174,4 @@ func validToken(tok string) bool {
 		}
 	}
 	return true
-}
-
-// clip shortens s for a message.
-func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // The requests as they leave: tokens with their chain, dollar amounts as
@@ -207,7 +208,7 @@ func (b *Backend) OpenPerp(ctx context.Context, p finance.PerpOrder, c finance.C
 		return finance.Fill{}, err
 	}
 	if p.Side != finance.Long && p.Side != finance.Short {
-		return finance.Fill{}, badOrder(op, "the side %q is neither long nor short", clip(p.Side))
+		return finance.Fill{}, badOrder(op, "the side %q is neither long nor short", clip.String(p.Side, 64))
 	}
 	if err := checkAmount(op, "margin", p.MarginUSD); err != nil {
 		return finance.Fill{}, err

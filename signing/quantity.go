@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // Field values as the agent's JSON gives them: quantities, hex byte strings,
@@ -70,7 +71,7 @@ func parseUint(field string, raw json.RawMessage, bits int) (*big.Int, error) {
 		return nil, err
 	}
 	if n.BitLen() > bits {
-		return nil, invalid("%s is %s, more than a uint%d holds", field, clip(n.String()), bits)
+		return nil, invalid("%s is %s, more than a uint%d holds", field, clip.String(n.String(), 80), bits)
 	}
 	return n, nil
 }
@@ -79,15 +80,15 @@ func parseUint(field string, raw json.RawMessage, bits int) (*big.Int, error) {
 func quantityNumber(field, s string) (*big.Int, error) {
 	switch {
 	case strings.HasPrefix(s, "-"):
-		return nil, invalid("%s is %s: a quantity cannot be negative", field, clip(s))
+		return nil, invalid("%s is %s: a quantity cannot be negative", field, clip.String(s, 80))
 	case s == "true" || s == "false" || strings.HasPrefix(s, "{") || strings.HasPrefix(s, "["):
-		return nil, invalid("%s is %s; want a number or a string", field, clip(s)).WithHint(quantityHint)
+		return nil, invalid("%s is %s; want a number or a string", field, clip.String(s, 80)).WithHint(quantityHint)
 	case scientific(s):
-		return nil, invalid("%s is %s: a quantity cannot have an exponent", field, clip(s)).WithHint(quantityHint)
+		return nil, invalid("%s is %s: a quantity cannot have an exponent", field, clip.String(s, 80)).WithHint(quantityHint)
 	case strings.Contains(s, "."):
-		return nil, invalid("%s is %s: a quantity must be a whole number", field, clip(s)).WithHint(quantityHint)
+		return nil, invalid("%s is %s: a quantity must be a whole number", field, clip.String(s, 80)).WithHint(quantityHint)
 	case !allDigits(s, isDecimal) || len(s) > 1 && s[0] == '0':
-		return nil, invalid("%s is %s: not a JSON integer", field, clip(s)).WithHint(quantityHint)
+		return nil, invalid("%s is %s: not a JSON integer", field, clip.String(s, 80)).WithHint(quantityHint)
 	}
 	return decimal(field, s)
 }
@@ -98,33 +99,33 @@ func quantityString(field, s string) (*big.Int, error) {
 	case s == "":
 		return nil, invalid("%s is an empty string", field).WithHint(quantityHint)
 	case strings.ContainsFunc(s, unicode.IsSpace):
-		return nil, invalid("%s is %q: a quantity cannot contain whitespace", field, clip(s)).WithHint(quantityHint)
+		return nil, invalid("%s is %q: a quantity cannot contain whitespace", field, clip.String(s, 80)).WithHint(quantityHint)
 	case s[0] == '-':
-		return nil, invalid("%s is %q: a quantity cannot be negative", field, clip(s))
+		return nil, invalid("%s is %q: a quantity cannot be negative", field, clip.String(s, 80))
 	case s[0] == '+':
-		return nil, invalid("%s is %q: a quantity has no sign", field, clip(s)).WithHint(quantityHint)
+		return nil, invalid("%s is %q: a quantity has no sign", field, clip.String(s, 80)).WithHint(quantityHint)
 	case strings.HasPrefix(s, "0x"):
 		digits := s[2:]
 		if digits == "" {
 			return nil, invalid("%s is \"0x\" with no digits", field).WithHint(`zero is "0x0"`)
 		}
 		if !allDigits(digits, isHex) {
-			return nil, invalid("%s is %q: not 0x followed by hex digits", field, clip(s)).WithHint(quantityHint)
+			return nil, invalid("%s is %q: not 0x followed by hex digits", field, clip.String(s, 80)).WithHint(quantityHint)
 		}
 		digits = strings.TrimLeft(digits, "0")
 		if len(digits) > maxHexDigits {
-			return nil, invalid("%s is %q, more than a uint256 holds", field, clip(s))
+			return nil, invalid("%s is %q, more than a uint256 holds", field, clip.String(s, 80))
 		}
 		n, _ := new(big.Int).SetString("0"+digits, 16)
 		return n, nil
 	case allDigits(s, isDecimal):
 		return decimal(field, s)
 	case scientific(s):
-		return nil, invalid("%s is %q: a quantity cannot have an exponent", field, clip(s)).WithHint(quantityHint)
+		return nil, invalid("%s is %q: a quantity cannot have an exponent", field, clip.String(s, 80)).WithHint(quantityHint)
 	case strings.Contains(s, "."):
-		return nil, invalid("%s is %q: a quantity must be a whole number", field, clip(s)).WithHint(quantityHint)
+		return nil, invalid("%s is %q: a quantity must be a whole number", field, clip.String(s, 80)).WithHint(quantityHint)
 	}
-	return nil, invalid("%s is %q: not a decimal or 0x-hex quantity", field, clip(s)).WithHint(quantityHint)
+	return nil, invalid("%s is %q: not a decimal or 0x-hex quantity", field, clip.String(s, 80)).WithHint(quantityHint)
 }
 
 // scientific reports whether s is a number in exponent form ("1e18",
@@ -142,7 +143,7 @@ func scientific(s string) bool {
 func decimal(field, s string) (*big.Int, error) {
 	digits := strings.TrimLeft(s, "0")
 	if len(digits) > maxDecimalDigits {
-		return nil, invalid("%s is %s, more than a uint256 holds", field, clip(s))
+		return nil, invalid("%s is %s, more than a uint256 holds", field, clip.String(s, 80))
 	}
 	n, _ := new(big.Int).SetString("0"+digits, 10)
 	return n, nil
@@ -178,7 +179,7 @@ func parseHexBytes(field string, raw json.RawMessage, max int) ([]byte, error) {
 // hexBytes decodes s, a 0x-prefixed hex string of at most max bytes.
 func hexBytes(field, s string, max int) ([]byte, error) {
 	if !strings.HasPrefix(s, "0x") {
-		return nil, invalid("%s is %q: hex data must start with 0x", field, clip(s))
+		return nil, invalid("%s is %q: hex data must start with 0x", field, clip.String(s, 80))
 	}
 	digits := s[2:]
 	if len(digits)%2 != 0 {
@@ -191,7 +192,7 @@ func hexBytes(field, s string, max int) ([]byte, error) {
 		return nil, nil
 	}
 	if !allDigits(digits, isHex) {
-		return nil, invalid("%s is %q: not 0x followed by hex digits", field, clip(s))
+		return nil, invalid("%s is %q: not 0x followed by hex digits", field, clip.String(s, 80))
 	}
 	b, _ := hex.DecodeString(digits)
 	return b, nil
@@ -262,7 +263,7 @@ func (o object) unknown(allowed ...string) string {
 // only fails on a key not in allowed, naming it.
 func (o object) only(allowed ...string) error {
 	if k := o.unknown(allowed...); k != "" {
-		return invalid("unknown key %q in %s", clip(k), o.path).
+		return invalid("unknown key %q in %s", clip.String(k, 80), o.path).
 			WithHint(fmt.Sprintf("%s takes only %s", o.path, strings.Join(allowed, ", ")))
 	}
 	return nil
@@ -355,7 +356,7 @@ func checkJSON(path string, raw []byte) error {
 		} else if n := len(stack); n > 0 && stack[n-1].wantKey {
 			key, _ := tok.(string)
 			if stack[n-1].keys[key] {
-				return invalid("%s holds the key %q twice", path, clip(key)).
+				return invalid("%s holds the key %q twice", path, clip.String(key, 80)).
 					WithHint("give each key once: parsers disagree on which duplicate wins")
 			}
 			stack[n-1].keys[key] = true

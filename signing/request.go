@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // Methods an agent may name, with the JSON-RPC names wallets use.
@@ -123,7 +124,7 @@ const methodsHint = `set "method" to eth_signTransaction, personal_sign or eth_s
 func ParseParams(method string, params map[string]json.RawMessage) (*Request, error) {
 	key, ok := methodParam[method]
 	if !ok {
-		return nil, invalid("unknown signing method %q", clip(method)).WithHint(methodsHint)
+		return nil, invalid("unknown signing method %q", clip.String(method, 80)).WithHint(methodsHint)
 	}
 	size := 0
 	for _, k := range slices.Sorted(maps.Keys(params)) {
@@ -134,7 +135,7 @@ func ParseParams(method string, params map[string]json.RawMessage) (*Request, er
 			return nil, invalid("the request's params are more than %d bytes", maxBodyBytes)
 		}
 		if k != keyRequestID && k != key {
-			return nil, invalid("unknown key %q in a %s request", clip(k), method).
+			return nil, invalid("unknown key %q in a %s request", clip.String(k, 80), method).
 				WithHint(`a ` + method + ` request takes "method", "requestId" and "` + key + `"`)
 		}
 		if err := checkJSON(k, params[k]); err != nil {
@@ -148,7 +149,7 @@ func ParseParams(method string, params map[string]json.RawMessage) (*Request, er
 			return nil, err
 		}
 		if !validRequestID(id) {
-			return nil, invalid("requestId %q is not 1 to %d characters of letters, digits and . _ : -", clip(id), maxRequestID)
+			return nil, invalid("requestId %q is not 1 to %d characters of letters, digits and . _ : -", clip.String(id, 80), maxRequestID)
 		}
 		r.RequestID = id
 	}
@@ -209,7 +210,7 @@ func parseTx(r *Request, raw []byte) error {
 		return err
 	}
 	if k := o.unknown(txKeys...); k != "" {
-		e := invalid("unknown key %q in tx", clip(k))
+		e := invalid("unknown key %q in tx", clip.String(k, 80))
 		if slices.Contains(blobKeys, k) {
 			return e.WithHint("blob transactions (EIP-4844, type 3) are not signed")
 		}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/crypto/sha3"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // Address is a 20-byte EVM account or contract address.
@@ -146,10 +147,10 @@ type Signer interface {
 func ParseAddress(s string) (Address, error) {
 	var a Address
 	if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") || len(s) != 42 {
-		return a, warden.Errorf(warden.EInvalid, "address %q is not 0x followed by 40 hex digits", clip(s))
+		return a, warden.Errorf(warden.EInvalid, "address %q is not 0x followed by 40 hex digits", clip.String(s, 80))
 	}
 	if _, err := hex.Decode(a[:], []byte(s[2:])); err != nil {
-		return a, warden.Errorf(warden.EInvalid, "address %q is not 0x followed by 40 hex digits", clip(s))
+		return a, warden.Errorf(warden.EInvalid, "address %q is not 0x followed by 40 hex digits", clip.String(s, 80))
 	}
 	body := s[2:]
 	if body != strings.ToLower(body) && body != strings.ToUpper(body) && Checksum(a) != "0x"+body {
@@ -157,14 +158,6 @@ func ParseAddress(s string) (Address, error) {
 			WithHint("copy the address again from its source, or give it in lower case")
 	}
 	return a, nil
-}
-
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }
 
 // Checksum is the address in its EIP-55 mixed-case form.

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // TypedData is an EIP-712 payload as the agent sent it (eth_signTypedData_v4).
@@ -141,7 +143,7 @@ func parseTypedData(raw json.RawMessage) (*TypedData, error) {
 		return nil, err
 	}
 	if _, ok := td.Types[td.PrimaryType]; len(td.Types) > 0 && !ok {
-		return nil, invalid("typedData.primaryType %q is not defined in typedData.types", clip(td.PrimaryType))
+		return nil, invalid("typedData.primaryType %q is not defined in typedData.types", clip.String(td.PrimaryType, 80))
 	}
 	return td, nil
 }
@@ -287,11 +289,11 @@ func (td *TypedData) Permit() (*Permit, error) {
 	case named && !atPermit2:
 		return nil, invalid("typed data claims the domain Permit2 but its verifying contract is %s, not Permit2 at %s", contractOf(d), Checksum(Permit2Address))
 	case atPermit2 && !named:
-		return nil, invalid("typed data for the Permit2 contract names the domain %q, not Permit2", clip(d.Name))
+		return nil, invalid("typed data for the Permit2 contract names the domain %q, not Permit2", clip.String(d.Name, 80))
 	case atPermit2 && td.PrimaryType != "PermitSingle" && td.PrimaryType != "PermitBatch":
-		return nil, invalid("typed data for the Permit2 contract has the primary type %q; only PermitSingle and PermitBatch are decoded", clip(td.PrimaryType))
+		return nil, invalid("typed data for the Permit2 contract has the primary type %q; only PermitSingle and PermitBatch are decoded", clip.String(td.PrimaryType, 80))
 	case !atPermit2 && (td.PrimaryType == "PermitSingle" || td.PrimaryType == "PermitBatch"):
-		return nil, invalid("typed data has Permit2's primary type %s outside the Permit2 domain (%q at %s)", td.PrimaryType, clip(d.Name), contractOf(d))
+		return nil, invalid("typed data has Permit2's primary type %s outside the Permit2 domain (%q at %s)", td.PrimaryType, clip.String(d.Name, 80), contractOf(d))
 	case atPermit2:
 		return td.permit2()
 	case td.PrimaryType == "Permit":

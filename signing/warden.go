@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // Tools names of signing requests, for tiers and the audit log.
@@ -58,7 +59,7 @@ func (r *Request) Summary() string {
 		if !Readable(r.Message) {
 			return fmt.Sprintf("personal_sign of %d opaque bytes", len(r.Message))
 		}
-		return "personal_sign: " + clip(string(r.Message))
+		return "personal_sign: " + clip.String(string(r.Message), 80)
 	case r.TypedData != nil:
 		return "typed data " + r.TypedData.PrimaryType
 	case r.Method == MethodSign:

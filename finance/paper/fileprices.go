@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // FilePrices reads prices from a JSON file that maps asset ids to USD
@@ -163,17 +164,10 @@ func parseEntry(raw json.RawMessage, modTime time.Time) (finance.Price, error) {
 			return p, fmt.Errorf("the price %s is not a number: %w", raw, err)
 		}
 	default:
-		return p, fmt.Errorf(`the price is %s; want a number or {"usd": <price>, "at": "<time>"}`, clip(string(raw)))
+		return p, fmt.Errorf(`the price is %s; want a number or {"usd": <price>, "at": "<time>"}`, clip.String(string(raw), 40))
 	}
 	if !validPrice(p.USD) {
 		return p, fmt.Errorf("the price %v is not a positive number", p.USD)
 	}
 	return p, nil
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // Stage is the recipients stage.
@@ -68,11 +69,11 @@ func (st Stage) self(o *finance.Order, protective bool) warden.Decision {
 		moved = "$" + o.AmountUSD.String()
 	}
 	if st.Wallet == "" {
-		return warden.Denyf(rule, fmt.Sprintf("%s names the recipient %s, but no own wallet is configured to compare it with; a swap's output goes to the own wallet, and a third-party recipient turns it into a transfer of %s",
-			kind, clip(o.Recipient), moved))
+		return warden.Denyf(rule, fmt.Sprintf("%s names the recipient %q, but no own wallet is configured to compare it with; a swap's output goes to the own wallet, and a third-party recipient turns it into a transfer of %s",
+			kind, clip.String(o.Recipient, 64), moved))
 	}
-	return warden.Denyf(rule, fmt.Sprintf("%s's output goes to the own wallet (%s); a third-party recipient (%s) turns it into a transfer of %s",
-		kind, st.Wallet, clip(o.Recipient), moved))
+	return warden.Denyf(rule, fmt.Sprintf("%s's output goes to the own wallet (%s); a third-party recipient (%q) turns it into a transfer of %s",
+		kind, st.Wallet, clip.String(o.Recipient, 64), moved))
 }
 
 // transfer holds a transfer's recipient.
@@ -85,7 +86,7 @@ func (st Stage) transfer(o *finance.Order) warden.Decision {
 		if solana {
 			want = "a Solana address (32 to 44 base58 characters)"
 		}
-		return warden.Denyf("recipient.invalid", fmt.Sprintf("the recipient %s is not %s; a transfer goes to an exact address, never to a name or a description", clip(to), want))
+		return warden.Denyf("recipient.invalid", fmt.Sprintf("the recipient %q is not %s; a transfer goes to an exact address, never to a name or a description", clip.String(to, 64), want))
 	}
 	if chainErr == nil {
 		if d, ok := st.tokenContract(chain, o.Token, to); ok {
@@ -170,12 +171,4 @@ func lookalike(a, b string, solana bool) bool {
 		return false
 	}
 	return a[:4] == b[:4] && a[len(a)-4:] == b[len(b)-4:]
-}
-
-// clip shortens an untrusted recipient for a message.
-func clip(s string) string {
-	if len(s) > 64 {
-		s = s[:64] + "…"
-	}
-	return fmt.Sprintf("%q", s)
 }

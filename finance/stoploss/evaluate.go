@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // Action is what Evaluate says to do with a target. The zero value is
@@ -123,7 +124,7 @@ func Evaluate(r Rule, ob Observation) Outcome {
 		return escalate(TriggerBadData, "the rule cannot be applied: %v", err)
 	}
 	if ob.Side != "" && ob.Side != finance.Long && !short {
-		return escalate(TriggerBadData, "the side is %q; want long or short", clip(ob.Side))
+		return escalate(TriggerBadData, "the side is %q; want long or short", clip.String(ob.Side, 40))
 	}
 
 	// A stale price neither exits nor holds: it asks.

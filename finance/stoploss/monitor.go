@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/finance"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // RequestedBy is the RequestedBy of every exit the Monitor sends.
@@ -224,7 +225,7 @@ func (m *Monitor) watch(ctx context.Context, t target, rules []Rule, marks map[s
 	if err != nil {
 		res.Err = fmt.Errorf("price %s: %w", t.token, err)
 		res.Outcome = Outcome{Action: Escalate, Trigger: TriggerStalePrice,
-			Reason: fmt.Sprintf("the backend gave no price for %s, so its stop cannot be checked: %v", t.token, clip(err.Error()))}
+			Reason: fmt.Sprintf("the backend gave no price for %s, so its stop cannot be checked: %v", t.token, clip.String(err.Error(), 40))}
 		m.escalate(ctx, t.key, &res)
 		return res
 	}
@@ -357,7 +358,7 @@ func (m *Monitor) quoteExit(ctx context.Context, t target, r Rule, ob Observatio
 	}
 	sim, err := m.Backend.Simulate(ctx, finance.SwapQuote{In: t.token, Out: quote, AmountUSD: amount, MaxSlippage: m.Trader.Slippage.Tolerance(amount)})
 	if err != nil {
-		return fail("the exit could not be quoted (" + clip(err.Error()) + "): a human decides whether to sell blind or hold")
+		return fail("the exit could not be quoted (" + clip.String(err.Error(), 40) + "): a human decides whether to sell blind or hold")
 	}
 	ob.ExitSim = &sim
 	return Evaluate(r, ob)

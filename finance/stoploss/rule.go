@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // Kind is what a rule watches.
@@ -170,7 +171,7 @@ func (r Rule) Validate() error {
 	case "":
 		return bad("the kind is empty").WithHint("use fixed_percent, trailing or time_based")
 	default:
-		return bad("unknown kind %q", clip(string(r.Kind))).WithHint("use fixed_percent, trailing or time_based")
+		return bad("unknown kind %q", clip.String(string(r.Kind), 40)).WithHint("use fixed_percent, trailing or time_based")
 	}
 	if r.ThresholdPct > 1 {
 		return bad("threshold_pct > 1.0 rejected (got %v): a stop is a fraction of the price, at most 1.0 (100 %%)", r.ThresholdPct).
@@ -185,7 +186,7 @@ func (r Rule) Validate() error {
 	switch r.Basis {
 	case "", BasisPrice, BasisMargin:
 	default:
-		return bad("unknown basis %q", clip(r.Basis)).WithHint("use price (the default) or margin")
+		return bad("unknown basis %q", clip.String(r.Basis, 40)).WithHint("use price (the default) or margin")
 	}
 	if r.Entry < 0 {
 		return bad("entry is %v; want a price above 0, or 0 for none", r.Entry)
@@ -198,13 +199,6 @@ func checkText(name, s string, max int) error {
 		return warden.Errorf(warden.EInvalid, "stop-loss rule: %s is longer than %d bytes or holds control characters", name, max)
 	}
 	return nil
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }
 
 // NewID returns a new random rule id, "sl_" and 16 hex digits.

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/uuid"
 
+	"github.com/agentwarden/warden/internal/clip"
 	"github.com/agentwarden/warden/signing"
 )
 
@@ -124,7 +125,7 @@ func checkKeyFile(data []byte) (sealed *sealedKey, addr *signing.Address, err er
 	}
 	c := f.Crypto
 	if c.Cipher != cipherName {
-		return nil, nil, fmt.Errorf("its cipher %q is not %s", clip(c.Cipher), cipherName)
+		return nil, nil, fmt.Errorf("its cipher %q is not %s", clip.String(c.Cipher, 40), cipherName)
 	}
 	sealed = new(sealedKey)
 	for _, field := range []struct {
@@ -187,7 +188,7 @@ func checkKDF(kdf string, params map[string]any) (kdfParams, error) {
 		}
 		return k, nil
 	}
-	return kdfParams{}, fmt.Errorf("its KDF %q is neither scrypt nor pbkdf2", clip(kdf))
+	return kdfParams{}, fmt.Errorf("its KDF %q is neither scrypt nor pbkdf2", clip.String(kdf, 40))
 }
 
 // checkScrypt bounds scrypt's memory and work.
@@ -233,14 +234,6 @@ func decrypt(data, pass []byte) (priv *ecdsa.PrivateKey, named *signing.Address,
 		return nil, nil, fmt.Errorf("it does not decrypt to a key: %w", err)
 	}
 	return priv, named, nil
-}
-
-// clip shortens s for a message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }
 
 // addressOf is the address priv controls.

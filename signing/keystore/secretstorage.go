@@ -12,6 +12,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 	"golang.org/x/crypto/scrypt"
+
+	"github.com/agentwarden/warden/internal/clip"
 )
 
 // The encryption of Web3 Secret Storage, version 3
@@ -101,7 +103,7 @@ func (k kdfParams) derive(pass []byte) ([]byte, error) {
 		// package cannot zero.
 		return pbkdf2.Key(sha256.New, string(pass), k.salt, k.c, dkLen)
 	}
-	return nil, fmt.Errorf("its KDF %q is neither scrypt nor pbkdf2", clip(k.name))
+	return nil, fmt.Errorf("its KDF %q is neither scrypt nor pbkdf2", clip.String(k.name, 40))
 }
 
 // aesCTR is AES-128 in counter mode with key and iv over in; the same

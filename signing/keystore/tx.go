@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/clip"
 	"github.com/agentwarden/warden/signing"
 )
 
@@ -102,7 +103,7 @@ func checkChainID(id *big.Int) error {
 	case id.Sign() <= 0:
 		return warden.Errorf(warden.EInvalid, "%s: chain id %s is not a positive number", refusal, id).WithHint(hint)
 	case id.Cmp(maxChainID) > 0:
-		return warden.Errorf(warden.EInvalid, "chain id %s is above %s, the largest a chain may use (EIP-2294)", clip(id.String()), maxChainID).WithHint(hint)
+		return warden.Errorf(warden.EInvalid, "chain id %s is above %s, the largest a chain may use (EIP-2294)", clip.String(id.String(), 40), maxChainID).WithHint(hint)
 	}
 	return nil
 }
@@ -121,7 +122,7 @@ func checkAmount(name string, v *big.Int) error {
 		return warden.Errorf(warden.EInvalid, "%s %s is negative", name, v)
 	}
 	if v.BitLen() > 256 {
-		return warden.Errorf(warden.EInvalid, "%s %s does not fit in 256 bits", name, clip(v.String()))
+		return warden.Errorf(warden.EInvalid, "%s %s does not fit in 256 bits", name, clip.String(v.String(), 40))
 	}
 	return nil
 }
