@@ -233,6 +233,10 @@ func (u unjudgeablePaths) Denied(string, string) (warden.Decision, bool) {
 	return warden.Denyf("fs.no_policy", fmt.Sprintf("the filesystem policy is not available (%v), so no path can be judged; fix the filesystem section of the policy file", u.err)), true
 }
 
+func (u unjudgeablePaths) DeniedWithin(p, cwd string) (warden.Decision, bool) {
+	return u.Denied(p, cwd)
+}
+
 // Workspace is the directory the policy gives agents full access to: the
 // filesystem section's workspace, or the home's sandbox/files.
 func Workspace(home Home, p *config.Policy) string {

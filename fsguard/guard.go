@@ -177,6 +177,32 @@ func (g *Guard) Denied(name, cwd string) (warden.Decision, bool) {
 	return g.denial(p)
 }
 
+// DeniedWithin judges dir as a tree that a program reads whole (tar c,
+// cp -r, grep -r): whether warden's home or a path the policy denies lies
+// inside it. dir itself is Denied's to judge. Patterns that match anywhere
+// ("**/…") are not counted, since any tree may hold a match (the sandbox
+// masks those); a path it cannot judge is not reported here.
+func (g *Guard) DeniedWithin(dir, cwd string) (warden.Decision, bool) {
+	t, _, ok := g.target(Read, dir, cwd)
+	if !ok {
+		return warden.Decision{}, false
+	}
+	for _, d := range [2]string{foldCase(t.lexical), foldCase(t.real)} {
+		for _, h := range g.self {
+			if h == d || under(h, d) {
+				return warden.Denyf("fs.self_within", fmt.Sprintf("%s holds warden's own home (its policy, audit log and keys)", t.real)), true
+			}
+		}
+		for k := range g.denied {
+			pt := &g.denied[k]
+			if r := pt.root(); r != "" && (r == d || under(r, d)) {
+				return warden.Denyf("fs.denied_within", fmt.Sprintf("%s holds the denied path %q", t.real, pt.text)), true
+			}
+		}
+	}
+	return warden.Decision{}, false
+}
+
 // target is a path being judged.
 type target struct {
 	lexical string // absolute and clean, as the request names it

@@ -139,3 +139,51 @@ func TestNoRuleReasonNamesActionAndPath(t *testing.T) {
 		t.Fatalf("reason %q", d.Reason)
 	}
 }
+
+// TestDeniedWithin checks the judgement of a tree read whole: a tree that
+// holds a denied path or warden's home is reported, by either name; one that
+// holds neither, or lies inside a denied path (Denied's case), is not.
+func TestDeniedWithin(t *testing.T) {
+	w := newWorld(t)
+	symlink(t, w.home, w.root+"/homelink")
+	cases := []struct {
+		dir, cwd string
+		rule     string // "" when not reported
+	}{
+		{w.home, "", "fs.self_within"},                // holds warden's home (and ~/.ssh)
+		{"~", "", "fs.self_within"},                   // the same, as the policy writes it
+		{".", w.home, "fs.self_within"},               // relative to the working directory
+		{w.root + "/homelink", "", "fs.self_within"},  // through a symlink
+		{"/", "", "fs.self_within"},                   // holds /etc
+		{w.root + "/outside", "", "fs.denied_within"}, // holds outside/private/**, which need not exist
+		{w.project, "", ""},                           // a project beside the secrets
+		{w.home + "/docs", "", ""},
+		{w.home + "/.ssh", "", "fs.denied_within"}, // the denied directory itself: its files match
+		{w.workspace, "", ""},                      // warden's workspace, inside its home, is not its home
+		{"relative", "", ""},                       // nothing to resolve against: not judged here
+	}
+	for _, c := range cases {
+		d, ok := w.g.DeniedWithin(c.dir, c.cwd)
+		if got := map[bool]string{true: d.Rule}[ok]; got != c.rule {
+			t.Errorf("DeniedWithin(%q, %q) = %q (%s); want %q", c.dir, c.cwd, got, d.Reason, c.rule)
+		}
+	}
+	// With warden's home elsewhere, the user's home is reported for ~/.ssh.
+	elsewhere := w.root + "/warden"
+	mkdir(t, elsewhere+"/"+SandboxDir+"/files")
+	g, err := New(Policy{Workspace: elsewhere + "/" + SandboxDir + "/files", WardenHome: elsewhere, UserHome: w.home, Denied: DefaultDenied})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := g.DeniedWithin(w.home, ""); !ok || d.Rule != "fs.denied_within" || !strings.Contains(d.Reason, "~/.ssh/**") {
+		t.Errorf("DeniedWithin(home) = %+v, %v; want fs.denied_within naming ~/.ssh/**", d, ok)
+	}
+	// "**/…" may match in any tree: not counted.
+	g, err = New(Policy{Workspace: w.workspace, WardenHome: w.wardenHome, Denied: []string{"**/.env"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := g.DeniedWithin(w.project, ""); ok {
+		t.Errorf("DeniedWithin(project) with only **/.env denied = %+v; want not reported", d)
+	}
+}

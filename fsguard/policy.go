@@ -174,6 +174,19 @@ func newPattern(text, glob string, relative, fold bool) pattern {
 	return pt
 }
 
+// root is the path at or below which every match of an absolute pattern
+// lies: the pattern itself when it has no wildcard, else its literal
+// directory; "" when a match may lie anywhere.
+func (pt *pattern) root() string {
+	if pt.relative {
+		return ""
+	}
+	if !strings.ContainsAny(pt.glob, `*?[]{}\`) {
+		return pt.glob
+	}
+	return pt.base
+}
+
 // match reports whether the pattern matches path (absolute, clean, and
 // case-folded when the pattern is). For a relative pattern, rel is path
 // relative to the project ("" when path is not in the project).

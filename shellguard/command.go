@@ -51,33 +51,59 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 }
 
 // deniedPath denies a path operand the filesystem policy denies and reports
-// whether it did; verb says what the command would do to it. Operands only
-// known at run time are left to the zones; a glob is judged by its literal
-// directory.
+// whether it did; verb says what the command would do to it.
 func (cc *cmdCtx) deniedPath(w walk.Word, verb string) bool {
-	g := cc.c.p.Paths
-	if g == nil || w.Dynamic || w.Value == "" || w.Value == "-" || strings.HasPrefix(w.Value, "-") && !w.Glob {
+	p, cwd, ok := cc.judgeable(w)
+	if !ok {
 		return false
 	}
-	p := w.Value
-	if w.Glob {
-		i := strings.IndexAny(p, "*?[")
-		j := strings.LastIndexByte(p[:i], '/')
-		if j < 0 {
-			return false // a glob in the working directory: its entries are judged by zone
-		}
-		p = p[:j+1]
-	}
-	cwd := cc.z.cwd
-	if cwd != "" && !strings.HasPrefix(cwd, "/") {
-		cwd = ""
-	}
-	d, denied := g.Denied(p, cwd)
+	d, denied := cc.c.p.Paths.Denied(p, cwd)
 	if !denied {
 		return false
 	}
 	cc.say(warden.Deny, "shell.denied_path", fmt.Sprintf("%s would %s %s: %s", cc.name, verb, describe(w), d.Reason)).destructive = true
 	return true
+}
+
+// deniedWithin asks about a directory operand that the command reads as a
+// whole tree when a denied path (or warden's home) lies inside it, and marks
+// the line as reading secrets, so a network sink in it is an exfiltration.
+// It reports whether it asked.
+func (cc *cmdCtx) deniedWithin(w walk.Word) bool {
+	p, cwd, ok := cc.judgeable(w)
+	if !ok {
+		return false
+	}
+	d, within := cc.c.p.Paths.DeniedWithin(p, cwd)
+	if !within {
+		return false
+	}
+	cc.say(warden.Ask, "shell.denied_path_within", fmt.Sprintf("%s would read everything in %s, and %s; name the files it needs instead", cc.name, describe(w), d.Reason))
+	cc.c.markSecretRead(cc.cmd)
+	return true
+}
+
+// judgeable returns the path to give the filesystem policy for operand w and
+// the working directory to resolve it against. Operands only known at run
+// time are left to the zones; a glob is judged by its literal directory.
+func (cc *cmdCtx) judgeable(w walk.Word) (p, cwd string, ok bool) {
+	if cc.c.p.Paths == nil || w.Dynamic || w.Value == "" || w.Value == "-" || strings.HasPrefix(w.Value, "-") && !w.Glob {
+		return "", "", false
+	}
+	p = w.Value
+	if w.Glob {
+		i := strings.IndexAny(p, "*?[")
+		j := strings.LastIndexByte(p[:i], '/')
+		if j < 0 {
+			return "", "", false // a glob in the working directory: its entries are judged by zone
+		}
+		p = p[:j+1]
+	}
+	cwd = cc.z.cwd
+	if cwd != "" && !strings.HasPrefix(cwd, "/") {
+		cwd = ""
+	}
+	return p, cwd, true
 }
 
 func effectVerb(e Effect) string {

@@ -32,7 +32,8 @@ type Policy struct {
 	Table Table
 	// Paths, when set, holds the filesystem policy's denied paths: a command
 	// that reads, writes or deletes a path it denies is denied, as a file
-	// access to that path would be. A project layer cannot change it.
+	// access to that path would be, and one that reads a whole tree holding
+	// a denied path asks. A project layer cannot change it.
 	Paths PathGuard
 }
 
@@ -41,6 +42,9 @@ type Policy struct {
 // directory, "" when unknown; a path it cannot judge is not denied.
 type PathGuard interface {
 	Denied(path, cwd string) (warden.Decision, bool)
+	// DeniedWithin reports whether a denied path (or warden's home) lies
+	// inside the tree at path, which a program would read whole.
+	DeniedWithin(path, cwd string) (warden.Decision, bool)
 }
 
 // Replacement rewrites a command line that starts with From (at a word

@@ -60,14 +60,24 @@ func prefilter(src string) (warden.Verdict, bool) {
 }
 
 // plainOperandDenied reports whether a command the prefilter would allow
-// names, as one of its words, a path the filesystem policy denies; the full
-// classifier then says why. The prefilter's input has no quotes, variables
-// or globs, so its words are the command's words.
+// names, as one of its words, a path the filesystem policy denies, or reads
+// whole trees (grep -r, rg), which may hold one; the full classifier then
+// judges it. The prefilter's input has no quotes, variables or globs, so its
+// words are the command's words.
 func (p *Policy) plainOperandDenied(src, cwd string) bool {
 	if p.Paths == nil {
 		return false
 	}
 	words := strings.Fields(src)
+	if words[0] == "rg" {
+		return true
+	}
+	for _, w := range words[1:] {
+		if words[0] == "grep" && (w == "--recursive" || w == "--dereference-recursive" ||
+			!strings.HasPrefix(w, "--") && strings.HasPrefix(w, "-") && strings.ContainsAny(w, "rR")) {
+			return true
+		}
+	}
 	for _, w := range words[1:] {
 		if strings.HasPrefix(w, "-") {
 			continue

@@ -54,32 +54,6 @@ func toolHandlers(t map[string]handler) {
 	}
 	t["export"] = t["set"]
 	t["declare"] = t["set"]
-	for i, n := range fileReaders {
-		prev := t[n]
-		if prev == nil && i >= knownReaders {
-			continue // a program the guard does not know stays unknown
-		}
-		t[n] = func(cc *cmdCtx) {
-			if prev != nil {
-				prev(cc)
-			}
-			for _, a := range cc.args {
-				if strings.HasPrefix(a.Value, "-") {
-					continue
-				}
-				if cc.deniedPath(a, "read") {
-					continue
-				}
-				if cc.zone(a) == ZoneHomeSensitive {
-					cc.c.markSecretRead(cc.cmd)
-				}
-			}
-		}
-	}
-	t["cp"] = readSources(t["cp"])
-	t["mv"] = readSources(t["mv"])
-	t["scp"] = readSources(t["scp"])
-	t["rsync"] = readSources(t["rsync"])
 	t["docker"] = hContainer
 	t["podman"] = hContainer
 	t["nerdctl"] = hContainer
@@ -191,6 +165,7 @@ func toolHandlers(t map[string]handler) {
 		}
 	}
 	t["trap"] = func(cc *cmdCtx) {}
+	readHandlers(t) // last: it wraps handlers set above (tar's)
 }
 
 func allFlags(ws []walk.Word) bool {
@@ -503,36 +478,4 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// fileReaders are programs whose operands are files they read (for grep,
-// awk and sed the first operand is a pattern or script; as a path it is
-// harmless to judge). The first knownReaders are known to be read-only
-// themselves; the rest are only given the read check when they have a spec.
-const knownReaders = 18
-
-var fileReaders = []string{"cat", "head", "tail", "less", "more", "bat", "xxd", "base64", "od", "strings", "tac", "nl",
-	"gpg", "openssl", "grep", "rg", "awk", "sed", "egrep", "fgrep", "cut", "sort", "uniq", "wc", "diff", "cmp", "jq", "yq",
-	"hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "zcat", "gzip", "bzip2", "xz", "zip", "tar", "source", "."}
-
-// readSources wraps the handler of a copying program (cp, mv, scp, rsync):
-// every operand but the last is a source it reads, judged against the
-// filesystem policy's denied paths.
-func readSources(h func(*cmdCtx)) func(*cmdCtx) {
-	return func(cc *cmdCtx) {
-		var ops []walk.Word
-		for _, a := range cc.args {
-			if !strings.HasPrefix(a.Value, "-") {
-				ops = append(ops, a)
-			}
-		}
-		if len(ops) > 1 {
-			for _, a := range ops[:len(ops)-1] {
-				cc.deniedPath(a, "read")
-			}
-		}
-		if h != nil {
-			h(cc)
-		}
-	}
 }

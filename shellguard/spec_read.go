@@ -1,0 +1,228 @@
+package shellguard
+
+import (
+	"path"
+	"strings"
+
+	"github.com/agentwarden/warden/shellguard/walk"
+)
+
+// Programs that read files. Each file operand is judged as a read against
+// the filesystem policy's denied paths, and one in the home's secret zone
+// marks the line as reading secrets (a network sink in it is then an
+// exfiltration). A program that reads a whole tree (tar c, cp -r, grep -r,
+// rg) is also asked about when a denied path lies inside the tree: it would
+// read that path as surely as naming it.
+
+// contentReaders print, compare, hash or pack what their file operands hold
+// (for grep, awk and sed the first operand is a pattern or script; as a path
+// it is harmless to judge). Only a program the guard already knows, as
+// read-only or by a handler of its own, gets the check: being listed here
+// never makes a program known, so gpg or zip stay unknown programs.
+var contentReaders = []string{
+	"cat", "tac", "head", "tail", "less", "more", "most", "bat", "batcat", "nl", "cut", "paste", "join", "comm",
+	"uniq", "fold", "fmt", "column", "expand", "unexpand", "rev", "look", "iconv", "sort", "awk", "sed",
+	"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "zcat", "bzcat", "xzcat", "zless", "lz4cat",
+	"diff", "diff3", "sdiff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "sum",
+	"jq", "yq", "gojq", "xq", "fx", "jless", "glow", "mdcat", "od", "hexdump", "xxd", "strings", "base32", "base64",
+	"gpg", "openssl", "gzip", "bzip2", "xz", "zip", "tar", "source", ".",
+}
+
+// copiers read every operand but the last (the destination).
+var copiers = []string{"cp", "mv", "scp", "rsync"}
+
+// readHandlers wraps the handlers of the programs that read files with the
+// read checks. It runs after every other handler is set.
+func readHandlers(t map[string]handler) {
+	// awk is known without being read-only: the walk classifies the
+	// commands its system() calls run.
+	known := map[string]bool{"awk": true}
+	for _, n := range strings.Fields(readOnlyPrograms) {
+		known[n] = true // a name ending in "_" is not read-only, and matches no program
+	}
+	for _, n := range contentReaders {
+		prev := t[n]
+		if prev == nil && !known[n] {
+			continue // a program the guard does not know stays unknown
+		}
+		t[n] = func(cc *cmdCtx) {
+			if prev != nil {
+				prev(cc)
+			}
+			for _, a := range cc.args {
+				if strings.HasPrefix(a.Value, "-") || cc.deniedPath(a, "read") {
+					continue
+				}
+				if cc.zone(a) == ZoneHomeSensitive {
+					cc.c.markSecretRead(cc.cmd)
+				}
+			}
+			cc.treeReads()
+		}
+	}
+	for _, n := range copiers {
+		t[n] = readSources(t[n])
+	}
+}
+
+// readSources wraps the handler of a copying program: every operand but the
+// last is a source it reads.
+func readSources(h handler) handler {
+	return func(cc *cmdCtx) {
+		var ops []walk.Word
+		for _, a := range cc.args {
+			if !strings.HasPrefix(a.Value, "-") {
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) > 1 {
+			for _, a := range ops[:len(ops)-1] {
+				cc.deniedPath(a, "read")
+			}
+		}
+		cc.treeReads()
+		if h != nil {
+			h(cc)
+		}
+	}
+}
+
+// treeReads asks about each operand the command reads as a whole tree that
+// holds a denied path.
+func (cc *cmdCtx) treeReads() {
+	for _, w := range treeOperands(cc) {
+		if cc.deniedWithin(w) {
+			return // one question is enough
+		}
+	}
+}
+
+// treeOperands returns the operands cc reads as whole trees: a recursive
+// grep's files and directories (the working directory when it names none),
+// rg's, ag's and ack's likewise, tar's when it creates an archive (relative
+// to its -C directory), and the sources of a recursive cp, scp or rsync.
+// The pattern of a grep is among them; as a path it is harmless to judge.
+func treeOperands(cc *cmdCtx) []walk.Word {
+	ops := operands(cc.args)
+	switch cc.name {
+	case "grep", "egrep", "fgrep", "zgrep":
+		if !hasFlag(cc.args, "rR", "--recursive", "--dereference-recursive", "--directories=recurse") {
+			return nil
+		}
+		return orWorkingDir(ops, 1)
+	case "rg", "ag", "ack":
+		return orWorkingDir(ops, 1)
+	case "cp", "rsync":
+		if !hasFlag(cc.args, "rRa", "--recursive", "--archive") || len(ops) < 2 {
+			return nil
+		}
+		return local(ops[:len(ops)-1])
+	case "scp":
+		if !hasFlag(cc.args, "r", "--recursive") || len(ops) < 2 {
+			return nil
+		}
+		return local(ops[:len(ops)-1])
+	case "tar":
+		return tarSources(cc.args)
+	}
+	return nil
+}
+
+// operands returns the words of args that are not options.
+func operands(args []walk.Word) []walk.Word {
+	var ops []walk.Word
+	for _, a := range args {
+		if !strings.HasPrefix(a.Value, "-") {
+			ops = append(ops, a)
+		}
+	}
+	return ops
+}
+
+// hasFlag reports whether args hold one of the long options, or a short
+// option cluster ("-rn") with one of the letters in short.
+func hasFlag(args []walk.Word, short string, long ...string) bool {
+	for _, a := range args {
+		v := a.Value
+		switch {
+		case strings.HasPrefix(v, "--"):
+			for _, l := range long {
+				if v == l {
+					return true
+				}
+			}
+		case strings.HasPrefix(v, "-") && strings.ContainsAny(v[1:], short):
+			return true
+		}
+	}
+	return false
+}
+
+// orWorkingDir is ops, or the working directory when ops has no more than
+// the n leading operands that are not paths (a pattern).
+func orWorkingDir(ops []walk.Word, n int) []walk.Word {
+	if len(ops) <= n {
+		return append(ops, walk.Word{Value: "."})
+	}
+	return ops
+}
+
+// local drops the remote operands (host:path) of a copy.
+func local(ops []walk.Word) []walk.Word {
+	var out []walk.Word
+	for _, w := range ops {
+		if w.Dynamic || !strings.Contains(w.Value, ":") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// tarSources returns what tar archives when it creates one (c, -c or
+// --create), each relative operand joined to the -C directory before it; nil
+// for any other mode. The archive's own name is among them; as a tree it is
+// harmless to judge.
+func tarSources(args []walk.Word) []walk.Word {
+	create := false
+	for i, a := range args {
+		v := a.Value
+		switch {
+		case v == "--create":
+			create = true
+		case strings.HasPrefix(v, "--"):
+		case strings.HasPrefix(v, "-") && strings.ContainsRune(v[1:], 'c'):
+			create = true
+		case i == 0 && !strings.HasPrefix(v, "-") && strings.ContainsRune(v, 'c'):
+			create = true // the old form: "czf"
+		}
+	}
+	if !create {
+		return nil
+	}
+	var out []walk.Word
+	dir := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		switch {
+		case v == "-C" || v == "--directory":
+			if i+1 < len(args) {
+				i++
+				dir = args[i].Value
+				if args[i].Dynamic {
+					dir = ""
+				}
+			}
+		case strings.HasPrefix(v, "--directory="):
+			dir = strings.TrimPrefix(v, "--directory=")
+		case strings.HasPrefix(v, "-"), i == 0:
+			// an option, or the old form's letters
+		default:
+			if dir != "" && !a.Dynamic && !path.IsAbs(v) {
+				a.Value = path.Join(dir, v)
+			}
+			out = append(out, a)
+		}
+	}
+	return out
+}
