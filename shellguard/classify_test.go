@@ -102,6 +102,14 @@ func TestClassify(t *testing.T) {
 		{"git push origin :main", Q},
 		{"python3 script.py", S},
 		{"awk 'BEGIN{system(\"rm -rf ~\")}'", D},
+		{"awk '{print $1}' access.log", A},
+		{"awk 'BEGIN{print 1 > \"/etc/cron.d/x\"}'", D},           // print redirected to a file writes it
+		{"awk '{printf \"%s\\n\", $0 >> \"out.txt\"}' in.txt", A}, // in the working directory
+		{"awk '$1 > \"m\" {print}' words.txt", A},                 // a comparison, not a redirection
+		{"awk '{print ($1 > \"m\")}' words.txt", A},               // the same inside parentheses
+		{"awk -f script.awk data.txt", S},                         // a program file the guard cannot see
+		{"gpg --batch --yes --delete-secret-keys ABCD", S},        // not known just for reading files
+		{"openssl s_client -connect x.example:443", S},
 		{"sed -i 's/a/b/' src/main.go", A},
 		{"sed -i 's/a/b/' /etc/hosts", D},
 		{"sudo fdisk -l", A},

@@ -90,6 +90,10 @@ func fsHandlers(t map[string]handler) {
 	t["rsync"] = hRsync
 	t["sed"] = func(cc *cmdCtx) {
 		p := cc.parse("sed", false)
+		if p.has("file") {
+			// A script file may hold e (run a command) and w (write a file).
+			cc.say(warden.Sandbox, "shell.script_file", "sed runs a script file the guard cannot see; it runs in the sandbox")
+		}
 		if p.has("in-place") {
 			ops := p.operands
 			if !p.has("expression", "file") && len(ops) > 0 {

@@ -34,9 +34,7 @@ var copiers = []string{"cp", "mv", "scp", "rsync"}
 // readHandlers wraps the handlers of the programs that read files with the
 // read checks. It runs after every other handler is set.
 func readHandlers(t map[string]handler) {
-	// awk is known without being read-only: the walk classifies the
-	// commands its system() calls run.
-	known := map[string]bool{"awk": true}
+	known := map[string]bool{}
 	for _, n := range strings.Fields(readOnlyPrograms) {
 		known[n] = true // a name ending in "_" is not read-only, and matches no program
 	}

@@ -165,6 +165,7 @@ func toolHandlers(t map[string]handler) {
 		}
 	}
 	t["trap"] = func(cc *cmdCtx) {}
+	t["awk"] = hAwk
 	readHandlers(t) // last: it wraps handlers set above (tar's)
 }
 
@@ -478,4 +479,110 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// hAwk: awk -f runs a program file the guard cannot see, which the sandbox
+// takes, as it takes source; print and printf redirected to a literal file
+// write that file. (The walk classifies the commands a program runs.)
+func hAwk(cc *cmdCtx) {
+	var prog *walk.Word
+	for i := 0; i < len(cc.args); i++ {
+		v := cc.args[i].Value
+		switch {
+		case v == "-f" || v == "--file" || strings.HasPrefix(v, "--file=") || strings.HasPrefix(v, "-f"):
+			cc.say(warden.Sandbox, "shell.script_file", "awk runs a program file the guard cannot see; it runs in the sandbox")
+			return
+		case v == "-v" || v == "-F" || v == "--assign" || v == "--field-separator":
+			i++
+		case v == "-e" || v == "--source":
+			if i+1 < len(cc.args) {
+				prog = &cc.args[i+1]
+			}
+			i = len(cc.args)
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+		default:
+			prog = &cc.args[i]
+			i = len(cc.args)
+		}
+	}
+	if prog == nil || prog.Dynamic {
+		return // a program only known at run time is the walk's issue
+	}
+	for _, f := range awkOutputFiles(prog.Value) {
+		cc.effect(EffWrite, walk.Word{Value: f})
+	}
+}
+
+// awkOutputFiles returns the literal files an awk program's print and printf
+// statements write to (> "f", >> "f"). A > elsewhere, or inside parentheses,
+// is a comparison.
+func awkOutputFiles(s string) []string {
+	var out []string
+	inPrint, depth := false, 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"':
+			i = awkStringEnd(s, i)
+			continue
+		case c == '#':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			continue
+		case c == ';' || c == '{' || c == '}' || c == '\n':
+			inPrint, depth = false, 0
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '>' && inPrint && depth == 0:
+			j := i + 1
+			if j < len(s) && s[j] == '>' {
+				j++
+			}
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+				j++
+			}
+			if j < len(s) && s[j] == '"' {
+				end := awkStringEnd(s, j)
+				out = append(out, strings.TrimSuffix(s[j+1:end], `"`))
+				i = end
+				continue
+			}
+		case isWordStart(s, i):
+			j := i
+			for j < len(s) && (s[j] == '_' || 'a' <= s[j] && s[j] <= 'z' || 'A' <= s[j] && s[j] <= 'Z' || '0' <= s[j] && s[j] <= '9') {
+				j++
+			}
+			if w := s[i:j]; w == "print" || w == "printf" {
+				inPrint, depth = true, 0
+			}
+			i = j
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+// awkStringEnd returns the index just past the awk string literal at s[i].
+func awkStringEnd(s string, i int) int {
+	for i++; i < len(s) && s[i] != '"'; i++ {
+		if s[i] == '\\' {
+			i++
+		}
+	}
+	return min(i+1, len(s))
+}
+
+// isWordStart reports whether an identifier starts at s[i].
+func isWordStart(s string, i int) bool {
+	c := s[i]
+	letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	if !letter || i == 0 {
+		return letter
+	}
+	p := s[i-1]
+	return !(p == '_' || 'a' <= p && p <= 'z' || 'A' <= p && p <= 'Z' || '0' <= p && p <= '9')
 }
