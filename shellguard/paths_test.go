@@ -16,19 +16,9 @@ type fakePaths struct {
 }
 
 func (f *fakePaths) Denied(p, cwd string) (warden.Decision, bool) {
-	f.asked = append(f.asked, p)
-	if strings.HasPrefix(p, "~/") {
-		p = "/home/u" + p[1:]
-	}
-	if !strings.HasPrefix(p, "/") {
-		if cwd == "" {
-			return warden.Decision{}, false
-		}
-		p = cwd + "/" + p
-	}
-	p = path.Clean(p)
+	p, ok := f.abs(p, cwd)
 	for _, d := range f.prefixes {
-		if p == d || strings.HasPrefix(p, d+"/") {
+		if ok && (p == d || strings.HasPrefix(p, d+"/")) {
 			return warden.Denyf("fs.denied", p+" is in the denied path "+d+"/**"), true
 		}
 	}
@@ -37,23 +27,29 @@ func (f *fakePaths) Denied(p, cwd string) (warden.Decision, bool) {
 
 // DeniedWithin reports a prefix at or below the tree p.
 func (f *fakePaths) DeniedWithin(p, cwd string) (warden.Decision, bool) {
-	f.asked = append(f.asked, p)
-	if strings.HasPrefix(p, "~/") || p == "~" {
-		p = "/home/u" + p[1:]
-	}
-	if !strings.HasPrefix(p, "/") {
-		if cwd == "" {
-			return warden.Decision{}, false
-		}
-		p = cwd + "/" + p
-	}
-	p = path.Clean(p)
+	p, ok := f.abs(p, cwd)
 	for _, d := range f.prefixes {
-		if p == d || p == "/" || strings.HasPrefix(d, p+"/") {
+		if ok && (p == d || p == "/" || strings.HasPrefix(d, p+"/")) {
 			return warden.Denyf("fs.denied_within", p+" holds the denied path "+d+"/**"), true
 		}
 	}
 	return warden.Decision{}, false
+}
+
+// abs records that p was asked about and makes it absolute and clean; false
+// when it is relative and cwd unknown.
+func (f *fakePaths) abs(p, cwd string) (string, bool) {
+	f.asked = append(f.asked, p)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = "/home/u" + p[1:]
+	}
+	if !strings.HasPrefix(p, "/") {
+		if cwd == "" {
+			return "", false
+		}
+		p = cwd + "/" + p
+	}
+	return path.Clean(p), true
 }
 
 // TestDeniedPathsJudgeOperands checks that the shell guard asks the
