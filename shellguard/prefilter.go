@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/shellguard/walk"
 )
 
 // The prefilter answers the common all-read-only case without parsing: a
@@ -69,14 +70,13 @@ func (p *Policy) plainOperandDenied(src, cwd string) bool {
 		return false
 	}
 	words := strings.Fields(src)
-	if words[0] == "rg" {
-		return true
-	}
+	var buf [8]walk.Word // the prefilter's commands are short: no allocation
+	args := buf[:0]
 	for _, w := range words[1:] {
-		if words[0] == "grep" && (w == "--recursive" || w == "--dereference-recursive" ||
-			!strings.HasPrefix(w, "--") && strings.HasPrefix(w, "-") && strings.ContainsAny(w, "rR")) {
-			return true
-		}
+		args = append(args, walk.Word{Value: w})
+	}
+	if readsTrees(words[0], args) {
+		return true
 	}
 	for _, w := range words[1:] {
 		if strings.HasPrefix(w, "-") {

@@ -67,13 +67,7 @@ func readHandlers(t map[string]handler) {
 // last is a source it reads.
 func readSources(h handler) handler {
 	return func(cc *cmdCtx) {
-		var ops []walk.Word
-		for _, a := range cc.args {
-			if !strings.HasPrefix(a.Value, "-") {
-				ops = append(ops, a)
-			}
-		}
-		if len(ops) > 1 {
+		if ops := operands(cc.args); len(ops) > 1 {
 			for _, a := range ops[:len(ops)-1] {
 				cc.deniedPath(a, "read")
 			}
@@ -95,35 +89,45 @@ func (cc *cmdCtx) treeReads() {
 	}
 }
 
-// treeOperands returns the operands cc reads as whole trees: a recursive
-// grep's files and directories (the working directory when it names none),
-// rg's, ag's and ack's likewise, tar's when it creates an archive (relative
-// to its -C directory), and the sources of a recursive cp, scp or rsync.
-// The pattern of a grep is among them; as a path it is harmless to judge.
+// readsTrees reports whether program name, given args, reads whole trees:
+// grep -r (and egrep, fgrep, zgrep), rg, ag and ack, tar creating an archive,
+// and a recursive cp, rsync or scp.
+func readsTrees(name string, args []walk.Word) bool {
+	switch name {
+	case "grep", "egrep", "fgrep", "zgrep":
+		return hasFlag(args, "rR", "--recursive", "--dereference-recursive", "--directories=recurse")
+	case "rg", "ag", "ack":
+		return true
+	case "cp", "rsync":
+		return hasFlag(args, "rRa", "--recursive", "--archive")
+	case "scp":
+		return hasFlag(args, "r", "--recursive")
+	case "tar":
+		return tarCreates(args)
+	}
+	return false
+}
+
+// treeOperands returns the operands cc reads as whole trees (see
+// readsTrees): a grep's or rg's files and directories (the working
+// directory when it names none), tar's (relative to its -C directory), and
+// the sources of a copy. The pattern of a grep is among them; as a path it
+// is harmless to judge.
 func treeOperands(cc *cmdCtx) []walk.Word {
+	if !readsTrees(cc.name, cc.args) {
+		return nil
+	}
 	ops := operands(cc.args)
 	switch cc.name {
-	case "grep", "egrep", "fgrep", "zgrep":
-		if !hasFlag(cc.args, "rR", "--recursive", "--dereference-recursive", "--directories=recurse") {
-			return nil
-		}
-		return orWorkingDir(ops, 1)
-	case "rg", "ag", "ack":
-		return orWorkingDir(ops, 1)
-	case "cp", "rsync":
-		if !hasFlag(cc.args, "rRa", "--recursive", "--archive") || len(ops) < 2 {
-			return nil
-		}
-		return local(ops[:len(ops)-1])
-	case "scp":
-		if !hasFlag(cc.args, "r", "--recursive") || len(ops) < 2 {
+	case "cp", "rsync", "scp":
+		if len(ops) < 2 {
 			return nil
 		}
 		return local(ops[:len(ops)-1])
 	case "tar":
 		return tarSources(cc.args)
 	}
-	return nil
+	return orWorkingDir(ops, 1)
 }
 
 // operands returns the words of args that are not options.
@@ -176,27 +180,28 @@ func local(ops []walk.Word) []walk.Word {
 	return out
 }
 
-// tarSources returns what tar archives when it creates one (c, -c or
-// --create), each relative operand joined to the -C directory before it; nil
-// for any other mode. The archive's own name is among them; as a tree it is
-// harmless to judge.
-func tarSources(args []walk.Word) []walk.Word {
-	create := false
+// tarCreates reports whether tar's args create an archive: c, -c or
+// --create.
+func tarCreates(args []walk.Word) bool {
 	for i, a := range args {
 		v := a.Value
 		switch {
 		case v == "--create":
-			create = true
+			return true
 		case strings.HasPrefix(v, "--"):
 		case strings.HasPrefix(v, "-") && strings.ContainsRune(v[1:], 'c'):
-			create = true
-		case i == 0 && !strings.HasPrefix(v, "-") && strings.ContainsRune(v, 'c'):
-			create = true // the old form: "czf"
+			return true
+		case i == 0 && strings.ContainsRune(v, 'c'):
+			return true // the old form: "czf"
 		}
 	}
-	if !create {
-		return nil
-	}
+	return false
+}
+
+// tarSources returns what tar archives, each relative operand joined to the
+// -C directory before it. The archive's own name is among them; as a tree it
+// is harmless to judge.
+func tarSources(args []walk.Word) []walk.Word {
 	var out []walk.Word
 	dir := ""
 	for i := 0; i < len(args); i++ {
