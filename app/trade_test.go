@@ -138,25 +138,33 @@ func TestFailedExecutionReleasesTheReservation(t *testing.T) {
 	}
 }
 
-// TestTrailingStopFiresAtTheRightTick walks a price path on the paper
-// exchange: a 5 % trailing stop holds while the price climbs to 120 and
-// pulls back to 114.1, and closes at 113.9 (below 114 = 120 × 0.95)
-// through the gate, with every stage recorded in the audit log.
-func TestTrailingStopFiresAtTheRightTick(t *testing.T) {
-	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+// holdingWETH is a trading home on the paper exchange that has bought $500
+// of WETH on base, with its trader and stop-loss monitor.
+func holdingWETH(t *testing.T, clk *clock) (*App, *finance.Trader, *stoploss.Monitor, func(float64)) {
+	t.Helper()
 	a, setPrice := tradingHome(t, clk)
-	ctx := context.Background()
 	tr, err := a.Trader()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex, err := tr.Execute(ctx, tradeReq("buy", "WETH", map[string]string{"chain": "base", "amount_usd": "500"}), finance.DecideOptions{}); err != nil || ex.Fill == nil {
+	if ex, err := tr.Execute(context.Background(), tradeReq("buy", "WETH", map[string]string{"chain": "base", "amount_usd": "500"}), finance.DecideOptions{}); err != nil || ex.Fill == nil {
 		t.Fatalf("buy: %+v, %v", ex.Decision, err)
 	}
 	m, err := a.StopLoss(false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return a, tr, m, setPrice
+}
+
+// TestTrailingStopFiresAtTheRightTick walks a price path on the paper
+// exchange: a 5 % trailing stop holds while the price climbs to 120 and
+// pulls back to 114.1, and closes at 113.9 (below 114 = 120 × 0.95)
+// through the gate, with every stage recorded in the audit log.
+func TestTrailingStopFiresAtTheRightTick(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	a, tr, m, setPrice := holdingWETH(t, clk)
+	ctx := context.Background()
 	if _, err := m.AddRule(ctx, stoploss.Rule{Target: "base:WETH", Kind: stoploss.Trailing, ThresholdPct: 0.05, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -201,19 +209,8 @@ func TestTrailingStopFiresAtTheRightTick(t *testing.T) {
 // a human, tier-4 style (only a fresh "once").
 func TestStopLossCloseWaitsForAHumanWhileKilled(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	a, setPrice := tradingHome(t, clk)
+	a, tr, m, setPrice := holdingWETH(t, clk)
 	ctx := context.Background()
-	tr, err := a.Trader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ex, err := tr.Execute(ctx, tradeReq("buy", "WETH", map[string]string{"chain": "base", "amount_usd": "500"}), finance.DecideOptions{}); err != nil || ex.Fill == nil {
-		t.Fatalf("buy: %+v, %v", ex.Decision, err)
-	}
-	m, err := a.StopLoss(false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := m.AddRule(ctx, stoploss.Rule{Target: "base:WETH", Kind: stoploss.FixedPercent, ThresholdPct: 0.10, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
