@@ -35,6 +35,31 @@ func problemAt(t testing.TB, l *Loaded, key string) Problem {
 	return Problem{}
 }
 
+// setOnDefault sets key to value in a fresh default policy file. When
+// refused is not empty, Set must refuse with EInvalid and that text and leave
+// the file as it was, and setOnDefault returns nil; otherwise it returns the
+// file loaded again, which must have no problems.
+func setOnDefault(t testing.TB, key, value, refused string) *Loaded {
+	t.Helper()
+	p := writeFile(t, DefaultFile())
+	err := Set(p, key, value)
+	if refused != "" {
+		wantCode(t, err, warden.EInvalid, refused)
+		if got := readBytes(t, p); string(got) != string(DefaultFile()) {
+			t.Errorf("refused Set changed the file")
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("Set(%q, %q) = %v", key, value, err)
+	}
+	l, err := Load(p)
+	if err != nil || len(l.Problems) != 0 {
+		t.Fatalf("Load after Set = %v, %v", err, l.Problems)
+	}
+	return l
+}
+
 // writeFile writes data to a fresh warden.yaml and returns its path.
 func writeFile(t testing.TB, data []byte) string {
 	t.Helper()

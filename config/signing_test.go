@@ -535,21 +535,9 @@ func TestSetSigningKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := writeFile(t, DefaultFile())
-			err := Set(p, tt.key, tt.value)
-			if tt.refused != "" {
-				wantCode(t, err, warden.EInvalid, tt.refused)
-				if got := readBytes(t, p); string(got) != string(DefaultFile()) {
-					t.Errorf("refused Set changed the file")
-				}
+			l := setOnDefault(t, tt.key, tt.value, tt.refused)
+			if l == nil {
 				return
-			}
-			if err != nil {
-				t.Fatalf("Set(%q, %q) = %v", tt.key, tt.value, err)
-			}
-			l, err := Load(p)
-			if err != nil || len(l.Problems) != 0 {
-				t.Fatalf("Load after Set = %v, %v", err, l.Problems)
 			}
 			want := tt.want
 			if want == "" {

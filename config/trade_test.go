@@ -234,21 +234,9 @@ func TestSetTradingKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := writeFile(t, DefaultFile())
-			err := Set(p, tt.key, tt.value)
-			if tt.want != "" {
-				wantCode(t, err, warden.EInvalid, tt.want)
-				if got := readBytes(t, p); string(got) != string(DefaultFile()) {
-					t.Errorf("refused Set changed the file")
-				}
+			l := setOnDefault(t, tt.key, tt.value, tt.want)
+			if l == nil {
 				return
-			}
-			if err != nil {
-				t.Fatalf("Set(%q, %q) = %v", tt.key, tt.value, err)
-			}
-			l, err := Load(p)
-			if err != nil || len(l.Problems) != 0 {
-				t.Fatalf("Load after Set = %v, %v", err, l.Problems)
 			}
 			v, _ := l.Get(tt.key)
 			if got, want := FormatValue(v), tt.value; got != want && got != `"`+want+`"` {
