@@ -143,6 +143,23 @@ type Spec struct {
 	// Hidden are paths the command must not read even where they lie inside
 	// a readable directory (the policy's denied paths).
 	Hidden []string
+	// ReadAll makes the whole filesystem readable (the workspace profile),
+	// except Hidden and the system secrets, which stay masked.
+	ReadAll bool
+	// Protected are paths inside writable directories that stay read-only
+	// (a project's .git/config and .git/hooks, the agent hosts' settings).
+	// A missing protected directory is created empty first, so the command
+	// cannot create it either; a missing protected file is left out.
+	Protected []string
+	// Tmp, when set, is a host directory mounted as the command's /tmp, so
+	// that what one command of a session leaves there the next one finds.
+	// Empty gives each run a fresh private /tmp.
+	Tmp string
+	// UnixSockets lets the command create AF_UNIX sockets (for its own
+	// servers and helpers). The host's sockets stay out of reach: /run is
+	// masked, /tmp is private and the network namespace has its own
+	// abstract socket space. Without it, AF_UNIX sockets are refused.
+	UnixSockets bool
 	Net    Network
 	// AllowDomains are the domains the egress proxy lets the command reach
 	// under NetProxy.
