@@ -67,6 +67,10 @@ shell:
   destructive: [] # e.g. ["terraform destroy"]; default []
   # Rewrites applied after a command is judged; the result is judged again.
   replacements: [] # e.g. [{from: "npm install", to: "bun install"}]; default []
+  # Commands that run on the host, outside the sandbox, once the guard allows
+  # them (each still decided and audited): for tools that need the host, such
+  # as git push over SSH or docker. Default none.
+  host: [] # e.g. ["git push", "docker"]; default []
 
 filesystem:
   # The directory agents may read, write, list and delete in freely. "" means
@@ -91,8 +95,10 @@ filesystem:
   denied_paths: ["~/.ssh/**", "~/.gnupg/**", "~/.aws/**", "~/.config/gcloud/**", "~/.kube/**", "~/.netrc", "/etc/**", "/usr/**", "/var/**"]
 
 sandbox:
-  # Isolation for commands the guard sends to the sandbox: off, light,
-  # standard or max. With off, every sandbox verdict asks a human instead.
+  # Every command an agent runs goes into a sandbox: an allowed command in
+  # the workspace profile, one the shell guard finds suspicious in guard.
+  # Isolation: off, light, standard or max. With off, allowed and sandboxed
+  # commands ask a human instead (see unsafe_host_when_unavailable).
   # Default standard.
   mode: standard
   # Which engine runs sandboxes: auto (best available), native or docker.
@@ -105,14 +111,48 @@ sandbox:
   # Lets a profile, or warden exec --mode off, run a command with no
   # isolation at all (still decided and audited). Default false.
   unsafe_allow_off: false
-  # Named isolation settings. warden exec uses "default" unless --profile
-  # names another; commands the shell guard sends to the sandbox run under
-  # "guard". A profile you add starts from "default"; a key you leave out
-  # keeps the built-in value.
+  # Where no sandbox can run (another OS, no Landlock, mode off), true runs
+  # allowed commands on the host, each audited; false asks a human first.
+  # Default false.
+  unsafe_host_when_unavailable: false
+  # Masked in every sandbox, on top of filesystem.denied_paths and warden's
+  # home: the common credential stores. Default: the list below.
+  secret_paths: ["~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker/config.json", "~/.git-credentials", "~/.netrc", "~/.npmrc", "~/.pypirc", "~/.config/gh", "~/.password-store", "~/.local/share/keyrings", "~/.pki", "~/.config/google-chrome", "~/.config/chromium", "~/.mozilla", "~/.config/BraveSoftware", "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.config/hub", "~/.vault-token", "~/.terraform.d/credentials.tfrc.json", "~/.bash_history", "~/.zsh_history"]
+  # Tool caches the workspace profile may write (those that exist; ~/.cache,
+  # ~/go/pkg and ~/.npm are created). Default: the list below.
+  cache_paths: ["~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm", "~/.yarn", "~/.cargo/registry", "~/.cargo/git", "~/.m2/repository", "~/.gradle/caches", "~/.rustup/tmp"]
+  # Inside the project, these stay read-only where the project is writable:
+  # git's config and hooks, the agent hosts' settings, warden's project
+  # policy. A missing directory among them is created empty so that it
+  # cannot be created either. Default: the list below.
+  protected_paths: [".git/config", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".warden.yaml", ".mcp.json"]
+  # Named isolation settings. Allowed commands run under "workspace" (also
+  # warden exec's default), commands the shell guard finds suspicious under
+  # "guard"; warden exec --profile names another. A profile you add starts
+  # from "default"; a key you leave out keeps the built-in value.
   profiles:
-    default:
+    workspace:
       mode: "" # off, light, standard or max; "" = sandbox.mode
+      project: write # the project is writable (but protected_paths),
+      read_all: true # the whole filesystem readable but the masked paths,
+      read_only: [] # more paths the command may read
+      read_write: [] # more paths it may write (and cache_paths)
+      network: proxy # only through warden's egress proxy (network policy)
+      allow_domains: [] # more network.allowed_domains rules for this profile
+      memory: 50% # memory cap: a size, or a share of the machine's memory
+      cpu: "0" # CPU time per process (0 = none)
+      timeout: 10m # wall-clock time for the whole command
+      pids: 4096 # processes at once (0 = none)
+      no_spawn: false # true forbids creating processes
+      output_limit: 64M # bytes of stdout, and of stderr (0 = none)
+      file_size: "0" # the largest file it may write (0 = none)
+      env: [] # credential-like variables to keep (others are removed)
+      unix_sockets: true # may make Unix sockets of its own
+      session_tmp: true # one /tmp for all the commands of a session
+    default:
+      mode: "" # as workspace
       project: read # the working directory: read, write or none
+      read_all: false # true: as workspace
       read_only: [] # more paths the command may read
       read_write: [] # more paths it may write (the workspace always is)
       network: none # none, or proxy (only through warden's egress proxy)
@@ -125,6 +165,8 @@ sandbox:
       output_limit: 1M # bytes of stdout, and of stderr (0 = none)
       file_size: 1G # the largest file it may write (0 = none)
       env: [] # credential-like variables to keep (others are removed)
+      unix_sockets: false # true: may make Unix sockets of its own
+      session_tmp: false # true: one /tmp for all the commands of a session
     guard:
       mode: "" # as default; the guard's sandbox tier:
       project: read # the project is read-only,
@@ -139,14 +181,20 @@ sandbox:
       no_spawn: true # and none created,
       output_limit: 1M # 1 MB of output,
       file_size: 64M # files up to 64 MB,
-      env: [] # and no credentials.
+      env: [] # and no credentials,
+      read_all: false # nothing outside these is readable,
+      unix_sockets: false # no Unix sockets,
+      session_tmp: false # and a fresh /tmp every time.
 
 network:
   # Hosts agents may reach, written [METHODS ]HOST[:PORTS]: an exact name or
   # address, *.example.com (subdomains, not the apex) or **.example.com
   # (both); without ports a rule opens 80 and 443; without methods, every
   # method.
-  allowed_domains: [] # e.g. [api.github.com, "*.pythonhosted.org", "GET pypi.org"]; default none
+  # The package registries and code hosts that builds need (npm, yarn, the
+  # Go module proxy, PyPI, crates.io, Maven, Gradle, RubyGems, GitHub,
+  # GitLab, Bitbucket). Default: the list below.
+  allowed_domains: [registry.npmjs.org, registry.yarnpkg.com, proxy.golang.org, sum.golang.org, index.golang.org, pypi.org, files.pythonhosted.org, crates.io, index.crates.io, static.crates.io, repo.maven.apache.org, repo1.maven.org, plugins.gradle.org, services.gradle.org, rubygems.org, index.rubygems.org, github.com, codeload.github.com, objects.githubusercontent.com, gitlab.com, bitbucket.org]
   # Hosts never reached, on any port. Deny always wins. Default none.
   denied_domains: []
   # Ask about a host no rule names (true), or deny it (false). Default true.

@@ -77,11 +77,37 @@ func (n Network) Limits() netguard.Limits {
 	return netguard.Limits{PerMinute: n.PerMinute, PerHour: n.PerHour}
 }
 
+// DefaultAllowedDomains are the package registries and code hosts that
+// ordinary builds reach, allowed by the default policy.
+var DefaultAllowedDomains = []string{
+	"registry.npmjs.org",
+	"registry.yarnpkg.com",
+	"proxy.golang.org",
+	"sum.golang.org",
+	"index.golang.org",
+	"pypi.org",
+	"files.pythonhosted.org",
+	"crates.io",
+	"index.crates.io",
+	"static.crates.io",
+	"repo.maven.apache.org",
+	"repo1.maven.org",
+	"plugins.gradle.org",
+	"services.gradle.org",
+	"rubygems.org",
+	"index.rubygems.org",
+	"github.com",
+	"codeload.github.com",
+	"objects.githubusercontent.com",
+	"gitlab.com",
+	"bitbucket.org",
+}
+
 var networkSection = &sectionDef[networkFile]{
 	key: "network",
 	defaultsOf: func() *networkFile {
 		return &networkFile{
-			AllowedDomains: []string{}, DeniedDomains: []string{}, AskUnknownDomains: true, AllowPrivate: []string{},
+			AllowedDomains: slices.Clone(DefaultAllowedDomains), DeniedDomains: []string{}, AskUnknownDomains: true, AllowPrivate: []string{},
 			RateLimit: rateLimitFile{PerMinute: 30, PerHour: 500}, Listen: "127.0.0.1:4750", Secrets: []secretFile{},
 		}
 	},
@@ -172,6 +198,7 @@ func validHostPort(s string) bool {
 // is allowed or asked about until it is fixed.
 func networkFailClosed(_ []*yaml.Node, f *networkFile) string {
 	f.AskUnknownDomains = false
+	f.AllowedDomains = []string{}
 	return "until it is fixed every network request is denied"
 }
 

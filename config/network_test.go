@@ -8,7 +8,7 @@ import (
 
 func TestNetworkSection(t *testing.T) {
 	d := mustParse(t, "version: 1\n").Policy.Network
-	if !d.AskUnknown || d.PerMinute != 30 || d.PerHour != 500 || d.Listen != "127.0.0.1:4750" || len(d.Allowed) != 0 || d.Allowed == nil {
+	if !d.AskUnknown || d.PerMinute != 30 || d.PerHour != 500 || d.Listen != "127.0.0.1:4750" || !slices.Equal(d.Allowed, DefaultAllowedDomains) {
 		t.Fatalf("defaults = %+v", d)
 	}
 	l := mustParse(t, `version: 1

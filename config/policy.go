@@ -92,8 +92,20 @@ type Sandbox struct {
 	// UnsafeAllowOff lets a profile or `warden exec --mode off` run a
 	// command with no isolation at all (still audited).
 	UnsafeAllowOff bool
-	// Profiles are the named isolation settings, always including "guard"
-	// (what sandbox verdicts run under) and "default" (warden exec).
+	// UnsafeHostWhenUnavailable runs allowed and sandboxed commands on the
+	// host, audited, where no sandbox can run; false asks a human instead.
+	UnsafeHostWhenUnavailable bool
+	// SecretPaths are masked in every sandbox (credential stores), as
+	// written: "~" is not yet expanded.
+	SecretPaths []string
+	// CachePaths are the tool caches a profile with ReadAll may write.
+	CachePaths []string
+	// ProtectedPaths, relative to the project, stay read-only where the
+	// project is writable.
+	ProtectedPaths []string
+	// Profiles are the named isolation settings, always including
+	// "workspace" (what allowed commands run under, and warden exec's
+	// default), "guard" (what sandbox verdicts run under) and "default".
 	Profiles map[string]SandboxProfile
 }
 
@@ -106,12 +118,24 @@ type SandboxProfile struct {
 	Network             string // none or proxy
 	AllowDomains        []string
 	Memory              int64
-	CPU, Timeout        time.Duration
-	Pids                int
-	NoSpawn             bool
-	OutputLimit         int64
-	FileSize            int64    // the largest file the command may write
-	Env                 []string // variables kept despite credential scrubbing
+	// MemoryShare, when set, caps memory at this percentage of the
+	// machine's memory instead of Memory.
+	MemoryShare  int
+	CPU, Timeout time.Duration
+	Pids         int
+	NoSpawn      bool
+	OutputLimit  int64
+	FileSize     int64    // the largest file the command may write
+	Env          []string // variables kept despite credential scrubbing
+	// ReadAll makes the whole filesystem readable but the masked paths
+	// (denied paths, secret paths, warden's home, system secrets), and the
+	// cache paths writable.
+	ReadAll bool
+	// UnixSockets lets the command make AF_UNIX sockets of its own.
+	UnixSockets bool
+	// SessionTmp gives the commands of one session one /tmp that lasts
+	// across them; false gives each command a fresh one.
+	SessionTmp bool
 }
 
 func (s Sandbox) Available() bool { return s.Mode != "" && s.Mode != "off" }
@@ -128,6 +152,9 @@ type Shell struct {
 	// Replacements rewrite a command by prefix after it is classified; the
 	// rewritten command is classified again and the stricter verdict wins.
 	Replacements []Replacement
+	// Host are command prefixes the user lets run on the host, outside the
+	// sandbox, once the guard allows them (git push over SSH, docker).
+	Host []string
 }
 
 // Replacement rewrites a command line that starts with From to start with To.

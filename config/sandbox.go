@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,11 +15,17 @@ import (
 
 // sandboxFile is the sandbox section as written in warden.yaml.
 type sandboxFile struct {
-	Mode           string                 `yaml:"mode" want:"one of off, light, standard, max"`
-	Engine         string                 `yaml:"engine" want:"one of auto, native, docker"`
-	Strict         bool                   `yaml:"strict"`
-	UnsafeAllowOff bool                   `yaml:"unsafe_allow_off"`
-	Profiles       map[string]profileFile `yaml:"profiles" want:"a map of profile name to its settings"`
+	Mode           string `yaml:"mode" want:"one of off, light, standard, max"`
+	Engine         string `yaml:"engine" want:"one of auto, native, docker"`
+	Strict         bool   `yaml:"strict"`
+	UnsafeAllowOff bool   `yaml:"unsafe_allow_off"`
+	// UnsafeHostWhenUnavailable runs allowed commands on the host, audited,
+	// where no sandbox can run; false asks a human instead.
+	UnsafeHostWhenUnavailable bool                   `yaml:"unsafe_host_when_unavailable"`
+	SecretPaths               []string               `yaml:"secret_paths" want:"a list of paths such as ~/.ssh" elem:"an absolute path or one starting with ~/"`
+	CachePaths                []string               `yaml:"cache_paths" want:"a list of paths such as ~/.cache" elem:"an absolute path or one starting with ~/"`
+	ProtectedPaths            []string               `yaml:"protected_paths" want:"a list of paths inside the project such as .git/config" elem:"a relative path inside the project"`
+	Profiles                  map[string]profileFile `yaml:"profiles" want:"a map of profile name to its settings"`
 }
 
 // profileFile is one named profile. A field left out takes the value of the
@@ -38,6 +45,9 @@ type profileFile struct {
 	OutputLimit  *string  `yaml:"output_limit" want:"a size such as 1M (0 for no limit)"`
 	FileSize     *string  `yaml:"file_size" want:"a size such as 1G (0 for no limit)"`
 	Env          []string `yaml:"env" want:"a list of environment variable names" elem:"an environment variable name"`
+	ReadAll      *bool    `yaml:"read_all" want:"true or false"`
+	UnixSockets  *bool    `yaml:"unix_sockets" want:"true or false"`
+	SessionTmp   *bool    `yaml:"session_tmp" want:"true or false"`
 }
 
 // Sandbox modes and engines.
@@ -48,8 +58,30 @@ var (
 
 // Built-in profile names.
 const (
-	ProfileGuard   = "guard"
-	ProfileDefault = "default"
+	ProfileGuard     = "guard"
+	ProfileDefault   = "default"
+	ProfileWorkspace = "workspace"
+)
+
+// Default lists of the sandbox section: where credentials live (masked in
+// every sandbox), the tool caches a workspace sandbox may write, and the
+// paths inside a project that stay read-only there.
+var (
+	DefaultSecretPaths = []string{
+		"~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",
+		"~/.docker/config.json", "~/.git-credentials", "~/.netrc", "~/.npmrc", "~/.pypirc",
+		"~/.config/gh", "~/.password-store", "~/.local/share/keyrings", "~/.pki",
+		"~/.config/google-chrome", "~/.config/chromium", "~/.mozilla", "~/.config/BraveSoftware",
+		"~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.config/hub", "~/.vault-token",
+		"~/.terraform.d/credentials.tfrc.json", "~/.bash_history", "~/.zsh_history",
+	}
+	DefaultCachePaths = []string{
+		"~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm", "~/.yarn", "~/.cargo/registry",
+		"~/.cargo/git", "~/.m2/repository", "~/.gradle/caches", "~/.rustup/tmp",
+	}
+	DefaultProtectedPaths = []string{
+		".git/config", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".warden.yaml", ".mcp.json",
+	}
 )
 
 // builtinProfiles are the profiles every policy has; a file can change them
@@ -61,11 +93,19 @@ func builtinProfiles() map[string]profileFile {
 			Mode: s(""), Project: s("read"), ReadOnly: []string{}, ReadWrite: []string{},
 			Network: s("none"), AllowDomains: []string{}, Memory: s("512M"), CPU: s("60s"),
 			Timeout: s("30s"), Pids: i(256), NoSpawn: b(false), OutputLimit: s("1M"), FileSize: s("1G"), Env: []string{},
+			ReadAll: b(false), UnixSockets: b(false), SessionTmp: b(false),
 		},
 		ProfileGuard: {
 			Mode: s(""), Project: s("read"), ReadOnly: []string{}, ReadWrite: []string{},
 			Network: s("none"), AllowDomains: []string{}, Memory: s("64M"), CPU: s("10s"),
 			Timeout: s("30s"), Pids: i(64), NoSpawn: b(true), OutputLimit: s("1M"), FileSize: s("64M"), Env: []string{},
+			ReadAll: b(false), UnixSockets: b(false), SessionTmp: b(false),
+		},
+		ProfileWorkspace: {
+			Mode: s(""), Project: s("write"), ReadOnly: []string{}, ReadWrite: []string{},
+			Network: s("proxy"), AllowDomains: []string{}, Memory: s("50%"), CPU: s("0"),
+			Timeout: s("10m"), Pids: i(4096), NoSpawn: b(false), OutputLimit: s("64M"), FileSize: s("0"), Env: []string{},
+			ReadAll: b(true), UnixSockets: b(true), SessionTmp: b(true),
 		},
 	}
 }
@@ -73,7 +113,11 @@ func builtinProfiles() map[string]profileFile {
 var sandboxSection = &sectionDef[sandboxFile]{
 	key: "sandbox",
 	defaultsOf: func() *sandboxFile {
-		return &sandboxFile{Mode: "standard", Engine: "auto", Profiles: builtinProfiles()}
+		return &sandboxFile{
+			Mode: "standard", Engine: "auto", Profiles: builtinProfiles(),
+			SecretPaths: slices.Clone(DefaultSecretPaths), CachePaths: slices.Clone(DefaultCachePaths),
+			ProtectedPaths: slices.Clone(DefaultProtectedPaths),
+		}
 	},
 	check:     checkSandbox,
 	toRuntime: sandboxToRuntime,
@@ -86,6 +130,21 @@ func checkSandbox(f *sandboxFile, c *checker) {
 	}
 	if !slices.Contains(SandboxEngines, f.Engine) {
 		c.reportf([]any{"engine"}, "%q is not a sandbox engine; want one of %s", f.Engine, strings.Join(SandboxEngines, ", "))
+	}
+	for _, l := range []struct {
+		key   string
+		items []string
+	}{{"secret_paths", f.SecretPaths}, {"cache_paths", f.CachePaths}} {
+		for i, p := range l.items {
+			if !strings.HasPrefix(p, "/") && p != "~" && !strings.HasPrefix(p, "~/") {
+				c.reportf([]any{l.key, i}, "path %q must be absolute or start with ~/", p)
+			}
+		}
+	}
+	for i, p := range f.ProtectedPaths {
+		if p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || slices.Contains(strings.Split(p, "/"), "..") {
+			c.reportf([]any{"protected_paths", i}, "path %q must be relative to the project and stay inside it, like .git/config", p)
+		}
 	}
 	builtin := builtinProfiles()
 	for name, pf := range f.Profiles {
@@ -137,8 +196,12 @@ func mergeProfile(base, pf profileFile) profileFile {
 	if pf.Pids != nil {
 		out.Pids = pf.Pids
 	}
-	if pf.NoSpawn != nil {
-		out.NoSpawn = pf.NoSpawn
+	for _, b := range []struct{ dst, src **bool }{
+		{&out.NoSpawn, &pf.NoSpawn}, {&out.ReadAll, &pf.ReadAll}, {&out.UnixSockets, &pf.UnixSockets}, {&out.SessionTmp, &pf.SessionTmp},
+	} {
+		if *b.src != nil {
+			*b.dst = *b.src
+		}
 	}
 	for _, l := range []struct{ dst, src *[]string }{
 		{&out.ReadOnly, &pf.ReadOnly}, {&out.ReadWrite, &pf.ReadWrite},
@@ -170,6 +233,9 @@ func profileToRuntime(pf profileFile, sectionMode string) (SandboxProfile, error
 		Pids:         *pf.Pids,
 		NoSpawn:      *pf.NoSpawn,
 		Env:          slices.Clone(pf.Env),
+		ReadAll:      *pf.ReadAll,
+		UnixSockets:  *pf.UnixSockets,
+		SessionTmp:   *pf.SessionTmp,
 	}
 	if !slices.Contains(SandboxModes, p.Mode) {
 		return p, fmt.Errorf("mode %q is not a sandbox mode; want one of %s", p.Mode, strings.Join(SandboxModes, ", "))
@@ -216,7 +282,15 @@ func profileToRuntime(pf profileFile, sectionMode string) (SandboxProfile, error
 		}
 		return d
 	}
-	p.Memory = size("memory", *pf.Memory)
+	if m, ok := strings.CutSuffix(strings.TrimSpace(*pf.Memory), "%"); ok {
+		pct, e := strconv.Atoi(m)
+		if e != nil || pct <= 0 || pct > 100 {
+			return p, fmt.Errorf("memory %q is not a share of the machine's memory; write it like 50%%", *pf.Memory)
+		}
+		p.MemoryShare = pct
+	} else {
+		p.Memory = size("memory", *pf.Memory)
+	}
 	p.OutputLimit = size("output_limit", *pf.OutputLimit)
 	p.FileSize = size("file_size", *pf.FileSize)
 	p.CPU = dur("cpu", *pf.CPU)
@@ -228,7 +302,12 @@ func profileToRuntime(pf profileFile, sectionMode string) (SandboxProfile, error
 }
 
 func sandboxToRuntime(f *sandboxFile, p *Policy) {
-	s := Sandbox{Mode: f.Mode, Engine: f.Engine, Strict: f.Strict, UnsafeAllowOff: f.UnsafeAllowOff, Profiles: map[string]SandboxProfile{}}
+	s := Sandbox{
+		Mode: f.Mode, Engine: f.Engine, Strict: f.Strict, UnsafeAllowOff: f.UnsafeAllowOff,
+		UnsafeHostWhenUnavailable: f.UnsafeHostWhenUnavailable,
+		SecretPaths:               slices.Clone(f.SecretPaths), CachePaths: slices.Clone(f.CachePaths),
+		ProtectedPaths: slices.Clone(f.ProtectedPaths), Profiles: map[string]SandboxProfile{},
+	}
 	names := slices.Collect(maps.Keys(f.Profiles))
 	sort.Strings(names)
 	for _, name := range names {

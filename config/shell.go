@@ -9,6 +9,7 @@ type shellFile struct {
 	Suspicious       []string          `yaml:"suspicious" want:"a list of command prefixes" elem:"a command prefix"`
 	Destructive      []string          `yaml:"destructive" want:"a list of command prefixes" elem:"a command prefix"`
 	Replacements     []replacementFile `yaml:"replacements" want:"a list of {from: PREFIX, to: PREFIX}"`
+	Host             []string          `yaml:"host" want:"a list of command prefixes, e.g. [\"git push\"]" elem:"a command prefix"`
 }
 
 type replacementFile struct {
@@ -19,7 +20,7 @@ type replacementFile struct {
 var shellSection = &sectionDef[shellFile]{
 	key: "shell",
 	defaultsOf: func() *shellFile {
-		return &shellFile{AllowTaskRunners: true, Safe: []string{}, Suspicious: []string{}, Destructive: []string{}}
+		return &shellFile{AllowTaskRunners: true, Safe: []string{}, Suspicious: []string{}, Destructive: []string{}, Host: []string{}}
 	},
 	check:     checkShell,
 	toRuntime: shellToRuntime,
@@ -29,7 +30,7 @@ func checkShell(f *shellFile, c *checker) {
 	for _, list := range []struct {
 		key   string
 		items []string
-	}{{"safe", f.Safe}, {"suspicious", f.Suspicious}, {"destructive", f.Destructive}} {
+	}{{"safe", f.Safe}, {"suspicious", f.Suspicious}, {"destructive", f.Destructive}, {"host", f.Host}} {
 		for i, p := range list.items {
 			checkPrefix(c, p, list.key, i)
 		}
@@ -60,6 +61,7 @@ func shellToRuntime(f *shellFile, p *Policy) {
 		Safe:             normalizePrefixes(f.Safe),
 		Suspicious:       normalizePrefixes(f.Suspicious),
 		Destructive:      normalizePrefixes(f.Destructive),
+		Host:             normalizePrefixes(f.Host),
 	}
 	for _, r := range f.Replacements {
 		s.Replacements = append(s.Replacements, Replacement{From: strings.Join(strings.Fields(r.From), " "), To: strings.Join(strings.Fields(r.To), " ")})

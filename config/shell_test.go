@@ -15,7 +15,7 @@ func TestShellSection(t *testing.T) {
 		t.Fatalf("problems: %v", l.Problems)
 	}
 	want := Shell{AllowTaskRunners: false, Safe: []string{"kubectl get"}, Suspicious: []string{}, Destructive: []string{"terraform destroy"},
-		Replacements: []Replacement{{From: "npm install", To: "bun install"}}}
+		Replacements: []Replacement{{From: "npm install", To: "bun install"}}, Host: []string{}}
 	if got := l.Policy.Shell; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Shell = %+v, want %+v", got, want)
 	}
