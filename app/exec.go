@@ -84,7 +84,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	}
 	name := r.Profile
 	if name == "" {
-		name = config.ProfileDefault
+		name = config.ProfileWorkspace
 		if d.Verdict == warden.Sandbox && d.Sandbox != "" {
 			name = d.Sandbox
 		}
@@ -238,6 +238,12 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	case "write":
 		s.Project, s.ProjectWritable = dir, true
 	}
+	if prof.MemoryShare > 0 {
+		s.Limits.Memory = sandbox.MemoryShare(prof.MemoryShare)
+	}
+	if err := a.workspaceSpec(&s, prof, dir, home, who); err != nil {
+		return sandbox.Spec{}, err
+	}
 	network := prof.Network
 	if o.Network != nil {
 		network = *o.Network
@@ -271,7 +277,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	setIf(&s.Limits.Pids, o.Pids)
 	setIf(&s.Limits.Output, o.OutputLimit)
 	setIf(&s.Limits.FileSize, o.FileSize)
-	s.Hidden = hiddenPaths(a.Home, a.Policy.Filesystem.Denied, home)
+	s.Hidden = hiddenPaths(a.Home, append(slices.Clone(a.Policy.Filesystem.Denied), sp.SecretPaths...), home)
 	if err := s.Validate(); err != nil {
 		return s, warden.Errorf(warden.EInvalid, "%v", err)
 	}

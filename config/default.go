@@ -123,9 +123,10 @@ sandbox:
   cache_paths: ["~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm", "~/.yarn", "~/.cargo/registry", "~/.cargo/git", "~/.m2/repository", "~/.gradle/caches", "~/.rustup/tmp"]
   # Inside the project, these stay read-only where the project is writable:
   # git's config and hooks, the agent hosts' settings, warden's project
-  # policy. A missing directory among them is created empty so that it
-  # cannot be created either. Default: the list below.
-  protected_paths: [".git/config", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".warden.yaml", ".mcp.json"]
+  # policy. A missing directory among them (written with a trailing /) is
+  # created empty so that it cannot be created either.
+  # Default: the list below.
+  protected_paths: [.git/config, .git/hooks/, .claude/, .codex/, .gemini/, .cursor/, .warden.yaml, .mcp.json]
   # Named isolation settings. Allowed commands run under "workspace" (also
   # warden exec's default), commands the shell guard finds suspicious under
   # "guard"; warden exec --profile names another. A profile you add starts

@@ -80,7 +80,7 @@ var (
 		"~/.cargo/git", "~/.m2/repository", "~/.gradle/caches", "~/.rustup/tmp",
 	}
 	DefaultProtectedPaths = []string{
-		".git/config", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".warden.yaml", ".mcp.json",
+		".git/config", ".git/hooks/", ".claude/", ".codex/", ".gemini/", ".cursor/", ".warden.yaml", ".mcp.json",
 	}
 )
 

@@ -15,6 +15,7 @@ type landlockPlan struct {
 	ReadDirs   []string // read, list and execute beneath
 	WriteDirs  []string // everything beneath
 	ReadFiles  []string // read and execute
+	ListDirs   []string // list beneath, nothing more (parents of what is partly hidden)
 	WriteFiles []string // read and write (devices such as /dev/null)
 	BlockNet   bool     // handle TCP bind and connect, granting no port
 	ABI        int
@@ -94,6 +95,7 @@ func (p landlockPlan) build() (*landlockRuleset, error) {
 		paths  []string
 		access uint64
 	}{
+		{p.ListDirs, unix.LANDLOCK_ACCESS_FS_READ_DIR},
 		{p.ReadDirs, llRead},
 		{p.WriteDirs, fs},
 		{p.ReadFiles, unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE},

@@ -44,8 +44,23 @@ func privateTmp(p *plan) error {
 	if p.TmpSize > 0 {
 		opts += fmt.Sprintf(",size=%d", p.TmpSize)
 	}
-	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+	if p.TmpDir != "" {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, p.TmpDir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("mount the session's /tmp %s: %w", p.TmpDir, err)
+		}
+		err = unix.MoveMount(fd, "", unix.AT_FDCWD, "/tmp", unix.MOVE_MOUNT_F_EMPTY_PATH)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("mount the session's /tmp %s: %w", p.TmpDir, err)
+		}
+	} else if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return fmt.Errorf("mount a private /tmp: %w", err)
+	}
+	if p.Shm {
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+			return fmt.Errorf("mount a private /dev/shm: %w", err)
+		}
 	}
 	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 	for i, k := range p.Keep {
@@ -90,6 +105,15 @@ func finishMounts(p *plan) error {
 	for _, m := range p.Masks {
 		if err := mask(m); err != nil {
 			return err
+		}
+	}
+	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	for _, path := range p.Protected {
+		if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("keep %s read-only: %w", path, err)
+		}
+		if err := unix.MountSetattr(unix.AT_FDCWD, path, unix.AT_RECURSIVE, &ro); err != nil {
+			return fmt.Errorf("keep %s read-only: %w", path, err)
 		}
 	}
 	if p.ReadOnlyRoot {

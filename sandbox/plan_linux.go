@@ -21,6 +21,14 @@ type plan struct {
 	PrivateTmp   bool
 	TmpSize      int64
 	Masks        []string
+	// TmpDir, when set, is the host directory mounted as /tmp instead of
+	// an empty tmpfs (a session's /tmp, kept across its commands).
+	TmpDir string
+	// Shm mounts a private tmpfs of TmpSize on /dev/shm.
+	Shm bool
+	// Protected are paths inside writable directories made read-only by
+	// a bind mount of their own.
+	Protected []string
 	// Keep are granted paths under /tmp, carried over into the private
 	// /tmp so that the command still sees them.
 	Keep     []keep

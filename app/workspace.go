@@ -1,0 +1,153 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/sandbox"
+)
+
+// SessionsDir is the directory in warden's home that holds each session's
+// /tmp. It is masked in every sandbox like the rest of the home; a
+// session's own directory reaches its commands only as their /tmp.
+const SessionsDir = "sessions"
+
+// sessionIdle is how long a session's /tmp is kept after its last command
+// when the host never says the session ended.
+const sessionIdle = 24 * time.Hour
+
+// workspaceSpec fills in what a profile with read_all asks for: the whole
+// filesystem readable but the masks, the project writable (but its
+// protected paths), the tool caches writable, Unix sockets of its own, and
+// the session's /tmp. A project that is the user's home, an ancestor of it,
+// or a system directory stays read-only: a writable home would let a
+// command rewrite the user's shell startup files.
+func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, dir, userHome string, who *warden.Request) error {
+	sp := a.Policy.Sandbox
+	if prof.ReadAll {
+		s.ReadAll = true
+		for _, c := range homePaths(sp.CachePaths, userHome) {
+			if slices.Contains(createdCaches, strings.TrimPrefix(c, userHome+"/")) {
+				_ = os.MkdirAll(c, 0o755)
+			}
+			if st, err := os.Stat(c); err == nil && st.IsDir() {
+				s.ReadWrite = append(s.ReadWrite, c)
+			}
+		}
+	}
+	if s.ProjectWritable && !projectMayBeWritten(dir, userHome) {
+		s.ProjectWritable = false
+	}
+	if s.ProjectWritable {
+		for _, p := range sp.ProtectedPaths {
+			abs := filepath.Join(dir, p)
+			if strings.HasSuffix(p, "/") {
+				abs += "/"
+			}
+			s.Protected = append(s.Protected, abs)
+		}
+	}
+	s.UnixSockets = prof.UnixSockets
+	if prof.SessionTmp && who != nil && who.Session != "" {
+		tmp, err := sessionTmp(a.Home, who.Session, a.Now())
+		if err != nil {
+			return warden.Errorf(warden.EUnavailable, "prepare the session's /tmp").Wrap(err)
+		}
+		s.Tmp = tmp
+	}
+	return nil
+}
+
+// createdCaches are the cache directories made when missing, so that the
+// commonest toolchains (Go, npm, everything under ~/.cache) can fill them.
+var createdCaches = []string{".cache", "go/pkg", ".npm"}
+
+// projectMayBeWritten reports whether a workspace sandbox may make dir
+// writable: not the root, not the user's home or anything above it, and not
+// inside a system directory.
+func projectMayBeWritten(dir, userHome string) bool {
+	dir = filepath.Clean(dir)
+	if dir == "/" || userHome != "" && (dir == userHome || strings.HasPrefix(userHome, dir+"/")) {
+		return false
+	}
+	for _, sys := range []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/dev", "/proc", "/sys", "/run", "/var/lib", "/var/log", "/var/spool"} {
+		if dir == sys || strings.HasPrefix(dir, sys+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// homePaths turns ~ and ~/… into paths in userHome, leaving absolute
+// paths as they are and dropping anything else.
+func homePaths(paths []string, userHome string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		switch {
+		case p == "~" || strings.HasPrefix(p, "~/"):
+			if userHome == "" {
+				continue
+			}
+			p = filepath.Join(userHome, p[1:])
+		case !filepath.IsAbs(p):
+			continue
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
+}
+
+// sessionTmp returns the directory that is session's /tmp, creating it,
+// and removes the /tmp of sessions idle for longer than sessionIdle.
+func sessionTmp(home Home, session string, now time.Time) (string, error) {
+	root := filepath.Join(home.Abs(), SessionsDir)
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(session))
+	dir := filepath.Join(root, hex.EncodeToString(sum[:12]))
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp, 0o1777|os.ModeSticky); err != nil {
+		return "", err
+	}
+	_ = os.Chtimes(dir, now, now)
+	pruneSessions(root, dir, now)
+	return tmp, nil
+}
+
+// pruneSessions removes the session directories under root, but keep, that
+// have been idle for longer than sessionIdle.
+func pruneSessions(root, keep string, now time.Time) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(root, e.Name())
+		if p == keep || !e.IsDir() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > sessionIdle {
+			_ = os.RemoveAll(p)
+		}
+	}
+}
+
+// EndSession removes session's /tmp; the host said the session ended.
+func (a *App) EndSession(session string) error {
+	if session == "" {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(session))
+	return os.RemoveAll(filepath.Join(a.Home.Abs(), SessionsDir, hex.EncodeToString(sum[:12])))
+}
