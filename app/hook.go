@@ -172,17 +172,22 @@ func RunHookRemote(ctx context.Context, home Home, host string, in io.Reader, ou
 	})
 }
 
-// sandboxRunner is the `warden exec` command line a hook wraps a sandboxed
-// shell command in: this very binary and home. It is nil, so that sandbox
-// verdicts ask, when the policy switches the sandbox off or names an engine
+// sandboxRunner is the `warden exec` command line a hook wraps every
+// allowed or sandboxed shell command in: this very binary and home. Where no
+// sandbox can run (the policy switches the sandbox off or names an engine
 // that does not exist, or this kernel has no Landlock or seccomp to build
-// one with.
+// one with) it is nil, so that those commands ask, or empty when the
+// policy's sandbox.unsafe_host_when_unavailable runs them on the host.
 func sandboxRunner(home Home, p *config.Policy) hook.Runner {
+	unavailable := hook.Runner(nil)
+	if p.Sandbox.UnsafeHostWhenUnavailable {
+		unavailable = hook.Runner{}
+	}
 	if !p.Sandbox.Available() || sandbox.Supported() != nil {
-		return nil
+		return unavailable
 	}
 	if e := p.Sandbox.Engine; e != "" && e != "auto" && e != "native" {
-		return nil
+		return unavailable
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -156,29 +156,34 @@ func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
 func claudeRespond(dec warden.Decision, call toolCall, runner FindRunner) (response, error) {
 	out := claudeSpecific{HookEventName: "PreToolUse"}
 	switch dec.Verdict {
-	case warden.Allow:
-		out.PermissionDecision = "allow"
-	case warden.Ask:
-		out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)
-	case warden.Sandbox:
-		switch {
-		case call.shell && call.input.isTrue("dangerouslyDisableSandbox"):
+	case warden.Allow, warden.Sandbox:
+		if !call.shell {
+			if dec.Verdict == warden.Allow {
+				out.PermissionDecision = "allow"
+			} else {
+				out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)
+			}
+			break
+		}
+		if dec.Verdict == warden.Sandbox && call.input.isTrue("dangerouslyDisableSandbox") {
 			out.PermissionDecision = "deny"
 			out.PermissionDecisionReason = "warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: " + explain(dec)
-		case call.shell && runner.find() != nil:
-			cmd, _, _ := call.input.str("command")
-			wrapped, err := sandboxCommand(runner.find(), dec, call.req, cmd)
-			if err != nil {
-				return response{}, err
-			}
-			in, err := call.input.withString("command", wrapped)
-			if err != nil {
-				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
-			}
-			out.PermissionDecision, out.UpdatedInput = "allow", in
-		default:
-			out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)
+			break
 		}
+		where, in, err := contain(dec, call, runner)
+		if err != nil {
+			return response{}, err
+		}
+		switch where {
+		case placeContained:
+			out.PermissionDecision, out.UpdatedInput = "allow", in
+		case placeHost:
+			out.PermissionDecision = "allow"
+		default:
+			out.PermissionDecision, out.PermissionDecisionReason = "ask", noSandboxReason(dec)
+		}
+	case warden.Ask:
+		out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)
 	default:
 		out.PermissionDecision, out.PermissionDecisionReason = "deny", explain(dec)
 	}

@@ -109,25 +109,27 @@ func patchFiles(patch string) []string {
 // blocks, naming the approvals warden opened for it.
 func codexRespond(dec warden.Decision, approvals []string, call toolCall, runner FindRunner) (response, error) {
 	switch dec.Verdict {
-	case warden.Allow:
-		return response{status: statusOK}, nil
-	case warden.Ask:
-		return blockOnStderr(explain(dec) + retryHint(approvals)), nil
-	case warden.Sandbox:
-		if call.shell && runner.find() != nil {
-			cmd, _, _ := call.input.str("command")
-			wrapped, err := sandboxCommand(runner.find(), dec, call.req, cmd)
-			if err != nil {
-				return response{}, err
+	case warden.Allow, warden.Sandbox:
+		if !call.shell {
+			if dec.Verdict == warden.Allow {
+				return response{status: statusOK}, nil
 			}
-			in, err := call.input.withString("command", wrapped)
-			if err != nil {
-				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
-			}
+			return blockOnStderr(explain(dec) + askHint), nil
+		}
+		where, in, err := contain(dec, call, runner)
+		if err != nil {
+			return response{}, err
+		}
+		switch where {
+		case placeContained:
 			out := claudeSpecific{HookEventName: "PreToolUse", PermissionDecision: "allow", UpdatedInput: in}
 			return response{stdout: mustJSON(claudeAnswer{out}), status: statusOK}, nil
+		case placeHost:
+			return response{status: statusOK}, nil
 		}
-		return blockOnStderr(explain(dec) + askHint), nil
+		return blockOnStderr(noSandboxReason(dec) + askHint), nil
+	case warden.Ask:
+		return blockOnStderr(explain(dec) + retryHint(approvals)), nil
 	default:
 		return blockOnStderr(explain(dec)), nil
 	}

@@ -146,26 +146,30 @@ func fetchRequests(req *warden.Request) []*warden.Request {
 func geminiRespond(dec warden.Decision, call toolCall, runner FindRunner) (response, error) {
 	var out geminiAnswer
 	switch dec.Verdict {
-	case warden.Allow:
-		out.Decision = "allow"
-	case warden.Ask:
-		out.Decision, out.Reason = "ask", explain(dec)
-	case warden.Sandbox:
-		if call.shell && runner.find() != nil {
-			cmd, _, _ := call.input.str("command")
-			wrapped, err := sandboxCommand(runner.find(), dec, call.req, cmd)
-			if err != nil {
-				return response{}, err
+	case warden.Allow, warden.Sandbox:
+		if !call.shell {
+			if dec.Verdict == warden.Allow {
+				out.Decision = "allow"
+			} else {
+				out.Decision, out.Reason = "ask", explain(dec)
 			}
-			in, err := call.input.withString("command", wrapped)
-			if err != nil {
-				return response{}, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
-			}
+			break
+		}
+		where, in, err := contain(dec, call, runner)
+		if err != nil {
+			return response{}, err
+		}
+		switch where {
+		case placeContained:
 			out.Decision = "allow"
 			out.HookSpecificOutput = &geminiSpecific{HookEventName: "BeforeTool", ToolInput: in}
-		} else {
-			out.Decision, out.Reason = "ask", explain(dec)
+		case placeHost:
+			out.Decision = "allow"
+		default:
+			out.Decision, out.Reason = "ask", noSandboxReason(dec)
 		}
+	case warden.Ask:
+		out.Decision, out.Reason = "ask", explain(dec)
 	default:
 		out.Decision, out.Reason = "deny", explain(dec)
 	}

@@ -67,15 +67,16 @@ const (
 
 // Runner is the command line that starts `warden exec`, such as
 // [/usr/local/bin/warden --home /root/.warden exec]. Hosts that can rewrite
-// a shell command get a command the gate sends to the sandbox wrapped in it;
-// nil means no sandbox can run here, and a sandbox verdict is answered as
-// ask (or as the host's nearest refusal).
+// a shell command get every command the gate allows or sends to the
+// sandbox wrapped in it. nil means no sandbox can run here, and such a
+// command is answered as ask (or as the host's nearest refusal); empty but
+// not nil means none can run and the user's policy runs them on the host.
 type Runner []string
 
-// FindRunner returns the Runner for a sandbox verdict. Run calls it at most
-// once, and only when a host's shell command is sent to the sandbox: a hook
-// whose decision came from the daemon then reads the policy file only for
-// the calls it sandboxes. A nil FindRunner, or a nil Runner, means no
+// FindRunner returns the Runner for a shell command. Run calls it at most
+// once, and only when a host's shell command is allowed or sent to the
+// sandbox: a hook whose decision came from the daemon then reads the policy
+// file only for those calls. A nil FindRunner, or a nil Runner, means no
 // sandbox can run here.
 type FindRunner func() Runner
 

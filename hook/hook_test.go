@@ -105,10 +105,15 @@ func readGolden(t *testing.T, path string) golden {
 	return g
 }
 
-// run runs Run for host with payload and a fake decider answering verdict.
+// goldenRunner is the warden exec command line the recorded payloads'
+// answers wrap contained shell commands in.
+var goldenRunner = Runner{"/opt/warden", "--home", "/h", "exec"}
+
+// run runs Run for host with payload and a fake decider answering verdict,
+// with a sandbox available (goldenRunner).
 func run(host string, payload []byte, d Decider) (status int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	status = Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d, nil)
+	status = Run(context.Background(), host, bytes.NewReader(payload), &out, &errOut, d, func() Runner { return goldenRunner })
 	return status, strings.TrimSuffix(out.String(), "\n"), strings.TrimSuffix(errOut.String(), "\n")
 }
 
@@ -151,6 +156,21 @@ func TestRecordedPayloads(t *testing.T) {
 						fmt.Fprintf(&got, "%s.stderr: %s\n", v, strings.ReplaceAll(stderr, "\n", `\n`))
 					}
 					checkRaw(t, host, payload, d.reqs)
+				}
+				if os.Getenv("WARDEN_UPDATE_GOLDEN") != "" {
+					golden := strings.TrimSuffix(path, ".json") + ".golden"
+					old, _ := os.ReadFile(golden)
+					var head strings.Builder
+					for line := range strings.Lines(string(old)) {
+						if !strings.HasPrefix(line, "#") {
+							break
+						}
+						head.WriteString(line)
+					}
+					if err := os.WriteFile(golden, []byte(head.String()+got.String()), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
 				}
 				if got.String() != want.String() {
 					t.Errorf("Run(%s) answers differ from the golden file\n--- got\n%s--- want\n%s", name, got.String(), want.String())
@@ -313,10 +333,11 @@ func TestSandboxRunner(t *testing.T) {
 	}
 }
 
-// TestRunnerIsFoundOnlyForTheSandbox checks that Run looks the sandbox runner
-// up (which, through the daemon, means reading the policy file) only when a
-// shell command is sent to the sandbox, and then once.
-func TestRunnerIsFoundOnlyForTheSandbox(t *testing.T) {
+// TestRunnerIsFoundOnlyForContainedCommands checks that Run looks the
+// sandbox runner up (which, through the daemon, means reading the policy
+// file) only when a shell command is allowed or sent to the sandbox, and
+// then once.
+func TestRunnerIsFoundOnlyForContainedCommands(t *testing.T) {
 	bash := []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"}}`)
 	read := []byte(`{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/a"}}`)
 	for _, c := range []struct {
@@ -325,7 +346,7 @@ func TestRunnerIsFoundOnlyForTheSandbox(t *testing.T) {
 		verdict string
 		want    int
 	}{
-		{"allow", bash, "allow", 0},
+		{"allow", bash, "allow", 1},
 		{"ask", bash, "ask", 0},
 		{"deny", bash, "deny", 0},
 		{"sandboxed read", read, "sandbox", 0},

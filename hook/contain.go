@@ -1,0 +1,71 @@
+package hook
+
+import (
+	"encoding/json"
+
+	"github.com/agentwarden/warden"
+)
+
+// Profiles a shell call is contained in, by verdict. A decision that names
+// its own profile (Decision.Sandbox) keeps it.
+const (
+	profileAllowed   = "workspace"
+	profileSandboxed = "guard"
+	// ProfileHost in a decision's Sandbox means the user's policy runs this
+	// command on the host (shell.host): it is not wrapped.
+	ProfileHost = "host"
+)
+
+// placement is where a shell call the gate allowed or sandboxed runs.
+type placement int
+
+const (
+	// placeAsk: no sandbox can run here, so a human is asked first.
+	placeAsk placement = iota
+	// placeHost: as the host would run it, unwrapped (the user's rule).
+	placeHost
+	// placeContained: wrapped in warden exec; input holds the new input.
+	placeContained
+)
+
+// contain decides where a shell call with an allow or sandbox verdict
+// runs, and for a contained call returns the tool input with the command
+// wrapped in warden exec under the verdict's profile. Every allowed command
+// runs in the workspace sandbox, every sandboxed one in the guard sandbox;
+// only a rule the user wrote (ProfileHost, or a policy that runs commands on
+// the host where no sandbox can) leaves one on the host. Where no sandbox
+// can run, the call is asked about.
+func contain(dec warden.Decision, call toolCall, runner FindRunner) (placement, json.RawMessage, error) {
+	if dec.Verdict == warden.Allow && dec.Sandbox == ProfileHost {
+		return placeHost, nil, nil
+	}
+	r := runner.find()
+	switch {
+	case r == nil:
+		return placeAsk, nil, nil
+	case len(r) == 0:
+		return placeHost, nil, nil
+	}
+	if dec.Sandbox == "" || dec.Sandbox == ProfileHost {
+		dec.Sandbox = profileAllowed
+		if dec.Verdict == warden.Sandbox {
+			dec.Sandbox = profileSandboxed
+		}
+	}
+	cmd, _, _ := call.input.str("command")
+	wrapped, err := sandboxCommand(r, dec, call.req, cmd)
+	if err != nil {
+		return placeAsk, nil, err
+	}
+	in, err := call.input.withString("command", wrapped)
+	if err != nil {
+		return placeAsk, nil, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
+	}
+	return placeContained, in, nil
+}
+
+// noSandboxReason is what a host is told when a command would run in a
+// sandbox but none can run here.
+func noSandboxReason(dec warden.Decision) string {
+	return "no sandbox can run here, so warden asks before this runs on the host: " + explain(dec)
+}
