@@ -87,7 +87,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		p.Writable = append(slices.Clone(ll.WriteDirs), "/tmp")
 	}
 	p.Landlock = ll
-	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || s.Mode == ModeMax, BlockInet: !mode.Namespaces()}
+	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || s.Mode == ModeMax, BlockInet: !mode.Namespaces(), AllowUnix: s.UnixSockets}
 
 	granted := append(slices.Clone(ll.ReadDirs), ll.WriteDirs...)
 	if p.PrivateTmp {
@@ -209,6 +209,7 @@ func isProxyVar(name string) bool {
 // system root is left to the fs guard (the command needs the system to run);
 // one that holds a granted path is a contradiction the user must resolve.
 func masksFor(hidden, granted []string, mode Mode) (masks, warn []string, err error) {
+	defer func() { masks, warn, err = hideLinks(hidden, granted, mode, masks, warn, err) }()
 	var secrets []string
 	for _, pat := range systemSecrets {
 		m, _ := filepath.Glob(pat)

@@ -77,6 +77,7 @@ func runInit() int {
 		Stderr:     os.Stderr,
 		ExtraFiles: []*os.File{planR, errW},
 	}
+	stage.SysProcAttr = asCaller(nil, p)
 	// Forward what would stop the sandbox to the command; as pid 1 the init
 	// would otherwise ignore it.
 	sigs := make(chan os.Signal, 4)

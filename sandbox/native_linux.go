@@ -105,6 +105,9 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 type namespaceError struct{ err error }
 
 func (e *namespaceError) Error() string {
+	if outer := outerSandbox(); outer != "" {
+		return fmt.Sprintf("an outer sandbox holds this process (%s) and refuses new namespaces (%v)", outer, e.err)
+	}
 	return fmt.Sprintf("user namespaces are not available here (%v); on Ubuntu 24.04 set kernel.apparmor_restrict_unprivileged_userns=0, in containers allow unshare", e.err)
 }
 

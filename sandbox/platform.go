@@ -16,6 +16,11 @@ type Platform struct {
 	CgroupControllers   []string `json:"cgroup_controllers,omitempty"`
 	CgroupWritable      bool     `json:"cgroup_writable"`
 	CgroupError         string   `json:"cgroup_error,omitempty"`
+	// OuterSandbox says what shows that another sandbox (Codex's, a
+	// container's) already holds warden; empty when nothing does. Inside
+	// one, Landlock and seccomp stack on the outer sandbox's, and commands
+	// run in light mode where it refuses namespaces.
+	OuterSandbox string `json:"outer_sandbox,omitempty"`
 	// Modes are the modes that run here with full isolation, weakest first.
 	Modes []Mode `json:"modes"`
 }

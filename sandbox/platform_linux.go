@@ -13,6 +13,35 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// outerSandbox says what shows that another sandbox already holds this
+// process (Codex's, a container's): no_new_privs, a seccomp filter, or a
+// root without capabilities. It is "" when none of them shows.
+func outerSandbox() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return ""
+	}
+	var signs []string
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		switch v = strings.TrimSpace(v); k {
+		case "NoNewPrivs":
+			if v == "1" {
+				signs = append(signs, "no_new_privs")
+			}
+		case "Seccomp":
+			if v != "0" {
+				signs = append(signs, "a seccomp filter")
+			}
+		case "CapBnd":
+			if os.Geteuid() == 0 && strings.Trim(v, "0") == "" {
+				signs = append(signs, "root without capabilities")
+			}
+		}
+	}
+	return strings.Join(signs, ", ")
+}
+
 func seccompAvailable() error {
 	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("the kernel has no seccomp (%v), so the sandbox cannot filter system calls; no mode but off runs here", err)
@@ -35,7 +64,7 @@ func Supported() error {
 // really work here (sysctls alone do not tell: AppArmor and container
 // runtimes refuse them in other ways).
 func Probe() Platform {
-	p := Platform{Engine: "native", LandlockABI: LandlockABI(), Seccomp: seccompAvailable() == nil}
+	p := Platform{Engine: "native", LandlockABI: LandlockABI(), Seccomp: seccompAvailable() == nil, OuterSandbox: outerSandbox()}
 	cmd := exec.Command("/bin/true")
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |

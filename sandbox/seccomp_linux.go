@@ -13,6 +13,7 @@ import (
 type seccompPlan struct {
 	NoSpawn   bool // refuse fork, vfork and clone without CLONE_THREAD
 	BlockInet bool // refuse AF_INET and AF_INET6 sockets (light mode, where no netns cuts them off)
+	AllowUnix bool // allow AF_UNIX sockets (Spec.UnixSockets); socketpair is always allowed
 }
 
 // Offsets into struct seccomp_data (linux/seccomp.h). The low 32 bits of an
@@ -23,6 +24,7 @@ const (
 	offArch = 4
 	offArg0 = 16
 	offArg1 = 24
+	offArg2 = 32
 )
 
 const (
@@ -66,8 +68,8 @@ func (p seccompPlan) filter() []unix.SockFilter {
 		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, k, 0, 1))
 		ret(v)
 	}
-	// block runs body when A == nr; body must end in a return.
-	block := func(nr uintptr, body func()) {
+	// when runs body when A == k, else skips it; body must end in a return.
+	when := func(k uint32, body func()) {
 		at := len(prog)
 		prog = append(prog, unix.SockFilter{})
 		body()
@@ -75,7 +77,7 @@ func (p seccompPlan) filter() []unix.SockFilter {
 		if skip > 255 {
 			panic("sandbox: seccomp block too long")
 		}
-		prog[at] = jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, uint32(nr), 0, uint8(skip))
+		prog[at] = jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, k, 0, uint8(skip))
 	}
 
 	ld(offArch)
@@ -89,17 +91,42 @@ func (p seccompPlan) filter() []unix.SockFilter {
 	for _, nr := range deniedSyscalls {
 		onEq(uint32(nr), retErrno(unix.EPERM))
 	}
-	block(unix.SYS_SOCKET, func() {
+	// Socket families are allowed by list; every other family (vsock,
+	// Bluetooth, AF_ALG, packet sockets, the rest of netlink...) is an
+	// unsupported family, which programs take as "not on this system" and
+	// work around. The family and protocol are C ints: the kernel reads the
+	// low 32 bits the filter compares.
+	when(unix.SYS_SOCKET, func() {
 		ld(offArg0)
-		onEq(unix.AF_UNIX, retErrno(unix.EPERM))
+		inet := uint32(retAllow)
 		if p.BlockInet {
-			onEq(unix.AF_INET, retErrno(unix.EACCES))
-			onEq(unix.AF_INET6, retErrno(unix.EACCES))
-			onEq(unix.AF_PACKET, retErrno(unix.EACCES))
+			inet = retErrno(unix.EACCES)
 		}
-		ret(retAllow)
+		onEq(unix.AF_INET, inet)
+		onEq(unix.AF_INET6, inet)
+		unixSock := retErrno(unix.EPERM)
+		if p.AllowUnix {
+			unixSock = retAllow
+		}
+		onEq(unix.AF_UNIX, unixSock)
+		// Netlink for routing (ip addr, getifaddrs) and socket diagnostics
+		// (ss) only; audit, uevents, netfilter and the others stay shut.
+		when(unix.AF_NETLINK, func() {
+			ld(offArg2)
+			onEq(unix.NETLINK_ROUTE, retAllow)
+			onEq(unix.NETLINK_SOCK_DIAG, retAllow)
+			ret(retErrno(unix.EPROTONOSUPPORT))
+		})
+		ret(retErrno(unix.EAFNOSUPPORT))
 	})
-	block(unix.SYS_IOCTL, func() {
+	// socketpair makes a connected pair no one else can reach: libuv and
+	// others use it for a child's stdio. Only the Unix family.
+	when(unix.SYS_SOCKETPAIR, func() {
+		ld(offArg0)
+		onEq(unix.AF_UNIX, retAllow)
+		ret(retErrno(unix.EAFNOSUPPORT))
+	})
+	when(unix.SYS_IOCTL, func() {
 		ld(offArg1)
 		onEq(unix.TIOCSTI, retErrno(unix.EPERM))
 		onEq(unix.TIOCLINUX, retErrno(unix.EPERM))
@@ -115,7 +142,7 @@ func (p seccompPlan) filter() []unix.SockFilter {
 			onEq(uint32(nr), retErrno(unix.EPERM))
 		}
 	}
-	block(unix.SYS_CLONE, func() {
+	when(unix.SYS_CLONE, func() {
 		ld(offArg0)
 		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, cloneNamespaces, 0, 1))
 		ret(retErrno(unix.EPERM))

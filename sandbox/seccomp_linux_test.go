@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -12,7 +13,7 @@ import (
 // jump lands inside the program and every path ends in a return, and the
 // program starts with the architecture check that stops the i386 bypass.
 func TestSeccompFilterShape(t *testing.T) {
-	for _, p := range []seccompPlan{{}, {NoSpawn: true}, {BlockInet: true}, {NoSpawn: true, BlockInet: true}} {
+	for _, p := range []seccompPlan{{}, {NoSpawn: true}, {BlockInet: true}, {NoSpawn: true, BlockInet: true}, {AllowUnix: true}, {NoSpawn: true, BlockInet: true, AllowUnix: true}} {
 		prog := p.filter()
 		if len(prog) > 4096 {
 			t.Fatalf("%+v: %d instructions, more than the kernel accepts", p, len(prog))
@@ -30,5 +31,97 @@ func TestSeccompFilterShape(t *testing.T) {
 		if last := prog[len(prog)-1]; last.Code != unix.BPF_RET|unix.BPF_K || last.K != retAllow {
 			t.Errorf("%+v: the program does not end by allowing: %+v", p, last)
 		}
+	}
+}
+
+// run evaluates the filter on one system call the way the kernel would, and
+// returns the action it decides.
+func run(t *testing.T, prog []unix.SockFilter, arch uint32, nr int, args ...uint64) uint32 {
+	t.Helper()
+	var data [64]byte
+	binary.LittleEndian.PutUint32(data[offNr:], uint32(nr))
+	binary.LittleEndian.PutUint32(data[offArch:], arch)
+	for i, a := range args {
+		binary.LittleEndian.PutUint64(data[offArg0+8*i:], a)
+	}
+	var acc uint32
+	for pc := 0; pc < len(prog); pc++ {
+		ins := prog[pc]
+		switch ins.Code {
+		case unix.BPF_LD | unix.BPF_W | unix.BPF_ABS:
+			acc = binary.LittleEndian.Uint32(data[ins.K:])
+		case unix.BPF_RET | unix.BPF_K:
+			return ins.K
+		case unix.BPF_JMP | unix.BPF_JA:
+			pc += int(ins.K)
+		case unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K, unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K:
+			var hit bool
+			switch ins.Code &^ (unix.BPF_JMP | unix.BPF_K) {
+			case unix.BPF_JEQ:
+				hit = acc == ins.K
+			case unix.BPF_JGE:
+				hit = acc >= ins.K
+			case unix.BPF_JSET:
+				hit = acc&ins.K != 0
+			}
+			if hit {
+				pc += int(ins.Jt)
+			} else {
+				pc += int(ins.Jf)
+			}
+		default:
+			t.Fatalf("instruction %d has code %#x, which this evaluator does not know", pc, ins.Code)
+		}
+	}
+	t.Fatal("the filter ran off its end")
+	return 0
+}
+
+// TestSeccompSocketAllowList evaluates the filter on socket and socketpair
+// calls: families by list, netlink by protocol, and high bits of the int
+// arguments ignored as the kernel ignores them.
+func TestSeccompSocketAllowList(t *testing.T) {
+	eperm, eacces := retErrno(unix.EPERM), retErrno(unix.EACCES)
+	eafnosupport, eprotonosupport := retErrno(unix.EAFNOSUPPORT), retErrno(unix.EPROTONOSUPPORT)
+	cases := []struct {
+		name string
+		plan seccompPlan
+		nr   int
+		args []uint64
+		want uint32
+	}{
+		{"inet", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_STREAM, 0}, retAllow},
+		{"inet6", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_INET6, unix.SOCK_DGRAM, 0}, retAllow},
+		{"inet blocked", seccompPlan{BlockInet: true}, unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_STREAM, 0}, eacces},
+		{"inet6 blocked", seccompPlan{BlockInet: true}, unix.SYS_SOCKET, []uint64{unix.AF_INET6, unix.SOCK_STREAM, 0}, eacces},
+		{"unix refused", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0}, eperm},
+		{"unix allowed", seccompPlan{AllowUnix: true}, unix.SYS_SOCKET, []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0}, retAllow},
+		{"netlink route", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE}, retAllow},
+		{"netlink sock diag", seccompPlan{BlockInet: true}, unix.SYS_SOCKET, []uint64{unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_SOCK_DIAG}, retAllow},
+		{"netlink audit", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT}, eprotonosupport},
+		{"netlink uevent", seccompPlan{AllowUnix: true}, unix.SYS_SOCKET, []uint64{unix.AF_NETLINK, unix.SOCK_DGRAM, unix.NETLINK_KOBJECT_UEVENT}, eprotonosupport},
+		{"netlink route with high bits", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_NETLINK | 1<<32, unix.SOCK_RAW, unix.NETLINK_AUDIT | 1<<40}, eprotonosupport},
+		{"vsock", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_VSOCK, unix.SOCK_STREAM, 0}, eafnosupport},
+		{"alg", seccompPlan{AllowUnix: true}, unix.SYS_SOCKET, []uint64{unix.AF_ALG, unix.SOCK_SEQPACKET, 0}, eafnosupport},
+		{"packet", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_PACKET, unix.SOCK_RAW, 0x0300}, eafnosupport},
+		{"bluetooth", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_BLUETOOTH, unix.SOCK_STREAM, 0}, eafnosupport},
+		{"xdp", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_XDP, unix.SOCK_RAW, 0}, eafnosupport},
+		{"unspec", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_UNSPEC, unix.SOCK_STREAM, 0}, eafnosupport},
+		{"vsock with high bits set", seccompPlan{}, unix.SYS_SOCKET, []uint64{unix.AF_VSOCK | 1<<32, unix.SOCK_STREAM, 0}, eafnosupport},
+		{"socketpair unix", seccompPlan{NoSpawn: true, BlockInet: true}, unix.SYS_SOCKETPAIR, []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0}, retAllow},
+		{"socketpair netlink", seccompPlan{}, unix.SYS_SOCKETPAIR, []uint64{unix.AF_NETLINK, unix.SOCK_RAW, 0}, eafnosupport},
+		{"socketpair inet", seccompPlan{AllowUnix: true}, unix.SYS_SOCKETPAIR, []uint64{unix.AF_INET, unix.SOCK_STREAM, 0}, eafnosupport},
+		{"other calls pass", seccompPlan{}, unix.SYS_GETPID, nil, retAllow},
+		{"ptrace", seccompPlan{AllowUnix: true}, unix.SYS_PTRACE, nil, eperm},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := run(t, c.plan.filter(), nativeArch, c.nr, c.args...); got != c.want {
+				t.Errorf("filter(%+v) on syscall %d%v = %#x, want %#x", c.plan, c.nr, c.args, got, c.want)
+			}
+		})
+	}
+	if got := run(t, seccompPlan{}.filter(), nativeArch+1, unix.SYS_SOCKET, unix.AF_INET); got != retKill {
+		t.Errorf("a socket call from a foreign architecture = %#x, want the process killed", got)
 	}
 }

@@ -165,7 +165,7 @@ func serveExec(base *plan, r *reaper, req *ctlRequest, files []*os.File) ctlResp
 			Dir:   dir,
 			Env:   []string{},
 			Files: []*os.File{files[0], stdout.w, stderr.w, planR, errW},
-			Sys:   &syscall.SysProcAttr{Setpgid: true},
+			Sys:   asCaller(&syscall.SysProcAttr{Setpgid: true}, &p),
 		})
 	})
 	planR.Close()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -89,31 +90,126 @@ func runStage() {
 
 // dropPrivileges leaves the calling thread with no capabilities, none it
 // can regain by exec (even as uid 0 inside the namespace), and
-// no_new_privs. Without CAP_SETPCAP (light mode as an ordinary user) there
-// are no capabilities to drop, and no_new_privs alone keeps set-uid and
-// file-capability programs from granting any.
+// no_new_privs. Without CAP_SETPCAP some steps fail with EPERM: light mode
+// as an ordinary user, and uid 0 inside an outer sandbox that took every
+// capability away (Codex's). Such a failure is accepted only where what the
+// step protects already holds (noCapabilities); anywhere else it stops the
+// command.
 func dropPrivileges() error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return err
 	}
-	// Only a process that is not root may fail these for want of
-	// CAP_SETPCAP: as uid 0 (in any namespace) it would regain every
-	// capability at exec, so there a failure stops the command.
-	tolerated := func(err error) bool { return os.Geteuid() != 0 && errors.Is(err, unix.EPERM) }
 	const secure = 1<<0 | 1<<1 | 1<<2 | 1<<3 | 1<<5 | 1<<6 | 1<<7 // NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE, each locked
-	if err := unix.Prctl(unix.PR_SET_SECUREBITS, secure, 0, 0, 0); err != nil && !tolerated(err) {
-		return fmt.Errorf("lock the securebits: %w", err)
-	}
+	secErr := unix.Prctl(unix.PR_SET_SECUREBITS, secure, 0, 0, 0)
+	var bndErr error
 	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
 		// EINVAL: a capability this kernel does not know.
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !tolerated(err) && !errors.Is(err, unix.EINVAL) {
-			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) && bndErr == nil {
+			bndErr = fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
 		}
 	}
 	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
-	return unix.Capset(&hdr, &data[0])
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("drop every capability: %w", err)
+	}
+	for _, e := range []struct {
+		err  error
+		what string
+	}{{secErr, "lock the securebits"}, {bndErr, ""}} {
+		if e.err == nil || errors.Is(e.err, unix.EPERM) && noCapabilities(os.Getuid() == 0 || os.Geteuid() == 0) {
+			continue
+		}
+		if e.what != "" {
+			return fmt.Errorf("%s: %w", e.what, e.err)
+		}
+		return e.err
+	}
+	return nil
+}
+
+// noCapabilities reports whether the calling thread holds no capability
+// and can gain none by exec: no_new_privs is set and no capability set
+// holds any. A thread that is not root gains none at exec without file
+// capabilities, which no_new_privs ignores. A root one (real or effective
+// uid 0) would gain its bounding set, so that must be empty too: then the
+// securebits that stop root from regaining capabilities have nothing left
+// to stop.
+func noCapabilities(root bool) bool {
+	if nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); err != nil || nnp != 1 {
+		return false
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	for _, d := range data {
+		if d.Effective != 0 || d.Permitted != 0 || d.Inheritable != 0 {
+			return false
+		}
+	}
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		if on, err := unix.PrctlRetInt(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_IS_SET, uintptr(c), 0, 0); err == nil && on != 0 {
+			return false
+		}
+		if !root {
+			continue
+		}
+		if in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err == nil && in != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// asCaller makes the stage, started with attr, run as the caller's own uid
+// and gid, so that the command sees the ids it has on the host (npm, pip
+// and git check file ownership against them). In namespace modes the init
+// is uid 0 of its user namespace, mapped to the caller; when the caller is
+// not root, the stage is started in a nested user namespace where the
+// caller's uid and gid map to the init's 0. It keeps CAP_SETPCAP across
+// that exec (as an ambient capability, in the nested namespace only) so it
+// can still empty its bounding set and lock its securebits; dropPrivileges
+// then takes it away. The mapping is read from the init's own uid_map and
+// gid_map, which the host wrote. attr may be nil.
+func asCaller(attr *syscall.SysProcAttr, p *plan) *syscall.SysProcAttr {
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	if !p.Namespaces {
+		return attr
+	}
+	uid, gid := callerID("/proc/self/uid_map"), callerID("/proc/self/gid_map")
+	if uid <= 0 || gid < 0 {
+		return attr
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: 0, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: 0, Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	attr.AmbientCaps = []uintptr{unix.CAP_SETPCAP}
+	return attr
+}
+
+// callerID returns the id outside the namespace that the init's id 0 maps
+// to, from a uid_map or gid_map the host wrote with a single line "0 ID 1";
+// -1 when the map is anything else.
+func callerID(mapFile string) int {
+	b, err := os.ReadFile(mapFile)
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 3 || f[0] != "0" || f[2] != "1" {
+		return -1
+	}
+	id, err := strconv.Atoi(f[1])
+	if err != nil || id < 0 {
+		return -1
+	}
+	return id
 }
 
 // lookPath finds file the way a shell would with the command's own PATH.
