@@ -242,3 +242,50 @@ func InstallHook(host string, scope HookScope, projectDir, homeDir, wardenPath s
 func UninstallHook(host string, scope HookScope, projectDir, homeDir string) (HookInstallResult, error) {
 	return hook.Uninstall(host, scope, projectDir, homeDir)
 }
+
+// HostContainment says, for each agent host, whether warden's hook is
+// installed for it (in the project's or the user's settings) and whether the
+// shell commands it allows run contained in a sandbox.
+type HostContainment struct {
+	Host      string `json:"host"`
+	Installed string `json:"installed,omitempty"` // the settings file, when installed
+	Contained bool   `json:"contained"`
+	Why       string `json:"why"`
+}
+
+// Containment reports HostContainment for every host, under policy p.
+func Containment(p *config.Policy, projectDir, homeDir string) []HostContainment {
+	sandboxErr := sandbox.Supported()
+	var out []HostContainment
+	for _, h := range hook.HostNames() {
+		c := HostContainment{Host: h}
+		for _, scope := range []hook.Scope{hook.Project, hook.User} {
+			if ok, path := hook.Installed(h, scope, projectDir, homeDir); ok && c.Installed == "" {
+				c.Installed = path
+			}
+		}
+		switch {
+		case !hook.Rewrites(h):
+			c.Why = h + " cannot rewrite a command, so the commands warden allows run on the host without a sandbox (weaker than the other hosts); sandbox verdicts ask"
+		case sandboxErr != nil:
+			c.Why = "no sandbox can run here (" + sandboxErr.Error() + "), so allowed commands ask"
+			if p.Sandbox.UnsafeHostWhenUnavailable {
+				c.Why = "no sandbox can run here (" + sandboxErr.Error() + "), and sandbox.unsafe_host_when_unavailable runs allowed commands on the host"
+			}
+		case !p.Sandbox.Available():
+			c.Why = "sandbox.mode is off, so allowed commands ask"
+			if p.Sandbox.UnsafeHostWhenUnavailable {
+				c.Why = "sandbox.mode is off, and sandbox.unsafe_host_when_unavailable runs allowed commands on the host"
+			}
+		default:
+			c.Contained = true
+			c.Why = "allowed commands run in the workspace sandbox, suspicious ones in guard"
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// HookRewrites reports whether host can run a rewritten command, which is
+// how warden contains the commands it allows.
+func HookRewrites(host string) bool { return hook.Rewrites(host) }

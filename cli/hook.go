@@ -113,6 +113,9 @@ func installCmd(e *env, remove bool) *cobra.Command {
 			if res.Backup != "" {
 				fmt.Fprintf(e.stdout, "backup of the previous file: %s\n", res.Backup)
 			}
+			if !remove && !app.HookRewrites(args[0]) {
+				fmt.Fprintf(e.stdout, "%s cannot rewrite a command: the commands warden allows run on the host, not in warden's sandbox (weaker than Claude Code, Codex and Gemini CLI; see `warden status`).\n", args[0])
+			}
 			if !remove && res.Changed && args[0] == "codex" {
 				fmt.Fprintln(e.stdout, "Codex only runs hooks you trust: open its /hooks screen and trust this one.")
 			}
