@@ -53,7 +53,26 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	}
 
 	ll := landlockPlan{ABI: abi, BlockNet: !mode.Namespaces(), WriteFiles: devReadWrite, ReadFiles: devRead}
-	ll.ReadDirs = append(ll.ReadDirs, systemRoots...)
+	var secrets []string
+	for _, pat := range systemSecrets {
+		m, _ := filepath.Glob(pat)
+		secrets = append(secrets, m...)
+	}
+	if s.ReadAll {
+		// Everything but the devices (a raw disk would bypass every mask)
+		// and /proc (added below); without namespaces nothing can be
+		// masked, so the hidden paths are left out of the grant instead.
+		// /tmp is the command's own (private, or the session's), and
+		// granted below like every writable path.
+		excluded := append([]string{"/dev", "/proc", "/tmp"}, hiddenOutsideSystem(s.Hidden)...)
+		if !mode.Namespaces() {
+			excluded = append(append(excluded, secrets...), "/run", "/var/run")
+		}
+		full, list := complement("/", excluded)
+		ll.ReadDirs, ll.ListDirs = full, list
+	} else {
+		ll.ReadDirs = append(ll.ReadDirs, systemRoots...)
+	}
 	ll.ReadDirs = append(ll.ReadDirs, "/proc")
 	writable := []string{s.Workspace}
 	if s.ProjectWritable {
@@ -85,17 +104,55 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	if mode.Namespaces() {
 		ll.WriteDirs = append(ll.WriteDirs, "/tmp")
 		p.Writable = append(slices.Clone(ll.WriteDirs), "/tmp")
+		if s.Tmp != "" {
+			if st, err := os.Stat(s.Tmp); err != nil || !st.IsDir() {
+				return nil, nil, fmt.Errorf("the session's /tmp %s is not a directory; remove it and run again", s.Tmp)
+			}
+			p.TmpDir = s.Tmp
+		}
+		if s.ReadAll {
+			p.Shm = true
+			ll.WriteDirs = append(ll.WriteDirs, "/dev/shm")
+		}
+	} else if s.Tmp != "" {
+		// Without a mount namespace the session's directory is the /tmp
+		// the command is told about (TMPDIR).
+		tmp = s.Tmp
+		ll.WriteDirs = append(ll.WriteDirs, tmp)
 	}
+	protected, pwarn, err := protectedPaths(s, ll.WriteDirs, mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.Protected, warn = protected, append(warn, pwarn...)
 	p.Landlock = ll
-	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || s.Mode == ModeMax, BlockInet: !mode.Namespaces(), AllowUnix: s.UnixSockets}
+	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || s.Mode == ModeMax, BlockInet: !mode.Namespaces(), AllowUnix: s.UnixSockets && mode.Namespaces()}
 
 	granted := append(slices.Clone(ll.ReadDirs), ll.WriteDirs...)
 	if p.PrivateTmp {
-		p.Keep = keepUnderTmp(ll.ReadDirs, ll.WriteDirs, p.Dir)
+		read := ll.ReadDirs
+		if home := envValue(c.Env, "HOME"); s.ReadAll && home != "" && filepath.IsAbs(home) {
+			// The whole filesystem is readable, the user's home too, even
+			// when it lies under the /tmp the sandbox replaces; its masks
+			// are mounted over the carried copy.
+			read = append(slices.Clone(read), filepath.Clean(home))
+		}
+		p.Keep = keepUnderTmp(read, ll.WriteDirs, p.Dir)
 	}
 	masks, mwarn, err := masksFor(s.Hidden, granted, mode)
 	if err != nil {
 		return nil, nil, err
+	}
+	if s.ReadAll && mode.Namespaces() {
+		// Left out of the grant, but listable through their parents:
+		// masked too, so that not even their names show. The host's Unix
+		// sockets (docker, systemd, D-Bus, agents) live under /run; the
+		// private /tmp and network namespace cover the rest.
+		for _, h := range append(hiddenOutsideSystem(s.Hidden), "/run") {
+			if _, err := os.Lstat(h); err == nil && !slices.Contains(masks, h) {
+				masks = append(masks, h)
+			}
+		}
 	}
 	p.Masks, warn = masks, append(warn, mwarn...)
 
@@ -150,8 +207,13 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.ContainsFunc(s.Env, func(set string) bool { return strings.HasPrefix(set, name+"=") })
 	}), s.Env...)
-	if s.Signer != nil {
-		p.Env = bypassProxyFor(p.Env, "127.0.0.1")
+	if s.Signer != nil || s.Net == NetProxy {
+		// The sandbox's loopback is its own: servers the command starts
+		// there (and the signer) are reached directly, not through the
+		// egress proxy, which would judge them as the host's.
+		for _, h := range []string{"127.0.0.1", "localhost", "::1"} {
+			p.Env = bypassProxyFor(p.Env, h)
+		}
 	}
 	return p, warn, nil
 }
@@ -202,6 +264,29 @@ func isProxyVar(name string) bool {
 		return true
 	}
 	return false
+}
+
+// envValue is the value of name in env, or "".
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// hiddenOutsideSystem are the hidden paths that hold no system root (a
+// denied /usr/** is the file guard's to judge: commands need the system).
+func hiddenOutsideSystem(hidden []string) []string {
+	var out []string
+	for _, h := range hidden {
+		h = filepath.Clean(h)
+		if filepath.IsAbs(h) && !slices.ContainsFunc(systemRoots, func(r string) bool { return within(r, h) }) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // masksFor decides which denied paths must be hidden by a mount: those that

@@ -1,0 +1,149 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentwarden/warden/sandbox"
+)
+
+// workspaceSpec is the workspace profile's isolation around a fresh git-like
+// project inside a fake home holding a secret: the whole filesystem
+// readable but the masks, the project writable but its protected paths,
+// Unix sockets of its own, and a session /tmp.
+func workspaceSpec(t *testing.T) (s sandbox.Spec, home string) {
+	t.Helper()
+	home = t.TempDir()
+	project := filepath.Join(home, "proj")
+	for _, d := range []string{project + "/.git/hooks", home + "/.ssh"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, project+"/.git/config", "[core]\n")
+	mustWrite(t, home+"/.ssh/id_rsa", "WORKSPACE-SECRET\n")
+	mustWrite(t, home+"/.gitconfig", "[user]\n\tname = someone\n")
+	mustWrite(t, home+"/.bashrc", "# rc\n")
+	return sandbox.Spec{
+		Mode:            sandbox.ModeStandard,
+		Project:         project,
+		ProjectWritable: true,
+		Workspace:       t.TempDir(),
+		ReadAll:         true,
+		Hidden:          []string{home + "/.ssh"},
+		Protected:       []string{project + "/.git/config", project + "/.git/hooks/", project + "/.claude/"},
+		UnixSockets:     true,
+		Tmp:             t.TempDir(),
+		Limits:          sandbox.Limits{Wall: 30 * time.Second, Pids: 512, Output: 1 << 20},
+	}, home
+}
+
+// runAt runs args in s with HOME=home, as an agent host's command would.
+func runAt(t *testing.T, s sandbox.Spec, home string, args ...string) run {
+	t.Helper()
+	var out, errb bytes.Buffer
+	res, err := (&sandbox.Native{}).Run(context.Background(), s, sandbox.Command{
+		Args: args, Dir: s.Project, Env: []string{"PATH=" + systemPath, "HOME=" + home},
+		Stdout: &out, Stderr: &errb,
+	})
+	return run{res, out.String(), errb.String(), err}
+}
+
+// TestWorkspaceProfileRunsRealWork runs what ordinary work needs and checks
+// each effect: shell pipelines and redirects that fork, project writes, git's
+// own files but its config and hooks, the home readable, a /tmp that the
+// session's next command still finds.
+func TestWorkspaceProfileRunsRealWork(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	script := `set -e
+echo built > out.txt && cat out.txt | tr a-z A-Z
+cat > notes.md <<'END'
+heredoc
+END
+mkdir -p .git/refs/heads && echo ref > .git/refs/heads/x
+cat ` + home + `/.gitconfig | grep -c someone
+echo kept > /tmp/session-file
+echo shm > /dev/shm/x && cat /dev/shm/x
+ls / > /dev/null
+echo "$NO_PROXY"
+`
+	r := runAt(t, s, home, "/bin/bash", "-c", script)
+	if r.err != nil || r.res.ExitCode != 0 {
+		t.Fatalf("ordinary work failed: %s", r)
+	}
+	for _, want := range []string{"BUILT", "1", "shm"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q: %s", want, r)
+		}
+	}
+	for path, want := range map[string]string{"notes.md": "heredoc\n", ".git/refs/heads/x": "ref\n"} {
+		if b, err := os.ReadFile(filepath.Join(s.Project, path)); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", path, b, err, want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(s.Tmp, "session-file")); err != nil || string(b) != "kept\n" {
+		t.Errorf("the session's /tmp holds %q, %v; want the file the command wrote", b, err)
+	}
+	next := runAt(t, s, home, "/bin/cat", "/tmp/session-file")
+	if next.stdout != "kept\n" {
+		t.Errorf("the next command of the session does not find its /tmp file: %s", next)
+	}
+}
+
+// TestWorkspaceProfileRefuses checks what the workspace profile keeps from
+// a command, by effect: masked secrets, the home and protected paths
+// unwritable, protected directories not creatable, devices and /run hidden.
+func TestWorkspaceProfileRefuses(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	for _, c := range []struct {
+		name, script string
+	}{
+		{"read the masked secret", "cat " + home + "/.ssh/id_rsa"},
+		{"list the masked secret's directory", "ls " + home + "/.ssh"},
+		{"find the secret by walking", "grep -r WORKSPACE-SECRET " + home},
+		{"append to the shell's rc file", "echo evil >> " + home + "/.bashrc"},
+		{"rewrite git's config", "echo '[core] hooksPath=/tmp' >> .git/config"},
+		{"replace git's config", "echo x > c && mv c .git/config"},
+		{"add a git hook", "echo evil > .git/hooks/pre-commit"},
+		{"create the host's settings", "mkdir -p .claude && echo '{}' > .claude/settings.json"},
+		{"read a raw device", "head -c 1 /dev/sda /dev/vda /dev/nvme0n1 /dev/mem"},
+		{"reach the host's sockets", "ls /run/docker.sock /run/dbus || ls /run"},
+		{"write outside the project", "touch /usr/local/warden-probe " + home + "/new"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runAt(t, s, home, "/bin/bash", "-c", c.script)
+			if r.err != nil {
+				t.Fatalf("could not run: %v", r.err)
+			}
+			if r.res.ExitCode == 0 {
+				t.Errorf("%q succeeded: %s", c.script, r)
+			}
+			if strings.Contains(r.stdout+r.stderr, "WORKSPACE-SECRET") {
+				t.Errorf("the secret leaked: %s", r)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(home + "/.bashrc"); string(b) != "# rc\n" {
+		t.Errorf(".bashrc changed: %q", b)
+	}
+	if b, _ := os.ReadFile(s.Project + "/.git/config"); string(b) != "[core]\n" {
+		t.Errorf(".git/config changed: %q", b)
+	}
+	if _, err := os.Stat(s.Project + "/.git/hooks/pre-commit"); err == nil {
+		t.Error("a git hook was added")
+	}
+	if entries, _ := os.ReadDir(s.Project + "/.claude"); len(entries) != 0 {
+		t.Errorf(".claude holds %d entries, want it empty", len(entries))
+	}
+	if _, err := os.Stat("/usr/local/warden-probe"); err == nil {
+		os.Remove("/usr/local/warden-probe")
+		t.Error("a file was written in /usr/local")
+	}
+}
