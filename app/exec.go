@@ -38,10 +38,15 @@ type ExecRequest struct {
 	Base warden.Request
 	// Wait, when set, makes an ask wait for a human's answer instead of
 	// refusing the command at once.
-	Wait   *AskWait
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
+	Wait *AskWait
+	// HostApproved says the agent host's user approved this very command
+	// at the host's prompt (a hook put it there with the gate's ask): an
+	// ask then runs, in the workspace profile, recorded as host_approved.
+	// A deny still refuses.
+	HostApproved bool
+	Stdin        io.Reader
+	Stdout       io.Writer
+	Stderr       io.Writer
 }
 
 // ExecOverride are the profile settings a caller may change for one run.
@@ -162,10 +167,26 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 	if err != nil {
 		return req, d, dir, err
 	}
+	if d.Verdict == warden.Ask && r.HostApproved {
+		if err := a.hostApproved(ctx, &req); err != nil {
+			return req, d, dir, err
+		}
+		return req, d, dir, nil
+	}
 	if d.Verdict != warden.Allow && d.Verdict != warden.Sandbox {
 		return req, d, dir, &Refused{Decision: d}
 	}
 	return req, d, dir, nil
+}
+
+// hostApproved records that the agent host's user approved req at the
+// host's prompt, which is what lets its ask run.
+func (a *App) hostApproved(ctx context.Context, req *warden.Request) error {
+	b, _ := json.Marshal(map[string]string{"host": req.Host, "session": req.Session, "command": req.Resource})
+	ev := &warden.SecurityEvent{
+		ID: NewID(), TraceID: req.TraceID, CreatedAt: a.Now(), Type: warden.EventHostApproved, Severity: warden.SevInfo,
+	}
+	return appendEvent(ctx, a.Store, ev, "the user approved this command at the agent host's prompt; it runs in the workspace sandbox", b)
 }
 
 // sandboxSpec builds the isolation for one run from a profile and the

@@ -23,11 +23,12 @@ const (
 
 func execCmd(e *env) *cobra.Command {
 	var (
-		profile string
-		noWait  bool
-		base    warden.Request
-		o       app.ExecOverride
-		sizes   = map[string]*string{}
+		profile      string
+		noWait       bool
+		hostApproved bool
+		base         warden.Request
+		o            app.ExecOverride
+		sizes        = map[string]*string{}
 	)
 	c := &cobra.Command{
 		Annotations: errorStatusIs(exitExecError),
@@ -62,11 +63,11 @@ With --no-wait an ask exits 126 at once.`,
 			}
 			defer a.Close()
 			var wait *app.AskWait
-			if !noWait {
+			if !noWait && !hostApproved {
 				wait = e.askWait("exec")
 			}
 			res, err := a.Exec(c.Context(), app.ExecRequest{
-				Args: args, Profile: profile, Override: o, Base: base, Wait: wait,
+				Args: args, Profile: profile, Override: o, Base: base, Wait: wait, HostApproved: hostApproved,
 				Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 			})
 			e.status = reportExec(e, res, err)
@@ -77,6 +78,12 @@ With --no-wait an ask exits 126 at once.`,
 	f.SetInterspersed(false)
 	f.StringVar(&profile, "profile", "", "sandbox profile from the policy file")
 	f.BoolVar(&noWait, "no-wait", false, "when a human must approve, exit 126 at once instead of waiting for the answer")
+	// Only a hook writes this, into the command an agent host runs after its
+	// user approved it at the host's own prompt; an agent cannot run warden
+	// exec itself (shell.self_protect), and inside a sandbox warden's home
+	// is masked.
+	f.BoolVar(&hostApproved, "host-approved", false, "the agent host's user approved this command at the host's prompt")
+	_ = f.MarkHidden("host-approved")
 	addOverrideFlags(f, &o, sizes)
 	addRequesterFlags(f, &base)
 	return c

@@ -184,6 +184,15 @@ func claudeRespond(dec warden.Decision, call toolCall, runner FindRunner) (respo
 		}
 	case warden.Ask:
 		out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)
+		if call.shell {
+			// Once the user approves at Claude Code's prompt, the command
+			// runs contained all the same, in the workspace sandbox.
+			in, err := askContained(dec, call, runner)
+			if err != nil {
+				return response{}, err
+			}
+			out.UpdatedInput = in
+		}
 	default:
 		out.PermissionDecision, out.PermissionDecisionReason = "deny", explain(dec)
 	}

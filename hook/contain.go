@@ -69,3 +69,27 @@ func contain(dec warden.Decision, call toolCall, runner FindRunner) (placement, 
 func noSandboxReason(dec warden.Decision) string {
 	return "no sandbox can run here, so warden asks before this runs on the host: " + explain(dec)
 }
+
+// askContained is the tool input for a shell call the gate asks about, for
+// a host that asks its user and then runs what the hook gave it: the
+// command wrapped in warden exec under the workspace profile, marked as
+// approved by the host's user (warden exec records that, and a deny still
+// refuses). nil when no sandbox can run here: an approved command then runs
+// on the host as written, which is the human's answer.
+func askContained(dec warden.Decision, call toolCall, runner FindRunner) (json.RawMessage, error) {
+	r := runner.find()
+	if len(r) == 0 {
+		return nil, nil
+	}
+	dec.Sandbox = profileAllowed
+	cmd, _, _ := call.input.str("command")
+	wrapped, err := sandboxCommand(r, dec, call.req, cmd, "--host-approved")
+	if err != nil {
+		return nil, err
+	}
+	in, err := call.input.withString("command", wrapped)
+	if err != nil {
+		return nil, warden.Errorf(warden.EInternal, "rewrite the command for the sandbox").Wrap(err)
+	}
+	return in, nil
+}

@@ -347,7 +347,7 @@ func TestRunnerIsFoundOnlyForContainedCommands(t *testing.T) {
 		want    int
 	}{
 		{"allow", bash, "allow", 1},
-		{"ask", bash, "ask", 0},
+		{"ask", bash, "ask", 1},
 		{"deny", bash, "deny", 0},
 		{"sandboxed read", read, "sandbox", 0},
 		{"sandboxed command", bash, "sandbox", 1},

@@ -294,7 +294,7 @@ func globResource(dir, pattern, cwd string) string {
 // or the decision's rewrite of it, run by bash inside warden exec under the
 // decision's profile, for the same requester (req may be nil). warden exec
 // decides the command again before it runs.
-func sandboxCommand(runner Runner, d warden.Decision, req *warden.Request, cmd string) (string, error) {
+func sandboxCommand(runner Runner, d warden.Decision, req *warden.Request, cmd string, flags ...string) (string, error) {
 	if d.Rewrite != "" {
 		cmd = d.Rewrite
 	}
@@ -316,7 +316,7 @@ func sandboxCommand(runner Runner, d warden.Decision, req *warden.Request, cmd s
 			words = append(words, "--autonomous")
 		}
 	}
-	words = append(words, "--", "bash", "-c", cmd)
+	words = append(append(words, flags...), "--", "bash", "-c", cmd)
 	for i, w := range words {
 		q, err := syntax.Quote(w, syntax.LangBash)
 		if err != nil {
