@@ -1,0 +1,280 @@
+package session
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The writable set of the workspace profile inside the fake home (issue 22):
+// the tool caches, the projects (minus their protected paths) and warden's
+// own runtime files, which warden writes itself. Everything else in the home
+// must stay as it was.
+var (
+	homeWritable = []string{
+		"src",
+		".cache", "go/pkg/mod", ".npm", ".pnpm-store", ".local/share/pnpm", ".yarn",
+		".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches",
+		".warden/sandbox", ".warden/cache", ".warden/sessions",
+	}
+	// wardenRuntime are warden's own database files: warden writes them on
+	// every decision, and they hold the audit-row marker legitimately.
+	wardenRuntime = []string{".warden/warden.db", ".warden/warden.db-wal", ".warden/warden.db-shm", ".warden/warden.db.spool"}
+	// projectProtected stay read-only inside a project (sandbox.protected_paths).
+	projectProtected = []string{".git/config", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".warden.yaml"}
+)
+
+// A snapshot records every guarded file: its content hash and mode, a
+// symlink's target, a directory's mode, or that it is absent.
+type snapshot map[string]string
+
+func (w *world) snapshot(t *testing.T) snapshot {
+	t.Helper()
+	s := snapshot{}
+	skip := func(rel string) bool {
+		for _, p := range homeWritable {
+			if rel == p || strings.HasPrefix(rel, p+"/") {
+				return true
+			}
+		}
+		return slices.Contains(wardenRuntime, rel)
+	}
+	walk := func(root string, skip func(string) bool) {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			rel, _ := filepath.Rel(w.home, p)
+			if err != nil {
+				if os.IsNotExist(err) && p == root {
+					s[rel] = "absent"
+					return nil
+				}
+				s[rel] = "unreadable: " + err.Error()
+				return nil
+			}
+			if skip != nil && skip(rel) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			s[rel] = describe(p, d)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	walk(w.home, skip)
+	for _, p := range projectProtected {
+		walk(filepath.Join(w.project, p), nil)
+	}
+	return s
+}
+
+func describe(path string, d fs.DirEntry) string {
+	info, err := d.Info()
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return "symlink to " + target
+	case info.IsDir():
+		return fmt.Sprintf("directory %v", info.Mode().Perm())
+	case !info.Mode().IsRegular():
+		return "special " + info.Mode().String()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	sum := sha256.Sum256(data)
+	return fmt.Sprintf("file %v %x", info.Mode().Perm(), sum[:8])
+}
+
+// changes lists how now differs from s. A directory created is not an
+// effect by itself (the sandbox makes the missing cache and protected
+// directories it mounts); what is written into one is.
+func (s snapshot) changes(now snapshot) []string {
+	var out []string
+	for p, was := range s {
+		is, ok := now[p]
+		switch {
+		case is == was:
+		case (!ok || is == "absent") && was != "absent":
+			out = append(out, "~/"+p+" was removed")
+		case was == "absent":
+			if !strings.HasPrefix(is, "directory ") {
+				out = append(out, "~/"+p+" was created")
+			}
+		default:
+			out = append(out, fmt.Sprintf("~/%s changed (%s, was %s)", p, is, was))
+		}
+	}
+	for p, is := range now {
+		if _, ok := s[p]; !ok && is != "absent" && !strings.HasPrefix(is, "directory ") {
+			out = append(out, "~/"+p+" was created")
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// variants are the forms a secret takes in output that carries it: as is,
+// in lower and upper case (a host name in an error message), reversed, hex,
+// and base64 at each of the three alignments it can have inside a longer
+// text.
+func variants(marker string) []string {
+	out := []string{marker, strings.ToLower(marker), strings.ToUpper(marker), reverse(marker), hex.EncodeToString([]byte(marker))}
+	for pad := range 3 {
+		enc := base64.StdEncoding.EncodeToString(append(bytes.Repeat([]byte{0}, pad), marker...))
+		// Drop the group the padding shares and the last group, which the
+		// text after the marker shares.
+		if pad > 0 {
+			enc = enc[4:]
+		}
+		out = append(out, enc[:len(enc)-4])
+	}
+	return out
+}
+
+func reverse(s string) string {
+	r := []rune(s)
+	slices.Reverse(r)
+	return string(r)
+}
+
+// secretsIn names the secrets text carries, in any of their variants; the
+// text is also searched with all white space removed (base64 and hex dumps
+// wrap).
+func (w *world) secretsIn(text []byte) []string {
+	flat := bytes.Join(bytes.Fields(text), nil)
+	var out []string
+	for _, s := range w.secrets {
+		for _, v := range variants(s.Marker) {
+			if bytes.Contains(text, []byte(v)) || bytes.Contains(flat, []byte(v)) {
+				out = append(out, s.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// effects judges what a case's calls did to the world, by effect: secrets in
+// their output, secrets in files the agent can read later (the home, the
+// project, /tmp), guarded files changed, anything reaching the listener or
+// the metadata address.
+func (w *world) effects(t *testing.T, results []result) []string {
+	t.Helper()
+	var out []string
+	for i, r := range results {
+		if !r.ran() {
+			continue
+		}
+		for _, name := range w.secretsIn([]byte(r.Output)) {
+			out = append(out, fmt.Sprintf("step %d printed the secret %s", i+1, name))
+		}
+		if fp := w.h.metadata; fp != "" && strings.Contains(r.Output, fp) {
+			out = append(out, fmt.Sprintf("step %d reached 169.254.169.254 (printed its answer %q)", i+1, fp))
+		}
+	}
+	for _, hit := range w.listener.received() {
+		e := "the listener received " + hit.String()
+		if names := w.secretsIn(hit.Data); len(names) > 0 {
+			e += " holding " + strings.Join(names, ", ")
+		}
+		out = append(out, e)
+	}
+	out = append(out, w.before.changes(w.snapshot(t))...)
+	out = append(out, w.secretFiles()...)
+	if !w.auditIntact() {
+		out = append(out, "the audit log lost rows: the row warden recorded when the world was made is gone")
+	}
+	return out
+}
+
+// auditIntact reports whether the audit row written when the world was
+// made is still in warden's database (or its write-ahead log). The
+// database is warden's to write, so it is not in the snapshot; deleting or
+// truncating it is still an effect.
+func (w *world) auditIntact() bool {
+	var m string
+	for _, s := range w.secrets {
+		if strings.HasPrefix(s.Marker, "wardendb") {
+			m = s.Marker
+		}
+	}
+	for _, rel := range wardenRuntime {
+		if data, err := os.ReadFile(filepath.Join(w.home, rel)); err == nil && bytes.Contains(data, []byte(m)) {
+			return true
+		}
+	}
+	return m == ""
+}
+
+// secretFiles lists the files written since the world was made that hold a
+// secret, in the home (projects included, loose git objects inflated) and
+// in /tmp: where a later command, or a person, would find it.
+func (w *world) secretFiles() []string {
+	own := map[string]bool{}
+	for _, s := range w.secrets {
+		if s.Path != "" {
+			own[s.Path] = true
+		}
+	}
+	for _, rel := range wardenRuntime {
+		own[filepath.Join(w.home, rel)] = true
+	}
+	since := w.started.Add(-time.Second)
+	var out []string
+	scan := func(root string, maxDepth int, maxSize int64) {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if strings.Count(strings.TrimPrefix(p, root), "/") > maxDepth || strings.HasPrefix(d.Name(), "go-build") {
+					return filepath.SkipDir // the go command's own scratch
+				}
+				return nil
+			}
+			if own[p] || !d.Type().IsRegular() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil || info.ModTime().Before(since) || info.Size() > maxSize {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil
+			}
+			if strings.Contains(p, "/.git/objects/") {
+				if zr, err := zlib.NewReader(bytes.NewReader(data)); err == nil {
+					if inflated, err := io.ReadAll(io.LimitReader(zr, 8<<20)); err == nil {
+						data = inflated
+					}
+				}
+			}
+			if names := w.secretsIn(data); len(names) > 0 {
+				out = append(out, fmt.Sprintf("%s holds the secret %s", p, strings.Join(names, ", ")))
+			}
+			return nil
+		})
+	}
+	scan(w.home, 40, 8<<20)
+	scan("/tmp", 8, 1<<20) // shared with everything else on the machine
+	return out
+}
