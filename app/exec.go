@@ -133,17 +133,37 @@ type AskWait struct {
 // under the current policy; denied or expired, a deny); without, an ask is
 // returned as it is.
 func (a *App) decide(ctx context.Context, req *warden.Request, w *AskWait) (warden.Decision, error) {
+	return decideWith(ctx, a.Gate, req, w)
+}
+
+// decideWith is decide through gate g.
+func decideWith(ctx context.Context, g *gate.Gate, req *warden.Request, w *AskWait) (warden.Decision, error) {
 	if w == nil {
-		return a.Gate.Check(ctx, req)
+		return g.Check(ctx, req)
 	}
-	d, err := a.Gate.CheckWith(ctx, req, gate.CheckOptions{Approval: w.Channel})
+	d, err := g.CheckWith(ctx, req, gate.CheckOptions{Approval: w.Channel})
 	if err != nil || d.Verdict != warden.Ask {
 		return d, err
 	}
 	if w.Notify != nil {
 		w.Notify(d.ApprovalID)
 	}
-	return a.Gate.Await(ctx, req, d)
+	return g.Await(ctx, req, d)
+}
+
+// execGate is the gate a warden exec run is decided by: the home's, or,
+// when the run's --allow-domain adds network rules, one whose network
+// policy has them too, so that the shell guard judges the hosts a command
+// names as the run's egress proxy will (one gate).
+func (a *App) execGate(extraAllowed []string) *gate.Gate {
+	if len(extraAllowed) == 0 {
+		return a.Gate
+	}
+	p := *a.Policy
+	p.Network.Allowed = append(slices.Clone(p.Network.Allowed), extraAllowed...)
+	g := a.gateFor(&p, a.Problems, a.Store)
+	g.Approvals = a.Queue
+	return g
 }
 
 // decideExec decides a command through the gate as capability shell,
@@ -163,7 +183,7 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 	req := r.Base
 	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
 	req.Resource = quoteArgs(r.Args)
-	d, err := a.decide(ctx, &req, r.Wait)
+	d, err := decideWith(ctx, a.execGate(r.Override.AllowDomains), &req, r.Wait)
 	if err != nil {
 		return req, d, dir, err
 	}

@@ -207,10 +207,13 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.ContainsFunc(s.Env, func(set string) bool { return strings.HasPrefix(set, name+"=") })
 	}), s.Env...)
-	if s.Signer != nil || s.Net == NetProxy {
-		// The sandbox's loopback is its own: servers the command starts
-		// there (and the signer) are reached directly, not through the
-		// egress proxy, which would judge them as the host's.
+	if s.Signer != nil {
+		p.Env = bypassProxyFor(p.Env, "127.0.0.1")
+	}
+	if s.ReadAll && s.Net == NetProxy {
+		// Real work (the workspace profile) tests servers it starts itself
+		// on the sandbox's own loopback: clients reach them directly, not
+		// through the egress proxy, which would judge them as the host's.
 		for _, h := range []string{"127.0.0.1", "localhost", "::1"} {
 			p.Env = bypassProxyFor(p.Env, h)
 		}

@@ -93,8 +93,8 @@ for k in ("NO_PROXY", "no_proxy", "WARDEN_SIGNER_TOKEN"):
 	for _, want := range []string{
 		"http://" + sandbox.SignerAddr + "/sign -> signed " + sandbox.SignerAddr,
 		"http://example.invalid/ -> proxied example.invalid",
-		"NO_PROXY=internal.example,127.0.0.1,localhost,::1\n",
-		"no_proxy=127.0.0.1,localhost,::1\n",
+		"NO_PROXY=internal.example,127.0.0.1\n",
+		"no_proxy=127.0.0.1\n",
 		"WARDEN_SIGNER_TOKEN=agent-token\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
