@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -98,11 +99,28 @@ func symptom(out string) string {
 	return ""
 }
 
+// tmpName finds the /tmp paths a command names.
+var tmpName = regexp.MustCompile(`/tmp/[A-Za-z0-9._-]+`)
+
+// removeTmpNamedIn removes what a session left in the host's /tmp under the
+// names its commands use, when they ran on the host (with no hook, or a
+// warden that does not give each session its own /tmp).
+func (w *world) removeTmpNamedIn(steps []step) {
+	for _, st := range steps {
+		for _, p := range tmpName.FindAllString(st.Command, -1) {
+			if fi, err := os.Lstat(p); err == nil && !fi.ModTime().Before(w.started) {
+				removeAll(p)
+			}
+		}
+	}
+}
+
 // playSession runs one ordinary session in a fresh world and judges each step.
 func playSession(t *testing.T, h *harness, s script, direct bool) []outcome {
 	w := newWorld(t, h, worldOptions{project: s.Project, files: s.Files})
 	host := newHost(w, direct)
 	defer host.end()
+	defer w.removeTmpNamedIn(s.Steps)
 	var out []outcome
 	for i, st := range s.Steps {
 		cmd := w.fill(st.Command)
