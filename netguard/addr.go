@@ -12,10 +12,15 @@ type Class int
 
 const (
 	// Blocked addresses cannot be opened by any rule: this network, link-local
-	// and cloud metadata, shared (CGNAT), documentation, benchmarking,
-	// multicast, reserved, IPv6 loopback and everything outside IPv6 global
-	// unicast.
+	// and cloud metadata, shared (CGNAT), multicast, reserved, IPv6 loopback
+	// and everything outside IPv6 global unicast.
 	Blocked Class = iota
+	// Reserved addresses (documentation and benchmarking ranges) are not
+	// routed on the Internet and reach nothing of the machine's own: where a
+	// network does route them, a middlebox of its operator answers (an
+	// intercepting resolver and proxy). They are blocked as literals, and
+	// open as the resolved answer for a name a rule or a human allowed.
+	Reserved
 	// Private addresses (RFC 1918, IPv4 loopback 127/8, IPv6 unique local
 	// fc00::/7) are blocked unless a rule names them (allow_private).
 	Private
@@ -29,6 +34,8 @@ func (c Class) String() string {
 	switch c {
 	case Blocked:
 		return "blocked"
+	case Reserved:
+		return "reserved"
 	case Private:
 		return "private"
 	case Public:
@@ -66,23 +73,23 @@ var addrRows = []addrRow{
 	{"169.254.0.0/16", Blocked, "link-local, cloud metadata"},
 	{"172.16.0.0/12", Private, "RFC 1918 private"},
 	{"192.0.0.0/24", Blocked, "IETF protocol assignments"},
-	{"192.0.2.0/24", Blocked, "TEST-NET-1 documentation"},
+	{"192.0.2.0/24", Reserved, "TEST-NET-1 documentation"},
 	{"192.31.196.0/24", Blocked, "AS112-v4"},
 	{"192.52.193.0/24", Blocked, "AMT"},
 	{"192.88.99.0/24", Blocked, "deprecated 6to4 relay anycast"},
 	{"192.168.0.0/16", Private, "RFC 1918 private"},
 	{"192.175.48.0/24", Blocked, "direct delegation AS112 service"},
-	{"198.18.0.0/15", Blocked, "benchmarking"},
-	{"198.51.100.0/24", Blocked, "TEST-NET-2 documentation"},
-	{"203.0.113.0/24", Blocked, "TEST-NET-3 documentation"},
+	{"198.18.0.0/15", Reserved, "benchmarking"},
+	{"198.51.100.0/24", Reserved, "TEST-NET-2 documentation"},
+	{"203.0.113.0/24", Reserved, "TEST-NET-3 documentation"},
 	{"224.0.0.0/4", Blocked, "multicast"},
 	{"240.0.0.0/4", Blocked, "reserved, includes broadcast 255.255.255.255"},
 
 	// IPv6 inside global unicast 2000::/3. 2001::/32 (Teredo) and
 	// 2002::/16 (6to4) are unwrapped before the table is consulted.
 	{"2001::/23", Blocked, "IETF protocol assignments"},
-	{"2001:db8::/32", Blocked, "documentation"},
-	{"3fff::/20", Blocked, "documentation"},
+	{"2001:db8::/32", Reserved, "documentation"},
+	{"3fff::/20", Reserved, "documentation"},
 
 	// IPv6 unique local, and the metadata address AWS puts inside it.
 	{"fc00::/7", Private, "unique local"},

@@ -120,8 +120,8 @@ var classifyCases = []struct {
 	{"192.0.0.0", netguard.Blocked},
 	{"192.0.0.255", netguard.Blocked},
 	{"192.0.1.0", netguard.Public},
-	{"192.0.2.0", netguard.Blocked},
-	{"192.0.2.255", netguard.Blocked},
+	{"192.0.2.0", netguard.Reserved},
+	{"192.0.2.255", netguard.Reserved},
 	{"192.0.3.0", netguard.Public},
 	{"192.31.196.1", netguard.Blocked},
 	{"192.52.193.1", netguard.Blocked},
@@ -134,11 +134,11 @@ var classifyCases = []struct {
 	{"192.169.0.0", netguard.Public},
 	// 198.18.0.0/15
 	{"198.17.255.255", netguard.Public},
-	{"198.18.0.0", netguard.Blocked},
-	{"198.19.255.255", netguard.Blocked},
+	{"198.18.0.0", netguard.Reserved},
+	{"198.19.255.255", netguard.Reserved},
 	{"198.20.0.0", netguard.Public},
-	{"198.51.100.7", netguard.Blocked},
-	{"203.0.113.7", netguard.Blocked},
+	{"198.51.100.7", netguard.Reserved},
+	{"203.0.113.7", netguard.Reserved},
 	// 224.0.0.0/4, 240.0.0.0/4
 	{"223.255.255.255", netguard.Public},
 	{"224.0.0.0", netguard.Blocked},
@@ -159,16 +159,16 @@ var classifyCases = []struct {
 	{"1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", netguard.Blocked},
 	{"2000::", netguard.Public},
 	{"3fff:1000::", netguard.Public},
-	{"3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", netguard.Blocked},
-	{"3fff::1", netguard.Blocked},
+	{"3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", netguard.Reserved},
+	{"3fff::1", netguard.Reserved},
 	{"4000::", netguard.Blocked},
 	// 2001::/23 and 2001:db8::/32.
 	{"2001:1::1", netguard.Blocked},
 	{"2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff", netguard.Blocked},
 	{"2001:200::", netguard.Public},
 	{"2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", netguard.Public},
-	{"2001:db8::", netguard.Blocked},
-	{"2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", netguard.Blocked},
+	{"2001:db8::", netguard.Reserved},
+	{"2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", netguard.Reserved},
 	{"2001:db9::", netguard.Public},
 	// fc00::/7 and the AWS metadata address inside it.
 	{"fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", netguard.Blocked},
@@ -227,7 +227,7 @@ var classifyCases = []struct {
 	{"2001:0:4136:e378:8000:63bf:80ff:fffe", netguard.Private}, // client 127.0.0.1
 	{"2001:0:4136:e378:8000:63bf:f5ff:fffe", netguard.Private}, // client 10.0.0.1
 	{"2001:0:4136:e378:8000:63bf:5601:5601", netguard.Blocked}, // client 169.254.169.254
-	{"2001:0:4136:e378:8000:63bf:3fff:fdd2", netguard.Blocked}, // RFC 4380 example, client 192.0.2.45
+	{"2001:0:4136:e378:8000:63bf:3fff:fdd2", netguard.Reserved}, // RFC 4380 example, client 192.0.2.45
 	// Teredo with a non-public server: the stricter class wins.
 	{"2001:0:a9fe:a9fe:8000:63bf:f7f7:f7f7", netguard.Blocked}, // server 169.254.169.254
 	{"2001:0:a00:1:8000:63bf:f7f7:f7f7", netguard.Private},     // server 10.0.0.1

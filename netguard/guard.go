@@ -101,13 +101,13 @@ func (g *Guard) Decide(q Query) warden.Decision {
 		method = "GET"
 	}
 	if t.IsAddr() {
-		if d, bad := g.judgeAddr(t.Host, t.Addr); bad {
+		if d, bad := g.judgeAddr(t.Host, t.Addr, false); bad {
 			return d
 		}
 	} else if metadataNames[t.Host] {
 		return warden.Denyf("network.metadata", fmt.Sprintf("%s is a cloud metadata service name; no rule can open it", t.Host))
 	} else if IsLoopbackHost(t.Host) {
-		if d, bad := g.judgeAddr(t.Host, netip.AddrFrom4([4]byte{127, 0, 0, 1})); bad {
+		if d, bad := g.judgeAddr(t.Host, netip.AddrFrom4([4]byte{127, 0, 0, 1}), false); bad {
 			return d
 		}
 	}
@@ -129,7 +129,7 @@ func (g *Guard) Decide(q Query) warden.Decision {
 		return warden.Denyf("network.resolve", fmt.Sprintf("%s could not be resolved: %s", t.Host, why))
 	}
 	for _, a := range q.Addresses {
-		if bad, blocked := g.judgeAddr(t.Host, a); blocked {
+		if bad, blocked := g.judgeAddr(t.Host, a, true); blocked {
 			bad.Reason = fmt.Sprintf("%s resolved to %s: %s", t.Host, a, bad.Reason)
 			return bad
 		}
@@ -164,13 +164,19 @@ func (g *Guard) byAllowRules(t Target, method string) warden.Decision {
 	return warden.Denyf("network.unknown_domain", fmt.Sprintf("no rule in network.allowed_domains names %s", t.Authority()))
 }
 
-// judgeAddr denies an address the table blocks, or a private one no
-// allow_private entry opens.
-func (g *Guard) judgeAddr(host string, a netip.Addr) (warden.Decision, bool) {
+// judgeAddr denies an address the table blocks, a private one no
+// allow_private entry opens, and a reserved one unless it is the resolved
+// answer for a name (resolved) or an allow_private entry names it.
+func (g *Guard) judgeAddr(host string, a netip.Addr, resolved bool) (warden.Decision, bool) {
 	class, why := Classify(a)
 	switch class {
 	case Public:
 		return warden.Decision{}, false
+	case Reserved:
+		if resolved || g.PrivateAllowed(a) {
+			return warden.Decision{}, false
+		}
+		return warden.Denyf("network.blocked_address", fmt.Sprintf("%s is in %s, which only a name's resolved answer or network.allow_private opens", NormalizeIP(a), why)), true
 	case Private:
 		if g.PrivateAllowed(a) {
 			return warden.Decision{}, false
@@ -190,7 +196,9 @@ func (g *Guard) PrivateAllowed(a netip.Addr) bool {
 // AddressAllowed reports whether a connection to a may be made: the check
 // the proxy's dialer repeats at connect time, on the address it dials.
 func (g *Guard) AddressAllowed(a netip.Addr) error {
-	if d, bad := g.judgeAddr("", a); bad {
+	// The proxy dials only addresses its decision judged: a reserved one
+	// reached here as the resolved answer for an allowed name.
+	if d, bad := g.judgeAddr("", a, true); bad {
 		return fmt.Errorf("%s", d.Reason)
 	}
 	return nil

@@ -295,6 +295,14 @@ func TestDecideOrder(t *testing.T) {
 		{"http://[::1]/", "", nil, warden.Deny, "network.blocked_address"},
 		{"http://metadata.google.internal/", "", nil, warden.Deny, "network.metadata"},
 		{"https://unknown.test/", "", nil, warden.Ask, "network.unknown_domain"},
+		// Documentation and benchmarking ranges: a name's resolved answer
+		// there opens (an operator's intercepting resolver); a literal does not.
+		{"https://example.com/", "", []string{"203.0.113.80"}, warden.Allow, "network.allowed_domain"},
+		{"https://example.com/", "", []string{"2001:db8::80"}, warden.Allow, "network.allowed_domain"},
+		{"https://example.com/", "", []string{"203.0.113.80", "10.0.0.1"}, warden.Deny, "network.private_address"},
+		{"https://203.0.113.80/", "", nil, warden.Deny, "network.blocked_address"},
+		{"https://198.18.0.1/", "", nil, warden.Deny, "network.blocked_address"},
+		{"https://unknown.test/", "", []string{"192.0.2.7"}, warden.Ask, "network.unknown_domain"},
 	}
 	for _, c := range cases {
 		tg, err := netguard.ParseURL(c.req)
