@@ -223,10 +223,10 @@ var classifyCases = []struct {
 	{"2002:a00:1::1", netguard.Private},
 	{"2002:a9fe:a9fe::1", netguard.Blocked},
 	// Teredo 2001::/32: server 65.54.227.120 (public) with various clients.
-	{"2001:0:4136:e378:8000:63bf:f7f7:f7f7", netguard.Public},  // client 8.8.8.8
-	{"2001:0:4136:e378:8000:63bf:80ff:fffe", netguard.Private}, // client 127.0.0.1
-	{"2001:0:4136:e378:8000:63bf:f5ff:fffe", netguard.Private}, // client 10.0.0.1
-	{"2001:0:4136:e378:8000:63bf:5601:5601", netguard.Blocked}, // client 169.254.169.254
+	{"2001:0:4136:e378:8000:63bf:f7f7:f7f7", netguard.Public},   // client 8.8.8.8
+	{"2001:0:4136:e378:8000:63bf:80ff:fffe", netguard.Private},  // client 127.0.0.1
+	{"2001:0:4136:e378:8000:63bf:f5ff:fffe", netguard.Private},  // client 10.0.0.1
+	{"2001:0:4136:e378:8000:63bf:5601:5601", netguard.Blocked},  // client 169.254.169.254
 	{"2001:0:4136:e378:8000:63bf:3fff:fdd2", netguard.Reserved}, // RFC 4380 example, client 192.0.2.45
 	// Teredo with a non-public server: the stricter class wins.
 	{"2001:0:a9fe:a9fe:8000:63bf:f7f7:f7f7", netguard.Blocked}, // server 169.254.169.254
