@@ -182,7 +182,7 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 	}
 	req := r.Base
 	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
-	req.Resource = quoteArgs(r.Args)
+	req.Resource = commandLine(r.Args)
 	d, err := decideWith(ctx, a.execGate(r.Override.AllowDomains), &req, r.Wait)
 	if err != nil {
 		return req, d, dir, err
@@ -369,6 +369,17 @@ func hiddenPaths(home Home, denied []string, userHome string) []string {
 	}
 	sort.Strings(out)
 	return slices.Compact(out)
+}
+
+// commandLine is the shell command line argv runs: for `bash -c CMD` (how a
+// hook wraps what an agent host runs) CMD itself, so that the decision, an
+// approval's input hash and the audit row are those of the command the host
+// asked about; otherwise argv quoted.
+func commandLine(args []string) string {
+	if len(args) == 3 && (args[0] == "bash" || args[0] == "/bin/bash") && args[1] == "-c" {
+		return args[2]
+	}
+	return quoteArgs(args)
 }
 
 // quoteArgs writes argv as one shell command line, each word quoted only as
