@@ -19,6 +19,10 @@ import (
 // session's own directory reaches its commands only as their /tmp.
 const SessionsDir = "sessions"
 
+// QuarantineDir is the directory in warden's home where what a sandboxed
+// command created in a protected path of the project is moved.
+const QuarantineDir = "quarantine"
+
 // sessionIdle is how long a session's /tmp is kept after its last command
 // when the host never says the session ended.
 const sessionIdle = 24 * time.Hour
@@ -46,6 +50,7 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, dir, us
 		s.ProjectWritable = false
 	}
 	if s.ProjectWritable {
+		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
 		for _, p := range sp.ProtectedPaths {
 			abs := filepath.Join(dir, p)
 			if strings.HasSuffix(p, "/") {

@@ -120,11 +120,11 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		tmp = s.Tmp
 		ll.WriteDirs = append(ll.WriteDirs, tmp)
 	}
-	protected, pwarn, err := protectedPaths(s, ll.WriteDirs, mode)
+	protected, sweep, pwarn, err := protectedPaths(s, ll.WriteDirs, mode)
 	if err != nil {
 		return nil, nil, err
 	}
-	p.Protected, warn = protected, append(warn, pwarn...)
+	p.Protected, p.Sweep, warn = protected, sweep, append(warn, pwarn...)
 	p.Landlock = ll
 	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || s.Mode == ModeMax, BlockInet: !mode.Namespaces(), AllowUnix: s.UnixSockets && mode.Namespaces()}
 

@@ -70,7 +70,7 @@ func runInit() int {
 	stage := &exec.Cmd{
 		Path:       "/proc/self/exe",
 		Args:       []string{stageArg0},
-		Env:        []string{},
+		Env:        helperEnv,
 		Dir:        p.Dir,
 		Stdin:      os.Stdin,
 		Stdout:     os.Stdout,

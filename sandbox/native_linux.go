@@ -216,6 +216,10 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	}
 	stdout.wait()
 	stderr.wait()
+	// Everything the command ran has ended (its pid namespace, or its
+	// session and cgroup, are gone): what it left in a protected path that
+	// was missing comes out of the project now.
+	res.Warnings = append(res.Warnings, sweepCreated(p.Sweep, s.Quarantine, time.Now())...)
 
 	o, ok := ip.readOutcome()
 	if listenErr != nil {

@@ -29,6 +29,10 @@ type plan struct {
 	// Protected are paths inside writable directories made read-only by
 	// a bind mount of their own.
 	Protected []string
+	// Sweep are protected paths missing at the start, moved out of the
+	// project after the run if the command created them. The host does
+	// this; the init never sees it.
+	Sweep []string `json:"-"`
 	// Keep are granted paths under /tmp, carried over into the private
 	// /tmp so that the command still sees them.
 	Keep     []keep

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // complement lists what to grant so that everything beneath root can be
@@ -47,37 +48,29 @@ func complement(root string, excluded []string) (full, list []string) {
 	return full, list
 }
 
-// protectedPaths lists the protected paths of s that lie in a writable
-// directory and so need a read-only mount of their own. A path written
-// with a trailing slash is a directory: when it is missing (and its parent
-// exists) it is created empty, so that the command cannot create it with
-// contents of its own. A missing file is left out. Without a mount
-// namespace nothing can be protected, which the warning says.
-func protectedPaths(s *Spec, writable []string, mode Mode) (out, warn []string, err error) {
+// protectedPaths splits the protected paths of s that lie in a writable
+// directory: those that exist get a read-only mount of their own (out);
+// those that do not, but whose parent does, are swept after the run
+// (sweep): whatever the command created there is moved out of the project
+// (sweepCreated). No placeholder is left in the project, which tools such
+// as git stash -u would trip over. Without a mount namespace nothing can be
+// mounted read-only, which the warning says; missing paths are still swept.
+func protectedPaths(s *Spec, writable []string, mode Mode) (out, sweep, warn []string, err error) {
 	for _, raw := range s.Protected {
-		dir := strings.HasSuffix(raw, "/")
 		p := filepath.Clean(raw)
 		if !filepath.IsAbs(p) {
-			return nil, nil, fmt.Errorf("protected path %q is not absolute", raw)
+			return nil, nil, nil, fmt.Errorf("protected path %q is not absolute", raw)
 		}
 		if !slices.ContainsFunc(writable, func(w string) bool { return w != "" && within(p, w) && p != w }) {
 			continue
 		}
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-			if !dir {
-				continue
+			if st, err := os.Stat(filepath.Dir(p)); err == nil && st.IsDir() {
+				sweep = append(sweep, p)
 			}
-			if _, err := os.Stat(filepath.Dir(p)); err != nil {
-				continue
-			}
-			if !mode.Namespaces() {
-				continue
-			}
-			if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-				return nil, nil, fmt.Errorf("create the protected directory %s: %w", p, err)
-			}
+			continue
 		} else if err != nil {
-			return nil, nil, fmt.Errorf("protected path %s: %w", p, err)
+			return nil, nil, nil, fmt.Errorf("protected path %s: %w", p, err)
 		}
 		if !mode.Namespaces() {
 			warn = append(warn, fmt.Sprintf("without a mount namespace %s cannot be kept read-only", p))
@@ -85,5 +78,32 @@ func protectedPaths(s *Spec, writable []string, mode Mode) (out, warn []string, 
 		}
 		out = append(out, p)
 	}
-	return out, warn, nil
+	return out, sweep, warn, nil
+}
+
+// sweepCreated moves out of the way each of paths that the command created:
+// into quarantine when it is set (under a name that says when), else it is
+// removed. It returns a warning for each, naming where it went.
+func sweepCreated(paths []string, quarantine string, now time.Time) []string {
+	var warn []string
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if quarantine != "" {
+			dst := filepath.Join(quarantine, now.UTC().Format("20060102T150405.000000000Z")+"-"+strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", "_"))
+			if err := os.MkdirAll(quarantine, 0o700); err == nil {
+				if err := os.Rename(p, dst); err == nil {
+					warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects; it was moved to %s", p, dst))
+					continue
+				}
+			}
+		}
+		if err := os.RemoveAll(p); err != nil {
+			warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects, and it could not be removed: %v", p, err))
+			continue
+		}
+		warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects; it was removed", p))
+	}
+	return warn
 }

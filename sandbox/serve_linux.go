@@ -163,7 +163,7 @@ func serveExec(base *plan, r *reaper, req *ctlRequest, files []*os.File) ctlResp
 	pid, done, err := r.start(func() (*os.Process, error) {
 		return os.StartProcess("/proc/self/exe", []string{stageArg0}, &os.ProcAttr{
 			Dir:   dir,
-			Env:   []string{},
+			Env:   helperEnv,
 			Files: []*os.File{files[0], stdout.w, stderr.w, planR, errW},
 			Sys:   asCaller(&syscall.SysProcAttr{Setpgid: true}, &p),
 		})

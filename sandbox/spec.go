@@ -148,9 +148,11 @@ type Spec struct {
 	ReadAll bool
 	// Protected are paths inside writable directories that stay read-only
 	// (a project's .git/config and .git/hooks, the agent hosts' settings).
-	// A missing protected directory is created empty first, so the command
-	// cannot create it either; a missing protected file is left out.
-	Protected []string
+	// One missing at the start, whose parent exists, is swept after the
+	// run: what the command created there is moved to Quarantine (or
+	// removed when that is empty), and Result.Warnings says so.
+	Protected  []string
+	Quarantine string
 	// Tmp, when set, is a host directory mounted as the command's /tmp, so
 	// that what one command of a session leaves there the next one finds.
 	// Empty gives each run a fresh private /tmp.
@@ -160,7 +162,7 @@ type Spec struct {
 	// masked, /tmp is private and the network namespace has its own
 	// abstract socket space. Without it, AF_UNIX sockets are refused.
 	UnixSockets bool
-	Net    Network
+	Net         Network
 	// AllowDomains are the domains the egress proxy lets the command reach
 	// under NetProxy.
 	AllowDomains []string

@@ -33,7 +33,7 @@ func startInit(exe string, mode Mode, cg *cgroup, p *plan, stdin io.Reader, stdo
 		return nil, err
 	}
 	cmd := &exec.Cmd{
-		Path: exe, Args: []string{initArg0}, Env: []string{}, Dir: "/",
+		Path: exe, Args: []string{initArg0}, Env: helperEnv, Dir: "/",
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		ExtraFiles:  append([]*os.File{planR, reportW}, extra...),
 		SysProcAttr: initAttr(mode),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,7 @@ func workspaceSpec(t *testing.T) (s sandbox.Spec, home string) {
 		Protected:       []string{project + "/.git/config", project + "/.git/hooks/", project + "/.claude/"},
 		UnixSockets:     true,
 		Tmp:             t.TempDir(),
+		Quarantine:      filepath.Join(t.TempDir(), "quarantine"),
 		Limits:          sandbox.Limits{Wall: 30 * time.Second, Pids: 512, Output: 1 << 20},
 	}, home
 }
@@ -77,6 +79,9 @@ echo "$NO_PROXY"
 	if r.err != nil || r.res.ExitCode != 0 {
 		t.Fatalf("ordinary work failed: %s", r)
 	}
+	if _, err := os.Lstat(filepath.Join(s.Project, ".claude")); err == nil {
+		t.Error("the sandbox left a placeholder .claude in the project")
+	}
 	for _, want := range []string{"BUILT", "1", "shm"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q: %s", want, r)
@@ -112,7 +117,6 @@ func TestWorkspaceProfileRefuses(t *testing.T) {
 		{"rewrite git's config", "echo '[core] hooksPath=/tmp' >> .git/config"},
 		{"replace git's config", "echo x > c && mv c .git/config"},
 		{"add a git hook", "echo evil > .git/hooks/pre-commit"},
-		{"create the host's settings", "mkdir -p .claude && echo '{}' > .claude/settings.json"},
 		{"read a raw device", "head -c 1 /dev/sda /dev/vda /dev/nvme0n1 /dev/mem"},
 		{"reach the host's sockets", "ls /run/docker.sock /run/dbus || ls /run"},
 		{"write outside the project", "touch /usr/local/warden-probe " + home + "/new"},
@@ -139,8 +143,17 @@ func TestWorkspaceProfileRefuses(t *testing.T) {
 	if _, err := os.Stat(s.Project + "/.git/hooks/pre-commit"); err == nil {
 		t.Error("a git hook was added")
 	}
-	if entries, _ := os.ReadDir(s.Project + "/.claude"); len(entries) != 0 {
-		t.Errorf(".claude holds %d entries, want it empty", len(entries))
+	// A protected directory that is missing can be created, but not kept:
+	// it leaves the project when the run ends, and the run says so.
+	r := runAt(t, s, home, "/bin/bash", "-c", "mkdir -p .claude && echo '{}' > .claude/settings.json")
+	if !slices.ContainsFunc(r.res.Warnings, func(w string) bool { return strings.Contains(w, ".claude") && strings.Contains(w, "moved to") }) {
+		t.Errorf("no warning says .claude was moved out: %s %q", r, r.res.Warnings)
+	}
+	if _, err := os.Lstat(s.Project + "/.claude"); err == nil {
+		t.Error(".claude was created in the project and left there")
+	}
+	if entries, _ := os.ReadDir(s.Quarantine); len(entries) == 0 {
+		t.Error("nothing reached the quarantine, though commands created .claude")
 	}
 	if _, err := os.Stat("/usr/local/warden-probe"); err == nil {
 		os.Remove("/usr/local/warden-probe")
