@@ -114,11 +114,22 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 			p.Shm = true
 			ll.WriteDirs = append(ll.WriteDirs, "/dev/shm")
 		}
-	} else if s.Tmp != "" {
-		// Without a mount namespace the session's directory is the /tmp
-		// the command is told about (TMPDIR).
-		tmp = s.Tmp
-		ll.WriteDirs = append(ll.WriteDirs, tmp)
+	} else {
+		if s.Tmp != "" {
+			// Without a mount namespace the session's directory is the
+			// /tmp the command is told about (TMPDIR).
+			tmp = s.Tmp
+			ll.WriteDirs = append(ll.WriteDirs, tmp)
+		}
+		if s.ReadAll {
+			// Real work writes /tmp by name; without a private one, the
+			// host's is granted, unless something hidden lies in it.
+			if slices.ContainsFunc(s.Hidden, func(h string) bool { return within(filepath.Clean(h), "/tmp") }) {
+				warn = append(warn, "/tmp holds a hidden path, so without a mount namespace the command cannot write /tmp (TMPDIR points to a directory it can)")
+			} else {
+				ll.WriteDirs = append(ll.WriteDirs, "/tmp")
+			}
+		}
 	}
 	protected, sweep, pwarn, err := protectedPaths(s, ll.WriteDirs, mode)
 	if err != nil {
@@ -128,7 +139,9 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	p.Landlock = ll
 	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || s.Mode == ModeMax, BlockInet: !mode.Namespaces(), AllowUnix: s.UnixSockets && mode.Namespaces()}
 
-	granted := append(slices.Clone(ll.ReadDirs), ll.WriteDirs...)
+	// The session's /tmp lies in warden's home, which is hidden: it is
+	// granted as the command's own, not as a path inside a denied one.
+	granted := slices.DeleteFunc(append(slices.Clone(ll.ReadDirs), ll.WriteDirs...), func(g string) bool { return s.Tmp != "" && g == s.Tmp })
 	if p.PrivateTmp {
 		read := ll.ReadDirs
 		if home := envValue(c.Env, "HOME"); s.ReadAll && home != "" && filepath.IsAbs(home) {
@@ -153,6 +166,11 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 				masks = append(masks, h)
 			}
 		}
+	}
+	if s.ReadAll {
+		// The system secrets are left out of the grant, so nothing is
+		// readable for want of a mask.
+		mwarn = slices.DeleteFunc(mwarn, func(w string) bool { return strings.Contains(w, "cannot mask system secrets") })
 	}
 	p.Masks, warn = masks, append(warn, mwarn...)
 

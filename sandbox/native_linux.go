@@ -87,7 +87,11 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 			return Result{}, fmt.Errorf("%v; --strict refuses to fall back to light mode", err)
 		}
 		if s.Net == NetProxy {
-			return Result{}, fmt.Errorf("%v; network proxy needs a network namespace, so the command cannot run in light mode", err)
+			// The egress proxy needs a network namespace to be the only way
+			// out; without one the command gets no network at all, which
+			// is less than it asked for, never more.
+			s.Net, s.Egress = NetNone, nil
+			warn = append(warn, "the egress proxy needs a network namespace, so the command ran with no network")
 		}
 		if s.Signer != nil {
 			return Result{}, fmt.Errorf("%v; the signer needs a network namespace, so the command cannot run in light mode", err)

@@ -56,6 +56,7 @@ func complement(root string, excluded []string) (full, list []string) {
 // as git stash -u would trip over. Without a mount namespace nothing can be
 // mounted read-only, which the warning says; missing paths are still swept.
 func protectedPaths(s *Spec, writable []string, mode Mode) (out, sweep, warn []string, err error) {
+	var unprotected []string
 	for _, raw := range s.Protected {
 		p := filepath.Clean(raw)
 		if !filepath.IsAbs(p) {
@@ -73,10 +74,13 @@ func protectedPaths(s *Spec, writable []string, mode Mode) (out, sweep, warn []s
 			return nil, nil, nil, fmt.Errorf("protected path %s: %w", p, err)
 		}
 		if !mode.Namespaces() {
-			warn = append(warn, fmt.Sprintf("without a mount namespace %s cannot be kept read-only", p))
+			unprotected = append(unprotected, p)
 			continue
 		}
 		out = append(out, p)
+	}
+	if len(unprotected) > 0 {
+		warn = append(warn, "without a mount namespace these protected paths cannot be kept read-only: "+strings.Join(unprotected, ", "))
 	}
 	return out, sweep, warn, nil
 }
