@@ -127,7 +127,7 @@ func codexRespond(dec warden.Decision, approvals []string, call toolCall, runner
 		case placeHost:
 			return response{status: statusOK}, nil
 		}
-		return blockOnStderr(noSandboxReason(dec) + askHint), nil
+		return blockOnStderr(noSandboxReason(dec) + "; ask the user to run it themselves"), nil
 	case warden.Ask:
 		return blockOnStderr(explain(dec) + retryHint(approvals)), nil
 	default:
