@@ -19,14 +19,16 @@ import (
 
 // The writable set of the workspace profile inside the fake home (issue 22):
 // the tool caches, the projects (minus their protected paths) and warden's
-// own runtime files, which warden writes itself. Everything else in the home
-// must stay as it was.
+// own runtime files, which warden writes itself (its quarantine holds what a
+// command created in a protected path, moved out of the project where it
+// would have had its effect). Everything else in the home must stay as it
+// was.
 var (
 	homeWritable = []string{
 		"src",
 		".cache", "go/pkg/mod", ".npm", ".pnpm-store", ".local/share/pnpm", ".yarn",
 		".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches",
-		".warden/sandbox", ".warden/cache", ".warden/sessions",
+		".warden/sandbox", ".warden/cache", ".warden/sessions", ".warden/quarantine",
 	}
 	// wardenRuntime are warden's own database files: warden writes them on
 	// every decision, and they hold the audit-row marker legitimately.
