@@ -214,7 +214,36 @@ func ShellPolicy(p *config.Policy, paths shellguard.PathGuard) shellguard.Policy
 	sp.Home, _ = os.UserHomeDir()
 	sp.Tmp = os.TempDir()
 	sp.Paths = paths
+	sp.Network = shellNetwork(p)
 	return sp
+}
+
+// shellNetwork is the shell guard's way to the network policy: a URL or
+// HOST:PORT a command names gets the decision `warden check network fetch`
+// (or connect) gives it, from the same guard the egress proxy uses. The
+// guard is compiled on first use, so a command naming no host never pays
+// for it; rate limits are the proxy's, which counts real connections.
+func shellNetwork(p *config.Policy) func(target, method string) warden.Decision {
+	np := p.Network.Guard() // the section as it is now, whatever later happens to p
+	var once sync.Once
+	var stage netguard.Stage
+	return func(target, method string) warden.Decision {
+		once.Do(func() {
+			g, err := netguard.New(np)
+			stage = netguard.Stage{Guard: g, Err: err}
+		})
+		req := &warden.Request{Capability: warden.CapNetwork, Action: netguard.ActionConnect, Resource: target}
+		if method != "" {
+			req.Action = netguard.ActionFetch
+			m, _ := json.Marshal(method)
+			req.Params = map[string]json.RawMessage{netguard.ParamMethod: m}
+		}
+		d, err := stage.Check(context.Background(), req)
+		if err != nil {
+			return warden.Denyf("network.internal", "the network guard could not judge "+target+": "+err.Error())
+		}
+		return d
+	}
 }
 
 // shellPaths is what the shell guard judges path operands with: the

@@ -53,8 +53,8 @@ func TestProjectPolicyOnlyTightens(t *testing.T) {
 		}
 	}
 	// Outside the project the layer does not apply.
-	if d := check("deploy-prod --now", t.TempDir()); d.Verdict != warden.Sandbox {
-		t.Errorf("outside the project, deploy-prod = %v (%s), want sandbox (an unknown program)", d.Verdict, d.Rule)
+	if d := check("deploy-prod --now", t.TempDir()); d.Verdict != warden.Allow || d.Rule != "shell.unknown_program" {
+		t.Errorf("outside the project, deploy-prod = %v (%s), want allow by shell.unknown_program (an unknown program runs in the workspace sandbox)", d.Verdict, d.Rule)
 	}
 
 	write("version: 1\nshell:\n  destructiv: [x]\n")

@@ -48,9 +48,9 @@ func TestExecExitStatus(t *testing.T) {
 	}
 }
 
-// TestHookRewriteRuns takes a hook's answer for a command the guard sends to
-// the sandbox and runs the rewritten command the way the host would: it
-// must run the original command inside warden exec.
+// TestHookRewriteRuns takes a hook's answer for a command the guard allows
+// and runs the rewritten command the way the host would: it must run the
+// original command inside warden exec.
 func TestHookRewriteRuns(t *testing.T) {
 	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
 		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed)")
@@ -64,7 +64,7 @@ func TestHookRewriteRuns(t *testing.T) {
 	if err := os.WriteFile(project+"/frobnicate", echo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// An unknown program: the guard sends it to the sandbox.
+	// An unknown program: the guard allows it, to run in the workspace sandbox.
 	payload := `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":"` + project + `","tool_name":"Bash","tool_input":{"command":"./frobnicate 'hello from' the sandbox"}}`
 	hook := wardenCmd(home, "hook", "claude")
 	hook.Stdin = strings.NewReader(payload)
@@ -82,8 +82,8 @@ func TestHookRewriteRuns(t *testing.T) {
 		t.Fatalf("hook answer %s (%v), want an allow with a rewritten command", out, err)
 	}
 	cmd := answer.HookSpecificOutput.UpdatedInput.Command
-	if !strings.Contains(cmd, " exec --profile guard --session s1 --requested-by agent -- bash -c ") {
-		t.Fatalf("rewritten command %q does not run warden exec under the guard profile for the same session", cmd)
+	if !strings.Contains(cmd, " exec --profile workspace --session s1 --requested-by agent -- bash -c ") {
+		t.Fatalf("rewritten command %q does not run warden exec under the workspace profile for the same session", cmd)
 	}
 	run := exec.Command("bash", "-c", cmd)
 	run.Env = append(os.Environ(), "WARDEN_AS_CLI=1")

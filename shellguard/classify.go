@@ -18,7 +18,9 @@ type Result struct {
 	Reason string
 	// Span locates the deciding command in the input.
 	Span walk.Span
-	// Suggestion is a safer alternative that itself classifies as allow, or "".
+	// Suggestion is a safer alternative, one that itself classifies to a
+	// weaker verdict (git push --force-with-lease asks where --force is
+	// denied), or "".
 	Suggestion string
 	// Rewrite is the command line after the policy's replacements, or "".
 	Rewrite string
@@ -61,7 +63,7 @@ func classifyTop(cmd string, env Env, p *Policy, suggest bool) (res Result) {
 		res.Verdict = warden.Deny
 	}
 	if res.Suggestion != "" {
-		if !suggest || classifyTop(res.Suggestion, env, p, false).Verdict != warden.Allow {
+		if !suggest || !res.Verdict.Stronger(classifyTop(res.Suggestion, env, p, false).Verdict) {
 			res.Suggestion = ""
 		}
 	}
@@ -146,6 +148,9 @@ type ctx struct {
 	secretReads []*walk.Command
 	// understood marks spans of dynamic code a rule has judged.
 	understood map[walk.Span]bool
+	// artifactFinds are the spans of find commands whose expression selects
+	// only build output: the {} of their -exec is build output.
+	artifactFinds []walk.Span
 }
 
 func (c *ctx) understand(s walk.Span) {
@@ -167,7 +172,9 @@ func (c *ctx) add(f finding, span walk.Span) {
 	if c.env.Explain {
 		c.trace = append(c.trace, "rule "+f.rule+": "+f.v.String())
 	}
-	if f.v.Stronger(c.res.Verdict) {
+	// An allow with a rule of its own (code the workspace sandbox contains)
+	// names the line's verdict until something stronger does.
+	if f.v.Stronger(c.res.Verdict) || f.v == warden.Allow && c.res.Verdict == warden.Allow && c.res.Rule == "shell.allow" {
 		c.res.Verdict, c.res.Rule, c.res.Reason, c.res.Span, c.res.Suggestion = f.v, f.rule, f.reason, span, f.suggestion
 	}
 }
@@ -253,6 +260,14 @@ func (c *ctx) prepare() {
 					c.netFiles = map[string]bool{}
 				}
 				c.netFiles[f] = true
+			}
+		}
+	}
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if len(cmd.Argv) > 0 && !cmd.Argv[0].Dynamic && progName(cmd.Argv[0].Value) == "find" {
+			if _, j := findStarts(cmd.Argv[1:]); findSelectsArtifacts(cmd.Argv[1+j:]) {
+				c.artifactFinds = append(c.artifactFinds, cmd.Span)
 			}
 		}
 	}

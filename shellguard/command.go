@@ -17,6 +17,11 @@ type cmdCtx struct {
 	args []walk.Word // argv[1:]
 	z    zoner
 	out  []finding
+	// netJudged is set once a handler has judged the command's network
+	// destinations itself, so the generic URL scan leaves them alone.
+	netJudged bool
+	// gitTree is git's --work-tree, when given.
+	gitTree string
 }
 
 func (cc *cmdCtx) say(v warden.Verdict, rule, reason string) *finding {
@@ -144,6 +149,11 @@ func (cc *cmdCtx) zone(w walk.Word) Zone {
 	}
 	if !w.Dynamic && w.Value == "{}" {
 		if strings.HasPrefix(cc.cmd.Via, "find") {
+			for _, s := range cc.c.artifactFinds {
+				if s.Start <= cc.cmd.Span.Start && cc.cmd.Span.End <= s.End {
+					return ZoneWorkspaceArtifact // its start paths are judged by find's own rule
+				}
+			}
 			return ZoneWorkspaceOther
 		}
 		return ZoneUnknown
@@ -181,20 +191,19 @@ func (c *ctx) command(cmd *walk.Command) {
 		return
 	}
 	cc.name = progName(a0.Value)
-	if c.userPatterns(cc) {
-		c.flush(cc)
-		return
-	}
-	if strings.Contains(a0.Value, "/") && !strings.HasPrefix(a0.Value, "/") {
+	switch {
+	case c.userPatterns(cc):
+	case packageRunner(cmd) != "" && lookupSpec(cc.name) == nil:
+		registryPackage(cc, packageRunner(cmd), a0.Value)
+	case strings.Contains(a0.Value, "/") && !strings.HasPrefix(a0.Value, "/"):
 		c.projectPath(cc, a0.Value)
-		c.flush(cc)
-		return
-	}
-	if h := lookupSpec(cc.name); h != nil {
-		h(cc)
-	} else {
+	case lookupSpec(cc.name) != nil:
+		lookupSpec(cc.name)(cc)
+	default:
 		c.unknownProgram(cc)
 	}
+	daemonWrappers(cc)
+	cc.scanURLs()
 	c.flush(cc)
 }
 
@@ -313,7 +322,27 @@ func (c *ctx) unknownProgram(cc *cmdCtx) {
 			return
 		}
 	}
-	cc.say(warden.Sandbox, "shell.unknown_program", fmt.Sprintf("%s is not a known program; it runs in the sandbox", cc.name))
+	cc.unseen("shell.unknown_program", cc.name+" is not a known program")
+}
+
+// unseen judges code the guard cannot see but that is not suspicious by
+// itself (an unknown program, a script, a program file): it is allowed, to
+// run in the workspace sandbox, with rule naming why. It is asked about when
+// no sandbox can contain it or it runs with elevated privileges (which no
+// sandbox grants), and goes to the guard sandbox under the strict policy
+// (AllowTaskRunners off).
+func (cc *cmdCtx) unseen(rule, what string) {
+	p := cc.c.p
+	switch {
+	case cc.cmd.Privileged:
+		cc.say(warden.Ask, rule, what+", and it would run with elevated privileges, which no sandbox grants")
+	case !p.AllowTaskRunners:
+		cc.say(warden.Sandbox, rule, what+"; the strict policy runs code the guard cannot see in the guard sandbox")
+	case !p.SandboxAvailable:
+		cc.say(warden.Ask, rule, what+"; no sandbox is available to contain it")
+	default:
+		cc.say(warden.Allow, rule, what+"; it runs in the workspace sandbox")
+	}
 }
 
 // funcDefined reports whether the line defines a shell function name.
@@ -326,13 +355,62 @@ func (c *ctx) funcDefined(name string) bool {
 	return strings.Contains(c.src, name+"()") || strings.Contains(c.src, name+" ()") || strings.Contains(c.src, "function "+name)
 }
 
-// projectPath handles ./x and bin/x: project code.
+// projectPath handles ./x and bin/x: project code. The wrapper scripts of
+// known build tools (./gradlew, ./mvnw) are judged as those tools.
 func (c *ctx) projectPath(cc *cmdCtx, p string) {
+	switch cc.name {
+	case "gradlew", "mvnw":
+		lookupSpec(cc.name)(cc)
+		return
+	}
 	q := strings.TrimPrefix(p, "./")
 	if c.p.AllowTaskRunners && (strings.HasPrefix(q, "scripts/") || strings.HasPrefix(q, "script/")) && !strings.Contains(q, "..") {
 		return
 	}
-	cc.say(warden.Sandbox, "shell.project_script", fmt.Sprintf("%s is project code the guard cannot see; it runs in the sandbox", p))
+	cc.unseen("shell.project_script", p+" is project code the guard cannot see")
+}
+
+// packageRunners are the wrappers that fetch a package from a registry and
+// run it (Walk unwraps them: the package is the command's program).
+var packageRunners = setOf("npx", "pnpx", "bunx", "uvx", "npm exec", "pipx run")
+
+// packageRunner returns the package runner a command was reached through,
+// or "".
+func packageRunner(cmd *walk.Command) string {
+	for _, w := range cmd.Wrappers {
+		if packageRunners.has(w) {
+			return w
+		}
+	}
+	return ""
+}
+
+// registryPackage judges a package a package runner fetches and runs: a
+// known development tool is a task runner; anything else is code fetched
+// from a registry that the guard cannot see, a supply-chain risk, and runs
+// in the guard sandbox.
+func registryPackage(cc *cmdCtx, runner, pkg string) {
+	if strings.HasPrefix(pkg, ".") || strings.HasPrefix(pkg, "/") {
+		cc.unseen("shell.project_script", runner+" runs "+pkg+", project code the guard cannot see")
+		return
+	}
+	if knownDevTool(pkg) {
+		taskRunner(cc)
+		return
+	}
+	cc.say(warden.Sandbox, "shell.package_runner", fmt.Sprintf("%s runs the registry package %s, code fetched from the network that the guard cannot see; it runs in the guard sandbox", runner, pkg))
+}
+
+// daemonWrappers asks about a command run through a container or cluster
+// wrapper (docker run/exec, kubectl exec): the daemon that runs it is
+// outside warden's sandbox.
+func daemonWrappers(cc *cmdCtx) {
+	for _, w := range cc.cmd.Wrappers {
+		if strings.HasPrefix(w, "docker ") || strings.HasPrefix(w, "podman ") || strings.HasPrefix(w, "kubectl ") {
+			cc.leaves(w + " runs the command through a container or cluster daemon, outside warden's sandbox")
+			return
+		}
+	}
 }
 
 // userPatterns applies the policy's extra patterns; it reports whether a

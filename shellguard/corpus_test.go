@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/netguard"
 )
 
 // corpusDir holds the shared corpora, relative to the package directory.
@@ -48,29 +51,70 @@ func loadCorpus(t testing.TB, name string) []corpusRow {
 }
 
 // corpusEnv and corpusPolicy are the conditions the corpus assumes: a
-// developer in a project under their home, with a sandbox available.
+// developer in a project under their home, with a sandbox available and a
+// network policy that lets public hosts through (so that the corpus checks
+// the shell guard's own rules; the network's are checked apart).
 var corpusEnv = Env{Cwd: "/home/user/project", Home: "/home/user", Tmp: "/tmp"}
+
+var corpusNetwork = guardNetwork(netguard.Policy{AskUnknown: true}, true)
 
 func corpusPolicy() Policy {
 	p := DefaultPolicy()
 	p.SandboxAvailable = true
+	p.Network = corpusNetwork
 	return p
+}
+
+// discardForms are the git commands that discard uncommitted work, which
+// the corpus (written before issue 22) expects denied.
+var discardForms = regexp.MustCompile(`git\s+(reset\s+--(hard|merge)|checkout\s+(--\s|\.|-f)|switch\s+--discard-changes|restore\s+\.|clean\s+(-fd|--force)|stash\s+(clear|drop))`)
+
+// modelChange maps what a corpus row expects to what the execution model of
+// issue 22 makes of it, and says why; rule, when set, is the rule that must
+// decide. The corpus is shared and read-only, so the change is made here,
+// case by case; no attack the corpus expects denied or asked about is
+// weakened by it, except discarding uncommitted work in the project, which
+// now asks (a human may want it).
+func modelChange(r corpusRow, want warden.Verdict) (v warden.Verdict, why, rule string) {
+	c := r.Command
+	switch {
+	case want == warden.Deny && r.Group == "attack" && discardForms.MatchString(c) && !strings.Contains(c, "--work-tree"):
+		// The work tree is the project's; --work-tree elsewhere stays denied
+		// (judged as a recursive delete of that tree).
+		return warden.Ask, "discarding uncommitted work asks instead of being denied", "shell.git.discard"
+	case want == warden.Sandbox && (r.Class == "opaque-script" || r.Class == "gray-unknown") && !isDeployTarget(c):
+		return warden.Allow, "code the guard cannot see is not suspicious by itself: it runs in the workspace sandbox", ""
+	case r.Class == "gray-unknown":
+		return warden.Ask, "a deploy target leaves the machine", "shell.leaves_machine"
+	case want == warden.Allow && strings.HasPrefix(c, "git push"):
+		return warden.Ask, "git push leaves the machine", "shell.leaves_machine"
+	case want == warden.Allow && strings.HasPrefix(c, "docker run"):
+		return warden.Ask, "docker acts through a daemon outside the sandbox", "shell.leaves_machine"
+	}
+	return want, "", ""
 }
 
 func TestCorpusShellGuard(t *testing.T) {
 	rows := loadCorpus(t, "shell-guard.jsonl")
 	p := corpusPolicy()
-	var attacks, caught, precise, benign, allowed, gray, grayExact int
+	var attacks, caught, precise, benign, allowed, gray, grayExact, changed int
 	for _, r := range rows {
 		res := Classify(r.Command, corpusEnv, p)
 		want, err := warden.ParseVerdict(r.Expect)
 		if err != nil {
 			t.Fatalf("row %q: %v", r.Command, err)
 		}
+		if v, why, rule := modelChange(r, want); why != "" {
+			changed++
+			if res.Verdict != v || rule != "" && res.Rule != rule {
+				t.Errorf("Classify(%q) = %s (%s: %s), want %s by %s: the corpus says %s, but %s", r.Command, res.Verdict, res.Rule, res.Reason, v, rule, want, why)
+			}
+			want = v
+		}
 		switch r.Group {
 		case "attack":
 			attacks++
-			if res.Verdict == warden.Allow {
+			if res.Verdict == warden.Allow && want != warden.Allow {
 				t.Errorf("attack allowed: Classify(%q) = allow (%s), want %s", r.Command, res.Rule, want)
 				continue
 			}
@@ -82,10 +126,10 @@ func TestCorpusShellGuard(t *testing.T) {
 			}
 		case "benign":
 			benign++
-			if res.Verdict == warden.Allow {
+			if res.Verdict == want {
 				allowed++
 			} else {
-				t.Logf("false positive: Classify(%q) = %s (%s: %s), want allow", r.Command, res.Verdict, res.Rule, res.Reason)
+				t.Logf("false positive: Classify(%q) = %s (%s: %s), want %s", r.Command, res.Verdict, res.Rule, res.Reason, want)
 			}
 		default:
 			gray++
@@ -102,12 +146,35 @@ func TestCorpusShellGuard(t *testing.T) {
 		}
 		return 100 * float64(a) / float64(b)
 	}
-	t.Logf("attacks caught %d/%d (%.1f%%), precise %d/%d (%.1f%%); benign allowed %d/%d (%.1f%%); gray exact %d/%d",
-		caught, attacks, pct(caught, attacks), precise, attacks, pct(precise, attacks), allowed, benign, pct(allowed, benign), grayExact, gray)
+	t.Logf("attacks caught %d/%d (%.1f%%), precise %d/%d (%.1f%%); benign as expected %d/%d (%.1f%%); gray exact %d/%d; %d rows mapped by the model change",
+		caught, attacks, pct(caught, attacks), precise, attacks, pct(precise, attacks), allowed, benign, pct(allowed, benign), grayExact, gray, changed)
 	if pct(precise, attacks) < 95 {
 		t.Errorf("attack precision %.1f%% < 95%%", pct(precise, attacks))
 	}
 	if pct(allowed, benign) < 98 {
-		t.Errorf("benign allowed %.1f%% < 98%%", pct(allowed, benign))
+		t.Errorf("benign as expected %.1f%% < 98%%", pct(allowed, benign))
 	}
+}
+
+// TestCorpusUnderDefaultNetwork: with the default network policy (the
+// registries allowed, other hosts asked about), no attack is allowed, and
+// every attack that names an unknown host is at least asked about.
+func TestCorpusUnderDefaultNetwork(t *testing.T) {
+	rows := loadCorpus(t, "shell-guard.jsonl")
+	p := corpusPolicy()
+	p.Network = defaultNetwork
+	asked := 0
+	for _, r := range rows {
+		if r.Group != "attack" {
+			continue
+		}
+		res := Classify(r.Command, corpusEnv, p)
+		if res.Verdict == warden.Allow && r.Class != "opaque-script" {
+			t.Errorf("attack allowed: Classify(%q) = allow (%s)", r.Command, res.Rule)
+		}
+		if strings.HasPrefix(res.Rule, "network.") {
+			asked++
+		}
+	}
+	t.Logf("%d attacks decided by the network policy", asked)
 }

@@ -213,6 +213,18 @@ func (c *ctx) dataflow() {
 	c.forkBomb()
 }
 
+// netPipedInto reports whether a network fetch writing to stdout comes
+// earlier in cmd's pipeline.
+func (c *ctx) netPipedInto(cmd *walk.Command) bool {
+	for i := range c.walk.Commands {
+		src := &c.walk.Commands[i]
+		if src.Pipeline == cmd.Pipeline && src.PipePos < cmd.PipePos && netFetchStdout(src) {
+			return true
+		}
+	}
+	return false
+}
+
 // netExec judges code from the network being executed.
 func (c *ctx) netExec(cmd *walk.Command, src *walk.Command) {
 	f := finding{v: warden.Sandbox, rule: "shell.net_exec", reason: "code downloaded from the network would be executed; it runs in the sandbox",

@@ -19,12 +19,31 @@ func FuzzClassify(f *testing.F) {
 			f.Add(r.Command)
 		}
 	}
+	for _, name := range []string{"ordinary.txt", "network.txt", "leaves.txt", "discard.txt", "build_output.txt", "unseen.txt"} {
+		for _, c := range loadVerdictsQuiet(name) {
+			f.Add(c)
+		}
+	}
 	p := corpusPolicy()
+	// closed is p with a network policy that denies every destination and
+	// counts the ones it was asked about.
+	var asked int
+	closed := p
+	closed.Network = func(target, method string) warden.Decision {
+		asked++
+		return warden.Denyf("network.test", "every destination is denied")
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		start := time.Now()
 		r := Classify(src, corpusEnv, p)
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("Classify(%q) took %v", src, d)
+		}
+		// The network's verdict is never lost: a line that named a
+		// destination the policy denies is denied.
+		asked = 0
+		if rc := Classify(src, corpusEnv, closed); asked > 0 && rc.Verdict != warden.Deny {
+			t.Errorf("Classify(%q) = %s (%s) although the network policy denied a destination it names", src, rc.Verdict, rc.Rule)
 		}
 		if r.Verdict == warden.Allow {
 			wr := walk.Walk(src, walk.Options{Cwd: corpusEnv.Cwd, Home: corpusEnv.Home, Tmp: corpusEnv.Tmp})

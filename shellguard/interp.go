@@ -48,7 +48,10 @@ func shellHasCode(args []walk.Word) bool {
 }
 
 // hShell: a shell with -c or fed literal code runs what Walk found inside
-// (classified separately); with a script file it runs project code.
+// (classified separately); with a script file it runs code the guard cannot
+// see, which the workspace sandbox contains; code piped in from another
+// command (a decoder, a generator) is the shape of an obfuscated payload
+// and goes to the guard sandbox.
 func hShell(cc *cmdCtx) {
 	args := cc.args
 	if shellHasCode(args) {
@@ -81,18 +84,21 @@ func hShell(cc *cmdCtx) {
 		if v == "--" {
 			continue
 		}
-		cc.say(warden.Sandbox, "shell.script", fmt.Sprintf("%s runs the script %s, code the guard cannot see; it runs in the sandbox", cc.name, v))
+		cc.unseen("shell.script", fmt.Sprintf("%s runs the script %s, code the guard cannot see", cc.name, v))
 		return
 	}
 	if cc.cmd.StdinKnown || hasBody(cc.cmd) {
 		return // Walk parsed the literal code
 	}
 	if cc.cmd.PipePos > 0 {
-		cc.say(warden.Sandbox, "shell.stdin_code", cc.name+" runs code piped in from another command; it runs in the sandbox").destructive = true
+		if cc.c.netPipedInto(cc.cmd) {
+			return // code from the network: the dataflow's rule decides
+		}
+		cc.say(warden.Sandbox, "shell.stdin_code", cc.name+" runs code piped in from another command, the shape of an obfuscated payload; it runs in the guard sandbox").destructive = true
 		return
 	}
 	if redirectedStdin(cc.cmd) {
-		cc.say(warden.Sandbox, "shell.stdin_code", cc.name+" runs code read from a file; it runs in the sandbox")
+		cc.unseen("shell.script", cc.name+" runs code read from a file the guard cannot see")
 		return
 	}
 	cc.say(warden.Ask, "shell.interactive", cc.name+" with no script starts an interactive shell")
@@ -193,9 +199,16 @@ func interpReadsStdin(args []walk.Word) bool {
 	return true
 }
 
-// hInterpreter: one-liners get the lexical scan; scripts run in the sandbox.
+// hInterpreter: one-liners get the lexical scan; scripts and modules are
+// code the guard cannot see, which the workspace sandbox contains.
 func hInterpreter(cc *cmdCtx) {
 	args := cc.args
+	if cc.name == "deno" {
+		if sub := firstOperand(cc); sub == "publish" || sub == "deploy" {
+			cc.leaves("deno " + sub + " publishes or deploys beyond this machine")
+			return
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		v := a.Value
@@ -226,6 +239,7 @@ func hInterpreter(cc *cmdCtx) {
 					inner := &cmdCtx{c: cc.c, cmd: cc.cmd, name: "pip", args: args[i+2:], z: cc.z}
 					hPip(inner)
 					cc.out = append(cc.out, inner.out...)
+					cc.args = args[i+2:] // its URLs are judged by the scan
 					return
 				}
 				taskRunner(cc)
@@ -233,10 +247,14 @@ func hInterpreter(cc *cmdCtx) {
 			case "http.server":
 				return
 			}
-			cc.say(warden.Sandbox, "shell.interp.module", fmt.Sprintf("%s -m %s runs a module the guard cannot see; it runs in the sandbox", cc.name, args[i+1].Value))
+			cc.unseen("shell.interp.module", fmt.Sprintf("%s -m %s runs a module the guard cannot see", cc.name, args[i+1].Value))
 			return
 		}
 		if v == "--version" || v == "-V" || v == "--help" || v == "-h" || v == "-v" && cc.name == "node" {
+			return
+		}
+		if (cc.name == "node" || cc.name == "nodejs") && (v == "--test" || v == "--run") {
+			taskRunner(cc) // the project's tests, or a package.json script
 			return
 		}
 		if v == "-" {
@@ -249,7 +267,7 @@ func hInterpreter(cc *cmdCtx) {
 			continue
 		}
 		// A script file.
-		cc.say(warden.Sandbox, "shell.interp.script", fmt.Sprintf("%s runs %s, code the guard cannot see; it runs in the sandbox", cc.name, v))
+		cc.unseen("shell.interp.script", fmt.Sprintf("%s runs %s, code the guard cannot see", cc.name, v))
 		return
 	}
 	if cc.cmd.StdinKnown {
@@ -265,6 +283,9 @@ func hInterpreter(cc *cmdCtx) {
 			scanInterp(cc, r.Body)
 			return
 		}
+	}
+	if cc.cmd.PipePos > 0 && cc.c.netPipedInto(cc.cmd) {
+		return // code from the network: the dataflow's rule decides
 	}
 	if cc.cmd.PipePos > 0 || redirectedStdin(cc.cmd) {
 		cc.say(warden.Sandbox, "shell.interp.stdin", cc.name+" runs a program read from stdin; it runs in the sandbox").destructive = true
@@ -301,10 +322,19 @@ var riskyTokens = []string{"import", "require", "open(", "write", "unlink", "rem
 var safeImports = setOf("sys", "json", "math", "re", "datetime", "time", "random", "string", "collections", "itertools", "functools", "decimal", "fractions", "statistics", "textwrap", "uuid", "hashlib", "base64", "platform", "struct", "enum", "typing", "dataclasses", "pprint", "calendar", "zlib", "binascii", "secrets", "operator", "heapq", "bisect", "copy", "unicodedata", "locale", "numbers", "cmath", "array")
 
 // scanInterp is the lexical scan of interpreter code (design note §5.4).
+// Code that is obfuscated, runs computed code or opens raw sockets goes to
+// the guard sandbox; other code that does more than compute and print is
+// code the guard cannot fully see, which the workspace sandbox contains.
+// The URLs it names are judged by the network policy.
 func scanInterp(cc *cmdCtx, code string) {
 	if len(code) > 64<<10 {
-		cc.say(warden.Sandbox, "shell.interp.large", cc.name+" runs a large program; it runs in the sandbox")
+		cc.say(warden.Sandbox, "shell.interp.large", cc.name+" runs a large program; it runs in the guard sandbox")
 		return
+	}
+	if !interpTrivial(code) {
+		for _, u := range findURLs(code, maxURLsPerWord) {
+			cc.judgeURL(u, "")
+		}
 	}
 	// Resource exhaustion.
 	if strings.Contains(code, "fork") && (strings.Contains(code, "while") || strings.Contains(code, "for") || strings.Contains(code, "loop")) {
@@ -394,7 +424,46 @@ func scanInterp(cc *cmdCtx, code string) {
 	if interpTrivial(code) {
 		return
 	}
-	cc.say(warden.Sandbox, "shell.interp.opaque", cc.name+" code does more than compute and print; it runs in the sandbox")
+	if tok := suspiciousToken(code); tok != "" {
+		cc.say(warden.Sandbox, "shell.interp.obfuscated", fmt.Sprintf("%s code uses %s, the shape of obfuscated code or a raw channel; it runs in the guard sandbox", cc.name, tok))
+		return
+	}
+	cc.unseen("shell.interp.opaque", cc.name+" code does more than compute and print")
+}
+
+// suspiciousTokens mark interpreter code that hides what it runs (decoded
+// strings, names looked up at run time, character arithmetic) or opens a
+// channel around the egress proxy (raw sockets, pseudo-terminals). A token
+// ending in "(" is a bare call: it does not match a method of the same name
+// (re.compile, struct.pack).
+var suspiciousTokens = []string{"getattr(", "__import__", "__builtins__", "globals()", "locals()", "compile(",
+	"b64decode", "a85decode", "b32decode", "b16decode", "unhexlify", ".fromhex", "codecs.decode", "rot13", "rot_13",
+	"marshal.", "pickle.loads", "fromCharCode", "atob(", "new Function", "vm.run", "decode_base64",
+	"MIME::Base64", "unpack(", "pack(", "Base64.decode", `\x`, "socket", "Socket", "net.connect", "net.createConnection",
+	"dgram", "pty.", "dup2", "chr("}
+
+// suspiciousToken returns the first suspicious token in code, or "".
+func suspiciousToken(code string) string {
+	for _, t := range suspiciousTokens {
+		if !strings.HasSuffix(t, "(") {
+			if strings.Contains(code, t) {
+				return t
+			}
+			continue
+		}
+		for off := 0; ; {
+			i := strings.Index(code[off:], t)
+			if i < 0 {
+				break
+			}
+			i += off
+			if i == 0 || !isNameByte(code[i-1]) && code[i-1] != '.' {
+				return strings.TrimSuffix(t, "(")
+			}
+			off = i + len(t)
+		}
+	}
+	return ""
 }
 
 // subShell classifies a literal command string found in interpreter code.

@@ -3,22 +3,36 @@ package shellguard
 import "github.com/agentwarden/warden"
 
 // Policy is the runtime configuration of the classifier. The zero value is
-// the strict one: no sandbox (a sandbox verdict becomes ask), project task
-// runners are sandboxed rather than allowed, and the built-in effect×zone
-// table applies.
+// the strict one: no sandbox (a sandbox verdict becomes ask), code the guard
+// cannot see (task runners, scripts, unknown programs) goes to the strict
+// sandbox rather than being allowed, no network policy (every command that
+// names a host or URL is asked about), and the built-in effect×zone table
+// applies.
 type Policy struct {
 	// SandboxAvailable says a sandbox executor can run sandbox verdicts; when
-	// false every sandbox verdict becomes ask.
+	// false every sandbox verdict becomes ask, and so does code the guard
+	// cannot see (an unknown program, a script), which it would otherwise
+	// allow into the workspace sandbox.
 	SandboxAvailable bool
 	// AllowTaskRunners allows project task runners (make, npm run/test, go
-	// test/build, cargo build/test, pytest, ./scripts/*.sh); when false they
-	// are sandboxed.
+	// test/build, cargo build/test, pytest, ./scripts/*.sh) and lets code the
+	// guard cannot see (unknown programs, scripts) run in the workspace
+	// sandbox; when false they all get sandbox (the strict guard profile).
 	AllowTaskRunners bool
+	// Network judges a destination a command names: target is an absolute
+	// URL (http, https, ws, wss) or HOST:PORT (IPv6 in brackets), method the
+	// HTTP method of a URL ("" for HOST:PORT). The command's verdict is at
+	// least the decision's (deny denies, ask asks; allow changes nothing),
+	// and the decision's rule and reason are the command's when it decides.
+	// Nil means no network policy: every such command is asked about.
+	Network func(target, method string) warden.Decision
 	// Safe, Suspicious and Destructive are extra command patterns supplied
 	// by the user: a pattern is a sequence of words matched against the
 	// start of a command's argv after unwrapping ("kubectl get", "mytool").
-	// Safe makes an otherwise unknown command allowed (it never overrides an
-	// effect rule); Suspicious gives sandbox; Destructive gives deny.
+	// Safe makes an otherwise unknown command allowed without the
+	// unknown-program rule, so also where no sandbox can contain it (it never
+	// overrides an effect rule, and the hosts it names still meet Network);
+	// Suspicious gives sandbox; Destructive gives deny.
 	Safe, Suspicious, Destructive []string
 	// Replacements rewrite a command line by prefix after classification
 	// (e.g. "npm install" → "bun install"); the rewrite is classified too
@@ -76,8 +90,8 @@ func DefaultPolicy() Policy {
 // Tighten returns p with a project layer applied. A project layer may only
 // make the policy stricter: its Suspicious and Destructive patterns are
 // added and its table cells apply where they are stricter, while its Safe
-// patterns, Replacements, Home and Tmp are ignored and it can only switch
-// SandboxAvailable and AllowTaskRunners off.
+// patterns, Replacements, Home, Tmp, Paths and Network are ignored and it
+// can only switch SandboxAvailable and AllowTaskRunners off.
 func (p Policy) Tighten(project Policy) Policy {
 	out := p
 	out.Suspicious = append(append([]string(nil), p.Suspicious...), project.Suspicious...)

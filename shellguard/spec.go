@@ -113,27 +113,38 @@ func buildSpecs() {
 func allowAll(*cmdCtx) {}
 
 func taskRunner(cc *cmdCtx) {
-	if cc.c.p.AllowTaskRunners {
-		if cc.name == "make" || cc.name == "gmake" {
-			for _, a := range cc.args {
-				if !a.Dynamic && isDeployTarget(a.Value) {
-					cc.say(warden.Sandbox, "shell.task_runner.deploy", fmt.Sprintf("%s %s may deploy or publish; it runs in the sandbox", cc.name, a.Value))
-					return
-				}
+	switch cc.name {
+	case "make", "gmake", "just", "task", "mage", "rake":
+		for _, a := range cc.args {
+			if !a.Dynamic && !strings.HasPrefix(a.Value, "-") && !strings.Contains(a.Value, "=") && isDeployTarget(a.Value) {
+				cc.leaves(fmt.Sprintf("%s %s may deploy, publish or push beyond this machine", cc.name, a.Value))
+				return
 			}
 		}
+	}
+	if cc.c.p.AllowTaskRunners {
 		return
 	}
 	cc.say(warden.Sandbox, "shell.task_runner", fmt.Sprintf("%s runs project code; the strict policy sandboxes task runners", cc.name))
 }
 
+// deployWords are the words of a target or script name that say it acts
+// beyond this machine.
+var deployWords = setOf("deploy", "deployment", "release", "publish", "upload", "push", "destroy", "ship")
+
+// isDeployTarget reports a make target or package script whose name has a
+// deploy word ("deploy", "release-prod", "docker:push"), unless it only
+// builds ("build-release").
 func isDeployTarget(t string) bool {
-	for _, k := range [...]string{"deploy", "release", "publish", "upload", "push", "prod", "destroy"} {
-		if strings.Contains(t, k) {
-			return true
+	words := strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') })
+	hit := false
+	for _, w := range words {
+		if w == "build" || w == "dist" || w == "dry" {
+			return false
 		}
+		hit = hit || deployWords.has(w)
 	}
-	return false
+	return hit
 }
 
 // parse splits the command's arguments by the program's grammar. A closed

@@ -92,7 +92,7 @@ func fsHandlers(t map[string]handler) {
 		p := cc.parse("sed", false)
 		if p.has("file") {
 			// A script file may hold e (run a command) and w (write a file).
-			cc.say(warden.Sandbox, "shell.script_file", "sed runs a script file the guard cannot see; it runs in the sandbox")
+			cc.unseen("shell.script_file", "sed runs a script file the guard cannot see")
 		}
 		if p.has("in-place") {
 			ops := p.operands
@@ -268,6 +268,7 @@ func hDd(cc *cmdCtx) {
 
 func hRsync(cc *cmdCtx) {
 	p := cc.parse("rsync", false)
+	rsyncRemotes(cc, p)
 	if len(p.operands) < 2 {
 		return
 	}
@@ -288,24 +289,13 @@ func hRsync(cc *cmdCtx) {
 }
 
 // hFind: start paths before the expression; -delete deletes below them;
-// -exec deleters are judged on the start paths.
+// -exec deleters are judged on the start paths. An expression that only
+// selects build output (-name __pycache__, -name '*.pyc') deletes nothing
+// else, so inside the project it is judged as deleting build output.
 func hFind(cc *cmdCtx) {
-	var starts []walk.Word
-	i := 0
-	for ; i < len(cc.args); i++ {
-		v := cc.args[i].Value
-		if v == "-H" || v == "-L" || v == "-P" {
-			continue
-		}
-		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "\\(" {
-			break
-		}
-		starts = append(starts, cc.args[i])
-	}
-	if len(starts) == 0 {
-		starts = []walk.Word{{Value: "."}}
-	}
+	starts, i := findStarts(cc.args)
 	del, execDel, execRec := false, false, false
+	artifacts := findSelectsArtifacts(cc.args[i:])
 	for j := i; j < len(cc.args); j++ {
 		v := cc.args[j].Value
 		switch v {
@@ -335,6 +325,12 @@ func hFind(cc *cmdCtx) {
 	if del || execDel {
 		for _, s := range starts {
 			zn := cc.zone(s)
+			if artifacts && (zn == ZoneWorkspaceRoot || zn == ZoneWorkspaceOther || zn == ZoneWorkspaceArtifact) {
+				if cc.c.env.Explain {
+					cc.c.trace = append(cc.c.trace, "find deletes build output only, in "+zn.String())
+				}
+				continue
+			}
 			if !s.Dynamic && (s.Value == "." || s.Value == "./") && zn == ZoneWorkspaceRoot && !execRec {
 				if del {
 					cc.say(warden.Ask, "shell.find.delete_workspace", "find -delete removes files matching the expression across the workspace")
@@ -366,4 +362,91 @@ func hDisk(cc *cmdCtx) {
 	if !hit {
 		cc.say(warden.Ask, "shell.disk", fmt.Sprintf("%s changes disks or filesystems", cc.name)).destructive = true
 	}
+}
+
+// findStarts returns find's start paths (the working directory when it
+// names none) and the index of its expression in args.
+func findStarts(args []walk.Word) ([]walk.Word, int) {
+	var starts []walk.Word
+	i := 0
+	for ; i < len(args); i++ {
+		v := args[i].Value
+		if v == "-H" || v == "-L" || v == "-P" {
+			continue
+		}
+		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "\\(" {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []walk.Word{{Value: "."}}
+	}
+	return starts, i
+}
+
+// artifactFiles are file-name patterns of build output and editor debris
+// that a find may select for deletion, besides the artifact directories.
+var artifactFiles = setOf("*.pyc", "*.pyo", "*.pyd", "*.o", "*.obj", "*.class", "*.log", "*.tmp", "*.swp",
+	"*.swo", "*~", ".DS_Store", "*.orig", "*.rej", "*.gcda", "*.gcno", "*.tsbuildinfo", ".coverage", "*.egg-info",
+	"Thumbs.db", "*.test", "*.prof", "*.d")
+
+// findSelectsArtifacts reports whether a find expression (before its first
+// action) selects only build output: each alternative (split at -o) has a
+// -name, -iname, -path or -wholename, not negated, that names an artifact
+// directory or file pattern. Everything else in an alternative (-type, a
+// negated -path, another -name) only narrows what it selects. Grouping is
+// not read: an expression with parentheses or commas does not qualify.
+func findSelectsArtifacts(expr []walk.Word) bool {
+	ok, negate := false, false
+	for j := 0; j < len(expr); j++ {
+		w := expr[j]
+		if w.Dynamic {
+			return false
+		}
+		neg := negate
+		negate = false
+		switch w.Value {
+		case "-delete", "-exec", "-execdir", "-ok", "-okdir":
+			return ok
+		case "-o", "-or":
+			if !ok {
+				return false
+			}
+			ok = false // the next alternative needs its own
+		case "!", "-not":
+			negate = !neg
+		case ",", "(", ")", "\\(", "\\)":
+			return false
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
+			if j+1 >= len(expr) || expr[j+1].Dynamic {
+				return false
+			}
+			pat := expr[j+1].Value
+			isName := w.Value == "-name" || w.Value == "-iname"
+			if !neg && (isName && artifactName(pat) || !isName && artifactPath(pat)) {
+				ok = true
+			}
+			j++
+		}
+	}
+	return false // no action: nothing is deleted by find itself
+}
+
+// artifactName reports a -name pattern that only matches build output.
+func artifactName(p string) bool {
+	return artifactDirs.has(p) || artifactFiles.has(p)
+}
+
+// artifactPath reports a -path pattern with an artifact directory among its
+// segments ("*/node_modules/*", "./build"), or ending in an artifact file
+// pattern ("*/__pycache__/*.pyc", "*.pyc").
+func artifactPath(p string) bool {
+	segs := strings.Split(p, "/")
+	for _, s := range segs {
+		if artifactDirs.has(s) {
+			return true
+		}
+	}
+	return artifactFiles.has(segs[len(segs)-1])
 }

@@ -26,11 +26,16 @@ var gitSubs map[string]gitSub
 func gitSubTable() map[string]gitSub {
 	return map[string]gitSub{
 		"status": {}, "log": {}, "diff": {}, "show": {}, "blame": {}, "rev-parse": {}, "ls-files": {},
-		"describe": {}, "shortlog": {}, "grep": {}, "ls-remote": {}, "ls-tree": {}, "cat-file": {},
+		"describe": {}, "shortlog": {}, "ls-remote": {}, "ls-tree": {}, "cat-file": {},
 		"rev-list": {}, "for-each-ref": {}, "show-ref": {}, "name-rev": {}, "merge-base": {}, "cherry": {},
-		"whatchanged": {}, "fetch": {}, "pull": {}, "add": {}, "mv": {}, "merge": {}, "rebase": {},
-		"cherry-pick": {}, "revert": {}, "init": {}, "clone": {}, "tag": {}, "remote": {}, "submodule": {},
-		"lfs": {}, "archive": {}, "format-patch": {}, "am": {}, "apply": {}, "bisect": {}, "notes": {},
+		"whatchanged": {}, "fetch": {}, "pull": {}, "add": {}, "mv": {}, "merge": {},
+		"rebase":      {rule: gitRunsOption("x", "exec")},
+		"difftool":    {rule: gitRunsOption("x", "extcmd")},
+		"grep":        {rule: gitGrep},
+		"bisect":      {rule: gitRunsArgs("run")},
+		"submodule":   {rule: gitRunsArgs("foreach")},
+		"cherry-pick": {}, "revert": {}, "init": {}, "clone": {}, "tag": {}, "remote": {},
+		"lfs": {}, "archive": {}, "format-patch": {}, "am": {}, "apply": {}, "notes": {},
 		"sparse-checkout": {}, "maintenance": {}, "help": {}, "version": {}, "range-diff": {},
 		"config": {rule: func(cc *cmdCtx, p parsed) {
 			for _, a := range cc.args[1:] {
@@ -42,7 +47,7 @@ func gitSubTable() map[string]gitSub {
 			}
 		}},
 		"count-objects": {}, "fsck": {}, "verify-commit": {}, "var": {}, "check-ignore": {}, "check-attr": {},
-		"mergetool": {}, "difftool": {}, "bundle": {}, "credential": {}, "restore-staged": {}, "annotate": {},
+		"mergetool": {}, "bundle": {}, "credential": {}, "restore-staged": {}, "annotate": {},
 		"commit": {opts: "no-verify n", rule: func(cc *cmdCtx, p parsed) {
 			for _, a := range cc.args {
 				if a.Value == "--no-verify" || a.Value == "-n" {
@@ -127,33 +132,38 @@ func gitSubTable() map[string]gitSub {
 		}},
 		"reflog": {rule: func(cc *cmdCtx, p parsed) {
 			if len(cc.args) > 1 && (cc.args[1].Value == "expire" || cc.args[1].Value == "delete") {
-				cc.gitDiscard("git reflog "+cc.args[1].Value+" removes the record needed to recover lost commits", "")
+				cc.gitHistory("git reflog " + cc.args[1].Value + " removes the record needed to recover lost commits")
 			}
 		}},
 		"gc": {rule: func(cc *cmdCtx, p parsed) {
 			for _, a := range cc.args[1:] {
 				if strings.HasPrefix(a.Value, "--prune=") {
-					cc.gitDiscard("git gc --prune=… deletes unreachable commits", "git gc")
+					cc.gitHistory("git gc --prune=… deletes unreachable commits")
 				}
 			}
 		}},
-		"prune": {rule: func(cc *cmdCtx, p parsed) { cc.gitDiscard("git prune deletes unreachable objects", "") }},
+		"prune": {rule: func(cc *cmdCtx, p parsed) { cc.gitHistory("git prune deletes unreachable objects") }},
 		"update-ref": {rule: func(cc *cmdCtx, p parsed) {
 			if hasArg(cc.args, "-d", "--stdin") {
-				cc.gitDiscard("git update-ref -d deletes a ref", "")
+				cc.gitHistory("git update-ref -d deletes a ref")
 			}
 		}},
 		"worktree": {rule: func(cc *cmdCtx, p parsed) {
 			if len(cc.args) > 1 && cc.args[1].Value == "remove" {
 				if hasArg(cc.args, "--force", "-f") {
 					cc.gitDiscard("git worktree remove --force deletes a worktree with its changes", "git worktree remove")
+					for _, w := range cc.args[2:] {
+						if !strings.HasPrefix(w.Value, "-") {
+							cc.effect(EffDeleteRec, w) // the worktree, wherever it is
+						}
+					}
 					return
 				}
 				cc.say(warden.Ask, "shell.git.worktree_remove", "git worktree remove deletes a worktree directory")
 			}
 		}},
-		"filter-branch": {rule: func(cc *cmdCtx, p parsed) { cc.gitDiscard("git filter-branch rewrites history", "") }},
-		"filter-repo":   {rule: func(cc *cmdCtx, p parsed) { cc.gitDiscard("git filter-repo rewrites history", "") }},
+		"filter-branch": {rule: func(cc *cmdCtx, p parsed) { cc.gitHistory("git filter-branch rewrites history") }},
+		"filter-repo":   {rule: func(cc *cmdCtx, p parsed) { cc.gitHistory("git filter-repo rewrites history") }},
 		"rm": {rule: func(cc *cmdCtx, p parsed) {
 			cached, rec := false, false
 			var ops []walk.Word
@@ -185,11 +195,119 @@ func hasArg(args []walk.Word, vs ...string) bool {
 	return false
 }
 
-// gitDiscard denies a git command that discards work.
+// gitDiscard asks about a git command that discards uncommitted work in the
+// project (a human may want it; nothing else can recover it). In a work
+// tree outside the project (--work-tree, -C, cd) it is judged as a
+// recursive delete of that tree, so discarding in / or a home is denied.
 func (cc *cmdCtx) gitDiscard(reason, suggestion string) {
-	f := cc.say(warden.Deny, "shell.git.discard", reason)
+	v, rule := warden.Ask, "shell.git.discard"
+	tree := cc.gitTree
+	if tree == "" {
+		tree = cc.z.cwd
+	}
+	if tree != "" {
+		switch zn := cc.z.path(tree); zn {
+		case ZoneWorkspaceRoot, ZoneWorkspaceOther, ZoneWorkspaceArtifact, ZoneWorkspaceVCS, ZoneUnknown:
+		default:
+			if t := cc.c.p.lookup(EffDeleteRec, zn); t.Stronger(v) {
+				v, rule = t, "shell.git.discard."+zn.String()
+				reason += fmt.Sprintf(", in the work tree %q (%s)", tree, zn)
+			}
+		}
+	}
+	f := cc.say(v, rule, reason)
 	f.destructive = true
 	f.suggestion = suggestion
+}
+
+// gitHistory denies a git command that destroys history or the records
+// needed to recover it.
+func (cc *cmdCtx) gitHistory(reason string) {
+	cc.say(warden.Deny, "shell.git.history", reason).destructive = true
+}
+
+// gitRunsOption returns the rule of a subcommand whose option (short or
+// long, a value separate, attached or after "=") is a command git runs
+// (rebase -x, difftool --extcmd): the command is classified.
+func gitRunsOption(short, long string) func(*cmdCtx, parsed) {
+	return func(cc *cmdCtx, _ parsed) {
+		args := cc.args[1:]
+		for i, a := range args {
+			v := a.Value
+			var code *string
+			switch {
+			case (v == "-"+short || v == "--"+long) && i+1 < len(args):
+				if args[i+1].Dynamic {
+					cc.say(warden.Ask, "shell.git.dynamic_command", "git "+cc.args[0].Value+" runs a command only known at run time")
+					return
+				}
+				code = &args[i+1].Value
+			case strings.HasPrefix(v, "--"+long+"="):
+				c := strings.TrimPrefix(v, "--"+long+"=")
+				code = &c
+			case strings.HasPrefix(v, "-"+short) && len(v) > 2 && !strings.HasPrefix(v, "--"):
+				c := v[2:]
+				code = &c
+			}
+			if code != nil {
+				if a.Dynamic {
+					cc.say(warden.Ask, "shell.git.dynamic_command", "git "+cc.args[0].Value+" runs a command only known at run time")
+					return
+				}
+				cc.subShell(*code)
+			}
+		}
+	}
+}
+
+// gitGrep: git grep -O<cmd> / --open-files-in-pager=<cmd> runs cmd.
+func gitGrep(cc *cmdCtx, _ parsed) {
+	for _, a := range cc.args[1:] {
+		v := a.Value
+		if c, ok := strings.CutPrefix(v, "--open-files-in-pager="); ok {
+			cc.subShell(c)
+		} else if strings.HasPrefix(v, "-O") && len(v) > 2 {
+			cc.subShell(v[2:])
+		}
+	}
+}
+
+// gitRunsArgs returns the rule of a subcommand whose sub-subcommand word
+// runs the rest of the arguments as a command (bisect run CMD…, submodule
+// foreach CMD).
+func gitRunsArgs(word string) func(*cmdCtx, parsed) {
+	return func(cc *cmdCtx, _ parsed) {
+		args := cc.args[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0].Value, "-") {
+			args = args[1:]
+		}
+		if len(args) == 0 || args[0].Value != word {
+			return
+		}
+		args = args[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0].Value, "-") {
+			args = args[1:] // foreach --recursive
+		}
+		if len(args) == 0 {
+			return
+		}
+		var parts []string
+		for _, a := range args {
+			if a.Dynamic {
+				cc.say(warden.Ask, "shell.git.dynamic_command", "git "+cc.args[0].Value+" "+word+" runs a command only known at run time")
+				return
+			}
+			parts = append(parts, a.Value)
+		}
+		if len(parts) == 1 && word == "foreach" {
+			cc.subShell(parts[0]) // a code string
+			return
+		}
+		for i, p := range parts {
+			parts[i] = shellQuote(p)
+		}
+		cc.subShell(strings.Join(parts, " "))
+	}
 }
 
 func gitPush(cc *cmdCtx, p parsed) {
@@ -221,9 +339,11 @@ func gitPush(cc *cmdCtx, p parsed) {
 	if p.has("all") && p.has("prune") {
 		cc.say(warden.Ask, "shell.git.push_prune", "git push --prune deletes remote branches")
 	}
+	cc.leaves("git push sends commits to a remote repository, beyond this machine")
 }
 
 func hGit(cc *cmdCtx) {
+	cc.netJudged = true // its remotes are judged by gitRemote
 	g := gram("git")
 	// Global options up to the subcommand.
 	i := 0
@@ -287,12 +407,17 @@ func hGit(cc *cmdCtx) {
 	}
 	if wt != "" {
 		cc.c.trace = append(cc.c.trace, "git work tree "+wt)
+		if !path.IsAbs(wt) && cc.z.cwd != "" {
+			wt = path.Join(cc.z.cwd, wt)
+		}
+		cc.gitTree = wt
 	}
 	if i >= len(cc.args) {
 		return
 	}
 	sub := cc.args[i].Value
 	cc.args = cc.args[i:]
+	gitRemote(cc, sub)
 	s, ok := gitSubs[sub]
 	if !ok {
 		if strings.HasPrefix(sub, "-") {
@@ -313,4 +438,79 @@ func hGit(cc *cmdCtx) {
 		}
 	}
 	s.rule(cc, p)
+}
+
+// gitRemoteGrammars are the option grammars of the subcommands that reach a
+// remote, for finding the repository operand (push's is gitSubs').
+var gitRemoteGrammars = map[string]string{
+	"clone": "o,origin= b,branch= u,upload-pack= reference= reference-if-able= separate-git-dir= depth= shallow-since= " +
+		"shallow-exclude= c,config= template= j,jobs= filter= server-option= bundle-uri= ref-format= " +
+		"recurse-submodules=? recursive=? l,local no-hardlinks s,shared dissociate q,quiet v,verbose progress " +
+		"n,no-checkout bare mirror single-branch no-single-branch no-tags shallow-submodules no-shallow-submodules " +
+		"remote-submodules no-remote-submodules sparse reject-shallow no-reject-shallow also-filter-submodules",
+	"fetch": gitFetchOpts,
+	"pull": gitFetchOpts + " s,strategy= X,strategy-option= rebase=? r gpg-sign=? S cleanup= log=? ff no-ff ff-only " +
+		"commit no-commit edit no-edit squash no-squash stat no-stat autostash no-autostash verify no-verify signoff " +
+		"no-signoff allow-unrelated-histories",
+	"ls-remote":     "upload-pack= o,server-option= sort= h,heads t,tags b,branches refs get-url symref q,quiet exit-code",
+	"archive":       "remote= exec= o,output= format= prefix= add-file= add-virtual-file= mtime= l,list v,verbose worktree-attributes",
+	"submodule add": "b,branch= f,force name= reference= depth= q,quiet",
+}
+
+const gitFetchOpts = "upload-pack= depth= deepen= shallow-since= shallow-exclude= j,jobs= o,server-option= refmap= " +
+	"negotiation-tip= recurse-submodules=? submodule-prefix= filter= all append atomic dry-run f,force k,keep multiple " +
+	"no-all prune p P,prune-tags t,tags n,no-tags q,quiet v,verbose progress unshallow update-shallow " +
+	"u,update-head-ok 4,ipv4 6,ipv6 set-upstream write-fetch-head no-write-fetch-head auto-maintenance auto-gc " +
+	"show-forced-updates porcelain"
+
+// gitRemote judges the remote a git subcommand reaches when it is written as
+// a URL or host:path (a remote's name is in .git/config, which the guard
+// does not read: the egress proxy judges that connection), and classifies
+// the commands its transport options run (--upload-pack, --receive-pack).
+func gitRemote(cc *cmdCtx, sub string) {
+	args := cc.args[1:]
+	key := sub
+	switch sub {
+	case "clone", "fetch", "pull", "ls-remote", "push", "archive":
+	case "submodule":
+		if len(args) == 0 || args[0].Value != "add" {
+			return
+		}
+		key, args = "submodule add", args[1:]
+	default:
+		return
+	}
+	p := parseArgs(gram("git "+key), args, false)
+	for _, k := range [...]string{"upload-pack", "receive-pack", "exec"} {
+		if sub == "archive" && k == "exec" {
+			continue // the remote side's program
+		}
+		for _, v := range p.flags[k] {
+			cc.subShell(v)
+		}
+	}
+	var repos []string
+	if len(p.operands) > 0 && sub != "archive" {
+		w := p.operands[0]
+		if s, ok := knownURL(w); ok {
+			repos = append(repos, s)
+		}
+	}
+	repos = append(repos, p.flags["bundle-uri"]...)
+	repos = append(repos, p.flags["repo"]...)
+	repos = append(repos, p.flags["remote"]...)
+	for _, r := range repos {
+		if t, web, ok := urlTarget(r); ok {
+			m := ""
+			if web {
+				m = "GET"
+				if sub == "push" {
+					m = "POST"
+				}
+			}
+			cc.network(t, m)
+		} else if h, ok := scpHost(r); ok {
+			cc.remoteHost(h, 22)
+		}
+	}
 }

@@ -18,6 +18,9 @@ func handlerTable() map[string]handler {
 			grammarSrc["git "+name] = s.opts
 		}
 	}
+	for name, src := range gitRemoteGrammars {
+		grammarSrc["git "+name] = src
+	}
 	systemHandlers(t)
 	processHandlers(t)
 	toolHandlers(t)

@@ -10,37 +10,8 @@ import (
 
 func toolHandlers(t map[string]handler) {
 	t["warden"] = hWarden
-	t["curl"] = hNetClient
-	t["wget"] = hNetClient
-	t["http"] = hNetClient
-	t["xh"] = hNetClient
-	for _, n := range []string{"nc", "ncat", "netcat", "socat", "telnet"} {
-		t[n] = func(cc *cmdCtx) {
-			for _, a := range cc.args {
-				if a.Value == "-e" || a.Value == "-c" || strings.HasPrefix(a.Value, "EXEC:") || strings.HasPrefix(a.Value, "SYSTEM:") || strings.Contains(a.Value, "exec:") {
-					cc.say(warden.Deny, "shell.reverse_shell", cc.name+" would connect a shell to the network").destructive = true
-					return
-				}
-			}
-			cc.say(warden.Sandbox, "shell.raw_socket", cc.name+" opens raw network connections; it runs in the sandbox")
-		}
-	}
-	t["ssh"] = func(cc *cmdCtx) { cc.say(warden.Ask, "shell.remote_login", "ssh opens a session on another machine") }
-	t["scp"] = func(cc *cmdCtx) {
-		n := len(cc.args)
-		if n == 0 {
-			return
-		}
-		if !strings.Contains(cc.args[n-1].Value, ":") {
-			cc.effect(EffWrite, cc.args[n-1])
-			return
-		}
-		for _, a := range cc.args[:n-1] {
-			if !strings.HasPrefix(a.Value, "-") && cc.zone(a) == ZoneHomeSensitive {
-				cc.say(warden.Deny, "shell.exfiltration", "scp would copy the secret file "+a.Value+" to another host").destructive = true
-			}
-		}
-	}
+	networkHandlers(t)
+	leavingHandlers(t)
 	t["env"] = func(cc *cmdCtx) {
 		if len(cc.args) == 0 || allFlags(cc.args) {
 			cc.c.markSecretRead(cc.cmd)
@@ -61,12 +32,14 @@ func toolHandlers(t map[string]handler) {
 	t["oc"] = hKubectl
 	t["helm"] = func(cc *cmdCtx) {
 		switch firstOperand(cc) {
-		case "list", "ls", "status", "get", "show", "template", "lint", "version", "search", "repo", "history", "env", "dependency", "help", "":
+		case "show", "template", "lint", "version", "search", "repo", "env", "dependency", "help", "create", "package", "verify", "completion", "":
 			return
+		case "list", "ls", "status", "get", "history":
+			cc.needsHost("helm " + firstOperand(cc) + " reads the cluster with the credentials in ~/.kube, which the sandbox masks")
 		case "uninstall", "delete", "rollback":
 			cc.say(warden.Ask, "shell.infra.helm", "helm "+firstOperand(cc)+" changes a cluster").destructive = true
 		default:
-			cc.say(warden.Ask, "shell.infra.helm", "helm "+firstOperand(cc)+" changes a cluster")
+			cc.leaves("helm " + firstOperand(cc) + " changes a cluster")
 		}
 	}
 	t["terraform"] = hTerraform
@@ -77,12 +50,8 @@ func toolHandlers(t map[string]handler) {
 	t["az"] = hCloud
 	t["gsutil"] = hCloud
 	t["doctl"] = hCloud
-	t["gh"] = func(cc *cmdCtx) {
-		ops := operandValues(cc.args)
-		if len(ops) >= 2 && (ops[1] == "delete" || ops[1] == "archive") {
-			cc.say(warden.Ask, "shell.gh.delete", "gh "+ops[0]+" "+ops[1]+" deletes on GitHub").destructive = true
-		}
-	}
+	t["gh"] = hForgeCLI
+	t["glab"] = hForgeCLI
 	for _, n := range []string{"npm", "pnpm", "yarn", "bun"} {
 		t[n] = hNodePkg
 	}
@@ -97,7 +66,7 @@ func toolHandlers(t map[string]handler) {
 	}
 	t["cargo"] = func(cc *cmdCtx) {
 		if firstOperand(cc) == "publish" || firstOperand(cc) == "yank" || firstOperand(cc) == "login" || firstOperand(cc) == "owner" {
-			cc.say(warden.Ask, "shell.publish", "cargo "+firstOperand(cc)+" changes a package registry")
+			cc.leaves("cargo " + firstOperand(cc) + " changes a package registry")
 			return
 		}
 		taskRunner(cc)
@@ -160,7 +129,7 @@ func toolHandlers(t map[string]handler) {
 				taskRunner(cc)
 			case ZoneNull:
 			default:
-				cc.say(warden.Sandbox, "shell.source", cc.name+" "+a.Value+" runs a script the guard cannot see; it runs in the sandbox")
+				cc.unseen("shell.source", cc.name+" "+a.Value+" runs a script the guard cannot see")
 			}
 		}
 	}
@@ -199,42 +168,23 @@ func subRunner(cc *cmdCtx, known string) {
 	if sub == "" {
 		return
 	}
-	cc.say(warden.Sandbox, "shell.unknown_subcommand", fmt.Sprintf("%s %s is not a known subcommand", cc.name, sub))
+	cc.unseen("shell.unknown_subcommand", fmt.Sprintf("%s %s is not a known subcommand", cc.name, sub))
 }
 
-// hNetClient: curl and wget read the network; uploads are sinks.
-func hNetClient(cc *cmdCtx) {
-	for _, f := range netOutputFiles(cc.cmd) {
-		cc.effect(EffWrite, walk.Word{Value: f})
-	}
-	// Uploads of secret files: -T FILE, -d @FILE, -F name=@FILE, --post-file.
-	for i, a := range cc.args {
-		v := a.Value
-		var file string
-		switch {
-		case (v == "-T" || v == "--upload-file" || v == "--post-file" || v == "--body-file") && i+1 < len(cc.args):
-			file = cc.args[i+1].Value
-		case strings.HasPrefix(v, "--post-file=") || strings.HasPrefix(v, "--body-file="):
-			_, file, _ = strings.Cut(v, "=")
-		case strings.HasPrefix(v, "@") && len(v) > 1 && v != "@-":
-			file = v[1:]
-		case strings.Contains(v, "=@") && !strings.HasSuffix(v, "=@-"):
-			_, file, _ = strings.Cut(v, "=@")
-			file, _, _ = strings.Cut(file, ";")
-		}
-		if file != "" && cc.zone(walk.Word{Value: file}) == ZoneHomeSensitive {
-			cc.say(warden.Deny, "shell.exfiltration", cc.name+" would upload the secret file "+file).destructive = true
-		}
-	}
-	for _, a := range cc.args {
-		if h := urlHost(a.Value); h != "" && !isASCII(h) {
-			cc.say(warden.Ask, "shell.net.homograph", "the URL host has non-ASCII characters, a homograph of another host")
-		}
-	}
-}
+// containerReads are the docker (podman, nerdctl) subcommands that only
+// read the daemon's state; containerMgmtReads are the second words that
+// only read under a management command (image ls, compose ps…).
+var (
+	containerReads     = setOf("ps", "images", "logs", "inspect", "version", "info", "search", "history", "top", "stats", "port", "diff", "events", "help", "--help", "--version", "")
+	containerMgmtReads = setOf("ls", "list", "inspect", "logs", "top", "stats", "port", "diff", "df", "info", "events", "history", "ps", "config", "images", "version", "show", "du", "help", "--help")
+)
 
-// hContainer: docker/podman. run and exec are unwrapped by Walk (their
-// inner command is classified); here the container options are judged.
+// hContainer: docker, podman and nerdctl act through a daemon that runs
+// outside warden's sandbox, so every subcommand that acts (build, pull,
+// compose up, push…) is asked about; reading the daemon's state is not.
+// run and exec are unwrapped by Walk (their inner command is classified and
+// asked about as run through the daemon); here the container options are
+// judged.
 func hContainer(cc *cmdCtx) {
 	ops := operandValues(cc.args)
 	sub := ""
@@ -242,24 +192,29 @@ func hContainer(cc *cmdCtx) {
 		sub = ops[0]
 	}
 	switch sub {
-	case "ps", "images", "logs", "inspect", "version", "info", "build", "pull", "search", "history", "top", "stats", "port", "diff", "events", "login", "tag", "", "buildx", "context", "start", "stop", "restart", "create", "cp", "wait", "attach":
-		return
-	case "run", "exec":
+	case "run", "exec", "create":
 		containerRun(cc)
 	case "compose":
 		if len(ops) > 1 && ops[1] == "down" && (hasArg(cc.args, "-v", "--volumes", "--rmi")) {
 			cc.say(warden.Ask, "shell.container.volumes", "docker compose down -v deletes the project's volumes").destructive = true
+			return
 		}
-	case "system", "volume", "image", "container", "network", "builder":
+	case "system", "volume", "image", "container", "network", "builder", "buildx":
 		if len(ops) > 1 && (ops[1] == "prune" || ops[1] == "rm" || ops[1] == "remove") {
 			cc.say(warden.Ask, "shell.container.prune", "docker "+sub+" "+ops[1]+" deletes containers, images or volumes").destructive = true
+			return
 		}
 	case "rm", "rmi", "kill":
 		cc.say(warden.Ask, "shell.container.remove", "docker "+sub+" removes containers or images")
-	case "push":
-		cc.say(warden.Ask, "shell.publish", "docker push publishes an image")
+		return
+	}
+	what := strings.Join(ops[:min(2, len(ops))], " ")
+	switch {
+	case sub == "" || sub == "help" || sub == "completion" || hasArg(cc.args, "--help", "-h") || len(ops) == 0 && hasArg(cc.args, "--version", "-v"):
+	case containerReads.has(sub) || len(ops) > 1 && containerMgmtReads.has(ops[1]):
+		cc.needsHost(cc.name + " " + what + " talks to the container daemon, which the sandbox cannot reach")
 	default:
-		cc.say(warden.Ask, "shell.container", "docker "+sub+" is not a known subcommand")
+		cc.leaves(cc.name + " " + what + " acts through the container daemon, which runs outside warden's sandbox")
 	}
 }
 
@@ -291,8 +246,15 @@ func hKubectl(cc *cmdCtx) {
 		sub = ops[0]
 	}
 	switch sub {
-	case "get", "describe", "logs", "top", "explain", "version", "cluster-info", "api-resources", "api-versions", "config", "auth", "diff", "events", "wait", "":
+	case "", "help", "completion", "kustomize":
 		return
+	case "version":
+		if hasArg(cc.args, "--client") {
+			return
+		}
+		cc.needsHost("kubectl " + sub + " reads the cluster with the credentials in ~/.kube, which the sandbox masks")
+	case "get", "describe", "logs", "top", "explain", "cluster-info", "api-resources", "api-versions", "config", "auth", "diff", "events", "wait":
+		cc.needsHost("kubectl " + sub + " reads the cluster with the credentials in ~/.kube, which the sandbox masks")
 	case "delete":
 		if hasArg(cc.args, "--all", "-A", "--all-namespaces") || len(ops) > 1 && (ops[1] == "namespace" || ops[1] == "ns" || ops[1] == "pv" || ops[1] == "node" || ops[1] == "crd") {
 			cc.say(warden.Deny, "shell.infra.kubectl_delete_all", "kubectl delete of namespaces, nodes or --all deletes whole workloads").destructive = true
@@ -302,7 +264,7 @@ func hKubectl(cc *cmdCtx) {
 	case "drain":
 		cc.say(warden.Ask, "shell.infra.kubectl", "kubectl drain evicts every pod from a node").destructive = true
 	default:
-		cc.say(warden.Ask, "shell.infra.kubectl", "kubectl "+sub+" changes a cluster")
+		cc.leaves("kubectl " + sub + " acts on a cluster")
 	}
 }
 
@@ -323,9 +285,9 @@ func hTerraform(cc *cmdCtx) {
 				return
 			}
 		}
-		cc.say(warden.Ask, "shell.infra.apply", cc.name+" "+sub+" changes real infrastructure")
+		cc.leaves(cc.name + " " + sub + " changes real infrastructure")
 	default:
-		cc.say(warden.Ask, "shell.infra", cc.name+" "+sub+" is not a known subcommand")
+		cc.leaves(cc.name + " " + sub + " is not a subcommand known to only read; it may change real infrastructure")
 	}
 }
 
@@ -353,27 +315,66 @@ func hCloud(cc *cmdCtx) {
 	if len(ops) == 0 {
 		return
 	}
-	cc.say(warden.Ask, "shell.cloud", cc.name+" "+strings.Join(ops[:min(2, len(ops))], " ")+" may change cloud resources")
+	cc.leaves(cc.name + " " + strings.Join(ops[:min(2, len(ops))], " ") + " may change cloud resources")
 }
 
 func hNodePkg(cc *cmdCtx) {
+	ops := operandValues(cc.args)
 	sub := firstOperand(cc)
+	if sub == "npm" && cc.name == "yarn" && len(ops) > 1 {
+		sub = ops[1] // yarn npm publish, yarn npm login
+	}
 	switch sub {
-	case "publish", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser", "token", "access", "team":
-		cc.say(warden.Ask, "shell.publish", cc.name+" "+sub+" changes the package registry")
+	case "publish", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser", "token", "access", "team", "star", "unstar", "hook", "org":
+		cc.leaves(cc.name + " " + sub + " changes the package registry")
 	case "exec", "x", "dlx":
 		cc.args = cc.args[1:]
 		hPackageRunner(cc)
+	case "run", "run-script", "rum", "urn":
+		if len(ops) > 1 && isDeployTarget(ops[1]) {
+			cc.leaves(fmt.Sprintf("%s run %s may deploy, publish or push beyond this machine", cc.name, ops[1]))
+			return
+		}
+		taskRunner(cc)
 	default:
+		// yarn, pnpm and bun run a package script named as the subcommand.
+		if cc.name != "npm" && isDeployTarget(sub) {
+			cc.leaves(fmt.Sprintf("%s %s may deploy, publish or push beyond this machine", cc.name, sub))
+			return
+		}
 		taskRunner(cc)
 	}
 }
 
-// knownDevTools are package-runner targets that are ordinary project tools.
-var knownDevTools = setOf("tsc", "eslint", "prettier", "jest", "vitest", "mocha", "playwright", "next",
-	"vite", "webpack", "tsx", "ts-node", "nx", "turbo", "lerna", "husky", "lint-staged", "create-react-app",
-	"create-next-app", "create-vite", "storybook", "prisma", "drizzle-kit", "biome", "knip", "depcheck",
-	"npm-check-updates", "ncu", "rimraf_", "nodemon", "concurrently", "cross-env", "http-server", "serve")
+// knownDevTools are package-runner targets that are ordinary project tools
+// (scaffolders named create-* are too).
+var knownDevTools = setOf("tsc", "typescript", "eslint", "prettier", "jest", "vitest", "mocha", "playwright",
+	"@playwright/test", "next", "vite", "vite-node", "webpack", "webpack-cli", "tsx", "ts-node", "nx", "turbo",
+	"lerna", "husky", "lint-staged", "storybook", "prisma", "drizzle-kit", "biome", "@biomejs/biome", "knip",
+	"depcheck", "npm-check-updates", "ncu", "rimraf_", "nodemon", "concurrently", "cross-env", "http-server",
+	"serve", "shadcn", "shadcn-ui", "degit", "tiged", "tailwindcss", "@tailwindcss/cli", "postcss", "sv",
+	"@angular/cli", "ng", "@vue/cli", "nuxi", "astro", "esbuild", "rollup", "parcel", "c8", "nyc", "jest-cli",
+	"karma", "cypress", "stylelint", "markdownlint-cli", "markdownlint-cli2", "typedoc", "@redocly/cli",
+	"openapi-typescript", "json-server", "wait-on", "kill-port", "pyright", "cookiecutter", "copier",
+	"pip-tools", "pip-audit", "bandit", "sqlfluff", "ruff", "black", "isort", "mypy", "pytest", "pre-commit")
+
+// knownDevTool reports whether a package spec (name@version, @scope/name)
+// names a known development tool or a create-* scaffolder.
+func knownDevTool(spec string) bool {
+	name := spec
+	if strings.HasPrefix(name, "@") {
+		if i := strings.IndexByte(name[1:], '@'); i >= 0 {
+			name = name[:i+1]
+		}
+	} else if i := strings.IndexByte(name, '@'); i > 0 {
+		name = name[:i]
+	}
+	if i := strings.IndexByte(name, '='); i > 0 {
+		name = name[:i] // uvx ruff==0.6
+	}
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	return knownDevTools.has(name) || strings.HasPrefix(base, "create-")
+}
 
 // hPackageRunner: npx PKG … runs a package from the registry.
 func hPackageRunner(cc *cmdCtx) {
@@ -392,11 +393,7 @@ func hPackageRunner(cc *cmdCtx) {
 		cc.out = append(cc.out, inner.out...)
 		return
 	}
-	if knownDevTools.has(name) {
-		taskRunner(cc)
-		return
-	}
-	cc.say(warden.Sandbox, "shell.package_runner", fmt.Sprintf("%s runs the registry package %s, code the guard cannot see", cc.name, pkg.Value))
+	registryPackage(cc, cc.name, pkg.Value)
 }
 
 func hPip(cc *cmdCtx) {
@@ -409,9 +406,9 @@ func hPip(cc *cmdCtx) {
 	case "uninstall", "remove":
 		cc.say(warden.Ask, "shell.package.remove", cc.name+" uninstall removes packages")
 	case "publish", "upload":
-		cc.say(warden.Ask, "shell.publish", cc.name+" "+sub+" publishes a package")
+		cc.leaves(cc.name + " " + sub + " publishes a package")
 	default:
-		cc.say(warden.Sandbox, "shell.unknown_subcommand", cc.name+" "+sub+" is not a known subcommand")
+		cc.unseen("shell.unknown_subcommand", cc.name+" "+sub+" is not a known subcommand")
 	}
 }
 
@@ -481,16 +478,17 @@ func isASCII(s string) bool {
 	return true
 }
 
-// hAwk: awk -f runs a program file the guard cannot see, which the sandbox
-// takes, as it takes source; print and printf redirected to a literal file
-// write that file. (The walk classifies the commands a program runs.)
+// hAwk: awk -f runs a program file the guard cannot see, which runs in the
+// workspace sandbox, as a script does; print and printf redirected to a
+// literal file write that file. (The walk classifies the commands a program
+// runs.)
 func hAwk(cc *cmdCtx) {
 	var prog *walk.Word
 	for i := 0; i < len(cc.args); i++ {
 		v := cc.args[i].Value
 		switch {
 		case v == "-f" || v == "--file" || strings.HasPrefix(v, "--file=") || strings.HasPrefix(v, "-f"):
-			cc.say(warden.Sandbox, "shell.script_file", "awk runs a program file the guard cannot see; it runs in the sandbox")
+			cc.unseen("shell.script_file", "awk runs a program file the guard cannot see")
 			return
 		case v == "-v" || v == "-F" || v == "--assign" || v == "--field-separator":
 			i++

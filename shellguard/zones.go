@@ -138,17 +138,41 @@ func (z zoner) word(w walk.Word, raw string) Zone {
 			zn := z.path(z.cwd)
 			if zn == ZoneWorkspaceRoot {
 				// A glob in the workspace matches workspace entries.
-				return ZoneWorkspaceOther
+				return globSegments(v, ZoneWorkspaceOther)
 			}
 			return zn
 		}
 		zn := z.path(dir)
 		if zn == ZoneWorkspaceRoot {
-			return ZoneWorkspaceOther
+			zn = ZoneWorkspaceOther
+		}
+		if zn == ZoneWorkspaceOther {
+			return globSegments(v, zn)
 		}
 		return zn
 	}
 	return z.path(v)
+}
+
+// globSegments refines the zone of a glob in the workspace by its literal
+// segments: every match of packages/*/dist is build output, every match of
+// */.git a repository.
+func globSegments(v string, zn Zone) Zone {
+	segs := strings.Split(v, "/")
+	if strings.Contains(v, "..") {
+		return zn
+	}
+	for _, s := range segs {
+		if s == ".git" {
+			return ZoneWorkspaceVCS
+		}
+	}
+	for _, s := range segs {
+		if !strings.ContainsAny(s, "*?[") && artifactDirs.has(s) {
+			return ZoneWorkspaceArtifact
+		}
+	}
+	return zn
 }
 
 // dynamic judges a word with unknown parts by its known prefix and its text.

@@ -1,0 +1,149 @@
+package shellguard
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+// A verdict file (testdata/*.txt) holds one case a line:
+//
+//	VERDICT [RULE] :: COMMAND
+//
+// COMMAND is taken as written, or Go-unquoted when it starts with a double
+// quote (for heredocs). RULE, when given, must be the deciding rule. Blank
+// lines and lines starting with # are comments.
+type verdictCase struct {
+	want    warden.Verdict
+	rule    string
+	command string
+	line    int
+}
+
+func loadVerdicts(t *testing.T, name string) []verdictCase {
+	t.Helper()
+	cs, err := readVerdicts(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// loadVerdictsQuiet returns the commands of a verdict file, or none when it
+// cannot be read (for seeding fuzzers).
+func loadVerdictsQuiet(name string) []string {
+	cs, _ := readVerdicts(name)
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.command)
+	}
+	return out
+}
+
+func readVerdicts(name string) ([]verdictCase, error) {
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []verdictCase
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		head, cmd, ok := strings.Cut(line, " :: ")
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: want VERDICT [RULE] :: COMMAND", name, n)
+		}
+		fields := strings.Fields(head)
+		v, err := warden.ParseVerdict(fields[0])
+		if err != nil || len(fields) > 2 {
+			return nil, fmt.Errorf("%s:%d: %q is not VERDICT [RULE]", name, n, head)
+		}
+		c := verdictCase{want: v, command: cmd, line: n}
+		if len(fields) == 2 {
+			c.rule = fields[1]
+		}
+		if strings.HasPrefix(cmd, `"`) {
+			if c.command, err = strconv.Unquote(cmd); err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", name, n, err)
+			}
+		}
+		out = append(out, c)
+	}
+	return out, sc.Err()
+}
+
+// runVerdicts classifies every case of a verdict file under p.
+func runVerdicts(t *testing.T, name string, p Policy) {
+	for _, c := range loadVerdicts(t, name) {
+		t.Run(c.command, func(t *testing.T) {
+			r := Classify(c.command, corpusEnv, p)
+			if r.Verdict != c.want || c.rule != "" && r.Rule != c.rule {
+				t.Errorf("%s:%d: Classify(%q) = %v (%s: %s), want %v %s", name, c.line, c.command, r.Verdict, r.Rule, r.Reason, c.want, c.rule)
+			}
+		})
+	}
+}
+
+// defaultPolicy is the policy a user gets: task runners allowed, a sandbox
+// available, and the default network policy (registries allowed, other
+// hosts asked about).
+func defaultPolicy() Policy {
+	p := DefaultPolicy()
+	p.SandboxAvailable = true
+	p.Network = defaultNetwork
+	return p
+}
+
+// TestOrdinaryWork: the commands of ordinary agent sessions are allowed (to
+// run in the workspace sandbox), with a rule naming the dev server the
+// agent started (localhost:3000).
+func TestOrdinaryWork(t *testing.T) {
+	p := defaultPolicy()
+	p.Network = devNetwork
+	runVerdicts(t, "ordinary.txt", p)
+}
+
+// TestNetworkGate: every destination a command names meets the network
+// policy.
+func TestNetworkGate(t *testing.T) { runVerdicts(t, "network.txt", defaultPolicy()) }
+
+// TestLeavesMachine: effects beyond this machine or the project ask.
+func TestLeavesMachine(t *testing.T) { runVerdicts(t, "leaves.txt", defaultPolicy()) }
+
+// TestDiscardAsks: discarding uncommitted work asks; destroying history and
+// .git stays denied.
+func TestDiscardAsks(t *testing.T) { runVerdicts(t, "discard.txt", defaultPolicy()) }
+
+// TestBuildOutput: deleting build output in the project is allowed.
+func TestBuildOutput(t *testing.T) { runVerdicts(t, "build_output.txt", defaultPolicy()) }
+
+// TestUnseenCode: code the guard cannot see runs in the workspace sandbox;
+// suspicious code in the guard sandbox.
+func TestUnseenCode(t *testing.T) { runVerdicts(t, "unseen.txt", defaultPolicy()) }
+
+// TestNoNetworkPolicyAsks: without a network policy, a command naming a
+// host is asked about, never allowed.
+func TestNoNetworkPolicyAsks(t *testing.T) {
+	p := defaultPolicy()
+	p.Network = nil
+	for _, cmd := range []string{"curl https://registry.npmjs.org/", "git clone https://github.com/x/y", "nc example.com 80", "ssh host", "pip install https://x.example/p.whl"} {
+		if r := Classify(cmd, corpusEnv, p); r.Verdict != warden.Ask {
+			t.Errorf("Classify(%q) without a network policy = %v (%s), want ask", cmd, r.Verdict, r.Rule)
+		}
+	}
+	// A zero Decision is deny: a Network that answers nothing denies.
+	p.Network = func(string, string) warden.Decision { return warden.Decision{} }
+	if r := Classify("curl https://x.example", corpusEnv, p); r.Verdict != warden.Deny {
+		t.Errorf("a zero network decision: %v, want deny", r.Verdict)
+	}
+}
