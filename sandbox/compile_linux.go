@@ -205,7 +205,17 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		warn = append(warn, fmt.Sprintf("no memory cgroup is available, so memory is capped by RLIMIT_AS (%s of address space): Go, Node and Java programs reserve more than they use and may fail to start", FormatBytes(n)))
 	}
 
-	env, _ := ScrubEnv(c.Env, s.PassEnv)
+	p.Env = commandEnv(s, c.Env, mode, tmp)
+	p.KeepBackground = s.Background
+	return p, warn, nil
+}
+
+// commandEnv is the environment a command starts with in a sandbox built
+// from s in mode: env scrubbed of credentials, the host's TMPDIR and proxy
+// settings; the egress proxy's variables under NetProxy; TMPDIR (the
+// private /tmp, or tmp without namespaces); then s.Env, which wins.
+func commandEnv(s *Spec, env []string, mode Mode, tmp string) []string {
+	env, _ = ScrubEnv(env, s.PassEnv)
 	env = slices.DeleteFunc(env, func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
 		return name == "TMPDIR" || isProxyVar(name)
@@ -221,22 +231,22 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	}
 	// s.Env wins over what survived scrubbing: a secret's placeholder must
 	// replace the real value even when --env kept that variable.
-	p.Env = append(slices.DeleteFunc(env, func(kv string) bool {
+	env = append(slices.DeleteFunc(env, func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.ContainsFunc(s.Env, func(set string) bool { return strings.HasPrefix(set, name+"=") })
 	}), s.Env...)
 	if s.Signer != nil {
-		p.Env = bypassProxyFor(p.Env, "127.0.0.1")
+		env = bypassProxyFor(env, "127.0.0.1")
 	}
 	if s.ReadAll && s.Net == NetProxy {
 		// Real work (the workspace profile) tests servers it starts itself
 		// on the sandbox's own loopback: clients reach them directly, not
 		// through the egress proxy, which would judge them as the host's.
 		for _, h := range []string{"127.0.0.1", "localhost", "::1"} {
-			p.Env = bypassProxyFor(p.Env, h)
+			env = bypassProxyFor(env, h)
 		}
 	}
-	return p, warn, nil
+	return env
 }
 
 // bypassProxyFor makes sure that, when env sends HTTP clients through a

@@ -14,9 +14,9 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -42,6 +42,11 @@ type Manager struct {
 	HealthEvery time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Egress returns the egress proxy a sandbox with NetProxy sends its
+	// connections to; the supervisor calls it each time it starts the
+	// sandbox's init, and the proxy serves until the init stops. Nil
+	// refuses NetProxy sandboxes.
+	Egress func(info Info) (Egress, error)
 }
 
 var _ Engine = (*Manager)(nil)
@@ -81,15 +86,19 @@ func (m *Manager) Start(ctx context.Context, name, profile string, spec Spec) (I
 	if err := ValidName(name); err != nil {
 		return Info{}, err
 	}
-	if spec.Net == NetProxy {
-		return Info{}, errors.New("long-lived sandboxes have no egress proxy yet (it arrives with warden serve); use network none, or warden exec --net proxy for one command")
+	if spec.Net == NetProxy && m.Egress == nil {
+		return Info{}, errors.New("this sandbox manager cannot give a long-lived sandbox an egress proxy; use network none, or warden exec --net proxy for one command")
 	}
 	if spec.Signer != nil {
 		return Info{}, errors.New("long-lived sandboxes have no signer yet; start it without --signer, or run the command that needs the signer on its own (a one-shot sandbox)")
 	}
+	if spec.Net == NetProxy && spec.Egress == nil {
+		spec.Egress = placeholderEgress{} // the supervisor builds its own (Manager.Egress)
+	}
 	if err := spec.Validate(); err != nil {
 		return Info{}, err
 	}
+	spec.Egress = nil
 	if spec.Mode == ModeOff {
 		return Info{}, errors.New("a long-lived sandbox needs isolation; mode off is for one-shot runs only")
 	}
@@ -223,6 +232,16 @@ func (m *Manager) Supervise(ctx context.Context, name string) error {
 			case <-recoverReq:
 				reason = "recovery requested"
 			case <-ticker.C:
+				if idle := info.Spec.Idle; idle > 0 {
+					if st, err := os.Stat(m.lastUsed(name)); err == nil && m.now().Sub(st.ModTime()) > idle {
+						ticker.Stop()
+						_ = m.transition(&info, StateStopping, fmt.Sprintf("no command for %s", idle))
+						sb.stop()
+						_ = os.Remove(m.socket(name))
+						info.Init = 0
+						return m.transition(&info, StateStopped, "stopped when idle")
+					}
+				}
 				info.LastCheck = m.now()
 				if err := m.check(name); err != nil {
 					failures++
@@ -250,12 +269,19 @@ type serving struct {
 	cg     *cgroup
 	tmp    string
 	exited chan struct{}
+	// listeners are served from here (the egress proxy) until stop.
+	listeners []net.Listener
+	served    sync.WaitGroup
 }
 
 func (s *serving) stop() {
 	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	_ = s.cmd.Process.Kill()
 	<-s.exited
+	for _, l := range s.listeners {
+		l.Close()
+	}
+	s.served.Wait()
 	s.cg.remove()
 	if s.tmp != "" {
 		_ = os.RemoveAll(s.tmp)
@@ -263,6 +289,10 @@ func (s *serving) stop() {
 }
 
 func (m *Manager) socket(name string) string { return filepath.Join(m.dir(name), "ctl.sock") }
+
+// lastUsed is the file whose modification time is when sandbox name last
+// ran a command (Exec touches it; an idle sandbox stops by it).
+func (m *Manager) lastUsed(name string) string { return filepath.Join(m.dir(name), "last-used") }
 
 // startServing builds the sandbox and starts its init serving on the
 // control socket.
@@ -320,6 +350,22 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 			}
 		}()
 	}
+	if spec.Net == NetProxy && !mode.Namespaces() {
+		// The egress proxy needs a network namespace to be the only way
+		// out; without one the sandbox gets no network at all.
+		spec.Net = NetNone
+		info.Warnings = append(info.Warnings, "the egress proxy needs a network namespace, so the sandbox has no network")
+	}
+	var eg Egress
+	if spec.Net == NetProxy {
+		if m.Egress == nil {
+			return nil, errors.New("this sandbox manager cannot give the sandbox an egress proxy")
+		}
+		if eg, err = m.Egress(*info); err != nil {
+			return nil, fmt.Errorf("build the sandbox's egress proxy: %w", err)
+		}
+		spec.Egress = eg
+	}
 	p, warn, err := compile(&spec, &Command{Dir: spec.Project}, mode, LandlockABI(), cg, sb.tmp)
 	if err != nil {
 		return nil, err
@@ -342,12 +388,47 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 		return nil, err
 	}
 	defer lf.Close()
-	ip, err := startInit(exe, mode, cg, p, nil, os.Stderr, os.Stderr, lf)
+	extra := []*os.File{lf}
+	var services []loopbackService
+	var listenConn *os.File
+	if mode.Namespaces() {
+		services = loopbackServices(&spec)
+	}
+	if len(services) > 0 {
+		host, child, err := socketPair()
+		if err != nil {
+			return nil, err
+		}
+		defer host.Close()
+		listenConn, extra = host, append(extra, child)
+		p.ListenFD = fdControl + 1
+		for _, svc := range services {
+			p.Listen = append(p.Listen, svc.addr)
+		}
+	}
+	ip, err := startInit(exe, mode, cg, p, nil, os.Stderr, os.Stderr, extra...)
+	if len(extra) > 1 {
+		extra[1].Close() // the init has its copy; ours would keep a dead init's end open
+	}
 	if err != nil {
 		return nil, err
 	}
 	sb.cmd = ip.cmd
 	go func() { _ = sb.cmd.Wait(); close(sb.exited) }()
+	if listenConn != nil {
+		ls, ok, err := receiveListeners(listenConn, len(services))
+		if err != nil || !ok {
+			sb.stop()
+			if err == nil {
+				err = errors.New("the sandbox's init ended before it handed over its listeners")
+			}
+			return nil, fmt.Errorf("set up the sandbox's network: %w", err)
+		}
+		sb.listeners = ls
+		for i, l := range ls {
+			sb.served.Go(func() { _ = services[i].serve(l) })
+		}
+	}
 	if o, ok := ip.readOutcome(); !ok || !o.Ready {
 		sb.stop()
 		if o.Setup != "" {
@@ -355,6 +436,7 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 		}
 		return nil, errors.New("the sandbox's init exited before it was ready")
 	}
+	_ = os.WriteFile(m.lastUsed(info.Name), nil, 0o600)
 	info.Init = sb.cmd.Process.Pid
 	return sb, nil
 }
@@ -436,13 +518,12 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	if lim.Output == 0 {
 		lim.Output = info.Spec.Limits.Output
 	}
-	env, _ := ScrubEnv(c.Env, info.Spec.PassEnv)
-	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
-	if info.Tmp != "" {
-		env = append(env, "TMPDIR="+info.Tmp)
-	} else {
-		env = append(env, "TMPDIR=/tmp")
+	spec := info.Spec
+	if !info.Mode.Namespaces() {
+		spec.Net = NetNone // light mode has no egress proxy (startServing)
 	}
+	env := commandEnv(&spec, c.Env, info.Mode, info.Tmp)
+	_ = os.Chtimes(m.lastUsed(name), time.Now(), time.Now())
 	dir := c.Dir
 	if dir == "" {
 		dir = info.Spec.Project
@@ -715,3 +796,9 @@ func (m *Manager) save(info *Info) error {
 func alive(pid int) bool {
 	return pid > 0 && syscall.Kill(pid, 0) == nil
 }
+
+// placeholderEgress stands for the egress proxy a supervisor builds, so a
+// spec that will have one validates before it does.
+type placeholderEgress struct{}
+
+func (placeholderEgress) Serve(l net.Listener) error { return l.Close() }

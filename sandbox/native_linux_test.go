@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 		defer stop()
 		m := testManager(os.Args[2])
+		m.Egress = func(sandbox.Info) (sandbox.Egress, error) { return &answerServer{answer: "proxied"}, nil }
 		if err := m.Supervise(ctx, os.Args[3]); err != nil {
 			fmt.Fprintln(os.Stderr, "supervise:", err)
 			os.Exit(1)

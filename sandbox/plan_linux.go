@@ -15,12 +15,15 @@ import (
 type plan struct {
 	// Serve makes the init a long-lived sandbox's: it runs no command of
 	// its own but serves exec requests on its control socket.
-	Serve        bool
-	Namespaces   bool
-	ReadOnlyRoot bool
-	PrivateTmp   bool
-	TmpSize      int64
-	Masks        []string
+	Serve bool
+	// KeepBackground leaves what an exec'd command left running in its
+	// process group alive when it exits (Spec.Background).
+	KeepBackground bool
+	Namespaces     bool
+	ReadOnlyRoot   bool
+	PrivateTmp     bool
+	TmpSize        int64
+	Masks          []string
 	// TmpDir, when set, is the host directory mounted as /tmp instead of
 	// an empty tmpfs (a session's /tmp, kept across its commands).
 	TmpDir string

@@ -24,8 +24,8 @@ import (
 // carries the caller's stdin, stdout and stderr as SCM_RIGHTS. The init runs
 // the command through the stage, exactly as a one-shot sandbox does, and
 // answers with one JSON response. Commands inside the sandbox cannot reach
-// the socket: they cannot create Unix sockets at all (seccomp), and the
-// run directory is masked.
+// the socket: the run directory, like the rest of warden's home, is masked
+// (and without unix_sockets they cannot create Unix sockets at all).
 
 // fdControl is the init's control listener in serve mode.
 const fdControl = 5
@@ -200,7 +200,9 @@ func serveExec(base *plan, r *reaper, req *ctlRequest, files []*os.File) ctlResp
 	} else {
 		st = <-done
 	}
-	stop() // whatever the command left in its process group
+	if !p.KeepBackground || timedOut || overflow.Load() {
+		stop() // whatever the command left in its process group
+	}
 	stdout.wait()
 	stderr.wait()
 

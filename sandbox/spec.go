@@ -162,18 +162,28 @@ type Spec struct {
 	// masked, /tmp is private and the network namespace has its own
 	// abstract socket space. Without it, AF_UNIX sockets are refused.
 	UnixSockets bool
-	Net         Network
+	// Background, in a long-lived sandbox, lets what a command starts in
+	// the background (a dev server) outlive it, until the sandbox stops; a
+	// command killed by a limit still takes its process group along.
+	Background bool
+	// Session names who a long-lived sandbox's network requests are made
+	// for (the agent session it serves), for its egress proxy.
+	Session string
+	// Idle stops a long-lived sandbox after this long without a command;
+	// zero keeps it until it is stopped.
+	Idle time.Duration
+	Net  Network
 	// AllowDomains are the domains the egress proxy lets the command reach
 	// under NetProxy.
 	AllowDomains []string
 	// Egress serves the connections the command makes to its proxy address
 	// under NetProxy: the sandbox's only way out.
-	Egress Egress
+	Egress Egress `json:"-"`
 	// Signer serves the connections the command makes to SignerAddr; nil
 	// gives the command no signer. It needs a network namespace, and works
 	// under either network: under NetNone the signer is the only thing
 	// outside the sandbox the command can reach.
-	Signer Signer
+	Signer Signer `json:"-"`
 	// Env is added to the command's environment after scrubbing (secret
 	// placeholders, the proxy's certificate bundle, SignerEnv).
 	Env    []string

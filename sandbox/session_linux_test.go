@@ -1,0 +1,84 @@
+//go:build amd64 || arm64
+
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentwarden/warden/sandbox"
+)
+
+// TestSessionWorld runs the commands of one agent session in one
+// long-lived workspace sandbox, as warden exec does for a session: a server
+// one command starts in the background answers the next command on the
+// sandbox's own loopback, /tmp carries over, and the egress proxy served
+// by the supervisor is the way out.
+func TestSessionWorld(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	m := testManager(t.TempDir())
+	m.Egress = func(sandbox.Info) (sandbox.Egress, error) { return &answerServer{answer: "proxied"}, nil }
+	spec, home := workspaceSpec(t)
+	spec.Tmp, spec.Quarantine = "", ""
+	spec.Background, spec.Session = true, "session-1"
+	spec.Net = sandbox.NetProxy
+	spec.Egress = &answerServer{answer: "unused"} // the supervisor builds its own
+	ctx := context.Background()
+	if _, err := m.Start(ctx, "session", "workspace", spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "session") })
+	python := pythonPath(t)
+	run := func(script string) (string, sandbox.Result) {
+		t.Helper()
+		var out bytes.Buffer
+		res, err := m.Exec(ctx, "session", sandbox.Command{
+			Args: []string{"/bin/bash", "-c", script}, Dir: spec.Project,
+			Env:    []string{"PATH=" + systemPath, "HOME=" + home},
+			Stdout: &out, Stderr: &out,
+		}, sandbox.Limits{Wall: 20 * time.Second})
+		if err != nil {
+			t.Fatalf("Exec %q: %v", script, err)
+		}
+		return out.String(), res
+	}
+	out, res := run("echo 'hello from the dev server' > index.html; nohup " + python + " -m http.server 8765 --bind 127.0.0.1 > /tmp/serve.log 2>&1 & sleep 1; echo started")
+	if res.ExitCode != 0 || !strings.Contains(out, "started") {
+		t.Fatalf("starting the server: exit %d: %s", res.ExitCode, out)
+	}
+	var got string
+	for range 20 {
+		got, res = run("curl -s http://127.0.0.1:8765/index.html; cat /tmp/serve.log | head -1")
+		if strings.Contains(got, "hello from the dev server") {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(got, "hello from the dev server") {
+		t.Fatalf("the next command cannot reach the server the previous one started: exit %d: %s", res.ExitCode, got)
+	}
+	got, _ = run("curl -s http://example.invalid/")
+	if !strings.Contains(got, "proxied example.invalid") {
+		t.Errorf("the session's commands do not reach the egress proxy: %q", got)
+	}
+	got, _ = run("env | grep -i '^no_proxy='")
+	if !strings.Contains(got, "localhost") {
+		t.Errorf("NO_PROXY does not name the sandbox's own loopback: %q", got)
+	}
+}
+
+// pythonPath is a python3 outside pyenv's shims (which need HOME).
+func pythonPath(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skip("no python3 in /usr/bin or /usr/local/bin")
+	return ""
+}
