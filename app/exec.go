@@ -106,9 +106,15 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	if err != nil {
 		return ExecResult{Decision: d, Profile: name}, err
 	}
-	res, runErr := eng.Run(ctx, spec, sandbox.Command{
-		Args: r.Args, Dir: dir, Env: os.Environ(), Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr,
-	})
+	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: os.Environ(), Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
+	var res sandbox.Result
+	var runErr error
+	if world, ok := a.sessionWorld(name, dir, spec, &req, r.Override); ok {
+		spec.Session = req.Session
+		res, runErr = a.runInWorld(ctx, world, name, spec, cmd)
+	} else {
+		res, runErr = eng.Run(ctx, spec, cmd)
+	}
 	out := ExecResult{Result: res, Decision: d, Profile: name, Limits: spec.Limits}
 	if err := a.execOutcome(ctx, &req, name, res, spec.Limits, runErr); err != nil && runErr == nil {
 		return out, err
@@ -318,6 +324,12 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	setIf(&s.Limits.Pids, o.Pids)
 	setIf(&s.Limits.Output, o.OutputLimit)
 	setIf(&s.Limits.FileSize, o.FileSize)
+	// warden's own runtime directories exist before the masks are chosen,
+	// so that one a later run creates (a session's control socket) is
+	// never visible to a sandbox started before it.
+	for _, d := range []string{RunDir, SessionsDir, QuarantineDir} {
+		_ = os.MkdirAll(filepath.Join(a.Home.Abs(), d), 0o700)
+	}
 	s.Hidden = hiddenPaths(a.Home, append(slices.Clone(a.Policy.Filesystem.Denied), sp.SecretPaths...), home)
 	if err := s.Validate(); err != nil {
 		return s, warden.Errorf(warden.EInvalid, "%v", err)

@@ -37,7 +37,8 @@ func (a *App) Engine() (sandbox.Engine, error) {
 func (a *App) Sandboxes() *sandbox.Manager {
 	home := a.Home.Abs()
 	return &sandbox.Manager{
-		Dir: filepath.Join(home, RunDir),
+		Dir:    filepath.Join(home, RunDir),
+		Egress: a.worldEgress,
 		Supervisor: func(name string) *exec.Cmd {
 			exe, err := os.Executable()
 			if err != nil {

@@ -1,8 +1,12 @@
 package app
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,4 +159,61 @@ func (a *App) EndSession(session string) error {
 	}
 	sum := sha256.Sum256([]byte(session))
 	return os.RemoveAll(filepath.Join(a.Home.Abs(), SessionsDir, hex.EncodeToString(sum[:12])))
+}
+
+// sessionIdleStop is how long a session's sandbox waits for its next
+// command before it stops.
+const sessionIdleStop = 30 * time.Minute
+
+// sessionWorld returns the name of the long-lived sandbox that is the
+// session's world, when this run belongs in one: a profile with read_all
+// and session_tmp, a session, the native engine with namespaces, and nothing
+// a long-lived sandbox cannot hold (a signer, network secrets with their
+// per-run certificate authority). There a session's commands share their
+// processes and loopback, as well as their /tmp: a dev server one command
+// starts in the background answers the next.
+func (a *App) sessionWorld(profile, dir string, spec sandbox.Spec, req *warden.Request, o ExecOverride) (string, bool) {
+	prof := a.Policy.Sandbox.Profiles[profile]
+	if !prof.ReadAll || !prof.SessionTmp || req.Session == "" || o.Signer || spec.Signer != nil ||
+		len(a.Policy.Network.Secrets) > 0 || !spec.Mode.Namespaces() {
+		return "", false
+	}
+	if e := a.Policy.Sandbox.Engine; e != "" && e != "auto" && e != "native" {
+		return "", false
+	}
+	sum := sha256.Sum256([]byte(req.Session + "\x00" + dir + "\x00" + profile))
+	return "session-" + hex.EncodeToString(sum[:10]), true
+}
+
+// runInWorld runs cmd in the session's sandbox world, starting it (or
+// starting it anew, when the policy that shaped it changed) first.
+func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbox.Spec, cmd sandbox.Command) (sandbox.Result, error) {
+	if c, ok := spec.Egress.(io.Closer); ok {
+		c.Close() // the world's supervisor serves its own
+	}
+	spec.Egress = nil
+	spec.Background, spec.Idle = true, sessionIdleStop
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
+	sum := sha256.Sum256(b)
+	key := profile + "@" + hex.EncodeToString(sum[:6])
+	mgr := a.Sandboxes()
+	if _, err := mgr.Ensure(ctx, world, key, spec); err != nil {
+		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w", err)
+	}
+	return mgr.Exec(ctx, world, cmd, sandbox.Limits{Wall: spec.Limits.Wall, Output: spec.Limits.Output})
+}
+
+// worldEgress is the egress proxy of a session's sandbox world, built in
+// its supervisor: it decides for the session, and an ask waits for a
+// human's answer as a one-shot run's would.
+func (a *App) worldEgress(info sandbox.Info) (sandbox.Egress, error) {
+	who := &warden.Request{Session: info.Spec.Session, RequestedBy: "agent"}
+	p, err := a.Egress(who, info.Spec.AllowDomains, &AskWait{Channel: "exec"})
+	if err != nil {
+		return nil, err
+	}
+	return &sandboxEgress{Proxy: p}, nil
 }

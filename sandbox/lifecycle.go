@@ -76,6 +76,9 @@ type Info struct {
 	MemoryCgroup string `json:"memory_cgroup,omitempty"`
 	CgroupV2     bool   `json:"cgroup_v2,omitempty"`
 	Spec         Spec   `json:"spec"`
+	// Sweep are the protected paths that were missing when the sandbox
+	// started: after each command, what it created there is moved out.
+	Sweep []string `json:"sweep,omitempty"`
 }
 
 // ValidName reports what is wrong with a sandbox name, or nil. Names are

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -371,6 +372,7 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 		return nil, err
 	}
 	p.Serve = true
+	info.Sweep = p.Sweep
 	info.Warnings = append(info.Warnings, warn...)
 	sock := m.socket(info.Name)
 	_ = os.Remove(sock)
@@ -540,11 +542,12 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	if err != nil {
 		return Result{}, err
 	}
+	swept := sweepCreated(info.Sweep, info.Spec.Quarantine, time.Now())
 	if resp.ExecErrno != 0 {
 		return Result{}, &ExecError{Path: resp.ExecPath, Err: syscall.Errno(resp.ExecErrno)}
 	}
 	res := Result{ExitCode: resp.Exit, Signal: resp.Signal, Limit: resp.Limit, Mode: info.Mode,
-		Warnings: info.Warnings, Wall: time.Since(start), CPU: time.Duration(resp.CPU)}
+		Warnings: append(slices.Clone(info.Warnings), swept...), Wall: time.Since(start), CPU: time.Duration(resp.CPU)}
 	// The init cannot see the cgroup or the CPU limit's SIGKILL for what
 	// they are; the caller can. The memory cap is the whole sandbox's, so an
 	// OOM kill during this command is laid at its door only if it died of
@@ -802,3 +805,35 @@ func alive(pid int) bool {
 type placeholderEgress struct{}
 
 func (placeholderEgress) Serve(l net.Listener) error { return l.Close() }
+
+// Ensure makes sure sandbox name runs under spec, fingerprinted by key:
+// a ready one started with the same key is used as it is; one started with
+// another key (the policy changed) is stopped and started anew; none is
+// started. Callers that race for the same name are serialised by a lock
+// file, so that one sandbox starts.
+func (m *Manager) Ensure(ctx context.Context, name, key string, spec Spec) (Info, error) {
+	if err := ValidName(name); err != nil {
+		return Info{}, err
+	}
+	if err := os.MkdirAll(m.Dir, 0o700); err != nil {
+		return Info{}, fmt.Errorf("create the sandboxes' run directory: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(m.Dir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return Info{}, fmt.Errorf("lock sandbox %s: %w", name, err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return Info{}, fmt.Errorf("lock sandbox %s: %w", name, err)
+	}
+	info, err := m.Status(name)
+	if err == nil && info.Profile == key && alive(info.Supervisor) && (info.State == StateReady || info.State == StateDegraded) {
+		return info, nil
+	}
+	if err == nil && alive(info.Supervisor) && info.State != StateStopped {
+		if _, err := m.Stop(ctx, name); err != nil {
+			return info, err
+		}
+	}
+	return m.Start(ctx, name, key, spec)
+}

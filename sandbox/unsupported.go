@@ -40,6 +40,7 @@ type Manager struct {
 	Emit        func(Event)
 	HealthEvery time.Duration
 	Now         func() time.Time
+	Egress      func(Info) (Egress, error)
 }
 
 // Start refuses: there is no native sandbox on this platform.
@@ -49,6 +50,11 @@ func (m *Manager) Start(context.Context, string, string, Spec) (Info, error) {
 
 // Supervise refuses: there is no native sandbox on this platform.
 func (m *Manager) Supervise(context.Context, string) error { return errUnsupported }
+
+// Ensure refuses: there are no sandboxes here.
+func (m *Manager) Ensure(context.Context, string, string, Spec) (Info, error) {
+	return Info{}, errUnsupported
+}
 
 // Exec refuses: there is no native sandbox on this platform.
 func (m *Manager) Exec(context.Context, string, Command, Limits) (Result, error) {
