@@ -48,30 +48,6 @@ bin/coldstart -runs "$RUNS" -- bin/hello \
 	-- bin/warden --home "$home" check tool call get_price
 
 echo
-echo "== sandbox: one command, /bin/true, against bare exec and bubblewrap (hyperfine, $RUNS runs each)"
-if ! command -v bwrap >/dev/null; then
-	if [ "$(id -u)" = 0 ]; then apt-get install -y bubblewrap >/dev/null; else
-		echo "bench: bwrap is missing; install it with: sudo apt-get install -y bubblewrap" >&2; exit 1; fi
-fi
-# The project directory must not lie in a denied path (the default policy
-# denies /var), so the sandbox runs from a fresh directory under /tmp.
-proj=$(mktemp -d /tmp/warden-bench-proj.XXXXXX)
-shome=$(mktemp -d /tmp/warden-bench-home.XXXXXX)
-trap 'bin/warden --home "$shome" sandbox stop bench >/dev/null 2>&1 || true; rm -rf "$home" "$proj" "$shome"' EXIT
-bin/warden --home "$shome" init >/dev/null
-w=$PWD/bin/warden
-(cd "$proj" && "$w" --home "$shome" sandbox start bench --profile guard >/dev/null)
-(cd "$proj" && hyperfine -N --warmup 30 --runs "$RUNS" --export-json "$OLDPWD/bin/sandbox.json" \
-	-n 'bare /bin/true' /bin/true \
-	-n 'bwrap --unshare-all' 'bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc /bin/true' \
-	-n 'warden exec --mode standard' "$w --home $shome exec --mode standard -- /bin/true" \
-	-n 'warden exec --mode light' "$w --home $shome exec --mode light -- /bin/true" \
-	-n 'warden sandbox exec (running)' "$w --home $shome sandbox exec bench -- /bin/true" \
-	-n 'warden check (the decision alone)' "$w --home $shome check shell exec /bin/true")
-python3 - <<'PY'
-import json
-r = {x["command"]: x for x in json.load(open("bin/sandbox.json"))["results"]}
-b = r["bwrap --unshare-all"]["median"]
-for name, x in r.items():
-    print(f"{name:36s} median {x['median']*1e3:6.2f} ms  mean {x['mean']*1e3:6.2f} ± {x['stddev']*1e3:4.2f} ms  {x['median']/b:4.2f}x bwrap")
-PY
+# The sandbox start per command, beside bubblewrap and Codex's sandbox, and
+# the whole hook path (its own script, also runnable alone).
+./scripts/bench_sandbox.sh
