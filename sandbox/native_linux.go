@@ -356,6 +356,36 @@ type capped struct {
 	overflow *atomic.Bool
 	stop     func()
 	wg       sync.WaitGroup
+	// detached: the command has ended and what is left of its output (from
+	// processes it left in the background) is drained, not delivered.
+	mu       sync.Mutex
+	detached bool
+}
+
+// Write delivers p to the destination until the stream is detached.
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.detached {
+		return len(p), nil
+	}
+	return c.dst.Write(p)
+}
+
+// detach stops delivering output, after a short grace for what the
+// command itself wrote last, and keeps draining what processes it left in
+// the background write, so that they never meet a closed pipe and the
+// caller's stream is free to close.
+func (c *capped) detach() {
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(100 * time.Millisecond):
+	}
+	c.mu.Lock()
+	c.detached = true
+	c.mu.Unlock()
 }
 
 func newCapped(dst io.Writer, limit int64, overflow *atomic.Bool, stop func()) (*capped, error) {
@@ -378,12 +408,17 @@ func (c *capped) copy() {
 	if c.limit > 0 {
 		src = io.LimitReader(c.r, c.limit)
 	}
-	_, _ = io.Copy(c.dst, src)
+	_, _ = io.Copy(c, src)
 	if c.limit > 0 {
 		var one [1]byte
 		if n, _ := c.r.Read(one[:]); n > 0 {
-			c.overflow.Store(true)
-			c.stop()
+			c.mu.Lock()
+			detached := c.detached
+			c.mu.Unlock()
+			if !detached {
+				c.overflow.Store(true)
+				c.stop()
+			}
 			_, _ = io.Copy(io.Discard, c.r)
 		}
 	}

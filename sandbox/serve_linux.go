@@ -202,9 +202,14 @@ func serveExec(base *plan, r *reaper, req *ctlRequest, files []*os.File) ctlResp
 	}
 	if !p.KeepBackground || timedOut || overflow.Load() {
 		stop() // whatever the command left in its process group
+		stdout.wait()
+		stderr.wait()
+	} else {
+		// What the command left in the background lives on; its output
+		// is drained from here on, and the caller's streams are let go.
+		stdout.detach()
+		stderr.detach()
 	}
-	stdout.wait()
-	stderr.wait()
 
 	resp := ctlResponse{CPU: st.cpu}
 	if len(msg) > 0 {

@@ -61,6 +61,17 @@ func TestSessionWorld(t *testing.T) {
 	if !strings.Contains(got, "hello from the dev server") {
 		t.Fatalf("the next command cannot reach the server the previous one started: exit %d: %s", res.ExitCode, got)
 	}
+	// A background process that keeps the command's output open neither
+	// holds the caller up nor dies of a closed pipe.
+	start := time.Now()
+	got, res = run("(while true; do echo tick; sleep 0.2; done) & echo left-running")
+	if res.ExitCode != 0 || !strings.Contains(got, "left-running") || time.Since(start) > 5*time.Second {
+		t.Errorf("a command leaving a writer in the background: exit %d after %s: %q", res.ExitCode, time.Since(start), got)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if got, _ = run("pgrep -fc 'echo tick' || ps -eo args | grep -c 'while true'"); strings.TrimSpace(got) == "0" {
+		t.Errorf("the background writer died after its command ended: %q", got)
+	}
 	got, _ = run("curl -s http://example.invalid/")
 	if !strings.Contains(got, "proxied example.invalid") {
 		t.Errorf("the session's commands do not reach the egress proxy: %q", got)
