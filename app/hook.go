@@ -31,18 +31,25 @@ func RunHook(ctx context.Context, home Home, opt Options, host string, in io.Rea
 		return hook.Run(ctx, host, in, out, errw, failDecider{err}, nil)
 	}
 	defer a.Close()
-	return hook.Run(ctx, host, in, out, errw, hookGate{a.Gate}, func() hook.Runner { return sandboxRunner(home, a.Policy) })
+	return hook.Run(ctx, host, in, out, errw, hookGate{a.Gate, a}, func() hook.Runner { return sandboxRunner(home, a.Policy) })
 }
 
 // hookGate is the gate as a hook's decider: hosts that cannot ask open (or
 // join) an approval for an ask and retry once it is answered.
-type hookGate struct{ *gate.Gate }
+type hookGate struct {
+	*gate.Gate
+	app *App
+}
 
 func (g hookGate) CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error) {
 	return g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel, JoinPending: true})
 }
 
 func (g hookGate) Ran(ctx context.Context, c hook.RanCall) error { return recordRan(ctx, g.Store, c) }
+
+func (g hookGate) EndSession(ctx context.Context, session string) error {
+	return g.app.EndSession(ctx, session)
+}
 
 // recordRan records what a host's report that a call ran says about its
 // decision: an ask the host put to its user was approved (info); a deny was
@@ -97,7 +104,7 @@ func (r *remoteHook) Check(ctx context.Context, req *warden.Request) (warden.Dec
 	if err != nil {
 		return warden.Decision{}, err
 	}
-	return hookGate{a.Gate}.Check(ctx, req)
+	return hookGate{a.Gate, a}.Check(ctx, req)
 }
 
 func (r *remoteHook) CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error) {
@@ -109,7 +116,15 @@ func (r *remoteHook) CheckOpen(ctx context.Context, req *warden.Request, channel
 	if err != nil {
 		return warden.Decision{}, err
 	}
-	return hookGate{a.Gate}.CheckOpen(ctx, req, channel)
+	return hookGate{a.Gate, a}.CheckOpen(ctx, req, channel)
+}
+
+func (r *remoteHook) EndSession(ctx context.Context, session string) error {
+	a, err := r.app(ctx)
+	if err != nil {
+		return err
+	}
+	return a.EndSession(ctx, session)
 }
 
 func (r *remoteHook) Ran(ctx context.Context, c hook.RanCall) error {

@@ -152,10 +152,21 @@ func pruneSessions(root, keep string, now time.Time) {
 	}
 }
 
-// EndSession removes session's /tmp; the host said the session ended.
-func (a *App) EndSession(session string) error {
+// EndSession lets a session go when its host says it ended: its sandbox
+// worlds stop (what they ran in the background with them) and its /tmp is
+// removed.
+func (a *App) EndSession(ctx context.Context, session string) error {
 	if session == "" {
 		return nil
+	}
+	mgr := a.Sandboxes()
+	worlds, _ := mgr.List("session-")
+	for _, w := range worlds {
+		if w.Spec.Session == session {
+			if err := mgr.Remove(ctx, w.Name); err != nil {
+				return warden.Errorf(warden.EUnavailable, "stop the session's sandbox %s", w.Name).Wrap(err)
+			}
+		}
 	}
 	sum := sha256.Sum256([]byte(session))
 	return os.RemoveAll(filepath.Join(a.Home.Abs(), SessionsDir, hex.EncodeToString(sum[:12])))
@@ -163,7 +174,7 @@ func (a *App) EndSession(session string) error {
 
 // sessionIdleStop is how long a session's sandbox waits for its next
 // command before it stops.
-const sessionIdleStop = 30 * time.Minute
+const sessionIdleStop = 15 * time.Minute
 
 // sessionWorld returns the name of the long-lived sandbox that is the
 // session's world, when this run belongs in one: a profile with read_all

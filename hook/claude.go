@@ -44,6 +44,13 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Find
 			}
 		}
 		return response{stdout: []byte("{}"), status: statusOK}, nil
+	case "SessionEnd":
+		if e, ok := d.(Ender); ok && p.SessionID != "" {
+			if err := e.EndSession(ctx, p.SessionID); err != nil {
+				return response{}, err
+			}
+		}
+		return response{stdout: []byte("{}"), status: statusOK}, nil
 	default:
 		return response{}, unknownEvent(claudeHost, p.HookEventName)
 	}

@@ -62,3 +62,25 @@ func TestEveryAllowedCommandIsContained(t *testing.T) {
 		}
 	}
 }
+
+// enderDecider records the sessions a host said ended.
+type enderDecider struct {
+	profileDecider
+	ended []string
+}
+
+func (e *enderDecider) EndSession(_ context.Context, session string) error {
+	e.ended = append(e.ended, session)
+	return nil
+}
+
+// TestSessionEndLetsTheSessionGo: Claude Code's SessionEnd reaches the
+// decider, which stops the session's sandbox world and removes its /tmp.
+func TestSessionEndLetsTheSessionGo(t *testing.T) {
+	d := &enderDecider{}
+	var out, errOut bytes.Buffer
+	status := Run(context.Background(), "claude", strings.NewReader(`{"hook_event_name":"SessionEnd","session_id":"s-9","reason":"exit"}`), &out, &errOut, d, nil)
+	if status != 0 || len(d.ended) != 1 || d.ended[0] != "s-9" {
+		t.Errorf("SessionEnd: status %d, ended %q, stderr %q; want s-9 ended", status, d.ended, errOut.String())
+	}
+}

@@ -28,7 +28,8 @@ func commandEntry(command string) *ordered {
 var settings = map[string]hostSettings{
 	// PostToolUse reports calls that ran, so an ask Claude Code put to its
 	// user is recorded as approved.
-	"claude": {dir: ".claude", file: "settings.json", events: []string{"PreToolUse", "PostToolUse"}, nested: true, matcher: "*", entry: commandEntry},
+	// SessionEnd lets the session's sandbox world and /tmp go.
+	"claude": {dir: ".claude", file: "settings.json", events: []string{"PreToolUse", "PostToolUse", "SessionEnd"}, nested: true, matcher: "*", entry: commandEntry},
 	// Codex matches tool names like Claude Code; with no matcher every tool is sent.
 	"codex": {dir: ".codex", file: "hooks.json", events: []string{"PreToolUse"}, nested: true, entry: commandEntry},
 	"gemini": {dir: ".gemini", file: "settings.json", events: []string{"BeforeTool"}, nested: true, matcher: ".*",

@@ -52,6 +52,13 @@ type Recorder interface {
 	Ran(ctx context.Context, call RanCall) error
 }
 
+// Ender is a Decider that also hears that a host's session ended (Claude
+// Code's SessionEnd), and lets the session's sandbox world and /tmp go.
+type Ender interface {
+	Decider
+	EndSession(ctx context.Context, session string) error
+}
+
 // RanCall is a host's report that a tool call ran.
 type RanCall struct {
 	Host, Session, Tool, ToolUseID string

@@ -40,6 +40,17 @@ var freshWant = map[string]string{
           }
         ]
       }
+    ],
+    "SessionEnd": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/warden hook claude"
+          }
+        ]
+      }
     ]
   }
 }
@@ -305,8 +316,8 @@ func TestInstallReplacesAnOldCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(readFile(t, path))
-	// One warden entry per event: PreToolUse and PostToolUse.
-	if strings.Contains(got, "/old/warden") || strings.Count(got, "hook claude") != 2 || !strings.Contains(got, `"other"`) {
+	// One warden entry per event: PreToolUse, PostToolUse and SessionEnd.
+	if strings.Contains(got, "/old/warden") || strings.Count(got, "hook claude") != 3 || !strings.Contains(got, `"other"`) {
 		t.Errorf("Install did not replace exactly the old warden entry:\n%s", got)
 	}
 	if !strings.Contains(got, `"'/opt/my tools/warden' hook claude"`) {
@@ -330,8 +341,8 @@ func TestInstallNamesTheHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `"` + wardenBin + ` hook claude --home '/srv/agent homes/w'"`
-	if got := string(readFile(t, path)); strings.Count(got, want) != 2 {
-		t.Fatalf("Install wrote\n%s\nwant the command %s for PreToolUse and PostToolUse", got, want)
+	if got := string(readFile(t, path)); strings.Count(got, want) != 3 {
+		t.Fatalf("Install wrote\n%s\nwant the command %s for PreToolUse, PostToolUse and SessionEnd", got, want)
 	}
 	res, err := Uninstall("claude", Project, project, "")
 	if err != nil || !res.Changed {

@@ -28,7 +28,7 @@ var (
 		"src",
 		".cache", "go/pkg/mod", ".npm", ".pnpm-store", ".local/share/pnpm", ".yarn",
 		".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches",
-		".warden/sandbox", ".warden/cache", ".warden/sessions", ".warden/quarantine",
+		".warden/sandbox", ".warden/cache", ".warden/sessions", ".warden/quarantine", ".warden/run",
 	}
 	// wardenRuntime are warden's own database files: warden writes them on
 	// every decision, and they hold the audit-row marker legitimately.
