@@ -19,7 +19,10 @@ type Decision struct {
 	ManualOnly bool `json:"manual_only,omitempty"`
 	// Stages holds what every stage said, in the order they ran.
 	Stages []StageAnswer `json:"stages"`
-	// Sandbox names the isolation profile to run under when Verdict is Sandbox.
+	// Sandbox names the isolation profile to run under when Verdict is
+	// Sandbox. On an allowed shell command, SandboxHost says the user's own
+	// rule (shell.host) runs it on the host instead of the workspace
+	// sandbox; empty means the workspace sandbox.
 	Sandbox string `json:"sandbox,omitempty"`
 	// Rewrite is a replacement input (e.g. a command wrapped in warden exec).
 	Rewrite string `json:"rewrite,omitempty"`
@@ -72,3 +75,7 @@ func Askf(rule, reason string) Decision { return Decision{Verdict: Ask, Rule: ru
 
 // Denyf builds a deny decision.
 func Denyf(rule, reason string) Decision { return Decision{Verdict: Deny, Rule: rule, Reason: reason} }
+
+// SandboxHost in Decision.Sandbox of an allowed shell command means a rule
+// the user wrote (shell.host) runs it on the host, outside any sandbox.
+const SandboxHost = "host"

@@ -208,7 +208,7 @@ func ShellPolicy(p *config.Policy, paths shellguard.PathGuard) shellguard.Policy
 	sp := shellguard.DefaultPolicy()
 	sp.SandboxAvailable = p.Sandbox.Available()
 	sp.AllowTaskRunners = p.Shell.AllowTaskRunners
-	sp.Safe, sp.Suspicious, sp.Destructive = p.Shell.Safe, p.Shell.Suspicious, p.Shell.Destructive
+	sp.Safe, sp.Suspicious, sp.Destructive, sp.Host = p.Shell.Safe, p.Shell.Suspicious, p.Shell.Destructive, p.Shell.Host
 	for _, r := range p.Shell.Replacements {
 		sp.Replacements = append(sp.Replacements, shellguard.Replacement{From: r.From, To: r.To})
 	}

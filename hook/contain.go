@@ -13,7 +13,7 @@ const (
 	profileSandboxed = "guard"
 	// ProfileHost in a decision's Sandbox means the user's policy runs this
 	// command on the host (shell.host): it is not wrapped.
-	ProfileHost = "host"
+	ProfileHost = warden.SandboxHost
 )
 
 // placement is where a shell call the gate allowed or sandboxed runs.

@@ -1,6 +1,11 @@
 package shellguard
 
-import "github.com/agentwarden/warden"
+import (
+	"slices"
+	"strings"
+
+	"github.com/agentwarden/warden"
+)
 
 // Policy is the runtime configuration of the classifier. The zero value is
 // the strict one: no sandbox (a sandbox verdict becomes ask), code the guard
@@ -34,6 +39,11 @@ type Policy struct {
 	// overrides an effect rule, and the hosts it names still meet Network);
 	// Suspicious gives sandbox; Destructive gives deny.
 	Safe, Suspicious, Destructive []string
+	// Host are command patterns (as Safe) the user lets run on the host,
+	// outside the sandbox, once they are allowed: a command line that is one
+	// simple command matching one gets Decision.Sandbox warden.SandboxHost.
+	// A project layer cannot add any.
+	Host []string
 	// Replacements rewrite a command line by prefix after classification
 	// (e.g. "npm install" → "bun install"); the rewrite is classified too
 	// and the stricter verdict wins.
@@ -126,4 +136,21 @@ func (p *Policy) final(v warden.Verdict) warden.Verdict {
 		return warden.Ask
 	}
 	return v
+}
+
+// runsOnHost reports whether command is one simple command whose words
+// start with one of p.Host: nothing else in the line (no list, pipe,
+// substitution or redirection) may ride along to the host with it.
+func (p *Policy) runsOnHost(command string) bool {
+	if len(p.Host) == 0 || strings.ContainsAny(command, "|;&<>$`()\n\\'\"{}*?[]~#") {
+		return false
+	}
+	words := strings.Fields(command)
+	for _, pat := range p.Host {
+		pw := strings.Fields(pat)
+		if len(pw) > 0 && len(pw) <= len(words) && slices.Equal(words[:len(pw)], pw) {
+			return true
+		}
+	}
+	return false
 }

@@ -63,5 +63,9 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	if d.Verdict == warden.Sandbox {
 		d.Sandbox = SandboxProfile
 	}
+	if d.Verdict == warden.Allow && p.runsOnHost(req.Resource) {
+		d.Sandbox = warden.SandboxHost
+		d.Reason += "; shell.host runs it on the host"
+	}
 	return d, nil
 }
