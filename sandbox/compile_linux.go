@@ -52,7 +52,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		return nil, nil, fmt.Errorf("the kernel has no Landlock (it needs Linux 5.13 or later with lsm=landlock), so the sandbox cannot restrict the filesystem; no mode but off runs here")
 	}
 
-	ll := landlockPlan{ABI: abi, BlockNet: !mode.Namespaces(), WriteFiles: devReadWrite, ReadFiles: devRead}
+	ll := landlockPlan{ABI: abi, BlockNet: !mode.Namespaces(), Scope: !mode.Namespaces(), WriteFiles: devReadWrite, ReadFiles: devRead}
 	var secrets []string
 	for _, pat := range systemSecrets {
 		m, _ := filepath.Glob(pat)

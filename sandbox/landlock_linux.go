@@ -18,6 +18,11 @@ type landlockPlan struct {
 	ListDirs   []string // list beneath, nothing more (parents of what is partly hidden)
 	WriteFiles []string // read and write (devices such as /dev/null)
 	BlockNet   bool     // handle TCP bind and connect, granting no port
+	// Scope keeps signals and abstract Unix sockets inside the command's own
+	// Landlock domain (ABI 6): what namespaces give a sandbox without them.
+	// With namespaces it is off, so that the commands of one long-lived
+	// sandbox (each its own domain) can signal what an earlier one started.
+	Scope bool
 	ABI        int
 }
 
@@ -73,7 +78,7 @@ func (p landlockPlan) build() (*landlockRuleset, error) {
 	if p.BlockNet && p.ABI >= 4 {
 		attr.Handled_access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 	}
-	if p.ABI >= 6 {
+	if p.ABI >= 6 && p.Scope {
 		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 	}
 	// The kernel reads as much of the attribute as the caller's ABI knows.

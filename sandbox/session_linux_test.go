@@ -69,8 +69,13 @@ func TestSessionWorld(t *testing.T) {
 		t.Errorf("a command leaving a writer in the background: exit %d after %s: %q", res.ExitCode, time.Since(start), got)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if got, _ = run("pgrep -fc 'echo tick' || ps -eo args | grep -c 'while true'"); strings.TrimSpace(got) == "0" {
+	if got, _ = run("pgrep -fc 'echo tic[k]'"); strings.TrimSpace(got) == "0" {
 		t.Errorf("the background writer died after its command ended: %q", got)
+	}
+	// A later command can stop what an earlier one left running.
+	got, res = run("pkill -f 'echo tic[k]'; sleep 0.3; pgrep -fc 'echo tic[k]' || echo none-left")
+	if !strings.Contains(got, "none-left") {
+		t.Errorf("a later command cannot stop the background process: exit %d: %q", res.ExitCode, got)
 	}
 	got, _ = run("curl -s http://example.invalid/")
 	if !strings.Contains(got, "proxied example.invalid") {
