@@ -72,7 +72,10 @@ func TestForwardAllowedRequestThroughResolvedName(t *testing.T) {
 	mustContainNone(t, "the event metadata", e.raw, "secret-path", "token=abc")
 
 	// Another path gets another hash; the same path the same one.
+	// Each request's event is recorded after its answer is sent: wait for
+	// one before the next request, so the events come in request order.
 	h.get(h.client(nil), origin+"/other", nil)
+	h.events.wait(t, warden.EventEgressRequest, 2)
 	h.get(h.client(nil), origin+path, nil)
 	evs = h.events.wait(t, warden.EventEgressRequest, 3)
 	if other, again := evs[1].meta["path_hash"], evs[2].meta["path_hash"]; other == hash || again != hash {
