@@ -204,6 +204,9 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	}
 	spec.Egress = nil
 	spec.Background, spec.Idle = true, sessionIdleStop
+	// The world's /tmp is its own tmpfs, capped by the memory limit (and
+	// charged to its memory cgroup); it lasts as long as the world.
+	spec.Tmp = ""
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return sandbox.Result{}, err
