@@ -9,14 +9,14 @@
 # every command (RUNS/ROUNDS runs each, order rotated each round) and the
 # figures are over the merged samples. Called by `make bench`; alone:
 #
-#	scripts/bench_sandbox.sh            # RUNS=300 ROUNDS=5 WARMUP=10
+#	scripts/bench_sandbox.sh            # RUNS=300 ROUNDS=20 WARMUP=3
 #
 # Figures go to docs/benchmarks.md ("Sandbox start per command").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-300}
-ROUNDS=${ROUNDS:-5}
-WARMUP=${WARMUP:-10}
+ROUNDS=${ROUNDS:-20}
+WARMUP=${WARMUP:-3}
 CODEX_VERSION=${CODEX_VERSION:-0.171.0}
 CACHE=${CACHE:-$PWD/bin/cache}
 OUT=bin/sandbox-bench
