@@ -207,7 +207,12 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	// The world's /tmp is its own tmpfs, capped by the memory limit (and
 	// charged to its memory cgroup); it lasts as long as the world.
 	spec.Tmp = ""
-	b, err := json.Marshal(spec)
+	// The world is the same while the policy that shaped it is: the files
+	// in warden's home come and go (the database's journal) without that
+	// mattering, since a new one there is never granted to the world.
+	keyed := spec
+	keyed.Hidden = slices.DeleteFunc(slices.Clone(spec.Hidden), func(h string) bool { return filepath.Dir(h) == a.Home.Abs() })
+	b, err := json.Marshal(keyed)
 	if err != nil {
 		return sandbox.Result{}, err
 	}
