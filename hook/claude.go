@@ -164,30 +164,18 @@ func claudeRespond(dec warden.Decision, call toolCall, runner FindRunner) (respo
 	out := claudeSpecific{HookEventName: "PreToolUse"}
 	switch dec.Verdict {
 	case warden.Allow, warden.Sandbox:
-		if !call.shell {
-			if dec.Verdict == warden.Allow {
-				out.PermissionDecision = "allow"
-			} else {
-				out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)
-			}
-			break
-		}
-		if dec.Verdict == warden.Sandbox && call.input.isTrue("dangerouslyDisableSandbox") {
+		if call.shell && dec.Verdict == warden.Sandbox && call.input.isTrue("dangerouslyDisableSandbox") {
 			out.PermissionDecision = "deny"
 			out.PermissionDecisionReason = "warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: " + explain(dec)
 			break
 		}
-		where, in, err := contain(dec, call, runner)
+		a, err := answerRun(dec, call, runner)
 		if err != nil {
 			return response{}, err
 		}
-		switch where {
-		case placeContained:
-			out.PermissionDecision, out.UpdatedInput = "allow", in
-		case placeHost:
-			out.PermissionDecision = "allow"
-		default:
-			out.PermissionDecision, out.PermissionDecisionReason = "ask", noSandboxReason(dec)
+		out.PermissionDecision, out.UpdatedInput = "allow", a.input
+		if a.ask {
+			out.PermissionDecision, out.PermissionDecisionReason = "ask", a.why
 		}
 	case warden.Ask:
 		out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)

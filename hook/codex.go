@@ -110,24 +110,19 @@ func patchFiles(patch string) []string {
 func codexRespond(dec warden.Decision, approvals []string, call toolCall, runner FindRunner) (response, error) {
 	switch dec.Verdict {
 	case warden.Allow, warden.Sandbox:
-		if !call.shell {
-			if dec.Verdict == warden.Allow {
-				return response{status: statusOK}, nil
-			}
-			return blockOnStderr(explain(dec) + askHint), nil
-		}
-		where, in, err := contain(dec, call, runner)
-		if err != nil {
+		a, err := answerRun(dec, call, runner)
+		switch {
+		case err != nil:
 			return response{}, err
-		}
-		switch where {
-		case placeContained:
-			out := claudeSpecific{HookEventName: "PreToolUse", PermissionDecision: "allow", UpdatedInput: in}
+		case a.noSandbox:
+			return blockOnStderr(a.why + "; ask the user to run it themselves"), nil
+		case a.ask:
+			return blockOnStderr(a.why + askHint), nil
+		case a.input != nil:
+			out := claudeSpecific{HookEventName: "PreToolUse", PermissionDecision: "allow", UpdatedInput: a.input}
 			return response{stdout: mustJSON(claudeAnswer{out}), status: statusOK}, nil
-		case placeHost:
-			return response{status: statusOK}, nil
 		}
-		return blockOnStderr(noSandboxReason(dec) + "; ask the user to run it themselves"), nil
+		return response{status: statusOK}, nil
 	case warden.Ask:
 		return blockOnStderr(explain(dec) + retryHint(approvals)), nil
 	default:

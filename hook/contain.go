@@ -64,6 +64,40 @@ func contain(dec warden.Decision, call toolCall, runner FindRunner) (placement, 
 	return placeContained, in, nil
 }
 
+// runAnswer is where a call with an allow or sandbox verdict goes, in
+// terms every host speaks: run it (input, when set, is the tool input to
+// run instead), or ask a person first (why says why; noSandbox says the
+// reason is that no sandbox can run here, not the guard's doubt).
+type runAnswer struct {
+	ask       bool
+	why       string
+	noSandbox bool
+	input     json.RawMessage
+}
+
+// answerRun decides how an allowed or sandboxed call runs: a shell command
+// contained as contain says, any other tool as it is when allowed and
+// asked about when the guard wanted it sandboxed (only shell commands can
+// be).
+func answerRun(dec warden.Decision, call toolCall, runner FindRunner) (runAnswer, error) {
+	if !call.shell {
+		if dec.Verdict == warden.Allow {
+			return runAnswer{}, nil
+		}
+		return runAnswer{ask: true, why: explain(dec)}, nil
+	}
+	where, in, err := contain(dec, call, runner)
+	switch {
+	case err != nil:
+		return runAnswer{}, err
+	case where == placeContained:
+		return runAnswer{input: in}, nil
+	case where == placeHost:
+		return runAnswer{}, nil
+	}
+	return runAnswer{ask: true, why: noSandboxReason(dec), noSandbox: true}, nil
+}
+
 // noSandboxReason is what a host is told when a command would run in a
 // sandbox but none can run here.
 func noSandboxReason(dec warden.Decision) string {

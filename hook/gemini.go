@@ -147,26 +147,16 @@ func geminiRespond(dec warden.Decision, call toolCall, runner FindRunner) (respo
 	var out geminiAnswer
 	switch dec.Verdict {
 	case warden.Allow, warden.Sandbox:
-		if !call.shell {
-			if dec.Verdict == warden.Allow {
-				out.Decision = "allow"
-			} else {
-				out.Decision, out.Reason = "ask", explain(dec)
-			}
-			break
-		}
-		where, in, err := contain(dec, call, runner)
+		a, err := answerRun(dec, call, runner)
 		if err != nil {
 			return response{}, err
 		}
-		switch where {
-		case placeContained:
-			out.Decision = "allow"
-			out.HookSpecificOutput = &geminiSpecific{HookEventName: "BeforeTool", ToolInput: in}
-		case placeHost:
-			out.Decision = "allow"
-		default:
-			out.Decision, out.Reason = "ask", noSandboxReason(dec)
+		out.Decision = "allow"
+		if a.input != nil {
+			out.HookSpecificOutput = &geminiSpecific{HookEventName: "BeforeTool", ToolInput: a.input}
+		}
+		if a.ask {
+			out.Decision, out.Reason = "ask", a.why
 		}
 	case warden.Ask:
 		out.Decision, out.Reason = "ask", explain(dec)
