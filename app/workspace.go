@@ -1,35 +1,19 @@
 package app
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/sandbox"
 )
 
-// SessionsDir is the directory in warden's home that holds each session's
-// /tmp. It is masked in every sandbox like the rest of the home; a
-// session's own directory reaches its commands only as their /tmp.
-const SessionsDir = "sessions"
-
 // QuarantineDir is the directory in warden's home where what a sandboxed
 // command created in a protected path of the project is moved.
 const QuarantineDir = "quarantine"
-
-// sessionIdle is how long a session's /tmp is kept after its last command
-// when the host never says the session ended.
-const sessionIdle = 24 * time.Hour
 
 // workspaceSpec fills in what a profile with read_all asks for: the whole
 // filesystem readable but the masks, the project writable (but its
@@ -111,128 +95,4 @@ func homePaths(paths []string, userHome string) []string {
 		out = append(out, filepath.Clean(p))
 	}
 	return out
-}
-
-// sessionTmp returns the directory that is session's /tmp, creating it,
-// and removes the /tmp of sessions idle for longer than sessionIdle.
-func sessionTmp(home Home, session string, now time.Time) (string, error) {
-	root := filepath.Join(home.Abs(), SessionsDir)
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(session))
-	dir := filepath.Join(root, hex.EncodeToString(sum[:12]))
-	tmp := filepath.Join(dir, "tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(tmp, 0o1777|os.ModeSticky); err != nil {
-		return "", err
-	}
-	_ = os.Chtimes(dir, now, now)
-	pruneSessions(root, dir, now)
-	return tmp, nil
-}
-
-// pruneSessions removes the session directories under root, but keep, that
-// have been idle for longer than sessionIdle.
-func pruneSessions(root, keep string, now time.Time) {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		p := filepath.Join(root, e.Name())
-		if p == keep || !e.IsDir() {
-			continue
-		}
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > sessionIdle {
-			_ = os.RemoveAll(p)
-		}
-	}
-}
-
-// EndSession lets a session go when its host says it ended: its sandbox
-// worlds stop (what they ran in the background with them) and its /tmp is
-// removed.
-func (a *App) EndSession(ctx context.Context, session string) error {
-	if session == "" {
-		return nil
-	}
-	mgr := a.Sandboxes()
-	worlds, _ := mgr.List("session-")
-	for _, w := range worlds {
-		if w.Spec.Session == session {
-			if err := mgr.Remove(ctx, w.Name); err != nil {
-				return warden.Errorf(warden.EUnavailable, "stop the session's sandbox %s", w.Name).Wrap(err)
-			}
-		}
-	}
-	sum := sha256.Sum256([]byte(session))
-	return os.RemoveAll(filepath.Join(a.Home.Abs(), SessionsDir, hex.EncodeToString(sum[:12])))
-}
-
-// sessionIdleStop is how long a session's sandbox waits for its next
-// command before it stops.
-const sessionIdleStop = 15 * time.Minute
-
-// sessionWorld returns the name of the long-lived sandbox that is the
-// session's world, when this run belongs in one: a profile with read_all
-// and session_tmp, a session, the native engine with namespaces, and nothing
-// a long-lived sandbox cannot hold (a signer, network secrets with their
-// per-run certificate authority). There a session's commands share their
-// processes and loopback, as well as their /tmp: a dev server one command
-// starts in the background answers the next.
-func (a *App) sessionWorld(profile, dir string, spec sandbox.Spec, req *warden.Request, o ExecOverride) (string, bool) {
-	prof := a.Policy.Sandbox.Profiles[profile]
-	if !prof.ReadAll || !prof.SessionTmp || req.Session == "" || o.Signer || spec.Signer != nil ||
-		len(a.Policy.Network.Secrets) > 0 || !spec.Mode.Namespaces() {
-		return "", false
-	}
-	if e := a.Policy.Sandbox.Engine; e != "" && e != "auto" && e != "native" {
-		return "", false
-	}
-	sum := sha256.Sum256([]byte(req.Session + "\x00" + dir + "\x00" + profile))
-	return "session-" + hex.EncodeToString(sum[:10]), true
-}
-
-// runInWorld runs cmd in the session's sandbox world, starting it (or
-// starting it anew, when the policy that shaped it changed) first.
-func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbox.Spec, cmd sandbox.Command) (sandbox.Result, error) {
-	if c, ok := spec.Egress.(io.Closer); ok {
-		c.Close() // the world's supervisor serves its own
-	}
-	spec.Egress = nil
-	spec.Background, spec.Idle = true, sessionIdleStop
-	// The world's /tmp is its own tmpfs, capped by the memory limit (and
-	// charged to its memory cgroup); it lasts as long as the world.
-	spec.Tmp = ""
-	// The world is the same while the policy that shaped it is: the files
-	// in warden's home come and go (the database's journal) without that
-	// mattering, since a new one there is never granted to the world.
-	keyed := spec
-	keyed.Hidden = slices.DeleteFunc(slices.Clone(spec.Hidden), func(h string) bool { return filepath.Dir(h) == a.Home.Abs() })
-	b, err := json.Marshal(keyed)
-	if err != nil {
-		return sandbox.Result{}, err
-	}
-	sum := sha256.Sum256(b)
-	key := profile + "@" + hex.EncodeToString(sum[:6])
-	mgr := a.Sandboxes()
-	if _, err := mgr.Ensure(ctx, world, key, spec); err != nil {
-		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w", err)
-	}
-	return mgr.Exec(ctx, world, cmd, sandbox.Limits{Wall: spec.Limits.Wall, Output: spec.Limits.Output})
-}
-
-// worldEgress is the egress proxy of a session's sandbox world, built in
-// its supervisor: it decides for the session, and an ask waits for a
-// human's answer as a one-shot run's would.
-func (a *App) worldEgress(info sandbox.Info) (sandbox.Egress, error) {
-	who := &warden.Request{Session: info.Spec.Session, RequestedBy: "agent"}
-	p, err := a.Egress(who, info.Spec.AllowDomains, &AskWait{Channel: "exec"})
-	if err != nil {
-		return nil, err
-	}
-	return &sandboxEgress{Proxy: p}, nil
 }
