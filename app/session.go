@@ -1,6 +1,5 @@
 package app
 
-
 import (
 	"context"
 	"crypto/sha256"
