@@ -23,7 +23,7 @@ type landlockPlan struct {
 	// With namespaces it is off, so that the commands of one long-lived
 	// sandbox (each its own domain) can signal what an earlier one started.
 	Scope bool
-	ABI        int
+	ABI   int
 }
 
 // Filesystem access rights by the ABI that introduced them.
