@@ -331,6 +331,15 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 		_ = os.MkdirAll(filepath.Join(a.Home.Abs(), d), 0o700)
 	}
 	s.Hidden = hiddenPaths(a.Home, append(slices.Clone(a.Policy.Filesystem.Denied), sp.SecretPaths...), home)
+	// Hard links to hidden files are searched for in the credential stores
+	// of the home and warden's own, not in broad system trees (/var): those
+	// cost milliseconds a run, and the system secrets are searched anyway.
+	s.LinkRoots = []string{}
+	for _, h := range s.Hidden {
+		if home != "" && strings.HasPrefix(h, home+"/") || strings.HasPrefix(h, a.Home.Abs()+"/") {
+			s.LinkRoots = append(s.LinkRoots, h)
+		}
+	}
 	if err := s.Validate(); err != nil {
 		return s, warden.Errorf(warden.EInvalid, "%v", err)
 	}

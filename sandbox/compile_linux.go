@@ -152,7 +152,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		}
 		p.Keep = keepUnderTmp(read, ll.WriteDirs, p.Dir)
 	}
-	masks, mwarn, err := masksFor(s.Hidden, granted, mode)
+	masks, mwarn, err := masksFor(s.Hidden, s.LinkRoots, granted, mode)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -324,8 +324,14 @@ func hiddenOutsideSystem(hidden []string) []string {
 // exist inside a directory the command may read. A denied path that holds a
 // system root is left to the fs guard (the command needs the system to run);
 // one that holds a granted path is a contradiction the user must resolve.
-func masksFor(hidden, granted []string, mode Mode) (masks, warn []string, err error) {
-	defer func() { masks, warn, err = hideLinks(hidden, granted, mode, masks, warn, err) }()
+func masksFor(hidden, linkRoots, granted []string, mode Mode) (masks, warn []string, err error) {
+	defer func() {
+		roots := linkRoots
+		if roots == nil {
+			roots = append(slices.Clone(hidden), masks...)
+		}
+		masks, warn, err = hideLinks(roots, granted, mode, masks, warn, err)
+	}()
 	var secrets []string
 	for _, pat := range systemSecrets {
 		m, _ := filepath.Glob(pat)

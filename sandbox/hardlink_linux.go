@@ -49,12 +49,12 @@ type linkedSecret struct {
 // can read stopped short (its budget, node_modules), is named in a warning;
 // one whose other names lie only where the command cannot read needs
 // nothing. It passes an error from masksFor through.
-func hideLinks(hidden, granted []string, mode Mode, masks, warn []string, err error) ([]string, []string, error) {
+func hideLinks(roots, granted []string, mode Mode, masks, warn []string, err error) ([]string, []string, error) {
 	if err != nil {
 		return masks, warn, err
 	}
 	var denied []string
-	for _, h := range append(slices.Clone(hidden), masks...) {
+	for _, h := range roots {
 		h = filepath.Clean(h)
 		if filepath.IsAbs(h) && !slices.ContainsFunc(systemRoots, func(r string) bool { return within(r, h) }) {
 			denied = append(denied, h)

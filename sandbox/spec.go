@@ -143,6 +143,12 @@ type Spec struct {
 	// Hidden are paths the command must not read even where they lie inside
 	// a readable directory (the policy's denied paths).
 	Hidden []string
+	// LinkRoots are the hidden trees whose files' other names (hard links
+	// made earlier) are searched for and masked too: the credential stores.
+	// Nil searches every hidden path, which for broad denied trees (/var)
+	// costs milliseconds on every run. The system secrets are always
+	// searched.
+	LinkRoots []string
 	// ReadAll makes the whole filesystem readable (the workspace profile),
 	// except Hidden and the system secrets, which stay masked.
 	ReadAll bool
