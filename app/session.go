@@ -122,8 +122,10 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	// The world is the same while the policy that shaped it is: the files
 	// in warden's home come and go (the database's journal) without that
 	// mattering, since a new one there is never granted to the world.
+	inHome := func(h string) bool { return filepath.Dir(h) == a.Home.Abs() }
 	keyed := spec
-	keyed.Hidden = slices.DeleteFunc(slices.Clone(spec.Hidden), func(h string) bool { return filepath.Dir(h) == a.Home.Abs() })
+	keyed.Hidden = slices.DeleteFunc(slices.Clone(spec.Hidden), inHome)
+	keyed.LinkRoots = slices.DeleteFunc(slices.Clone(spec.LinkRoots), inHome)
 	b, err := json.Marshal(keyed)
 	if err != nil {
 		return sandbox.Result{}, err
@@ -131,10 +133,18 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	sum := sha256.Sum256(b)
 	key := profile + "@" + hex.EncodeToString(sum[:6])
 	mgr := a.Sandboxes()
-	if _, err := mgr.Ensure(ctx, world, key, spec); err != nil {
+	info, started, err := mgr.Ensure(ctx, world, key, spec)
+	if err != nil {
 		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w", err)
 	}
-	return mgr.Exec(ctx, world, cmd, sandbox.Limits{Wall: spec.Limits.Wall, Output: spec.Limits.Output})
+	res, err := mgr.Exec(ctx, world, cmd, sandbox.Limits{Wall: spec.Limits.Wall, Output: spec.Limits.Output})
+	if !started {
+		// The world's standing warnings were said (and audited) with the
+		// command that started it; every later command would repeat them
+		// into the agent's output. What this command caused stays.
+		res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool { return slices.Contains(info.Warnings, w) })
+	}
+	return res, err
 }
 
 // worldEgress is the egress proxy of a session's sandbox world, built in

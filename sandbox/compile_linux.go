@@ -200,7 +200,14 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		warn = append(warn, "no pids cgroup is available, so the process limit is RLIMIT_NPROC, which counts every process of the user")
 	}
 	// RLIMIT_AS goes last: after it the stage cannot allocate.
-	if n := s.Limits.Memory; n > 0 && !cg.capsMemory() {
+	switch n := s.Limits.Memory; {
+	case n <= 0 || cg.capsMemory():
+	case s.ReadAll:
+		// Real work (the workspace profile) runs Node, Java and Go, which
+		// reserve far more address space than they use: a cap on it would
+		// break them, so without a memory cgroup memory goes uncapped.
+		warn = append(warn, fmt.Sprintf("no memory cgroup is available, so the memory limit of %s is not enforced (an address-space cap would break Node, Java and Go)", FormatBytes(n)))
+	default:
 		p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_AS, Cur: uint64(n), Max: uint64(n)})
 		warn = append(warn, fmt.Sprintf("no memory cgroup is available, so memory is capped by RLIMIT_AS (%s of address space): Go, Node and Java programs reserve more than they use and may fail to start", FormatBytes(n)))
 	}

@@ -809,31 +809,32 @@ func (placeholderEgress) Serve(l net.Listener) error { return l.Close() }
 // Ensure makes sure sandbox name runs under spec, fingerprinted by key:
 // a ready one started with the same key is used as it is; one started with
 // another key (the policy changed) is stopped and started anew; none is
-// started. Callers that race for the same name are serialised by a lock
+// started. started says this call started it. Callers that race for the same name are serialised by a lock
 // file, so that one sandbox starts.
-func (m *Manager) Ensure(ctx context.Context, name, key string, spec Spec) (Info, error) {
+func (m *Manager) Ensure(ctx context.Context, name, key string, spec Spec) (info Info, started bool, err error) {
 	if err := ValidName(name); err != nil {
-		return Info{}, err
+		return Info{}, false, err
 	}
 	if err := os.MkdirAll(m.Dir, 0o700); err != nil {
-		return Info{}, fmt.Errorf("create the sandboxes' run directory: %w", err)
+		return Info{}, false, fmt.Errorf("create the sandboxes' run directory: %w", err)
 	}
 	lock, err := os.OpenFile(filepath.Join(m.Dir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return Info{}, fmt.Errorf("lock sandbox %s: %w", name, err)
+		return Info{}, false, fmt.Errorf("lock sandbox %s: %w", name, err)
 	}
 	defer lock.Close()
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		return Info{}, fmt.Errorf("lock sandbox %s: %w", name, err)
+		return Info{}, false, fmt.Errorf("lock sandbox %s: %w", name, err)
 	}
-	info, err := m.Status(name)
+	info, err = m.Status(name)
 	if err == nil && info.Profile == key && alive(info.Supervisor) && (info.State == StateReady || info.State == StateDegraded) {
-		return info, nil
+		return info, false, nil
 	}
 	if err == nil && alive(info.Supervisor) && info.State != StateStopped {
 		if _, err := m.Stop(ctx, name); err != nil {
-			return info, err
+			return info, false, err
 		}
 	}
-	return m.Start(ctx, name, key, spec)
+	info, err = m.Start(ctx, name, key, spec)
+	return info, err == nil, err
 }

@@ -52,8 +52,8 @@ func (m *Manager) Start(context.Context, string, string, Spec) (Info, error) {
 func (m *Manager) Supervise(context.Context, string) error { return errUnsupported }
 
 // Ensure refuses: there are no sandboxes here.
-func (m *Manager) Ensure(context.Context, string, string, Spec) (Info, error) {
-	return Info{}, errUnsupported
+func (m *Manager) Ensure(context.Context, string, string, Spec) (Info, bool, error) {
+	return Info{}, false, errUnsupported
 }
 
 // Exec refuses: there is no native sandbox on this platform.
