@@ -1,6 +1,10 @@
 package app
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestCommandLineIsTheHostsCommand checks that a hook's `bash -c CMD` is
 // decided as CMD, the command the host asked about, so that an approval
@@ -18,6 +22,31 @@ func TestCommandLineIsTheHostsCommand(t *testing.T) {
 	} {
 		if got := commandLine(c.args); got != c.want {
 			t.Errorf("commandLine(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
+}
+
+// TestProjectRootIsTheWorkTree: a command run in a subdirectory of a
+// repository works on the whole work tree (so it can commit), never above
+// the home, and a directory outside any repository is its own project.
+func TestProjectRootIsTheWorkTree(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(home, "src", "repo")
+	sub := filepath.Join(repo, "pkg", "x")
+	plain := filepath.Join(home, "notes")
+	for _, d := range []string{filepath.Join(repo, ".git"), sub, plain, filepath.Join(home, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ dir, want string }{
+		{repo, repo},
+		{sub, repo},
+		{plain, plain}, // the home's own .git (dotfiles) does not make the home the project
+		{home, home},
+	} {
+		if got := projectRoot(c.dir, home); got != c.want {
+			t.Errorf("projectRoot(%s) = %s, want %s", c.dir, got, c.want)
 		}
 	}
 }

@@ -283,7 +283,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	case "read":
 		s.Project = dir
 	case "write":
-		s.Project, s.ProjectWritable = dir, true
+		s.Project, s.ProjectWritable = projectRoot(dir, home), true
 	}
 	if prof.MemoryShare > 0 {
 		s.Limits.Memory = sandbox.MemoryShare(prof.MemoryShare)

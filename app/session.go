@@ -104,6 +104,9 @@ func (a *App) sessionWorld(profile, dir string, spec sandbox.Spec, req *warden.R
 	if e := a.Policy.Sandbox.Engine; e != "" && e != "auto" && e != "native" {
 		return "", false
 	}
+	if spec.Project != "" {
+		dir = spec.Project // the work tree: its subdirectories share one world
+	}
 	sum := sha256.Sum256([]byte(req.Session + "\x00" + dir + "\x00" + profile))
 	return "session-" + hex.EncodeToString(sum[:10]), true
 }

@@ -62,6 +62,20 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, dir, us
 // commonest toolchains (Go, npm, everything under ~/.cache) can fill them.
 var createdCaches = []string{".cache", "go/pkg", ".npm"}
 
+// projectRoot is the project a command run in dir works on: the nearest
+// directory at or above dir holding .git (a repository's work tree, so
+// that a command run in a subdirectory can still commit), below the user's
+// home; dir itself when there is none.
+func projectRoot(dir, userHome string) string {
+	dir = filepath.Clean(dir)
+	for d := dir; d != "/" && d != userHome && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+	}
+	return dir
+}
+
 // projectMayBeWritten reports whether a workspace sandbox may make dir
 // writable: not the root, not the user's home or anything above it, and not
 // inside a system directory.
