@@ -177,7 +177,7 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, store *sql
 	return pipeline.New(pipeline.Config{
 		Global: safety.Stages(
 			integrity,
-			safety.KillSwitch{Active: p.Safety.KillSwitch, ExitsDeny: p.StopLoss.KillSwitchExits == "deny"},
+			safety.KillSwitch{Active: p.Safety.KillSwitch, Engaged: home.Killed, ExitsDeny: p.StopLoss.KillSwitchExits == "deny"},
 			safety.SpendCap{Cap: p.Safety.DailySpendCap, Ledger: store, Now: now},
 			safety.TxMax{Max: p.Safety.MaxTransaction},
 			safety.TierGate{Autopilot: p.Safety.Autopilot},

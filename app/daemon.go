@@ -236,11 +236,13 @@ func (d *Daemon) SetConfig(ctx context.Context, key, value, by string) error {
 }
 
 // KillSwitch implements httpapi.Backend.
-func (d *Daemon) KillSwitch() bool { return d.current().policy.Safety.KillSwitch }
+func (d *Daemon) KillSwitch() bool {
+	return d.current().policy.Safety.KillSwitch || d.App.Home.Killed()
+}
 
 // SetKillSwitch implements httpapi.Backend.
 func (d *Daemon) SetKillSwitch(ctx context.Context, on bool, by string) error {
-	if err := config.SetKillSwitch(d.App.Home.PolicyPath(), on); err != nil {
+	if err := SetKill(d.App.Home, on, by, "", d.App.Now()); err != nil {
 		return err
 	}
 	typ, summary := warden.EventKillSwitchOff, "emergency stop turned off by "+by

@@ -425,6 +425,39 @@ func TestMetricsCountDecisions(t *testing.T) {
 	}
 }
 
+// TestDaemonSeesKillWithABrokenPolicy: `warden kill` from another process
+// (its state file, written while the policy file is not even YAML) applies
+// to the running daemon's next request, and stays on once the policy file
+// is good again; the daemon reports it, and unkill turns it off.
+func TestDaemonSeesKillWithABrokenPolicy(t *testing.T) {
+	dm := startDaemon(t)
+	good, err := os.ReadFile(dm.home.PolicyPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dm.home.PolicyPath(), []byte("version: 1\nsafety: [not: valid\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := app.SetKill(dm.home, true, "test", "broken policy", time.Now()); err != nil {
+		t.Fatalf("kill with a broken policy file: %v", err)
+	}
+	if err := os.WriteFile(dm.home.PolicyPath(), good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := dm.agent.Check(ctx, toolReq("write_file", "")); d.Verdict != warden.Deny || d.Rule != "safety.kill_switch" {
+		t.Fatalf("after kill: %s %s; want deny by the kill switch", d.Verdict, d.Rule)
+	}
+	if !dm.d.KillSwitch() {
+		t.Error("the daemon reports the stop off")
+	}
+	if err := dm.op.SetKillSwitch(ctx, false, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := dm.agent.Check(ctx, toolReq("get_price", "")); d.Verdict != warden.Allow {
+		t.Fatalf("after unkill: %s %s", d.Verdict, d.Rule)
+	}
+}
+
 // TestDaemonFollowsThePolicyFile: `warden kill` from another process (a
 // write to the file) applies to the daemon's next request, and a section
 // that turns invalid is audited and falls back closed.

@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
-	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/safety"
 )
 
@@ -30,7 +30,9 @@ confirmation; turning it off (warden unkill) needs a human at a terminal.`,
 			if err != nil {
 				return err
 			}
-			if err := config.SetKillSwitch(home.PolicyPath(), true); err != nil {
+			// The stop's own state file: a broken or missing policy file
+			// cannot block it.
+			if err := app.SetKill(home, true, currentUser(), reason, time.Now()); err != nil {
 				return err
 			}
 			meta, _ := json.Marshal(map[string]string{"reason": reason, "by": currentUser()})
@@ -73,7 +75,7 @@ func unkillCmd(e *env) *cobra.Command {
 				e.status = exitDeny
 				return nil
 			}
-			if err := config.SetKillSwitch(a.Home.PolicyPath(), false); err != nil {
+			if err := app.SetKill(a.Home, false, currentUser(), "", a.Now()); err != nil {
 				return err
 			}
 			meta, _ := json.Marshal(map[string]string{"trace_id": d.TraceID, "confirmed_by": currentUser(), "channel": "terminal"})

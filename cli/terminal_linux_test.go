@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -121,12 +122,10 @@ func TestUnkillAtATerminal(t *testing.T) {
 	if out, err := wardenCmd(home, "kill").CombinedOutput(); err != nil {
 		t.Fatalf("kill: %v\n%s", err, out)
 	}
+	// Whether the stop is on, by what it does: a tier 2 tool is refused by it.
 	getKill := func() string {
-		out, err := wardenCmd(home, "config", "get", "safety.killSwitchActive").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(string(out))
+		out, _ := wardenCmd(home, "check", "tool", "call", "analyze_market").Output()
+		return strconv.FormatBool(strings.Contains(string(out), `"rule":"safety.kill_switch"`) && strings.Contains(string(out), `"verdict":"deny"`))
 	}
 
 	out, err := unkillAtTerminal(t, home, "yes")

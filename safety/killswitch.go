@@ -12,10 +12,14 @@ import (
 // not block, when a human (not an autonomous turn) asks for it.
 const ReleaseTool = "unkill"
 
-// KillSwitch is the emergency stop. While Active, every request of tier 2 or
-// above is denied. The zero value is off.
+// KillSwitch is the emergency stop. While Active, or while Engaged says so,
+// every request of tier 2 or above is denied. The zero value is off.
 type KillSwitch struct {
 	Active bool
+	// Engaged reports the stop's own state, kept apart from the policy file
+	// (warden's home's killswitch file), asked on every check so that every
+	// process sees `warden kill` at once. Nil is off.
+	Engaged func() bool
 	// ExitsDeny refuses the stop-loss monitor's protective exits too; by
 	// default they ask a human (a fresh confirmation: no standing grant).
 	ExitsDeny bool
@@ -26,7 +30,7 @@ func (KillSwitch) Name() string { return "kill-switch" }
 
 // Check implements warden.Stage.
 func (k KillSwitch) Check(_ context.Context, req *warden.Request) (warden.Decision, error) {
-	if !k.Active {
+	if !k.Active && (k.Engaged == nil || !k.Engaged()) {
 		return warden.Allowf("safety.kill_switch", "the emergency stop is off"), nil
 	}
 	if req.Tier < warden.TierConfirmOnce && req.Tier.Valid() {
