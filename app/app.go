@@ -4,6 +4,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -426,27 +427,65 @@ func appendEvent(ctx context.Context, store warden.AuditStore, ev *warden.Securi
 // Init creates home with a commented default policy file and an empty
 // database. An existing policy file is kept unless force is set.
 func Init(ctx context.Context, home Home, force bool) (created bool, err error) {
+	res, err := InitHome(ctx, home, force)
+	return res.Wrote, err
+}
+
+// InitResult says what InitHome did to the policy file.
+type InitResult struct {
+	Wrote bool // the default policy file was written
+	// Backup is where the replaced policy file was kept ("" when nothing
+	// was replaced, or it was the default already).
+	Backup string
+}
+
+// InitHome is Init, saying where a replaced policy file went. Replacing one
+// (force) keeps a backup of it beside it, keeps the emergency stop on if
+// the replaced file had it on, and is audited as config_changed.
+func InitHome(ctx context.Context, home Home, force bool) (res InitResult, err error) {
 	if err := os.MkdirAll(string(home), 0o700); err != nil {
-		return false, warden.Errorf(warden.EInvalid, "create warden home %s", home).Wrap(err)
+		return res, warden.Errorf(warden.EInvalid, "create warden home %s", home).Wrap(err)
 	}
-	if _, err := os.Stat(home.PolicyPath()); err != nil || force {
-		if err := config.WriteAtomic(home.PolicyPath(), config.DefaultFile(), 0o600); err != nil {
-			return false, warden.Errorf(warden.EInvalid, "write %s", home.PolicyPath()).Wrap(err)
+	old, statErr := os.ReadFile(home.PolicyPath())
+	if statErr != nil || force {
+		if statErr == nil && !bytes.Equal(old, config.DefaultFile()) {
+			res.Backup = home.PolicyPath() + ".bak-" + time.Now().UTC().Format("20060102T150405Z")
+			if err := config.WriteAtomic(res.Backup, old, 0o600); err != nil {
+				return res, warden.Errorf(warden.EInvalid, "keep a backup of %s before replacing it", home.PolicyPath()).Wrap(err)
+			}
+			if config.KillSwitchIn(old) {
+				if err := SetKill(home, true, "init --force", "the replaced policy file had the emergency stop on", time.Now()); err != nil {
+					return res, err
+				}
+			}
 		}
-		created = true
+		if err := config.WriteAtomic(home.PolicyPath(), config.DefaultFile(), 0o600); err != nil {
+			return res, warden.Errorf(warden.EInvalid, "write %s", home.PolicyPath()).Wrap(err)
+		}
+		res.Wrote = true
 	}
+	created := res.Wrote
+	_ = created
 	loaded, err := config.Load(home.PolicyPath())
 	if err != nil {
-		return created, err
+		return res, err
 	}
 	ws := Workspace(home, loaded.Policy)
 	if err := os.MkdirAll(ws, 0o700); err != nil {
-		return created, warden.Errorf(warden.EInvalid, "create the workspace %s", ws).Wrap(err).
+		return res, warden.Errorf(warden.EInvalid, "create the workspace %s", ws).Wrap(err).
 			WithHint("set filesystem.workspace in the policy file to a directory warden can create")
 	}
-	s, err := OpenStore(ctx, home)
+	st, err := OpenStore(ctx, home)
 	if err != nil {
-		return created, err
+		return res, err
 	}
-	return created, s.Close()
+	if res.Backup != "" {
+		meta, _ := json.Marshal(map[string]string{"key": "*", "backup": res.Backup, "by": "init --force"})
+		if err := AppendEvent(ctx, st, time.Now(), warden.EventConfigChanged, warden.SevWarn,
+			"warden init --force replaced the policy file with the defaults; the old one is at "+res.Backup, meta); err != nil {
+			st.Close()
+			return res, err
+		}
+	}
+	return res, st.Close()
 }

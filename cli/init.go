@@ -1,15 +1,19 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/config"
 )
 
 func initCmd(e *env) *cobra.Command {
-	var force bool
+	var force, yes bool
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Create a warden home: a commented default policy file and the audit database",
@@ -19,11 +23,25 @@ func initCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			created, err := app.Init(c.Context(), home, force)
+			if old, err := os.ReadFile(home.PolicyPath()); force && !yes && err == nil && !bytes.Equal(old, config.DefaultFile()) {
+				ok, err := confirmAtTerminal(e, "Replace "+home.PolicyPath()+" with the default policy (a backup is kept)? Type 'replace' to confirm: ", "replace")
+				if err != nil {
+					return warden.Errorf(warden.EConflict, "warden init --force replaces your policy file and needs a human's confirmation at a terminal").Wrap(err).
+						WithHint("run it in an interactive terminal, or add --yes if you mean it")
+				}
+				if !ok {
+					fmt.Fprintln(e.stdout, "not confirmed: the policy file stays as it is")
+					return nil
+				}
+			}
+			res, err := app.InitHome(c.Context(), home, force)
 			if err != nil {
 				return err
 			}
-			if created {
+			if res.Backup != "" {
+				fmt.Fprintf(e.stdout, "kept the replaced policy file as %s\n", res.Backup)
+			}
+			if res.Wrote {
 				fmt.Fprintf(e.stdout, "wrote %s\n", home.PolicyPath())
 			} else {
 				fmt.Fprintf(e.stdout, "kept the existing %s (use --force to overwrite it)\n", home.PolicyPath())
@@ -32,6 +50,7 @@ func initCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&force, "force", false, "overwrite an existing policy file with the defaults")
+	c.Flags().BoolVar(&force, "force", false, "overwrite an existing policy file with the defaults (a backup is kept; asks at a terminal)")
+	c.Flags().BoolVar(&yes, "yes", false, "with --force: do not ask at a terminal")
 	return c
 }

@@ -333,3 +333,28 @@ func sectionBreaks(text []byte) []byte {
 }
 
 func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
+
+// KillSwitchIn reports whether a policy file's text turns the emergency
+// stop on (safety.killSwitchActive: true). Text that is not valid YAML is
+// read line by line, so a broken file that says so still counts: the stop
+// fails closed.
+func KillSwitchIn(data []byte) bool {
+	var doc struct {
+		Safety struct {
+			KillSwitchActive bool `yaml:"killSwitchActive"`
+		} `yaml:"safety"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err == nil {
+		return doc.Safety.KillSwitchActive
+	}
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(line, "killSwitchActive:"); ok {
+			v, _, _ = strings.Cut(v, "#")
+			if b, err := strconv.ParseBool(strings.Trim(strings.TrimSpace(v), `"'`)); err == nil && b {
+				return true
+			}
+		}
+	}
+	return false
+}
