@@ -35,8 +35,19 @@ var credentialWords = []string{
 	"PRIVATE", "COOKIE", "AUTH",
 }
 
-// benignNames contain a credential word but hold none.
-var benignNames = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE"}
+// credentialParts are whole words of a name, split at '_', '-', '.' and
+// camelCase humps, that mark a credential: DB_PASS, ADMIN_PW, SMTP_PWD,
+// DB_CREDS, PG_DSN. They are too short to match inside other words ("BYPASS",
+// "OLDPWD", "CREDIT" stay), so they count only as words of their own.
+var credentialParts = []string{
+	"PASS", "PW", "PWD", "PASSCODE", "PIN", "CRED", "CREDS", "PSK", "DSN", "APIKEY",
+	"JWT", "SALT", "OTP", "TOTP",
+}
+
+// benignNames contain a credential word but hold none. PWD and OLDPWD are the
+// working directories. PASSWORD_STORE_DIR is not benign: it locates a store of
+// secrets, like PGPASSFILE and NETRC, and is scrubbed.
+var benignNames = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "PWD", "OLDPWD"}
 
 // IsCredentialName reports whether an environment variable of this name is
 // scrubbed from a sandboxed command's environment unless passed explicitly.
@@ -59,7 +70,36 @@ func IsCredentialName(name string) bool {
 			return true
 		}
 	}
+	for _, w := range nameWords(name) {
+		if slices.Contains(credentialParts, w) {
+			return true
+		}
+	}
 	return false
+}
+
+// nameWords splits a variable name into upper-case words at every byte that
+// is not a letter or digit and at camelCase humps: "dbPass_x" gives DB, PASS
+// and X.
+func nameWords(name string) []string {
+	var words []string
+	start := -1
+	for i := 0; i <= len(name); i++ {
+		var c byte
+		if i < len(name) {
+			c = name[i]
+		}
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		hump := i > 0 && 'A' <= c && c <= 'Z' && 'a' <= name[i-1] && name[i-1] <= 'z'
+		if start >= 0 && (!alnum || hump) {
+			words = append(words, strings.ToUpper(name[start:i]))
+			start = -1
+		}
+		if alnum && start < 0 {
+			start = i
+		}
+	}
+	return words
 }
 
 // ScrubEnv returns env without credential-like variables (IsCredentialName),

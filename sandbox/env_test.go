@@ -14,8 +14,18 @@ func TestIsCredentialName(t *testing.T) {
 		"NPM_TOKEN", "SSH_AUTH_SOCK", "DOCKER_HOST", "KUBECONFIG", "VAULT_ADDR", "STRIPE_API_KEY",
 		"DATABASE_URL", "MY_SERVICE_PASSWORD", "some_secret", "PRIVATE_KEY_PATH", "api_key",
 		"DBUS_SESSION_BUS_ADDRESS", "WARDEN_HOME",
+		// Short credential words count as words of their own (issue 23).
+		"DB_PASS", "SMTP_PASS", "ADMIN_PW", "DB_PWD", "ROOT_PASSWD", "MYSQL_ROOT_PASSWORD", "PGPASSWORD",
+		"db_pass", "dbPass", "ldap-pw", "APP_CREDS", "DB_CRED", "PG_DSN", "WIFI_PSK", "SIM_PIN",
+		"PASS", "PW", "PASSCODE_X", "MAILGUN_APIKEY", "SESSION_JWT", "TOTP_SEED",
+		// It locates a store of secrets, like PGPASSFILE.
+		"PASSWORD_STORE_DIR",
 	}
-	kept := []string{"PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "GOPATH", "PWD", "EDITOR", "LC_ALL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"}
+	kept := []string{
+		"PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "GOPATH", "PWD", "OLDPWD", "pwd", "EDITOR", "LC_ALL",
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "BYPASS_CACHE", "COMPASS_HOME", "CREDIT_LIMIT", "XDG_SESSION_TYPE",
+		"SPINNER", "PASSENGER_ENV", "OPTIONS", "PWDX", "SHLVL", "PS1",
+	}
 	for _, n := range scrubbed {
 		if !sandbox.IsCredentialName(n) {
 			t.Errorf("IsCredentialName(%q) = false, want true", n)
