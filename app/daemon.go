@@ -173,17 +173,23 @@ func stampOf(path string) (fileStamp, error) {
 }
 
 // Check implements httpapi.Backend. An ask through the API opens an approval
-// on channel (none when channel is empty); with wait, the answer is awaited,
-// and without, the ask joins an approval already pending for its input.
-func (d *Daemon) Check(ctx context.Context, req *warden.Request, wait bool, channel string) (warden.Decision, error) {
+// on opt.Channel (none when empty); with opt.Wait, the answer is awaited,
+// and without, the ask joins an approval already pending for its input. A
+// dry run (a question) reserves nothing, also when decided again after an
+// approval.
+func (d *Daemon) Check(ctx context.Context, req *warden.Request, opt httpapi.CheckOptions) (warden.Decision, error) {
 	g := d.current().gate
 	// A caller that does not wait will retry: its ask joins the approval
 	// already pending for the same input rather than opening another.
-	dec, err := g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel, JoinPending: !wait})
-	if err != nil || !wait || dec.Verdict != warden.Ask {
+	dec, err := g.CheckWith(ctx, req, gate.CheckOptions{Approval: opt.Channel, JoinPending: !opt.Wait, DryRun: opt.DryRun})
+	if err != nil || !opt.Wait || dec.Verdict != warden.Ask {
 		return dec, err
 	}
-	return g.Await(ctx, req, dec)
+	approved, denied, err := g.WaitAnswer(ctx, req, dec)
+	if err != nil || !approved {
+		return denied, err
+	}
+	return g.CheckWith(ctx, req, gate.CheckOptions{DryRun: opt.DryRun})
 }
 
 // Approvals implements httpapi.Backend.
@@ -653,6 +659,7 @@ func Dial(home Home) *httpapi.Client {
 // EUnavailable error saying so.
 func CheckRemote(ctx context.Context, home Home, req *warden.Request, wait bool) (warden.Decision, error) {
 	c := Dial(home)
+	c.DryRun = true // a check is a question: it reserves nothing
 	var d warden.Decision
 	var err error
 	if wait {

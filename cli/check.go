@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -32,7 +33,11 @@ func checkCmd(e *env) *cobra.Command {
 With no arguments, the request is read as JSON from stdin, e.g.
   {"capability":"tool","action":"call","resource":"get_price","autonomous":true}
 
-Every decision is recorded in the audit log before it is printed. The exit
+A check is a question: it reserves nothing. For a request that moves funds
+the decision says whether the amount fits the daily spend cap now, but the
+ledger is debited only by a trade that executes (warden trade), which checks
+the cap again atomically. Every decision is recorded in the audit log before
+it is printed. The exit
 status is 0 when a decision was made (with --exit-code: 0 allow, 2 deny, 3 ask,
 4 sandbox) and 1 when no decision could be made; then nothing is printed on
 stdout and the caller must treat the request as denied.`,
@@ -46,9 +51,6 @@ stdout and the caller must treat the request as denied.`,
 				return err
 			}
 			if remote {
-				if dryRun {
-					return usageError(c, "--dry-run works in this process only; drop --remote")
-				}
 				if explain {
 					return usageError(c, "--explain works in this process only; drop --remote")
 				}
@@ -59,14 +61,16 @@ stdout and the caller must treat the request as denied.`,
 				return err
 			}
 			defer a.Close()
-			opt := gate.CheckOptions{DryRun: dryRun}
+			// A check is only a question: it never reserves the daily cap
+			// or a rate slot (--dry-run is kept for old scripts).
+			opt := gate.CheckOptions{DryRun: true}
 			if wait {
 				opt.Approval = "cli"
 			}
 			d, err := a.Gate.CheckWith(c.Context(), r, opt)
 			if wait && err == nil && d.Verdict == warden.Ask {
 				fmt.Fprintf(e.stderr, "warden: waiting for approval %s (`warden approvals approve %[1]s` or the web console)\n", d.ApprovalID)
-				d, err = a.Gate.Await(c.Context(), r, d)
+				d, err = awaitQuestion(c.Context(), a.Gate, r, d)
 			}
 			if err != nil {
 				return err
@@ -96,9 +100,21 @@ stdout and the caller must treat the request as denied.`,
 	f.BoolVar(&exitCode, "exit-code", false, "encode the verdict in the exit status: 0 allow, 2 deny, 3 ask, 4 sandbox")
 	f.BoolVar(&remote, "remote", false, "ask the running daemon (warden serve) instead of deciding in this process")
 	f.BoolVar(&wait, "wait", false, "when the answer is ask, open an approval and wait for a human's answer; print the decision it ends in")
-	f.BoolVar(&dryRun, "dry-run", false, "decide and record, but reserve nothing in the daily spend ledger")
+	f.BoolVar(&dryRun, "dry-run", false, "no effect: a check never reserves anything in the daily spend ledger")
+	_ = f.MarkHidden("dry-run")
 	f.BoolVar(&explain, "explain", false, "for a shell command, print on stderr how the guard read it: argv after unwrapping, path zones, rules")
 	return c
+}
+
+// awaitQuestion waits for the approval a question's ask opened and returns the
+// decision it ends in; an approved question is decided again, still
+// reserving nothing.
+func awaitQuestion(ctx context.Context, g *gate.Gate, r *warden.Request, d warden.Decision) (warden.Decision, error) {
+	approved, denied, err := g.WaitAnswer(ctx, r, d)
+	if err != nil || !approved {
+		return denied, err
+	}
+	return g.CheckWith(ctx, r, gate.CheckOptions{DryRun: true})
 }
 
 // checkRemote decides r through the daemon and prints the decision.

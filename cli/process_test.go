@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/finance"
 )
 
 // wardenCmd runs the test binary as the warden CLI against home.
@@ -71,10 +73,11 @@ func initHome(t *testing.T, settings ...[2]string) string {
 	return home
 }
 
-// TestConcurrentProcessesNeverExceedTheCap starts many separate warden
-// processes at once against one home, each spending a random amount, and proves
-// the total allowed never exceeds the daily cap and that the ledger holds exactly
-// the allowed amounts.
+// TestConcurrentProcessesNeverExceedTheCap starts many separate `warden
+// trade buy` processes at once against one home, each spending a random
+// amount, and proves the total allowed never exceeds the daily cap and that
+// the ledger holds exactly the allowed amounts. (It used `warden check`
+// before a check stopped reserving: only the trade path debits the cap.)
 func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
 	const procs, perProc = 40, 3
 	home := initHome(t,
@@ -99,12 +102,15 @@ func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
 			<-start
 			for range perProc {
 				amount := warden.USD(rng.Int64N(100*warden.MicrosPerDollar)) + 1
-				cmd := wardenCmd(home, "check", "tool", "call", "buy_token", "--autonomous", "--param", "amount_usd="+amount.String())
+				cmd := wardenCmd(home, "trade", "buy", "WETH", "--param", "chain=base", "--param", "amount_usd="+amount.String())
 				var stdout, stderr bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				r := result{amount: amount, err: cmd.Run(), stderr: stderr.String()}
-				if r.err == nil {
-					r.err = json.Unmarshal(stdout.Bytes(), &r.d)
+				var exit *exec.ExitError
+				if r.err == nil || errors.As(r.err, &exit) && exit.ExitCode() == exitDeny {
+					var ex finance.Execution
+					r.err = json.Unmarshal(stdout.Bytes(), &ex)
+					r.d = ex.Decision
 				}
 				results <- r
 			}
@@ -147,7 +153,7 @@ func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
 	if ledger != allowed {
 		t.Fatalf("ledger holds $%s, but the processes were allowed $%s", ledger, allowed)
 	}
-	rows, err := store.Entries(context.Background(), warden.AuditFilter{Tool: "buy_token"})
+	rows, err := store.Entries(context.Background(), warden.AuditFilter{Capability: warden.CapTrade})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,5 +81,57 @@ func TestSixtyFourTradersShareOneCap(t *testing.T) {
 	}
 	if rep, err := store.Verify(context.Background()); err != nil || !rep.OK() {
 		t.Fatalf("Verify after the race: %+v, %v", rep.FirstBreak, err)
+	}
+}
+
+// TestCheckReservesNothing runs two `warden check trade buy` of $500 under a
+// $2,000 daily cap: a check is only a question, so both are allowed, each
+// says the amount fits and that nothing was reserved, the ledger stays at $0,
+// and a following `warden trade` of the whole $2,000 is allowed and executed.
+func TestCheckReservesNothing(t *testing.T) {
+	home := initHome(t,
+		[2]string{"safety.dailySpendCap", "2000"},
+		[2]string{"safety.maxTransactionAmount", "2000"},
+		[2]string{"sizing.fixedAmountUsd", "2000"},
+	)
+	for i := range 2 {
+		out, err := wardenCmd(home, "check", "trade", "buy", "WETH", "--param", "chain=base", "--param", "amount_usd=500").Output()
+		if err != nil {
+			t.Fatalf("check %d: %v", i, err)
+		}
+		var d warden.Decision
+		if err := json.Unmarshal(out, &d); err != nil {
+			t.Fatalf("check %d printed %q: %v", i, out, err)
+		}
+		if d.Verdict != warden.Allow || !strings.Contains(d.Reason, "nothing was reserved") || !strings.Contains(d.Reason, "$500 fits the daily cap: $0 of $2000 spent") {
+			t.Fatalf("check %d = %v (%s), want allow saying $500 fits and nothing was reserved", i, d.Verdict, d.Reason)
+		}
+	}
+	spent := func() warden.USD {
+		t.Helper()
+		store, err := app.OpenStore(context.Background(), app.Home(home))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		s, err := store.SpentSince(context.Background(), time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := spent(); s != 0 {
+		t.Fatalf("after two checks the ledger holds $%s, want $0", s)
+	}
+	out, err := wardenCmd(home, "trade", "buy", "WETH", "--param", "chain=base", "--param", "amount_usd=2000").Output()
+	var ex finance.Execution
+	if jerr := json.Unmarshal(out, &ex); err != nil || jerr != nil {
+		t.Fatalf("trade of $2000: %v, %v\n%s", err, jerr, out)
+	}
+	if ex.Decision.Verdict != warden.Allow || ex.Fill == nil {
+		t.Fatalf("trade of $2000 = %v by %s (%s), fill %v; want allowed and executed", ex.Decision.Verdict, ex.Decision.Rule, ex.Decision.Reason, ex.Fill)
+	}
+	if s := spent(); s != 2000*warden.MicrosPerDollar {
+		t.Fatalf("after the trade the ledger holds $%s, want $2000", s)
 	}
 }

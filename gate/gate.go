@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentwarden/warden"
@@ -57,8 +58,11 @@ type CheckOptions struct {
 	// another: for callers that retry rather than wait, so retrying does not
 	// pile up approvals. The approve-once grant lets the retry through.
 	JoinPending bool
-	// DryRun decides and records without debiting the spend ledger: an
-	// allowed fund-moving request reserves nothing.
+	// DryRun decides and records without debiting the spend ledger or
+	// taking a rate slot: an allowed fund-moving request reserves nothing,
+	// and its decision says so. A check that is only a question (`warden
+	// check`) is a dry run; only a path that then executes (the trader, a
+	// hook before the host runs its tool) reserves.
 	DryRun bool
 }
 
@@ -111,7 +115,11 @@ func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOpti
 
 	var debit *warden.Debit
 	switch {
-	case opt.DryRun || g.Debit == nil:
+	case g.Debit == nil:
+	case opt.DryRun:
+		if d.Verdict == warden.Allow || d.Verdict == warden.Sandbox {
+			noteReservedNothing(&d, g.Debit(req, now))
+		}
 	case d.Verdict == warden.Allow || d.Verdict == warden.Sandbox:
 		debit = g.Debit(req, now)
 	case opening:
@@ -345,6 +353,27 @@ func (g *Gate) now() time.Time {
 		return g.Now()
 	}
 	return time.Now()
+}
+
+// noteReservedNothing says in an allowed dry run's reason that what it would
+// have debited (full) was not reserved: the spend-cap stage's answer (whether
+// the amount fits the ledger now) stands, and the cap is debited only when a
+// trade executes.
+func noteReservedNothing(d *warden.Decision, full *warden.Debit) {
+	if full == nil || full.Amount <= 0 && full.Slot == nil {
+		return
+	}
+	note := "nothing was reserved: this was only a question"
+	if full.Amount > 0 {
+		for _, s := range d.Stages {
+			if s.Rule == "safety.daily_cap" && s.Verdict == warden.Allow {
+				note += "; " + s.Reason
+				break
+			}
+		}
+		note += "; only an executing trade (`warden trade`) debits the daily cap, which checks it again atomically"
+	}
+	d.Reason = strings.Replace(d.Reason, " (reserved atomically when recorded)", "", 1) + " (" + note + ")"
 }
 
 // denyForCap turns d into a deny by the spend cap, updating the spend-cap

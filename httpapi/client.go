@@ -28,6 +28,9 @@ type Client struct {
 	// NoApproval makes Check open no approval for an ask: for hooks of
 	// hosts that ask the human themselves.
 	NoApproval bool
+	// DryRun makes every check a question that reserves nothing (the daily
+	// spend cap, rate slots): for `warden check --remote`.
+	DryRun bool
 }
 
 // UnixClient is a client for the daemon's Unix socket at path.
@@ -59,13 +62,24 @@ func Unreachable(err error) bool {
 // Check asks the daemon to decide req; an error means no decision was made
 // and the caller must deny.
 func (c *Client) Check(ctx context.Context, req *warden.Request) (warden.Decision, error) {
-	path := "/v1/check"
+	q := url.Values{}
 	if c.NoApproval {
-		path += "?approval=none"
+		q.Set("approval", "none")
 	}
 	var d warden.Decision
-	err := c.do(ctx, http.MethodPost, path, req, &d)
+	err := c.do(ctx, http.MethodPost, c.checkPath(q), req, &d)
 	return d, err
+}
+
+// checkPath is /v1/check with q, and dry_run=1 when c.DryRun.
+func (c *Client) checkPath(q url.Values) string {
+	if c.DryRun {
+		q.Set("dry_run", "1")
+	}
+	if len(q) == 0 {
+		return "/v1/check"
+	}
+	return "/v1/check?" + q.Encode()
 }
 
 // CheckOpen is Check that, for an ask, opens an approval on channel (or joins
@@ -73,7 +87,7 @@ func (c *Client) Check(ctx context.Context, req *warden.Request) (warden.Decisio
 // decision carries the approval's id. It implements hook.Opener.
 func (c *Client) CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error) {
 	var d warden.Decision
-	err := c.do(ctx, http.MethodPost, "/v1/check?approval="+url.QueryEscape(channel), req, &d)
+	err := c.do(ctx, http.MethodPost, c.checkPath(url.Values{"approval": {channel}}), req, &d)
 	return d, err
 }
 
@@ -81,7 +95,7 @@ func (c *Client) CheckOpen(ctx context.Context, req *warden.Request, channel str
 // returns the decision it ended in.
 func (c *Client) CheckWait(ctx context.Context, req *warden.Request) (warden.Decision, error) {
 	var d warden.Decision
-	err := c.do(ctx, http.MethodPost, "/v1/check?wait=1", req, &d)
+	err := c.do(ctx, http.MethodPost, c.checkPath(url.Values{"wait": {"1"}}), req, &d)
 	return d, err
 }
 

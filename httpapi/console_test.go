@@ -611,7 +611,7 @@ func (f *fakeBackend) listCount() int {
 	return f.listCalls
 }
 
-func (f *fakeBackend) Check(context.Context, *warden.Request, bool, string) (warden.Decision, error) {
+func (f *fakeBackend) Check(context.Context, *warden.Request, CheckOptions) (warden.Decision, error) {
 	return warden.Decision{}, warden.Errorf(warden.EUnavailable, "the fake backend does not check requests")
 }
 

@@ -27,15 +27,27 @@ import (
 // MaxBody is the largest request body the API reads.
 const MaxBody = 1 << 20
 
+// CheckOptions adjust one POST /v1/check.
+type CheckOptions struct {
+	// Wait waits for a human's answer to an ask (wait=1).
+	Wait bool
+	// Channel names the channel an ask's approval opens through; empty
+	// opens none (approval=none).
+	Channel string
+	// DryRun makes the check a question (dry_run=1): it reserves nothing,
+	// neither the daily spend cap nor a rate slot (`warden check --remote`).
+	DryRun bool
+}
+
 // MaxWait is the longest one request may wait for an approval.
 const MaxWait = 10 * time.Minute
 
 // Backend is what the daemon serves; app.Daemon implements it.
 type Backend interface {
-	// Check decides and records req. With wait, an ask opens an approval
-	// from channel and Check returns only when it ended, with the decision
-	// it ended in.
-	Check(ctx context.Context, req *warden.Request, wait bool, channel string) (warden.Decision, error)
+	// Check decides and records req. With opt.Wait, an ask opens an
+	// approval from opt.Channel and Check returns only when it ended, with
+	// the decision it ended in.
+	Check(ctx context.Context, req *warden.Request, opt CheckOptions) (warden.Decision, error)
 	Approvals(ctx context.Context, f warden.ApprovalFilter) ([]warden.Approval, error)
 	Approval(ctx context.Context, id string) (warden.Approval, error)
 	Answer(ctx context.Context, id string, ans warden.Answer, who approval.Who) (warden.Approval, error)
@@ -173,7 +185,8 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request, c call) {
 		defer cancel()
 	}
 	start := time.Now()
-	d, err := s.Backend.Check(ctx, req, wait, channel)
+	dry := r.URL.Query().Get("dry_run") == "1" || r.URL.Query().Get("dry_run") == "true"
+	d, err := s.Backend.Check(ctx, req, CheckOptions{Wait: wait, Channel: channel, DryRun: dry})
 	if err != nil {
 		s.Metrics.failed()
 		writeError(w, err)
