@@ -31,6 +31,36 @@ type RateSlot struct {
 	Key       string
 	Limits    []RateLimit
 	HoldUntil time.Time
+	// MaxHolds bounds a hold (HoldUntil set) so that asks nobody answers
+	// cannot use a limit up: one requester (the recorded entry's
+	// RequestedBy and Session) may hold at most MaxHolds pending slots of
+	// Kind at once, and pending holds of all requesters together at most
+	// half of each limit (at least one), which leaves the rest to requests
+	// allowed outright. A hold past either bound is refused with
+	// *HoldsExceededError. Zero bounds nothing.
+	MaxHolds int
+}
+
+// HoldsExceededError is returned by AuditStore.Record when a RateSlot's hold
+// for a pending approval is past its MaxHolds bounds. Nothing was written.
+type HoldsExceededError struct {
+	Kind string
+	// Requester is who asked ("agent, session s1") when their own holds are
+	// the bound; empty when the holds of all requesters are.
+	Requester string
+	// Held is how many pending holds there were; Max the bound.
+	Held, Max int
+	// Window is the limit whose half the holds of all requesters reached;
+	// zero for a requester's own bound.
+	Window time.Duration
+}
+
+func (e *HoldsExceededError) Error() string {
+	if e.Requester != "" {
+		return fmt.Sprintf("%d %s asks of %s are waiting for a human (at most %d at once); answer them or let them expire", e.Held, e.Kind, e.Requester, e.Max)
+	}
+	return fmt.Sprintf("%d %s asks are waiting for a human, half of the limit for the last %s (at most %d held by pending asks); answer them or let them expire",
+		e.Held, e.Kind, FormatWindow(e.Window), e.Max)
 }
 
 // RateExceededError is returned by AuditStore.Record when a RateSlot does not

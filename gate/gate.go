@@ -182,9 +182,12 @@ func deniedByStore(d *warden.Decision, err error) bool {
 	var (
 		capErr    *warden.CapExceededError
 		rateErr   *warden.RateExceededError
+		holdsErr  *warden.HoldsExceededError
 		replayErr *warden.ReplayError
 	)
 	switch {
+	case errors.As(err, &holdsErr):
+		denyFor(d, holdsErr.Kind+".pending", holdsReason(holdsErr))
 	case errors.As(err, &capErr):
 		denyForCap(d, capErr)
 	case errors.As(err, &rateErr):
@@ -196,6 +199,16 @@ func deniedByStore(d *warden.Decision, err error) bool {
 		return false
 	}
 	return true
+}
+
+// holdsReason says why an ask could not hold a rate slot while it waits.
+func holdsReason(e *warden.HoldsExceededError) string {
+	if e.Requester != "" {
+		return fmt.Sprintf("%d %s asks of yours (%s) are waiting for a human, and at most %d may wait at once; answer them or let them expire",
+			e.Held, e.Kind, e.Requester, e.Max)
+	}
+	return fmt.Sprintf("%d %s asks are waiting for a human, and pending asks may hold at most %d of the %s limit, so the rest stays for requests allowed outright; answer them or let them expire",
+		e.Held, e.Kind, e.Max, warden.FormatWindow(e.Window))
 }
 
 // denyFor turns d into a deny by rule, recording it as that rule's stage

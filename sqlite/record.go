@@ -30,8 +30,8 @@ const (
 // ledger row (dated at e.CreatedAt, with e.TraceID) and the entry commit in one
 // BEGIN IMMEDIATE transaction, so the check and the debit are atomic across
 // processes; so does the debit's rate slot. A debit that does not fit returns
-// *warden.CapExceededError, a slot that does not *warden.RateExceededError or
-// *warden.ReplayError. After
+// *warden.CapExceededError, a slot that does not *warden.RateExceededError,
+// *warden.HoldsExceededError or *warden.ReplayError. After
 // any error nothing of e (and no debit) was stored, and e.Seq, e.PrevHash and
 // e.Hash are zero.
 func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.Debit) error {
@@ -57,7 +57,7 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 			}
 		}
 		if debit.Slot != nil {
-			if err := takeSlot(w, e.TraceID, e.CreatedAt, debit.Slot); err != nil {
+			if err := takeSlot(w, e, debit.Slot); err != nil {
 				return err
 			}
 		}
@@ -78,9 +78,12 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 		var (
 			capErr    *warden.CapExceededError
 			rateErr   *warden.RateExceededError
+			holdsErr  *warden.HoldsExceededError
 			replayErr *warden.ReplayError
 		)
 		switch {
+		case errors.As(err, &holdsErr):
+			return holdsErr
 		case errors.As(err, &capErr):
 			return capErr
 		case errors.As(err, &rateErr):

@@ -42,11 +42,22 @@ WHERE kind = ? AND trace_id != ? AND created_at >= ? AND released_at IS NULL AND
 	sqlReleaseSlots  = `UPDATE rate_slots SET released_at = ?, reason = ? WHERE trace_id = ? AND released_at IS NULL`
 	sqlSlotExists    = `SELECT 1 FROM rate_slots WHERE trace_id = ? LIMIT 1`
 	sqlSlotsReleased = `SELECT 1 FROM rate_slots WHERE trace_id = ? AND released_at IS NULL LIMIT 1`
+	// Pending holds (hold_until in the future, not released), of all
+	// requesters within a window, and of one requester: the requester is
+	// the requested_by and session of the audit row that took the hold (a
+	// hold is recorded with its row, in the same transaction, so the join
+	// never misses one; no schema change is needed).
+	sqlHoldsHeld = `SELECT COUNT(*) FROM rate_slots
+WHERE kind = ? AND trace_id != ? AND created_at >= ? AND released_at IS NULL AND hold_until > ?`
+	sqlHoldsOf = `SELECT COUNT(DISTINCT s.trace_id) FROM rate_slots s JOIN audit a ON a.trace_id = s.trace_id
+WHERE s.kind = ? AND s.trace_id != ? AND s.released_at IS NULL AND s.hold_until > ? AND a.requested_by = ? AND a.session = ?`
 )
 
-// takeSlot takes s for traceID at time at, inside the write transaction, or
-// returns *warden.RateExceededError or *warden.ReplayError.
-func takeSlot(w *conn, traceID string, at time.Time, s *warden.RateSlot) error {
+// takeSlot takes s for the decision e (its trace, at its time), inside the
+// write transaction, or returns *warden.RateExceededError,
+// *warden.HoldsExceededError or *warden.ReplayError.
+func takeSlot(w *conn, e *warden.AuditEntry, s *warden.RateSlot) error {
+	traceID, at := e.TraceID, e.CreatedAt
 	if s.Key != "" {
 		other, err := slotKeyTrace(w, s.Kind, s.Key)
 		if err != nil {
@@ -75,6 +86,11 @@ func takeSlot(w *conn, traceID string, at time.Time, s *warden.RateSlot) error {
 				return &warden.RateExceededError{Kind: s.Kind, Limit: l, Held: n}
 			}
 		}
+		if !s.HoldUntil.IsZero() && s.MaxHolds > 0 {
+			if err := checkHolds(w, e, s); err != nil {
+				return err
+			}
+		}
 	}
 	var holdArg any // NULL: spent
 	if !s.HoldUntil.IsZero() {
@@ -88,6 +104,59 @@ func takeSlot(w *conn, traceID string, at time.Time, s *warden.RateSlot) error {
 		key = s.Key
 	}
 	return execArgs(w, sqlInsertSlot, s.Kind, traceID, key, ms, holdArg)
+}
+
+// checkHolds refuses a new hold for a pending approval past s.MaxHolds: the
+// requester's own pending holds, then half of each limit for the holds of
+// all requesters together.
+func checkHolds(w *conn, e *warden.AuditEntry, s *warden.RateSlot) error {
+	at := e.CreatedAt.UnixMilli()
+	n, err := countArgs(w, sqlHoldsOf, s.Kind, e.TraceID, at, e.RequestedBy, e.Session)
+	if err != nil {
+		return err
+	}
+	if n >= s.MaxHolds {
+		return &warden.HoldsExceededError{Kind: s.Kind, Requester: requester(e), Held: n, Max: s.MaxHolds}
+	}
+	for _, l := range s.Limits {
+		most := max(l.Max/2, 1)
+		n, err := countArgs(w, sqlHoldsHeld, s.Kind, e.TraceID, ceilMillis(e.CreatedAt.Add(-l.Window)), at)
+		if err != nil {
+			return err
+		}
+		if n >= most {
+			return &warden.HoldsExceededError{Kind: s.Kind, Held: n, Max: most, Window: l.Window}
+		}
+	}
+	return nil
+}
+
+// requester names who asked, as a denial says it.
+func requester(e *warden.AuditEntry) string {
+	who := e.RequestedBy
+	if who == "" {
+		who = "this requester"
+	}
+	if e.Session != "" {
+		who += " in session " + e.Session
+	}
+	return who
+}
+
+// countArgs runs a COUNT query with args.
+func countArgs(c *conn, query string, args ...any) (int, error) {
+	st, err := c.prepare(query)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Reset()
+	if err := bindArgs(st, args...); err != nil {
+		return 0, err
+	}
+	if !st.Step() {
+		return 0, st.Err()
+	}
+	return int(st.ColumnInt64(0)), nil
 }
 
 // slotOf reads the slot traceID took of kind: hold is 0 for a spent slot.

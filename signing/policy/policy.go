@@ -42,6 +42,11 @@ type Settings struct {
 	// gas × maxFeePerGas. All in wei.
 	MaxValue, ApprovalAbove, MaxFee *big.Int
 	PerHour, PerDay                 int
+	// PendingPerRequester is how many asks one requester (requested_by and
+	// session) may have waiting for a human at once, each holding a rate
+	// slot; zero is DefaultPendingPerRequester. Pending asks of all
+	// requesters together hold at most half of each limit.
+	PendingPerRequester int
 	// Recipients may receive value and tokens without a human confirming.
 	Recipients []string
 	// Contracts may be called and named as spenders; the registry's
@@ -59,6 +64,10 @@ type Settings struct {
 	// UnsafeContractCreation allows transactions without a recipient.
 	UnsafeContractCreation bool
 }
+
+// DefaultPendingPerRequester is how many signing asks one requester may have
+// waiting for a human at once when Settings do not say.
+const DefaultPendingPerRequester = 3
 
 // Eth is 10^18 wei.
 var Eth = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
@@ -98,7 +107,10 @@ func (s *Settings) Slot(req *warden.Request) *warden.RateSlot {
 	if req.Capability != warden.CapSign {
 		return nil
 	}
-	slot := &warden.RateSlot{Kind: Kind, Limits: s.Limits()}
+	slot := &warden.RateSlot{Kind: Kind, Limits: s.Limits(), MaxHolds: s.PendingPerRequester}
+	if slot.MaxHolds <= 0 {
+		slot.MaxHolds = DefaultPendingPerRequester
+	}
 	if r, err := signing.FromWarden(req); err == nil {
 		slot.Key = r.RequestID
 	}
