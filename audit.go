@@ -102,6 +102,11 @@ const (
 	EventSigningSubmitted = "signing_request_submitted"
 	EventSigningApproved  = "signing_request_approved"
 	EventSigningRejected  = "signing_request_rejected"
+	// EventSigningUnavailable (critical) records that the daemon started
+	// without signing because its key could not be unlocked (no passphrase
+	// source, an unsafe passphrase file, a wrong passphrase): everything
+	// else runs, and the signing endpoints refuse saying why.
+	EventSigningUnavailable = "signing_unavailable"
 )
 
 // SecurityEvent is one row of the security event log. Metadata holds redacted

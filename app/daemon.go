@@ -113,11 +113,15 @@ func NewDaemon(ctx context.Context, home Home, opt Options) (*Daemon, error) {
 	d.ProxyListen = a.Policy.Network.Listen
 	d.Server = &httpapi.Server{Backend: d, Verifier: &httpapi.Verifier{Tokens: d.Tokens}, Feed: d.Feed, Log: a.Log,
 		Metrics: httpapi.NewMetrics(d.pending)}
-	// The signing key is unlocked once, here, and never written again.
+	// The signing key is unlocked once, here, and never written again. A
+	// key that cannot be unlocked keeps signing off, not the daemon down:
+	// approvals, the console and the proxy still serve.
 	k, took, err := UnlockSigner(home, a.Policy, opt.Prompt)
 	if err != nil {
-		a.Close()
-		return nil, err
+		if err := d.signingUnavailable(ctx, err); err != nil {
+			a.Close()
+			return nil, err
+		}
 	}
 	if k != nil {
 		d.signer, d.UnlockTime = k, took
@@ -231,6 +235,9 @@ func (d *Daemon) Config() ([]httpapi.ConfigItem, error) {
 func (d *Daemon) SetConfig(ctx context.Context, key, value, by string) error {
 	if key == "safety.killSwitchActive" {
 		return warden.Errorf(warden.EInvalid, "the kill switch has its own endpoint, POST /v1/kill").WithHint("it is audited as kill_switch_on and kill_switch_off")
+	}
+	if err := CheckSetting(key, value); err != nil {
+		return err
 	}
 	if err := config.Set(d.App.Home.PolicyPath(), key, value); err != nil {
 		return err

@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentwarden/warden"
@@ -80,6 +82,31 @@ func Passphrase(p *config.Policy, prompt func(msg string) ([]byte, error)) ([]by
 		WithHint("set signing.passphraseFile or signing.passphraseEnv, or start `warden serve` on a terminal to be asked")
 }
 
+// CheckSetting refuses a value for key that `warden serve` would refuse
+// when it starts: a signing.passphraseFile that is missing, not a regular
+// file, open to group or others (mode 0644), empty or too large. "" (no
+// file) is accepted. Other keys are checked by config.Set.
+func CheckSetting(key, value string) error {
+	if !strings.EqualFold(key, "signing.passphraseFile") {
+		return nil
+	}
+	path := strings.Trim(strings.TrimSpace(value), `"'`)
+	if path == "" {
+		return nil
+	}
+	pass, err := keystore.FromFile(expandHome(path))
+	clear(pass)
+	if err == nil {
+		return nil
+	}
+	e := warden.Errorf(warden.EInvalid, "cannot set signing.passphraseFile: %s, and `warden serve` would refuse it", warden.UserMessage(err))
+	var we *warden.Error
+	if errors.As(err, &we) && we.Hint != "" {
+		e = e.WithHint(we.Hint)
+	}
+	return e
+}
+
 // UnlockSigner opens the home's signing key once, for the daemon's life.
 // nil, nil means the home has no key: the daemon serves no signing. The
 // unlock takes about a second (scrypt); how long it took is returned.
@@ -111,6 +138,23 @@ func UnlockSigner(home Home, p *config.Policy, prompt func(string) ([]byte, erro
 		return nil, 0, err
 	}
 	return k, time.Since(start), nil
+}
+
+// signingUnavailable starts the daemon without signing because the key could
+// not be unlocked (why): the signing endpoints refuse saying so, and a
+// critical event is recorded. An error means the event could not be recorded,
+// and the daemon must not start.
+func (d *Daemon) signingUnavailable(ctx context.Context, why error) error {
+	msg := warden.UserMessage(why)
+	d.Server.SigningOff = warden.Errorf(warden.EUnavailable, "signing is off in this warden: its signing key could not be unlocked when `warden serve` started (%s), so nothing is signed", msg).
+		WithHint("set signing.passphraseFile (mode 0600) or signing.passphraseEnv, or start `warden serve` on a terminal to be asked; then restart it")
+	d.App.Log.Error("the signing key could not be unlocked; serving everything but signing", "error", msg)
+	meta, _ := json.Marshal(map[string]string{"error": msg})
+	if err := AppendEvent(ctx, d.store, d.App.Now(), warden.EventSigningUnavailable, warden.SevCritical,
+		"warden serve started without signing: the signing key could not be unlocked: "+msg, meta); err != nil {
+		return warden.Errorf(warden.EUnavailable, "could not record that signing is off, so the daemon does not start").Wrap(err)
+	}
+	return nil
 }
 
 // newSigning is the daemon's signing service over the current gate.

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/config"
 )
 
@@ -66,6 +67,9 @@ func configCmd(e *env) *cobra.Command {
 				}
 				home, err := e.homeDir()
 				if err != nil {
+					return err
+				}
+				if err := app.CheckSetting(key, value); err != nil {
 					return err
 				}
 				if err := config.Set(home.PolicyPath(), key, value); err != nil {

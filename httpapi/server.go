@@ -77,6 +77,10 @@ type Server struct {
 	// Signing is the remote signing service; nil answers its endpoints
 	// with 503.
 	Signing Signing
+	// SigningOff, when Signing is nil, is why the signing endpoints refuse
+	// (the key could not be unlocked at start); nil says this warden serves
+	// no signing service.
+	SigningOff error
 }
 
 // Handler is the API. local marks the Unix socket, where a request without

@@ -36,6 +36,10 @@ func (s *Server) signingRoutes(m *http.ServeMux, local bool) {
 }
 
 func (s *Server) signing(w http.ResponseWriter) (Signing, bool) {
+	if s.Signing == nil && s.SigningOff != nil {
+		writeError(w, s.SigningOff)
+		return nil, false
+	}
 	if s.Signing == nil {
 		writeError(w, warden.Errorf(warden.EUnavailable, "this warden serves no signing service").
 			WithHint("create a key with `warden signer init` and restart `warden serve` with its passphrase"))
