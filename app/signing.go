@@ -30,7 +30,7 @@ func SigningSettings(p *config.Policy) policy.Settings {
 	s := p.Signing
 	return policy.Settings{
 		ChainIDs: s.ChainIDs, MaxValue: s.MaxValue, ApprovalAbove: s.ApprovalAbove, MaxFee: s.MaxFee,
-		PerHour: s.PerHour, PerDay: s.PerDay,
+		PerHour: s.PerHour, PerDay: s.PerDay, PendingPerRequester: s.PendingPerRequester,
 		Recipients: s.Recipients, Contracts: s.Contracts, Selectors: s.Selectors, MessageDomains: s.MessageDomains,
 		RequireHuman: s.RequireHuman, Legacy: s.Legacy, UnsafeContractCreation: s.UnsafeContractCreation,
 	}

@@ -340,6 +340,7 @@ signing:
   maxFeeEth: 0.01 # most gas × maxFeePerGas per transaction, above 0; default 0.01
   perHour: 10 # signatures per rolling hour, 1 to 10000; default 10
   perDay: 50 # signatures per rolling 24 hours, perHour to 100000; default 50
+  pendingPerRequester: 3 # asks one requester may have waiting for a human at once, each holding a slot, 1 to 10000; default 3
   recipients: [] # allow-listed addresses (0x…) value and tokens may be sent to; others ask. Default none
   # Contracts calls may go to and spenders approvals may name (0x…); others
   # are denied. The canonical tokens of warden's registry are always

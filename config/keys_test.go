@@ -141,7 +141,7 @@ func TestList(t *testing.T) {
 		"trade.http.endpoints.price", "trade.http.endpoints.portfolio", "trade.http.endpoints.simulate", "trade.http.endpoints.swap",
 		"trade.http.endpoints.perpOpen", "trade.http.endpoints.perpClose", "trade.http.endpoints.transfer",
 		"signing.keystore", "signing.address", "signing.passphraseFile", "signing.passphraseEnv", "signing.chainIds",
-		"signing.maxValueEth", "signing.approvalAboveEth", "signing.maxFeeEth", "signing.perHour", "signing.perDay",
+		"signing.maxValueEth", "signing.approvalAboveEth", "signing.maxFeeEth", "signing.perHour", "signing.perDay", "signing.pendingPerRequester",
 		"signing.recipients", "signing.contracts", "signing.selectors", "signing.messageDomains",
 		"signing.requireHumanConfirmation", "signing.legacyTransactions",
 		"signing.unsafeAllowContractCreation",

@@ -25,6 +25,7 @@ type signingFile struct {
 	MaxFeeEth                   float64  `yaml:"maxFeeEth" want:"an amount of ETH above 0, e.g. 0.01"`
 	PerHour                     int64    `yaml:"perHour" want:"a whole number of signatures from 1 to 10000"`
 	PerDay                      int64    `yaml:"perDay" want:"a whole number of signatures from perHour to 100000"`
+	PendingPerRequester         int64    `yaml:"pendingPerRequester" want:"a whole number of asks from 1 to 10000"`
 	Recipients                  []string `yaml:"recipients" want:"a list of EVM addresses value and tokens may be sent to" elem:"an EVM address (0x and 40 hex digits)"`
 	Contracts                   []string `yaml:"contracts" want:"a list of EVM addresses of contracts calls may go to" elem:"an EVM address (0x and 40 hex digits)"`
 	Selectors                   []string `yaml:"selectors" want:"a list of method selectors, e.g. [\"0xa9059cbb\"]" elem:"a method selector (0x and 8 hex digits)"`
@@ -82,6 +83,10 @@ type Signing struct {
 	// PerHour and PerDay are the most signatures in a rolling hour and a
 	// rolling 24 hours; 1 <= PerHour <= PerDay once loaded. Zero means none.
 	PerHour, PerDay int
+	// PendingPerRequester is how many signing asks one requester (requested_by
+	// and session) may have waiting for a human at once, each holding a rate
+	// slot; at least 1 once loaded. Zero means the signing policy's default.
+	PendingPerRequester int
 	// Recipients are the lower-cased 0x addresses value and tokens may be
 	// sent to without asking; a transfer to any other asks. Never nil.
 	Recipients []string
@@ -128,6 +133,7 @@ var (
 	maxFeeBounds        = bounds[float64]{lo: 0, hi: 1e9, loOpen: true, want: "an amount of ETH above 0 and at most 1000000000, with at most 18 decimals, e.g. 0.01"}
 	perHourBounds       = bounds[int64]{lo: 1, hi: 10_000, want: "a whole number of signatures from 1 to 10000"}
 	perDayBounds        = bounds[int64]{lo: 1, hi: 100_000, want: "a whole number of signatures from perHour to 100000"}
+	pendingBounds       = bounds[int64]{lo: 1, hi: 10_000, want: "a whole number of asks from 1 to 10000"}
 )
 
 var signingSection = &sectionDef[signingFile]{
@@ -140,16 +146,17 @@ var signingSection = &sectionDef[signingFile]{
 
 func signingDefaults() *signingFile {
 	return &signingFile{
-		ChainIDs:         []int64{1, 8453, 42161, 10},
-		MaxValueEth:      0.1,
-		ApprovalAboveEth: 0.01,
-		MaxFeeEth:        0.01,
-		PerHour:          10,
-		PerDay:           50,
-		Recipients:       []string{},
-		Contracts:        []string{permit2},
-		Selectors:        []string{selectorTransfer, selectorApprove},
-		MessageDomains:   []string{},
+		ChainIDs:            []int64{1, 8453, 42161, 10},
+		MaxValueEth:         0.1,
+		ApprovalAboveEth:    0.01,
+		MaxFeeEth:           0.01,
+		PerHour:             10,
+		PerDay:              50,
+		PendingPerRequester: 3,
+		Recipients:          []string{},
+		Contracts:           []string{permit2},
+		Selectors:           []string{selectorTransfer, selectorApprove},
+		MessageDomains:      []string{},
 	}
 }
 
@@ -200,6 +207,7 @@ func checkSigning(f *signingFile, c *checker) {
 	}
 	perHourBounds.check(c, f.PerHour, "perHour")
 	perDayBounds.check(c, f.PerDay, "perDay")
+	pendingBounds.check(c, f.PendingPerRequester, "pendingPerRequester")
 	if perHourBounds.contains(f.PerHour) && perDayBounds.contains(f.PerDay) && f.PerDay < f.PerHour {
 		if mappingValue(c.node, "perDay") != nil {
 			c.reportf([]any{"perDay"}, "%d is below perHour (%d); want a whole number of signatures from perHour to 100000", f.PerDay, f.PerHour)
@@ -442,7 +450,7 @@ func signingFailClosed(raw []*yaml.Node, f *signingFile) string {
 		key string
 		v   *int64
 		b   bounds[int64]
-	}{{"perHour", &f.PerHour, perHourBounds}, {"perDay", &f.PerDay, perDayBounds}} {
+	}{{"perHour", &f.PerHour, perHourBounds}, {"perDay", &f.PerDay, perDayBounds}, {"pendingPerRequester", &f.PendingPerRequester, pendingBounds}} {
 		for _, n := range rawValues(raw, r.key) {
 			if i, ok := yamlInt(n.ShortTag(), n.Value); ok && n.Kind == yaml.ScalarNode && r.b.contains(i) && i < *r.v {
 				*r.v = i
@@ -566,6 +574,7 @@ func signingToRuntime(f *signingFile, p *Policy) {
 		MaxFee:                 weiOf(f.wei.maxFee, f.MaxFeeEth),
 		PerHour:                int(f.PerHour),
 		PerDay:                 int(f.PerDay),
+		PendingPerRequester:    int(f.PendingPerRequester),
 		Recipients:             lowerAll(f.Recipients),
 		Contracts:              lowerAll(f.Contracts),
 		Selectors:              lowerAll(f.Selectors),

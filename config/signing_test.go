@@ -29,16 +29,17 @@ func weiN(s string) *big.Int {
 // defaultSigning is the signing section's documented defaults.
 func defaultSigning() Signing {
 	return Signing{
-		ChainIDs:       []int64{1, 8453, 42161, 10},
-		MaxValue:       weiN("100000000000000000"),
-		ApprovalAbove:  weiN("10000000000000000"),
-		MaxFee:         weiN("10000000000000000"),
-		PerHour:        10,
-		PerDay:         50,
-		Recipients:     []string{},
-		Contracts:      []string{"0x000000000022d473030f116ddee9f6b43ac78ba3"},
-		Selectors:      []string{"0xa9059cbb", "0x095ea7b3"},
-		MessageDomains: []string{},
+		ChainIDs:            []int64{1, 8453, 42161, 10},
+		MaxValue:            weiN("100000000000000000"),
+		ApprovalAbove:       weiN("10000000000000000"),
+		MaxFee:              weiN("10000000000000000"),
+		PerHour:             10,
+		PerDay:              50,
+		PendingPerRequester: 3,
+		Recipients:          []string{},
+		Contracts:           []string{"0x000000000022d473030f116ddee9f6b43ac78ba3"},
+		Selectors:           []string{"0xa9059cbb", "0x095ea7b3"},
+		MessageDomains:      []string{},
 	}
 }
 
@@ -287,6 +288,7 @@ func TestSigningSectionProblems(t *testing.T) {
 		{"too many an hour", "perHour: 10001\nperDay: 100000", "signing.perHour", 3, "10001 is too large"},
 		{"hourly above daily", "perHour: 60", "signing.perHour", 3, "60 is above perDay (50)"},
 		{"too many a day", "perDay: 100001", "signing.perDay", 3, "100001 is too large"},
+		{"no pending asks", "pendingPerRequester: 0", "signing.pendingPerRequester", 3, "0 is too small; want a whole number of asks from 1 to 10000"},
 		{"fractional rate", "perHour: 1.5", "signing.perHour", 3, "got 1.5 (a number); want a whole number of signatures"},
 		{"bad recipient", "recipients: [" + signingOther + ", alice.eth]", "signing.recipients[1]", 3, `"alice.eth" is not an EVM address`},
 		{"Solana recipient", "recipients:\n  - " + solanaAddress, "signing.recipients[0]", 4, "is not an EVM address"},
