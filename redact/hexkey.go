@@ -18,12 +18,34 @@ func matchHexKey(s string, i int) int {
 	return j
 }
 
-// keyHintBefore reports whether the text on s[i]'s line, from the start of the
-// second whitespace-separated field before i, mentions a key, a private value,
-// a secret or a seed ("--private-key", "signing key:"). A bare run of exactly
-// 64 hex digits is masked only with such a hint; without one it is far more
-// often a SHA-256 digest, which stays readable.
-func keyHintBefore(s string, i int) bool {
+// bareHexIsKey reports whether the run of exactly 64 hex digits at s[lo:hi],
+// without a 0x prefix, is masked. Such a run may be a private key (an
+// Ethereum key is often written without 0x) or a SHA-256 digest; the two look
+// the same, so the context decides, and without a clear label the run is
+// masked (fail safe):
+//
+//   - a key hint before it ("--private-key", "signing key:") masks it;
+//   - a digest label before it ("sha256:", "digest", "checksum", "tx hash",
+//     "commit", "uuid", "id=") keeps it readable, and so does the sha256sum listing form,
+//     the digest followed by two spaces or " *" and a file name.
+func bareHexIsKey(s string, lo, hi int) bool {
+	ctx := lineBefore(s, lo)
+	if hasAnyFold(ctx, "key", "priv", "secret", "seed") {
+		return true
+	}
+	if hasAnyFold(ctx, "sha", "digest", "hash", "checksum", "commit", "blob", "tree", "image", "container", "keccak", "blake", "uuid", "txid", "id=", "id:", "_id", "-id") {
+		return false
+	}
+	rest := s[hi:]
+	if len(rest) > 2 && (rest[:2] == "  " || rest[:2] == " *") && !isSpace(rest[2]) {
+		return false
+	}
+	return true
+}
+
+// lineBefore returns the text on s[i]'s line from the start of the second
+// whitespace-separated field before i up to i.
+func lineBefore(s string, i int) string {
 	lo, fields, inField := i, 0, false
 	for lo > 0 && s[lo-1] != '\n' {
 		space := s[lo-1] == ' ' || s[lo-1] == '\t'
@@ -36,9 +58,14 @@ func keyHintBefore(s string, i int) bool {
 		inField = !space
 		lo--
 	}
-	ctx := s[lo:i]
-	for _, hint := range [...]string{"key", "priv", "secret", "seed"} {
-		if containsFold(ctx, hint) {
+	return s[lo:i]
+}
+
+// hasAnyFold reports whether s contains any of the lower-case ASCII words,
+// ignoring case.
+func hasAnyFold(s string, words ...string) bool {
+	for _, w := range words {
+		if containsFold(s, w) {
 			return true
 		}
 	}

@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // IsSecretKey reports whether a map key, JSON key, variable or flag name names a
 // secret: token, secret, password, passwd, pwd, passphrase, api_key, private_key,
 // mnemonic, seed, authorization, cookie, credentials, bearer and the like.
@@ -33,7 +35,7 @@ func classify(key string) keyKind {
 	for len(key) > len("token:") && foldPrefix(key, "token:") {
 		key = key[len("token:"):]
 	}
-	if key == "PWD" || key == "OLDPWD" || !hasKeyword(key) {
+	if key == "PWD" || key == "OLDPWD" || !hasKeyword(key) || isFileName(key) {
 		return notSecret
 	}
 	var buf [48]byte
@@ -50,7 +52,7 @@ func classify(key string) keyKind {
 	}
 	last := words[len(words)-1]
 	switch string(flat[last.lo:last.hi]) {
-	case "auth", "pass", "jwt":
+	case "auth", "pass", "jwt", "pw":
 		return secretKey
 	}
 	// "Authorization" and "Proxy-Authorization" are header names, but an
@@ -64,7 +66,7 @@ func classify(key string) keyKind {
 		word := flat[w.lo:w.hi]
 		prev, next := wordAt(flat, words, i-1), wordAt(flat, words, i+1)
 		switch string(word) {
-		case "pwd":
+		case "pwd", "pw":
 			return secretKey
 		case "seed", "seeds":
 			seed = true
@@ -87,7 +89,7 @@ func classify(key string) keyKind {
 }
 
 // hasKeyword reports whether key contains, ignoring case, a word that every
-// secret key holds: token, secret, pass, pwd, cred, cookie, auth, mnemonic,
+// secret key holds: token, secret, pass, pw, cred, cookie, auth, mnemonic,
 // bearer, seed, key or jwt. It lets classify turn away "count" or "oneline"
 // without splitting them.
 func hasKeyword(key string) bool {
@@ -100,7 +102,7 @@ func hasKeyword(key string) bool {
 		case 's':
 			hit = foldPrefix(r, "secret") || foldPrefix(r, "seed")
 		case 'p':
-			hit = foldPrefix(r, "pass") || foldPrefix(r, "pwd")
+			hit = foldPrefix(r, "pass") || foldPrefix(r, "pw")
 		case 'c':
 			hit = foldPrefix(r, "cred") || foldPrefix(r, "cookie")
 		case 'a':
@@ -150,7 +152,7 @@ func hasMetaSuffix(flat []byte) bool {
 	case 'h':
 		return hasSuffix(flat, "path") || hasSuffix(flat, "length")
 	case 'r':
-		return hasSuffix(flat, "dir") || hasSuffix(flat, "provider")
+		return hasSuffix(flat, "dir") || hasSuffix(flat, "provider") || hasSuffix(flat, "helper")
 	case 'd':
 		return hasSuffix(flat, "fd")
 	case 'v':
@@ -278,4 +280,27 @@ func hasPrefix(b []byte, prefix string) bool {
 // hasSuffix reports whether b ends with suffix and is longer than it.
 func hasSuffix(b []byte, suffix string) bool {
 	return len(b) > len(suffix) && string(b[len(b)-len(suffix):]) == suffix
+}
+
+// isFileName reports whether key names a file rather than a secret: a path
+// ("~/.aws/credentials", "/run/secrets/db_password", "C:\\keys\\token") or a
+// name with a file extension ("secrets.json", "token.txt"). A path in a deny
+// reason or a file listing is not a secret; the file's contents may hold one,
+// and are redacted where they appear.
+func isFileName(key string) bool {
+	if key[0] == '~' || strings.ContainsAny(key, "/\\") {
+		return true
+	}
+	dot := strings.LastIndexByte(key, '.')
+	if dot <= 0 {
+		return false
+	}
+	switch strings.ToLower(key[dot+1:]) {
+	case "json", "yaml", "yml", "toml", "ini", "conf", "cfg", "txt", "pem", "crt",
+		"csr", "der", "p12", "pfx", "jks", "gpg", "asc", "age", "enc", "db",
+		"sqlite", "log", "csv", "xml", "sh", "py", "js", "ts", "go", "rb", "md",
+		"bak", "tmp", "lock", "pub", "kdbx":
+		return true
+	}
+	return false
 }

@@ -14,19 +14,24 @@ func findPairs(s string, spans []span) []span {
 		i += at
 		switch s[i] {
 		case '=':
-			if key, _ := keyBefore(s, i); key != "" {
-				if k := classify(key); k != notSecret {
-					var next int
-					spans, next = appendValue(spans, s, i+1, k, wordForm)
-					i = max(i, next-1)
-				}
+			if k := classify(keyBeforeAssign(s, i)); k != notSecret {
+				var next int
+				spans, next = appendAssigned(spans, s, i, k)
+				i = max(i, next-1)
 			}
 		case ':':
 			if i+1 < len(s) && (s[i+1] == '/' || s[i+1] == ':') {
 				continue // a URL scheme or a C++/IPv6 "::"
 			}
-			key, quoted := keyBefore(s, i)
-			if key == "" {
+			kend := i
+			for kend > 0 && (s[kend-1] == ' ' || s[kend-1] == '\t') {
+				kend--
+			}
+			if kend > 0 && s[kend-1] != '"' && s[kend-1] != '\'' {
+				kend = i // only a quoted key may stand apart from its colon
+			}
+			key, quoted := keyBefore(s, kend)
+			if key == "" || !quoted && endsPath(s, kend-len(key)) {
 				continue
 			}
 			k := classify(key)
@@ -65,6 +70,42 @@ func indexPair(s string) int {
 	return eq
 }
 
+// keyBeforeAssign returns the key assigned by the '=' at s[i], or "": the
+// key may be followed by ':' (Go's :=) and by spaces or tabs ("db_password =
+// x" in an INI, TOML or .env file, or in code).
+func keyBeforeAssign(s string, i int) string {
+	end := i
+	if end > 0 && s[end-1] == ':' {
+		end--
+	}
+	for end > 0 && (s[end-1] == ' ' || s[end-1] == '\t') {
+		end--
+	}
+	key, _ := keyBefore(s, end)
+	return key
+}
+
+// appendAssigned appends the span of the value assigned by the '=' at s[i] to
+// a key of kind k, and where the caller's scan may resume (see appendValue).
+// A second
+// '=' (HTTPie's token==x) is skipped. KEY=value is a shell word; with spaces
+// around the '=' (password = my pass phrase) the value runs to the end of the
+// line, as in a configuration file.
+func appendAssigned(spans []span, s string, i int, k keyKind) (_ []span, next int) {
+	j := i + 1
+	if j < len(s) && s[j] == '=' {
+		j++
+	}
+	form := wordForm
+	if i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') || j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		form = lineForm
+	}
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	return appendValue(spans, s, j, k, form)
+}
+
 // keyBefore returns the key that ends at s[i]: a run of name bytes, or a
 // quoted name ("password":), without leading dashes (--password=). quoted
 // reports the second form.
@@ -86,6 +127,13 @@ func keyBefore(s string, i int) (key string, quoted bool) {
 		j++
 	}
 	return s[j:end], false
+}
+
+// endsPath reports whether the key starting at s[lo] is the last element of a
+// path, as in "~/.aws/credentials: no such file": a path names a file, not a
+// secret.
+func endsPath(s string, lo int) bool {
+	return lo > 0 && (s[lo-1] == '/' || s[lo-1] == '\\' || s[lo-1] == '~')
 }
 
 // valueForm says where an unquoted value ends.

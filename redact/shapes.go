@@ -83,7 +83,8 @@ var shapes = [...]prefixShape{
 const maxTail = 256
 
 // findShapes appends the spans of provider keys, JWTs, 0x-prefixed 32-byte
-// hex strings, bare 64-digit hex keys and bearer tokens in s. Only positions
+// hex strings, bare 64-digit hex runs not labelled as digests (see
+// bareHexIsKey) and bearer tokens in s. Only positions
 // that start a word (no letter or digit before them) are tried.
 //
 // As it visits every byte anyway, it also reports whether s may hold a
@@ -135,7 +136,7 @@ func findShapes(s string, spans []span) (_ []span, mayHoldMnemonic bool) {
 		for ; i < len(s) && is(s[i], cAlnum); i++ {
 			hex = hex && is(s[i], cHex)
 		}
-		if hex && i-lo == 64 && (i == len(s) || s[i] != '_') && (lo == 0 || s[lo-1] != '_') && keyHintBefore(s, lo) {
+		if hex && i-lo == 64 && (i == len(s) || s[i] != '_') && (lo == 0 || s[lo-1] != '_') && bareHexIsKey(s, lo, i) {
 			spans = append(spans, span{lo, i})
 		}
 	}

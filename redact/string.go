@@ -8,7 +8,7 @@ import (
 
 // maxRounds bounds how often String re-scans its own output. One round almost
 // always suffices; a second catches a hint that masking brought into view
-// (see keyHintBefore).
+// (see bareHexIsKey).
 const maxRounds = 4
 
 // String returns s with every secret-shaped substring replaced by Mask:
@@ -36,20 +36,70 @@ func String(s string) string {
 // span is a half-open byte range [lo, hi).
 type span struct{ lo, hi int }
 
+// maxDepth bounds how deeply quoted commands (bash -c "...") are read as
+// commands of their own.
+const maxDepth = 3
+
 // redactOnce runs every detector over s once and masks what they found.
 func redactOnce(s string) (string, bool) {
 	var buf [8]span
-	spans := buf[:0]
+	spans := findText(s, buf[:0])
+	spans = findShell(s, spans, 0)
+	if len(spans) == 0 {
+		return s, false
+	}
+	return mask(s, spans)
+}
+
+// findText appends the spans of the secrets that the text itself shows.
+func findText(s string, spans []span) []span {
 	spans, mayHoldMnemonic := findShapes(s, spans)
 	spans = findPairs(s, spans)
 	spans = findFlags(s, spans)
 	spans = findUserinfo(s, spans)
 	spans = findPEM(s, spans)
-	spans = findMnemonic(s, spans, mayHoldMnemonic)
-	if len(spans) == 0 {
-		return s, false
+	return findMnemonic(s, spans, mayHoldMnemonic)
+}
+
+// findShell appends the spans of the secrets that only reading s as shell
+// words shows: a secret split by quoting (AKIA”IOSF...), found in the
+// dequoted copy of s and mapped back (see shellText.orig), and secrets that
+// a command's options mark (see findCommands). A quoted word that holds a
+// command of its own, as in bash -c "mysql -pPASS", is read the same way, up
+// to maxDepth levels.
+func findShell(s string, spans []span, depth int) []span {
+	quoted := strings.ContainsAny(s, `'"\`)
+	if !quoted && !mayHoldCommand(s) {
+		return spans
 	}
-	return mask(s, spans)
+	t := parseShell(s)
+	if quoted {
+		if j, pos, ok := t.joined(s); ok {
+			var buf [8]span
+			for _, sp := range findText(j, buf[:0]) {
+				if sp.hi > sp.lo {
+					spans = append(spans, t.widen(pos, sp.lo, sp.hi))
+				}
+			}
+		}
+	}
+	spans = findCommands(t, spans)
+	if depth+1 >= maxDepth {
+		return spans
+	}
+	for _, w := range t.words {
+		v := t.val(w)
+		if !strings.ContainsAny(v, " \t\n") || v == s {
+			continue
+		}
+		var buf [8]span
+		for _, sp := range findShell(v, buf[:0], depth+1) {
+			if sp.hi > sp.lo {
+				spans = append(spans, t.orig(w.dlo+sp.lo, w.dlo+sp.hi))
+			}
+		}
+	}
+	return spans
 }
 
 // mask replaces the union of spans in s with Mask, one Mask for each run of
