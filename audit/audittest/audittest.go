@@ -70,6 +70,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"SlotWindowSlides", testSlotWindowSlides},
 		{"SlotHoldLapses", testSlotHoldLapses},
 		{"SlotHoldBecomesSpent", testSlotHoldBecomesSpent},
+		{"SlotHoldsBounded", testSlotHoldsBounded},
 		{"SlotReplay", testSlotReplay},
 		{"SlotRelease", testSlotRelease},
 		{"ConcurrentSlots", testConcurrentSlots},

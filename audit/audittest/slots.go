@@ -211,3 +211,50 @@ func testConcurrentSlots(t *testing.T, s Store) {
 		t.Errorf("log has %d entries, want %d (one per taken slot)", len(got), taken)
 	}
 }
+
+// holdBy records an ask by requester (requested_by "agent", session) at t0 +
+// offset holding a signing slot for five minutes, at most 3 per requester.
+func holdBy(s Store, trace, session string, offset time.Duration) error {
+	e := slotEntry(trace, offset)
+	e.RequestedBy, e.Session, e.Verdict = "agent", session, warden.Ask
+	return s.Record(ctx, e, &warden.Debit{Slot: &warden.RateSlot{
+		Kind: "signing", Limits: signingLimits, HoldUntil: t0.Add(offset + 5*time.Minute), MaxHolds: 3}})
+}
+
+// testSlotHoldsBounded: one requester holds at most MaxHolds pending slots,
+// pending holds of all requesters at most half of a limit, and the rest of
+// the limit stays for slots taken outright; a lapsed hold frees its place.
+func testSlotHoldsBounded(t *testing.T, s Store) {
+	for i := range 3 {
+		if err := holdBy(s, fmt.Sprint("a", i), "a", time.Duration(i)*time.Second); err != nil {
+			t.Fatalf("hold %d of requester a: %v", i, err)
+		}
+	}
+	var holds *warden.HoldsExceededError
+	err := holdBy(s, "a3", "a", 10*time.Second)
+	if !errors.As(err, &holds) || holds.Requester == "" || holds.Held != 3 || holds.Max != 3 {
+		t.Fatalf("4th hold of requester a: err = %v, want *HoldsExceededError naming the requester, 3 of 3", err)
+	}
+	if err := holdBy(s, "b0", "b", 11*time.Second); err != nil {
+		t.Fatalf("requester b's first hold: %v", err)
+	}
+	if err := holdBy(s, "b1", "b", 12*time.Second); err != nil {
+		t.Fatalf("requester b's second hold: %v", err)
+	}
+	err = holdBy(s, "c0", "c", 13*time.Second)
+	if !errors.As(err, &holds) || holds.Requester != "" || holds.Held != 5 || holds.Max != 5 || holds.Window != time.Hour {
+		t.Fatalf("a hold with 5 of 10 pending: err = %v, want *HoldsExceededError for half the hourly limit", err)
+	}
+	for i := range 5 {
+		if err := take(s, fmt.Sprint("t", i), 14*time.Second+time.Duration(i)*time.Second, "", time.Time{}); err != nil {
+			t.Fatalf("slot %d taken outright: %v", i, err)
+		}
+	}
+	if got := entries(t, s, warden.AuditFilter{}); len(got) != 10 {
+		t.Errorf("log has %d entries, want 10 (refused holds store nothing)", len(got))
+	}
+	// Once a's holds lapse, a may ask again (the taken slots still count).
+	if err := holdBy(s, "a4", "a", 6*time.Minute); err != nil {
+		t.Errorf("requester a's ask after its holds lapsed: %v", err)
+	}
+}
