@@ -248,6 +248,9 @@ var wrappers = map[string]struct {
 	"ltrace": {"eops", 0}, "unbuffer": {}, "proxychains": {"f", 0}, "proxychains4": {"f", 0},
 	"torsocks": {}, "rlwrap": {}, "caffeinate": {"tw", 0},
 	"then": {}, "do": {}, "else": {}, "if": {}, "while": {}, "until": {}, "!": {}, "{": {},
+	// A shell's -c command is read as a word of its own (see findShell),
+	// or, when quoting went astray, as the words that follow.
+	"sh": {}, "bash": {}, "zsh": {}, "dash": {}, "ksh": {},
 }
 
 // commandStart returns the index of the command's name in words, past

@@ -20,15 +20,12 @@ func findPairs(s string, spans []span) []span {
 				i = max(i, next-1)
 			}
 		case ':':
-			if i+1 < len(s) && (s[i+1] == '/' || s[i+1] == ':') {
-				continue // a URL scheme or a C++/IPv6 "::"
+			if i+1 < len(s) && (s[i+1] == '/' || s[i+1] == ':' || s[i+1] == '=') {
+				continue // a URL scheme, a C++/IPv6 "::", or Go's := (see keyBeforeAssign)
 			}
 			kend := i
 			for kend > 0 && (s[kend-1] == ' ' || s[kend-1] == '\t') {
 				kend--
-			}
-			if kend > 0 && s[kend-1] != '"' && s[kend-1] != '\'' {
-				kend = i // only a quoted key may stand apart from its colon
 			}
 			key, quoted := keyBefore(s, kend)
 			if key == "" || !quoted && endsPath(s, kend-len(key)) {

@@ -84,6 +84,26 @@ func findShell(s string, spans []span, depth int) []span {
 		}
 	}
 	spans = findCommands(t, spans)
+	if quoted {
+		// Read the commands once more with every quote and backslash
+		// removed, for text
+		// whose quoting went astray: a command pasted into a JSON string,
+		// or after an unclosed quote.
+		blind := make([]byte, 0, len(s))
+		at := make([]int, 0, len(s))
+		for i := 0; i < len(s); i++ {
+			if s[i] != '\'' && s[i] != '"' && s[i] != '\\' {
+				blind = append(blind, s[i])
+				at = append(at, i)
+			}
+		}
+		var buf [8]span
+		for _, sp := range findCommands(parseShell(string(blind)), buf[:0]) {
+			if sp.hi > sp.lo {
+				spans = append(spans, span{at[sp.lo], at[sp.hi-1] + 1})
+			}
+		}
+	}
 	if depth+1 >= maxDepth {
 		return spans
 	}
