@@ -14,9 +14,11 @@ const maxRounds = 4
 // String returns s with every secret-shaped substring replaced by Mask:
 // provider API keys (OpenAI, Anthropic, GitHub, GitLab, Slack, Stripe, AWS,
 // Google, Hugging Face, npm), JWTs, PEM private keys, 0x-prefixed 32-byte hex
-// strings, BIP-39 mnemonics of twelve or more words, and the values of
-// secret-named pairs (KEY=value, key: value, "key": "value"), flags
-// (--password value), authorization headers and URL user info. As in JSON, a
+// strings, bare 64-digit hex runs not labelled as digests, BIP-39 mnemonics of
+// twelve or more words, and the values of secret-named pairs (KEY=value,
+// key = value, key: value, "key": "value"), flags (--password value),
+// authorization headers, URL user info, secrets split by shell quoting and
+// the passwords that a command's options mark (see findCommands). As in JSON, a
 // coin under a bare token key (Token: ETH) and an integer seed (--seed 42) stay
 // readable, as do variable references ($TOKEN).
 //
