@@ -6,7 +6,7 @@
 // of secret-named pairs such as PASSWORD=x, db_password = x, "token": "x",
 // Authorization: Bearer x, --api-key x and the password of a URL's user info.
 // It also reads the text as shell words, the way a shell would after quote
-// removal: a secret split by quoting (AKIA”IOSF...) is found there and masked
+// removal: a secret split by quoting (AKIA""IOSF...) is found there and masked
 // with its quotes, and so are the secrets that only their command marks
 // (mysql -pPASS, sshpass -p PASS, curl -u user:PASS, aws configure set
 // aws_secret_access_key KEY). JSON masks whole values under secret-named keys

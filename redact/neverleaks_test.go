@@ -44,7 +44,7 @@ func (r *rng) password() string {
 }
 
 // quote writes v as one shell word with random quoting: bare, in single or
-// double quotes, or split in two by quotes ('ab”cd', "ab"'cd', ab""cd).
+// double quotes, or split in two by quotes (ab""cd, "ab"'cd', 'ab'cd).
 func (r *rng) quote(v string) string {
 	cut := 1 + r.intn(len(v)-1)
 	a, b := v[:cut], v[cut:]

@@ -6,7 +6,7 @@ import (
 )
 
 // shellText is a text read as shell words, the way a shell would see it after
-// quote removal: AKIA”IOSF and "ghp_"'abc' are single words whose values
+// quote removal: AKIA""IOSF and "ghp_"'abc' are single words whose values
 // hold the whole secret. Free text that is not a command reads the same way,
 // with its apostrophes and quotes removed.
 type shellText struct {
@@ -172,8 +172,9 @@ func (t *shellText) widen(pos []int, a, b int) span {
 }
 
 // joined returns s with the quotes that split a word removed, and where each
-// of its bytes came from: a quote whose outer side touches another byte of
-// the word (AKIA”IOSF, "ghp_"'abc', --password 'hun”ter2') and a backslash
+// of its bytes came from: a quote whose outer side touches a byte that may
+// belong to a token (see splitsWord: AKIA""IOSF, "ghp_"'abc', --password
+// "hun""ter2") and a backslash
 // outside quotes. Quotes at a word's edge stay, so that a quoted value still
 // ends at its quote ("Authorization: Bearer x" https://...). ok is false
 // when nothing was removed.

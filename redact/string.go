@@ -64,7 +64,7 @@ func findText(s string, spans []span) []span {
 }
 
 // findShell appends the spans of the secrets that only reading s as shell
-// words shows: a secret split by quoting (AKIA”IOSF...), found in the
+// words shows: a secret split by quoting (AKIA""IOSF...), found in the
 // dequoted copy of s and mapped back (see shellText.orig), and secrets that
 // a command's options mark (see findCommands). A quoted word that holds a
 // command of its own, as in bash -c "mysql -pPASS", is read the same way, up
