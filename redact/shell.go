@@ -179,7 +179,13 @@ func (t *shellText) widen(pos []int, a, b int) span {
 // ends at its quote ("Authorization: Bearer x" https://...). ok is false
 // when nothing was removed.
 func (t *shellText) joined(s string) (j string, pos []int, ok bool) {
-	drop := make(map[int]bool)
+	var drop []bool // allocated on the first quote to remove
+	mark := func(i int) {
+		if drop == nil {
+			drop = make([]bool, len(s))
+		}
+		drop[i] = true
+	}
 	outer := func(i int) bool { return i >= 0 && i < len(s) && splitsWord(s[i]) }
 	for _, sg := range t.segs {
 		q, open := s[sg.lo], 1
@@ -191,11 +197,11 @@ func (t *shellText) joined(s string) (j string, pos []int, ok bool) {
 		}
 		if outer(sg.lo - 1) {
 			for k := range open {
-				drop[sg.lo+k] = true
+				mark(sg.lo + k)
 			}
 		}
 		if last := sg.hi - 1; last >= sg.lo+open && s[last] == q && outer(sg.hi) {
-			drop[last] = true
+			mark(last)
 		}
 	}
 	for i := 0; i < len(s); i++ {
@@ -203,11 +209,11 @@ func (t *shellText) joined(s string) (j string, pos []int, ok bool) {
 			continue
 		}
 		if _, in := t.segAt(i); !in && i+1 < len(s) {
-			drop[i] = true
+			mark(i)
 			i++
 		}
 	}
-	if len(drop) == 0 {
+	if drop == nil {
 		return s, nil, false
 	}
 	b := make([]byte, 0, len(s))
