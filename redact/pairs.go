@@ -182,6 +182,17 @@ func appendValue(spans []span, s string, j int, k keyKind, form valueForm) (_ []
 				continue
 			}
 			c := s[hi]
+			if form == lineForm && (c == '"' || c == '\'') && hi > lo && (s[hi-1] == '=' || s[hi-1] == ':') {
+				// A pair inside the value (x: --password='y'): its
+				// quoted value belongs to this one, up to the end of its
+				// line, as the scan resumes after this value.
+				end := closingQuote(s, hi+1, c)
+				if nl := strings.IndexAny(s[hi:end], "\r\n"); nl >= 0 {
+					end = hi + nl
+				}
+				hi = min(end+1, len(s))
+				continue
+			}
 			if form == lineForm && endsLineValue(c) || form != lineForm && endsWord(c) {
 				break
 			}
