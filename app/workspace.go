@@ -24,7 +24,7 @@ const QuarantineDir = "quarantine"
 func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, dir, userHome string, who *warden.Request) error {
 	sp := a.Policy.Sandbox
 	if prof.ReadAll {
-		s.ReadAll = true
+		s.ReadAll, s.UserHome = true, userHome
 		for _, c := range homePaths(sp.CachePaths, userHome) {
 			if slices.Contains(createdCaches, strings.TrimPrefix(c, userHome+"/")) {
 				_ = os.MkdirAll(c, 0o755)

@@ -144,7 +144,11 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	granted := slices.DeleteFunc(append(slices.Clone(ll.ReadDirs), ll.WriteDirs...), func(g string) bool { return s.Tmp != "" && g == s.Tmp })
 	if p.PrivateTmp {
 		read := ll.ReadDirs
-		if home := envValue(c.Env, "HOME"); s.ReadAll && home != "" && filepath.IsAbs(home) {
+		home := s.UserHome
+		if home == "" {
+			home = envValue(c.Env, "HOME")
+		}
+		if s.ReadAll && home != "" && filepath.IsAbs(home) {
 			// The whole filesystem is readable, the user's home too, even
 			// when it lies under the /tmp the sandbox replaces; its masks
 			// are mounted over the carried copy.

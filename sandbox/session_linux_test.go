@@ -24,7 +24,7 @@ func TestSessionWorld(t *testing.T) {
 	m.Egress = func(sandbox.Info) (sandbox.Egress, error) { return &answerServer{answer: "proxied"}, nil }
 	spec, home := workspaceSpec(t)
 	spec.Tmp, spec.Quarantine = "", ""
-	spec.Background, spec.Session = true, "session-1"
+	spec.Background, spec.Session, spec.UserHome = true, "session-1", home
 	spec.Net = sandbox.NetProxy
 	spec.Egress = &answerServer{answer: "unused"} // the supervisor builds its own
 	ctx := context.Background()
@@ -76,6 +76,15 @@ func TestSessionWorld(t *testing.T) {
 	got, res = run("pkill -f 'echo tic[k]'; sleep 0.3; pgrep -fc 'echo tic[k]' || echo none-left")
 	if !strings.Contains(got, "none-left") {
 		t.Errorf("a later command cannot stop the background process: exit %d: %q", res.ExitCode, got)
+	}
+	// The user's home (under /tmp here, which the sandbox replaces) is
+	// readable but its masks, and read-only.
+	got, _ = run("grep -c someone ~/.gitconfig; cat ~/.ssh/id_rsa; echo x >> ~/.bashrc")
+	if !strings.HasPrefix(got, "1") || strings.Contains(got, "WORKSPACE-SECRET") {
+		t.Errorf("the world's view of the home: %q; want .gitconfig read, the key masked", got)
+	}
+	if b, _ := os.ReadFile(home + "/.bashrc"); string(b) != "# rc\n" {
+		t.Errorf("a session command changed ~/.bashrc: %q", b)
 	}
 	got, _ = run("curl -s http://example.invalid/")
 	if !strings.Contains(got, "proxied example.invalid") {

@@ -149,6 +149,11 @@ type Spec struct {
 	// costs milliseconds on every run. The system secrets are always
 	// searched.
 	LinkRoots []string
+	// UserHome is the home of the user the command runs for. With ReadAll
+	// it is readable even when it lies under the /tmp the sandbox replaces
+	// (it is carried in, read-only, with its masks). Empty takes the
+	// command's HOME.
+	UserHome string
 	// ReadAll makes the whole filesystem readable (the workspace profile),
 	// except Hidden and the system secrets, which stay masked.
 	ReadAll bool
