@@ -288,7 +288,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	if prof.MemoryShare > 0 {
 		s.Limits.Memory = sandbox.MemoryShare(prof.MemoryShare)
 	}
-	if err := a.workspaceSpec(&s, prof, dir, home, who); err != nil {
+	if err := a.workspaceSpec(&s, prof, home, who); err != nil {
 		return sandbox.Spec{}, err
 	}
 	network := prof.Network

@@ -21,7 +21,7 @@ const QuarantineDir = "quarantine"
 // the session's /tmp. A project that is the user's home, an ancestor of it,
 // or a system directory stays read-only: a writable home would let a
 // command rewrite the user's shell startup files.
-func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, dir, userHome string, who *warden.Request) error {
+func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHome string, who *warden.Request) error {
 	sp := a.Policy.Sandbox
 	if prof.ReadAll {
 		s.ReadAll, s.UserHome = true, userHome
@@ -34,13 +34,15 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, dir, us
 			}
 		}
 	}
-	if s.ProjectWritable && !projectMayBeWritten(dir, userHome) {
+	// The project, not the command's working directory: run from a
+	// subdirectory, the work tree's .git/config is still the one protected.
+	if s.ProjectWritable && !projectMayBeWritten(s.Project, userHome) {
 		s.ProjectWritable = false
 	}
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
 		for _, p := range sp.ProtectedPaths {
-			abs := filepath.Join(dir, p)
+			abs := filepath.Join(s.Project, p)
 			if strings.HasSuffix(p, "/") {
 				abs += "/"
 			}
