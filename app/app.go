@@ -229,12 +229,14 @@ func shellNetwork(p *config.Policy) func(target, method string) warden.Decision 
 	np := p.Network.Guard() // the section as it is now, whatever later happens to p
 	contained := p.Sandbox.Available() && sandbox.Supported() == nil
 	var once sync.Once
-	var stage netguard.Stage
+	var stage, loopback netguard.Stage
 	return func(target, method string) warden.Decision {
-
 		once.Do(func() {
 			g, err := netguard.New(np)
 			stage = netguard.Stage{Guard: g, Err: err}
+			// The sandbox's own loopback, judged by the deny rules alone.
+			lg, err := netguard.New(netguard.Policy{Denied: np.Denied, AllowPrivate: []string{"127.0.0.0/8"}, AskUnknown: true})
+			loopback = netguard.Stage{Guard: lg, Err: err}
 		})
 		req := &warden.Request{Capability: warden.CapNetwork, Action: netguard.ActionConnect, Resource: target}
 		if method != "" {
@@ -246,10 +248,19 @@ func shellNetwork(p *config.Policy) func(target, method string) warden.Decision 
 		if err != nil {
 			return warden.Denyf("network.internal", "the network guard could not judge "+target+": "+err.Error())
 		}
-		if d.Verdict != warden.Allow && d.Rule != "network.denied_domain" && contained && sandboxLoopback(target) {
+		if (d.Rule == "network.private_address" || d.Rule == "network.unknown_domain") && contained && sandboxLoopback(target) {
 			// What the command reaches there is what the agent started in
 			// its own sandbox; the host's loopback is only behind the egress
-			// proxy, which judges it again. A deny rule the user wrote stands.
+			// proxy, which judges it again. Only the policy's private-address
+			// and unknown-host answers give way: a deny rule the user wrote,
+			// or a network policy that could not be built, stands.
+			ld, err := loopback.Check(context.Background(), req)
+			switch {
+			case err != nil:
+				return d
+			case ld.Verdict == warden.Deny && ld.Rule != "network.unknown_domain":
+				return ld // the user's deny rule
+			}
 			return warden.Allowf("shell.network.sandbox_loopback", target+" is the sandbox's own loopback: the command runs in a network namespace of its own")
 		}
 		return d

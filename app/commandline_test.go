@@ -1,9 +1,15 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/sandbox"
 )
 
 // TestCommandLineIsTheHostsCommand checks that a hook's `bash -c CMD` is
@@ -48,5 +54,34 @@ func TestProjectRootIsTheWorkTree(t *testing.T) {
 		if got := projectRoot(c.dir, home); got != c.want {
 			t.Errorf("projectRoot(%s) = %s, want %s", c.dir, got, c.want)
 		}
+	}
+}
+
+// TestSandboxLoopbackGivesWayOnlyToThePolicysAnswers: a loopback target a
+// command names is the sandbox's own where commands run contained, which
+// lifts the private-address and unknown-host answers only: a deny rule the
+// user wrote, and a network policy that cannot be built, still deny.
+func TestSandboxLoopbackGivesWayOnlyToThePolicysAnswers(t *testing.T) {
+	if sandbox.Supported() != nil {
+		t.Skip("no sandbox here: loopback is the host's, and the policy decides")
+	}
+	a := openTestApp(t)
+	check := func(p *config.Policy) warden.Decision {
+		t.Helper()
+		req := warden.Request{Capability: warden.CapShell, Action: "exec", Resource: "curl http://localhost:3000/", Cwd: t.TempDir()}
+		return Pipeline(a.Home, p, nil, a.Store, a.Now).Decide(context.Background(), &req)
+	}
+	if d := check(a.Policy); d.Verdict != warden.Allow {
+		t.Errorf("default policy: %s %s (%s); want allow (the sandbox's own loopback)", d.Verdict, d.Rule, d.Reason)
+	}
+	denied := *a.Policy
+	denied.Network.Denied = []string{"localhost"}
+	if d := check(&denied); d.Verdict != warden.Deny || !strings.Contains(d.Reason, "network.denied_domains") {
+		t.Errorf("a deny rule for localhost: %s %s; want deny by that rule", d.Verdict, d.Rule)
+	}
+	broken := *a.Policy
+	broken.Network.Allowed = []string{"not a [rule"}
+	if d := check(&broken); d.Verdict != warden.Deny {
+		t.Errorf("a network policy that cannot be built: %s %s (%s); want deny", d.Verdict, d.Rule, d.Reason)
 	}
 }

@@ -53,13 +53,7 @@ func hideLinks(roots, granted []string, mode Mode, masks, warn []string, err err
 	if err != nil {
 		return masks, warn, err
 	}
-	var denied []string
-	for _, h := range roots {
-		h = filepath.Clean(h)
-		if filepath.IsAbs(h) && !slices.ContainsFunc(systemRoots, func(r string) bool { return within(r, h) }) {
-			denied = append(denied, h)
-		}
-	}
+	denied := hiddenOutsideSystem(roots)
 	for _, pat := range systemSecrets {
 		m, _ := filepath.Glob(pat)
 		denied = append(denied, m...)

@@ -15,8 +15,8 @@ import (
 // complement lists what to grant so that everything beneath root can be
 // read except the excluded paths: full are the entries whose whole tree is
 // readable, list the directories on the way to an excluded path, which may
-// only be listed. A directory that cannot be read is granted whole (the
-// kernel's own permissions still apply inside it).
+// only be listed. A directory on the way to an excluded path that cannot
+// be listed is not granted at all.
 func complement(root string, excluded []string) (full, list []string) {
 	root = filepath.Clean(root)
 	var ex []string
@@ -36,7 +36,8 @@ func complement(root string, excluded []string) (full, list []string) {
 		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
-			full = append(full, dir)
+			// It holds an excluded path, and what else it holds cannot be
+			// told: grant none of it (the fail-closed side of a mask).
 			return
 		}
 		list = append(list, dir)
