@@ -34,21 +34,32 @@ const (
 	// AnswerAlways approves the exact input from now on, by adding a rule to
 	// the policy file.
 	AnswerAlways Answer = "always"
+	// AnswerHost approves one run of the exact input on the host, outside
+	// any sandbox: "run on host", for shell commands that need the host
+	// (git push over SSH, docker, gh with its stored login). Only a shell
+	// command (RunsOnHost) takes it, and it is audited as an escalation.
+	AnswerHost Answer = "host"
 )
 
 // ParseAnswer reads an answer name; "approve" is AnswerOnce.
 func ParseAnswer(s string) (Answer, error) {
 	switch Answer(s) {
-	case AnswerOnce, AnswerDeny, AnswerSession, AnswerAlways:
+	case AnswerOnce, AnswerDeny, AnswerSession, AnswerAlways, AnswerHost:
 		return Answer(s), nil
 	case "approve":
 		return AnswerOnce, nil
 	}
-	return "", Errorf(EInvalid, "unknown answer %q", s).WithHint("answer once (or approve), deny, session or always")
+	return "", Errorf(EInvalid, "unknown answer %q", s).WithHint("answer once (or approve), deny, session, always, or host (run a shell command once on the host)")
 }
 
 // Approves reports whether the answer lets the request run.
-func (a Answer) Approves() bool { return a == AnswerOnce || a == AnswerSession || a == AnswerAlways }
+func (a Answer) Approves() bool {
+	return a == AnswerOnce || a == AnswerSession || a == AnswerAlways || a == AnswerHost
+}
+
+// RunsOnHost reports whether a request can be answered AnswerHost: only a
+// shell command (capability shell, action exec) can run on the host.
+func RunsOnHost(r *Request) bool { return r.Capability == CapShell && r.Action == "exec" }
 
 // Approval is one ask waiting for, or answered by, a human. Request and
 // Decision are stored redacted.
@@ -107,8 +118,12 @@ const (
 // (and, for session grants, the session). "Always" answers are not grants in
 // the store: they are rules in the policy file.
 type Grant struct {
-	ID         string    `json:"id"`
-	Kind       GrantKind `json:"kind"`
+	ID   string    `json:"id"`
+	Kind GrantKind `json:"kind"`
+	// Host says the human answered "run on host" (AnswerHost): the once
+	// grant runs its shell command on the host, unconfined. Only once
+	// grants carry it; false runs the command as its decision says.
+	Host       bool      `json:"host,omitempty"`
 	InputHash  string    `json:"input_hash"`
 	Session    string    `json:"session,omitempty"`
 	ApprovalID string    `json:"approval_id"`

@@ -87,6 +87,11 @@ const (
 	EventApprovalAnswered  = "approval_answered"
 	EventApprovalExpired   = "approval_expired"
 	EventPolicyRuleAdded   = "policy_rule_added"
+	// EventHostEscalation (warn) records a human's "run on host" answer
+	// (warden.AnswerHost): one shell command leaves the sandbox and runs on
+	// the host, unconfined. It names the command, who answered and through
+	// which channel.
+	EventHostEscalation = "host_escalation"
 	// EventHostApproved, EventHostRanDenied and EventHostRanUndecided come
 	// from a host that reports a call after it ran (Claude Code's
 	// PostToolUse), under the trace id of the call's decision: the user

@@ -66,15 +66,32 @@ WHEN OLD.kind <> 'once' OR OLD.used_at <> 0 OR NEW.used_at = 0
 BEGIN SELECT RAISE(ABORT, 'a grant is used once, and nothing else about it changes'); END;
 `
 
-const approvalColumns = `id, trace_id, request, decision, input_hash, session, created_at, expires_at, channel, state, answer, answered_by, answered_at, note`
+// schemaV6 adds "run on host" (warden.AnswerHost): an approved approval
+// whose answer is 'once' and host is 1 was answered "run on host", and the
+// once grant it stored has host 1. Neither column can be set on anything
+// else, and a grant's host never changes (the approval's ends with its
+// state: approvals_end_once already refuses every change to an ended row).
+const schemaV6 = `
+ALTER TABLE approvals ADD COLUMN host INTEGER NOT NULL DEFAULT 0 CHECK (host = 0 OR (host = 1 AND answer = 'once'));
+ALTER TABLE grants ADD COLUMN host INTEGER NOT NULL DEFAULT 0 CHECK (host = 0 OR (host = 1 AND kind = 'once'));
+DROP TRIGGER grants_use_once;
+CREATE TRIGGER grants_use_once BEFORE UPDATE ON grants
+WHEN OLD.kind <> 'once' OR OLD.used_at <> 0 OR NEW.used_at = 0
+  OR NEW.id IS NOT OLD.id OR NEW.kind IS NOT OLD.kind OR NEW.input_hash IS NOT OLD.input_hash
+  OR NEW.session IS NOT OLD.session OR NEW.approval_id IS NOT OLD.approval_id OR NEW.by IS NOT OLD.by
+  OR NEW.created_at IS NOT OLD.created_at OR NEW.expires_at IS NOT OLD.expires_at OR NEW.host IS NOT OLD.host
+BEGIN SELECT RAISE(ABORT, 'a grant is used once, and nothing else about it changes'); END;
+`
+
+const approvalColumns = `id, trace_id, request, decision, input_hash, session, created_at, expires_at, channel, state, answer, answered_by, answered_at, note, host`
 
 const (
-	sqlInsertApproval = `INSERT INTO approvals (` + approvalColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertApproval = `INSERT INTO approvals (` + approvalColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`
 	sqlGetApproval    = `SELECT ` + approvalColumns + ` FROM approvals WHERE id = ?`
-	sqlEndApproval    = `UPDATE approvals SET state = ?, answer = ?, answered_by = ?, answered_at = ?, note = ? WHERE id = ? AND state = 'pending'`
-	sqlInsertGrant    = `INSERT INTO grants (id, kind, input_hash, session, approval_id, by, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)`
+	sqlEndApproval    = `UPDATE approvals SET state = ?, answer = ?, answered_by = ?, answered_at = ?, note = ?, host = ? WHERE id = ? AND state = 'pending'`
+	sqlInsertGrant    = `INSERT INTO grants (id, kind, input_hash, session, approval_id, by, created_at, expires_at, used_at, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`
 	// A session grant for the session, else the oldest unused once grant.
-	sqlFindGrant = `SELECT id, kind, input_hash, session, approval_id, by, created_at, expires_at FROM grants
+	sqlFindGrant = `SELECT id, kind, input_hash, session, approval_id, by, created_at, expires_at, host FROM grants
 WHERE input_hash = ? AND session = ? AND (expires_at = 0 OR expires_at > ?)
   AND ((kind = 'once' AND used_at = 0) OR (kind = 'session' AND ? = 0 AND session <> ''))
 ORDER BY kind = 'once', created_at LIMIT 1`
@@ -197,16 +214,25 @@ func (s *Store) ResolveApproval(ctx context.Context, res warden.Resolution, g *w
 		if st != warden.ApprovalPending {
 			return warden.Errorf(warden.EConflict, "approval %s is already %s", res.ID, st).WithHint("`warden approvals list` shows the pending ones")
 		}
+		if g != nil && g.Host != (res.Answer == warden.AnswerHost) {
+			return warden.Errorf(warden.EInternal, "approval %s: a host grant goes only with the answer host", res.ID)
+		}
 		stmt, err := w.prepare(sqlEndApproval)
 		if err != nil {
 			return err
 		}
+		// "run on host" is stored as answer once with host 1 (schemaV6).
+		answer, host := res.Answer, 0
+		if answer == warden.AnswerHost {
+			answer, host = warden.AnswerOnce, 1
+		}
 		b := binder{st: stmt}
 		b.text(string(res.State))
-		b.text(string(res.Answer))
+		b.text(string(answer))
 		b.text(res.By)
 		b.int(res.At.UnixMilli())
 		b.text(res.Note)
+		b.int(int64(host))
 		b.text(res.ID)
 		if err := b.exec(); err != nil {
 			return err
@@ -249,6 +275,7 @@ func insertGrant(w *conn, g *warden.Grant) error {
 	} else {
 		b.int(g.ExpiresAt.UnixMilli())
 	}
+	b.bool(g.Host)
 	return b.exec()
 }
 
@@ -302,7 +329,8 @@ func findGrant(c *conn, q warden.GrantQuery) (g warden.Grant, found bool, err er
 	err = query(c, sqlFindGrant, []any{q.InputHash, q.Session, q.At.UnixMilli(), onceOnly}, func(st *sqlite3.Stmt) error {
 		found = true
 		g = warden.Grant{ID: st.ColumnText(0), Kind: warden.GrantKind(st.ColumnText(1)), InputHash: st.ColumnText(2),
-			Session: st.ColumnText(3), ApprovalID: st.ColumnText(4), By: st.ColumnText(5), CreatedAt: millis(st.ColumnInt64(6))}
+			Session: st.ColumnText(3), ApprovalID: st.ColumnText(4), By: st.ColumnText(5), CreatedAt: millis(st.ColumnInt64(6)),
+			Host: st.ColumnInt64(8) == 1}
 		if exp := st.ColumnInt64(7); exp != 0 {
 			g.ExpiresAt = millis(exp)
 		}
@@ -331,5 +359,8 @@ func scanApproval(st *sqlite3.Stmt, a *warden.Approval) error {
 		a.AnsweredAt = millis(at)
 	}
 	a.Note = st.ColumnText(13)
+	if st.ColumnInt64(14) == 1 {
+		a.Answer = warden.AnswerHost
+	}
 	return nil
 }

@@ -12,13 +12,13 @@ import (
 
 // schemaVersion is the PRAGMA user_version of a current database. Open migrates
 // older databases in one transaction and refuses newer ones.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // migrations[v] takes a database from user_version v to v+1, inside the
 // migration's write transaction. Append to it; never edit an entry that has
 // shipped.
 var migrations = []func(c *sqlite3.Conn) error{
-	sqlStep(schemaV1), sqlStep(schemaV2), sqlStep(schemaV3), sqlStep(schemaV4), schemaV5,
+	sqlStep(schemaV1), sqlStep(schemaV2), sqlStep(schemaV3), sqlStep(schemaV4), schemaV5, sqlStep(schemaV6),
 }
 
 // sqlStep is a migration that is only SQL.
