@@ -1,6 +1,6 @@
 // Package approval makes "ask" real: it opens a pending approval for a request
-// a human must confirm, takes the human's answer (once, deny, session, always)
-// from any channel, re-checks the request against the current policy before
+// a human must confirm, takes the human's answer (once, deny, session, always,
+// or host: run a shell command once on the host) from any channel, re-checks the request against the current policy before
 // approving it, remembers the answer as a grant bound to the exact input, and
 // lets the requester wait for the end. An approval nobody answers expires,
 // which is a deny.
@@ -174,8 +174,10 @@ func (q *Queue) List(ctx context.Context, f warden.ApprovalFilter) ([]warden.App
 // Answer records who's answer to approval id. An approving answer is first
 // re-checked against the current policy: if the policy now denies the
 // request, the approval ends denied, with the reason as its note. A tier 4
-// request accepts only "once", and only from a human channel; a request
-// without a session cannot be granted for its session.
+// request accepts only "once" (or "host"), and only from a human channel; a
+// request without a session cannot be granted for its session. "host" is
+// taken only for a shell command: it grants one run of the exact input on
+// the host, and is recorded as an escalation (EventHostEscalation).
 func (q *Queue) Answer(ctx context.Context, id string, ans warden.Answer, who Who) (warden.Approval, error) {
 	if _, err := warden.ParseAnswer(string(ans)); err != nil {
 		return warden.Approval{}, err
@@ -202,6 +204,7 @@ func (q *Queue) Answer(ctx context.Context, id string, ans warden.Answer, who Wh
 			r.State = warden.ApprovalApproved
 			g = &warden.Grant{ID: q.NewID(), Kind: warden.GrantOnce, InputHash: a.InputHash, Session: a.Request.Session,
 				ApprovalID: id, By: r.By, CreatedAt: now}
+			g.Host = ans == warden.AnswerHost
 			if ans == warden.AnswerSession {
 				g.Kind = warden.GrantSession
 			} else {
@@ -225,6 +228,11 @@ func (q *Queue) Answer(ctx context.Context, id string, ans warden.Answer, who Wh
 	if err := q.event(ctx, warden.EventApprovalAnswered, sev, &ended, summary, map[string]any{"answer": ans, "by": r.By, "state": ended.State}); err != nil {
 		return ended, err
 	}
+	if ans == warden.AnswerHost && ended.State == warden.ApprovalApproved {
+		if err := q.escalated(ctx, &ended, who); err != nil {
+			return ended, err
+		}
+	}
 	q.ended(ctx, ended)
 	if ans == warden.AnswerAlways && ended.State == warden.ApprovalApproved {
 		// The rule is written after the answer is settled, so a concurrent
@@ -241,10 +249,25 @@ func (q *Queue) Answer(ctx context.Context, id string, ans warden.Answer, who Wh
 	return ended, nil
 }
 
+// escalated records that who let approval a's shell command run on the
+// host, outside any sandbox: a security event of its own, apart from the
+// answer, so that every escalation can be found by its type.
+func (q *Queue) escalated(ctx context.Context, a *warden.Approval, who Who) error {
+	summary := fmt.Sprintf("%s let a command run on the host, outside the sandbox (approval %s, once): %s", who, a.ID, clip.String(a.Request.Resource, 200))
+	return q.event(ctx, warden.EventHostEscalation, warden.SevWarn, a, summary, map[string]any{
+		"command": a.Request.Resource, "by": who.String(), "channel": who.Channel, "session": a.Request.Session,
+		"cwd": a.Request.Cwd, "requested_through": a.Channel, "rule": a.Decision.Rule, "tier": a.Decision.Tier,
+	})
+}
+
 // checkAnswer refuses answers the approval cannot take.
 func checkAnswer(a *warden.Approval, ans warden.Answer, who Who, canAlways bool) error {
+	if ans == warden.AnswerHost && !warden.RunsOnHost(&a.Request) {
+		return warden.Errorf(warden.EInvalid, "approval %s is a %s %s request, and only a shell command can be run on the host", a.ID, a.Request.Capability, a.Request.Action).
+			WithHint("answer once, session, always or deny")
+	}
 	if a.Decision.ManualOnly && ans.Approves() {
-		if ans != warden.AnswerOnce {
+		if ans != warden.AnswerOnce && ans != warden.AnswerHost {
 			return warden.Errorf(warden.EInvalid, "approval %s is tier 4 (manual only): it can only be approved once, never for a session or always", a.ID).
 				WithHint("answer once, or deny")
 		}
