@@ -299,3 +299,58 @@ func TestCoveredPeeksWithoutUsingTheGrant(t *testing.T) {
 		t.Errorf("Covered under an always rule = %v, %v; want true", ok, err)
 	}
 }
+
+// TestHostGrantRunsOnTheHostOnce: after "run on host" the exact command is
+// allowed once on the host (HostGranted), even where a stage wanted the
+// guard sandbox, and the next run asks again.
+func TestHostGrantRunsOnTheHostOnce(t *testing.T) {
+	h := newHarness(t)
+	h.policy.sandbox = "guard"
+	asked := h.answer(t, req("git push origin main", "s1"), warden.AnswerHost)
+	d := h.check(t, req("git push origin main", "s1"), gate.CheckOptions{})
+	if !gate.HostGranted(&d) || d.Rule != gate.RuleHostGrant || d.ApprovalID != asked.ApprovalID ||
+		!strings.Contains(d.Reason, "on the host") || !strings.Contains(d.Reason, "console:op") || !strings.Contains(d.Reason, "guard") {
+		t.Fatalf("after run on host: %+v; want allow on the host by grant.host, naming who and the sandbox it overrides", d)
+	}
+	if last := d.Stages[len(d.Stages)-1]; last.Stage != "grant" || last.Rule != gate.RuleHostGrant {
+		t.Errorf("the host grant is not recorded as a stage: %+v", d.Stages)
+	}
+	entries, err := h.store.Entries(ctx, warden.AuditFilter{TraceID: d.TraceID})
+	if err != nil || len(entries) != 1 || entries[0].Rule != gate.RuleHostGrant || entries[0].Verdict != warden.Allow {
+		t.Errorf("audit row of the host run = %+v, %v; want allow by grant.host", entries, err)
+	}
+	if d := h.check(t, req("git push origin main", "s1"), gate.CheckOptions{}); d.Verdict != warden.Ask || gate.HostGranted(&d) {
+		t.Errorf("the second run after run on host: %+v; want ask again", d)
+	}
+	h.answer(t, req("git push origin main", "s1"), warden.AnswerOnce)
+	if d := h.check(t, req("git push origin main", "s1"), gate.CheckOptions{}); gate.HostGranted(&d) || d.Verdict != warden.Sandbox {
+		t.Errorf("after approve once: %+v; want the sandbox the stage demanded, not the host", d)
+	}
+}
+
+// TestHostGrantNeverOverridesADeny: a host grant under a deny (the kill
+// switch, a deny rule) stays unused and the command is denied.
+func TestHostGrantNeverOverridesADeny(t *testing.T) {
+	h := newHarness(t)
+	h.answer(t, req("docker run x", "s1"), warden.AnswerHost)
+	h.policy.deny.Store(true)
+	if d := h.check(t, req("docker run x", "s1"), gate.CheckOptions{}); d.Verdict != warden.Deny || gate.HostGranted(&d) {
+		t.Errorf("host grant under a deny: %+v; want deny", d)
+	}
+	h.policy.deny.Store(false)
+	if d := h.check(t, req("docker run x", "s1"), gate.CheckOptions{}); !gate.HostGranted(&d) {
+		t.Errorf("once the deny is lifted: %+v; want the unused host grant to apply", d)
+	}
+}
+
+// TestHostGrantIsNotForOtherSessionsOrInputs: the grant covers the exact
+// input in its session only.
+func TestHostGrantIsNotForOtherSessionsOrInputs(t *testing.T) {
+	h := newHarness(t)
+	h.answer(t, req("git push", "s1"), warden.AnswerHost)
+	for _, r := range []*warden.Request{req("git push", "s2"), req("git push --force", "s1")} {
+		if d := h.check(t, r, gate.CheckOptions{}); d.Verdict != warden.Ask {
+			t.Errorf("%q in %s: %s; want ask (the grant is for git push in s1)", r.Resource, r.Session, d.Verdict)
+		}
+	}
+}

@@ -225,8 +225,21 @@ func denyFor(d *warden.Decision, rule, reason string) {
 	d.Stages = append(d.Stages, warden.StageAnswer{Stage: "store", Verdict: warden.Deny, Rule: rule, Reason: reason})
 }
 
+// RuleHostGrant is the rule of a decision a "run on host" answer
+// (warden.AnswerHost) settled: an allow whose Sandbox is warden.SandboxHost.
+const RuleHostGrant = "grant.host"
+
+// HostGranted reports whether d lets a shell command run on the host because
+// a human answered its ask "run on host": the command then runs unconfined,
+// as the host would run it, once.
+func HostGranted(d *warden.Decision) bool {
+	return d.Verdict == warden.Allow && d.Sandbox == warden.SandboxHost && d.Rule == RuleHostGrant
+}
+
 // settle turns an ask into the verdict a remembered answer gives it: an
-// always rule from the policy file, else a grant from the store.
+// always rule from the policy file, else a grant from the store. A host
+// grant on a shell command allows it on the host (HostGranted), whatever
+// sandbox a stage demanded: the human chose the host.
 func (g *Gate) settle(ctx context.Context, req *warden.Request, d *warden.Decision, hash string) error {
 	answer := warden.StageAnswer{Stage: "grant", Verdict: warden.Allow}
 	switch rule, ok := g.always(hash, d); {
@@ -244,9 +257,15 @@ func (g *Gate) settle(ctx context.Context, req *warden.Request, d *warden.Decisi
 		}
 		answer.Duration = g.now().Sub(start)
 		answer.Rule = "grant." + string(gr.Kind)
-		if gr.Kind == warden.GrantSession {
+		switch {
+		case gr.Host && warden.RunsOnHost(req):
+			answer.Rule = RuleHostGrant
+			answer.Reason = fmt.Sprintf("approved by %s to run once on the host, outside the sandbox (approval %s)", gr.By, gr.ApprovalID)
+		case gr.Kind == warden.GrantSession:
 			answer.Reason = fmt.Sprintf("approved for this session by %s (approval %s)", gr.By, gr.ApprovalID)
-		} else {
+		default:
+			// A host grant on anything but a shell command (which no
+			// answer can give) is only approve once: it runs isolated.
 			answer.Reason = fmt.Sprintf("approved once by %s (approval %s)", gr.By, gr.ApprovalID)
 		}
 		d.ApprovalID = gr.ApprovalID
@@ -255,7 +274,17 @@ func (g *Gate) settle(ctx context.Context, req *warden.Request, d *warden.Decisi
 	}
 	d.Stages = append(d.Stages, answer)
 	d.Verdict, d.Rule = warden.Allow, answer.Rule
-	if d.Sandbox != "" {
+	switch {
+	case answer.Rule == RuleHostGrant:
+		if d.Sandbox != "" && d.Sandbox != warden.SandboxHost {
+			answer.Reason += "; the guard had wanted the " + d.Sandbox + " sandbox"
+			d.Stages[len(d.Stages)-1].Reason = answer.Reason
+		}
+		d.Sandbox = warden.SandboxHost
+	case d.Sandbox == warden.SandboxHost:
+		// The user's shell.host rule named the command: approved, it is
+		// allowed as the rule says, like an allow of that rule.
+	case d.Sandbox != "":
 		d.Verdict = warden.Sandbox // an approved ask still runs isolated
 	}
 	d.Reason = answer.Reason + "; it had asked: " + d.Reason
