@@ -112,6 +112,18 @@ const (
 	// source, an unsafe passphrase file, a wrong passphrase): everything
 	// else runs, and the signing endpoints refuse saying why.
 	EventSigningUnavailable = "signing_unavailable"
+	// EventAuditLost (critical) records that the audit log is not what the
+	// home's chain anchor says it recorded: the database deleted, cut short
+	// or replaced, or the spool's tail gone. It is written where it survives
+	// (the spool) and enters the new chain when the home is recovered.
+	EventAuditLost = "audit_log_lost"
+	// EventAuditRecovered (critical) is the first row of a chain started by
+	// `warden audit recover`: what was lost, the anchor the old chain had,
+	// and where what was left of it was kept.
+	EventAuditRecovered = "audit_log_recovered"
+	// EventAuditAnchored (warn) records that a home from before chain
+	// anchors was anchored, taking its rows as they were.
+	EventAuditAnchored = "audit_log_anchored"
 )
 
 // SecurityEvent is one row of the security event log. Metadata holds redacted
@@ -192,7 +204,14 @@ type VerifyReport struct {
 	AuditRows  int64       `json:"audit_rows"`
 	EventRows  int64       `json:"event_rows"`
 	FirstBreak *ChainBreak `json:"first_break,omitempty"`
+	// Checkpoints counts the keyed checkpoints whose MAC verified and that
+	// the chains pass through.
+	Checkpoints int64 `json:"checkpoints"`
+	// Missing names, one sentence each, what the store once recorded and no
+	// longer holds: the database, rows N to M of a chain, the spool's tail,
+	// the anchor or its key. Empty when nothing is missing.
+	Missing []string `json:"missing,omitempty"`
 }
 
-// OK reports whether every row verified.
-func (r *VerifyReport) OK() bool { return r.FirstBreak == nil }
+// OK reports whether every row verified and nothing is missing.
+func (r *VerifyReport) OK() bool { return r.FirstBreak == nil && len(r.Missing) == 0 }

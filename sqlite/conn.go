@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
+
+	"github.com/agentwarden/warden/audit"
 )
 
 // BusyTimeout is how long a statement waits for another connection's lock
@@ -17,18 +19,24 @@ const BusyTimeout = 10 * time.Second
 type conn struct {
 	c     *sqlite3.Conn
 	stmts map[string]*sqlite3.Stmt
+	ck    *audit.Checkpoint // the checkpoint the open transaction stored
 }
 
 // openConn opens a connection to path configured for warden: a busy timeout,
 // synchronous=FULL (every commit fsyncs the WAL before it returns), statement
 // journals in memory rather than in temporary files, and no checkpoint when the
 // connection closes (see checkpoint.go).
-func openConn(ctx context.Context, path string) (*conn, error) {
+// With create, a missing database is created.
+func openConn(ctx context.Context, path string, create bool) (*conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	flags := sqlite3.OPEN_READWRITE
+	if create {
+		flags |= sqlite3.OPEN_CREATE
+	}
 	// Not a URI: any path is taken literally.
-	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE)
+	c, err := sqlite3.OpenFlags(path, flags)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/google/uuid"
 
@@ -48,12 +49,79 @@ func (s *Store) spoolEvent(ctx context.Context, ev *warden.SecurityEvent) error 
 // appendFrame durably appends frame to the spool and, if the spool has grown
 // past spoolDrainBytes, drains it; the record is already durable, so a failed
 // drain is left to the next one.
+//
+// With an anchor, a spool found shorter than the anchor claims refuses the
+// record: the store fails closed (fail) and the loss is recorded.
 func (s *Store) appendFrame(ctx context.Context, frame []byte) error {
-	size, err := appendSpool(s.path+spoolSuffix, frame)
+	a := s.spoolAnchor()
+	size, claim, err := appendSpool(s.path+spoolSuffix, frame, a, true)
+	if err == nil && claim.lost() {
+		s.mu.Lock()
+		s.fail(spoolLost(s.path+spoolSuffix, claim))
+		err = s.broken
+		s.mu.Unlock()
+		return err
+	}
 	if err == nil && size > spoolDrainBytes {
 		_ = s.catchUp(ctx)
 	}
 	return err
+}
+
+// spoolAnchor is the anchor a spooling store keeps the spool's claim in, or
+// nil for a store without one.
+func (s *Store) spoolAnchor() *anchorFile {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.anchor
+}
+
+// spoolLostPrefix opens what spoolLost says.
+const spoolLostPrefix = "the spool's tail: "
+
+// spoolLost describes a spool found shorter than its claim.
+func spoolLost(path string, c spoolClaim) *findings {
+	f := &findings{}
+	f.miss(spoolLostPrefix+"%s held %d bytes of acknowledged records and %d were found (truncated or deleted before they entered the chain)",
+		path, c.LostClaimed, c.LostFound)
+	return f
+}
+
+// spoolReady reports whether a store that has not opened its database may
+// spool: with an anchor, only when the database file is there and is the
+// one the anchor was last written for (one stat and one read of the
+// anchor). Otherwise it opens the database, which checks everything; the
+// caller then records through it (false, nil), or fails (the error).
+func (s *Store) spoolReady(ctx context.Context) (bool, error) {
+	if s.opt.Anchor == "" {
+		return true, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken != nil {
+		return false, s.broken
+	}
+	if s.w != nil || s.closed {
+		return false, s.openLocked(ctx)
+	}
+	if s.anchor == nil {
+		a, err := openAnchor(s.opt.Anchor, false)
+		if err != nil {
+			return false, err
+		}
+		s.anchor = a
+	}
+	if s.anchor != nil {
+		st, ok, _, err := s.anchor.readDB()
+		if err == nil && ok {
+			if fi, err := os.Stat(s.path); err == nil {
+				if dev, ino := fileID(fi); dev == st.Dev && ino == st.Ino && (dev != 0 || ino != 0) {
+					return true, nil
+				}
+			}
+		}
+	}
+	return false, s.openLocked(ctx)
 }
 
 // drainLocked moves every spooled record into its chain, in spool order, in
@@ -62,8 +130,22 @@ func (s *Store) appendFrame(ctx context.Context, frame []byte) error {
 // committed but crashed before emptying the spool) are skipped. Damaged or torn
 // frames are reported as one security event, chained after the spooled ones.
 // s.mu must be held and the write connection open.
+//
+// With an anchor, a spool shorter than the anchor claims is not drained:
+// the store fails closed (fail) and the loss is recorded.
 func (s *Store) drainLocked(ctx context.Context) error {
-	return drainSpool(s.path+spoolSuffix, func(data []byte) error {
+	var lost *spoolClaim
+	err := drainSpool(s.path+spoolSuffix, s.anchor, func(data []byte, claim spoolClaim) error {
+		if s.anchor != nil && (claim.lost() || claim.Size > int64(len(data))) {
+			if !claim.lost() {
+				claim.LostClaimed, claim.LostFound = claim.Size, int64(len(data))
+			}
+			lost = &claim
+			return ErrLost
+		}
+		if len(data) == 0 {
+			return nil
+		}
 		records, skipped := decodeFrames(data)
 		return s.txLocked(ctx, func(w *conn) error {
 			seq, prev, err := head(w, sqlAuditHead)
@@ -111,6 +193,12 @@ func (s *Store) drainLocked(ctx context.Context) error {
 			return insertEvent(w, spoolDamageEvent(s, skipped, len(data)))
 		})
 	})
+	if lost != nil {
+		// The spool's lock is released: fail may append to it.
+		s.fail(spoolLost(s.path+spoolSuffix, *lost))
+		return s.broken
+	}
+	return err
 }
 
 // hasID reports whether the row query (sqlAuditHasID or sqlEventHasID) selects

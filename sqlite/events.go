@@ -40,7 +40,13 @@ func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error
 	}
 	if s.spooling() {
 		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
-		return s.spoolEvent(ctx, ev)
+		ok, err := s.spoolReady(ctx)
+		if err != nil {
+			return fmt.Errorf("append security event %s: %w", ev.Type, err)
+		}
+		if ok {
+			return s.spoolEvent(ctx, ev)
+		}
 	}
 	err := s.write(ctx, func(w *conn) error { return insertEvent(w, ev) })
 	if err != nil {

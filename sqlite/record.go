@@ -43,7 +43,13 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 	}
 	if debit == nil {
 		if s.spooling() {
-			return s.spool(ctx, e)
+			ok, err := s.spoolReady(ctx)
+			if err != nil {
+				return fmt.Errorf("record audit entry: %w", err)
+			}
+			if ok {
+				return s.spool(ctx, e)
+			}
 		}
 		if err := s.recordGrouped(ctx, e); err != nil {
 			return fmt.Errorf("record audit entry: %w", err)

@@ -18,7 +18,16 @@ const spoolSupported = true
 // spool's size afterwards. The write is one write(2) under an exclusive flock,
 // so frames from concurrent processes never interleave, and a drain never sees
 // half a frame from a live writer. It returns only after fdatasync.
-func appendSpool(path string, frame []byte) (int64, error) {
+//
+// With an anchor, it also keeps the anchor's spool claim: before writing it
+// compares the spool's size with the claim, and a spool shorter than
+// claimed (truncated, or deleted and made anew) is marked lost in the
+// claim, durably, and reported in the returned claim; then, if whole is
+// set, frame is not written. After the fdatasync, still under the lock (so
+// that a drain cannot empty the spool in between), the claim is raised to
+// the new size, without a sync: it may lag, never lead.
+func appendSpool(path string, frame []byte, a *anchorFile, whole bool) (int64, spoolClaim, error) {
+	var claim spoolClaim
 	created := false
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err == nil {
@@ -27,60 +36,114 @@ func appendSpool(path string, frame []byte) (int64, error) {
 		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("open audit spool: %w", err)
+		return 0, claim, fmt.Errorf("open audit spool: %w", err)
 	}
 	defer f.Close()
 	if err := flock(f, syscall.LOCK_EX); err != nil {
-		return 0, fmt.Errorf("lock audit spool: %w", err)
+		return 0, claim, fmt.Errorf("lock audit spool: %w", err)
+	}
+	defer flock(f, syscall.LOCK_UN)
+	if a != nil {
+		fi, err := f.Stat()
+		if err != nil {
+			return 0, claim, fmt.Errorf("stat audit spool: %w", err)
+		}
+		if claim, err = a.readSpool(); err != nil {
+			return 0, claim, err
+		}
+		if !claim.lost() && claim.Size > fi.Size() {
+			claim.LostClaimed, claim.LostFound = claim.Size, fi.Size()
+			claim.Size = fi.Size()
+			if err := a.writeSpool(claim, true); err != nil {
+				return 0, claim, err
+			}
+		}
+		if claim.lost() && whole {
+			return fi.Size(), claim, nil
+		}
 	}
 	_, werr := f.Write(frame)
 	fi, serr := f.Stat()
-	flock(f, syscall.LOCK_UN)
+	if a == nil {
+		flock(f, syscall.LOCK_UN)
+	}
 	if werr != nil {
-		return 0, fmt.Errorf("write audit spool: %w", werr)
+		return 0, claim, fmt.Errorf("write audit spool: %w", werr)
 	}
 	if err := syscall.Fdatasync(int(f.Fd())); err != nil {
-		return 0, fmt.Errorf("sync audit spool: %w", err)
+		return 0, claim, fmt.Errorf("sync audit spool: %w", err)
 	}
 	if created {
 		if err := syncDir(filepath.Dir(path)); err != nil {
-			return 0, fmt.Errorf("sync audit spool directory: %w", err)
+			return 0, claim, fmt.Errorf("sync audit spool directory: %w", err)
 		}
 	}
 	if serr != nil {
-		return 0, nil
+		return 0, claim, nil
 	}
-	return fi.Size(), nil
+	if a != nil {
+		claim.Size = fi.Size()
+		_ = a.writeSpool(claim, false) // a claim that lags is safe
+	}
+	return fi.Size(), claim, nil
 }
 
 // drainSpool runs fn on the spool's contents under an exclusive lock and, when
 // fn succeeds, empties the spool durably. A missing or empty spool costs one
-// stat and no lock.
-func drainSpool(path string, fn func(data []byte) error) error {
+// stat and no lock, unless the anchor claims bytes in it: then fn sees
+// the empty contents and the claim, and decides.
+//
+// With an anchor, fn gets the claim, and the claim is lowered to zero,
+// durably, before the spool is emptied (so it never claims more than the
+// spool holds).
+func drainSpool(path string, a *anchorFile, fn func(data []byte, claim spoolClaim) error) error {
+	var claim spoolClaim
+	if a != nil {
+		var err error
+		if claim, err = a.readSpool(); err != nil {
+			return err
+		}
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
+		if claim.Size > 0 || claim.lost() {
+			return fn(nil, claim)
+		}
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("open audit spool: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+	if fi, err := f.Stat(); err == nil && fi.Size() == 0 && claim.Size == 0 && !claim.lost() {
 		return nil
 	}
 	if err := flock(f, syscall.LOCK_EX); err != nil {
 		return fmt.Errorf("lock audit spool: %w", err)
 	}
 	defer flock(f, syscall.LOCK_UN)
+	if a != nil {
+		if claim, err = a.readSpool(); err != nil { // again, under the lock
+			return err
+		}
+	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return fmt.Errorf("read audit spool: %w", err)
 	}
+	if len(data) == 0 && claim.Size == 0 && !claim.lost() {
+		return nil
+	}
+	if err := fn(data, claim); err != nil {
+		return err
+	}
 	if len(data) == 0 {
 		return nil
 	}
-	if err := fn(data); err != nil {
-		return err
+	if a != nil {
+		if err := a.writeSpool(spoolClaim{}, true); err != nil {
+			return err
+		}
 	}
 	if err := f.Truncate(0); err != nil {
 		return fmt.Errorf("empty audit spool: %w", err)
@@ -89,6 +152,35 @@ func drainSpool(path string, fn func(data []byte) error) error {
 		return fmt.Errorf("sync audit spool: %w", err)
 	}
 	return nil
+}
+
+// resetSpoolClaim clears a lost mark and claims what the spool holds now,
+// durably, under the spool's lock.
+func resetSpoolClaim(path string, a *anchorFile) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("open audit spool: %w", err)
+	}
+	defer f.Close()
+	if err := flock(f, syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock audit spool: %w", err)
+	}
+	defer flock(f, syscall.LOCK_UN)
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat audit spool: %w", err)
+	}
+	return a.writeSpool(spoolClaim{Size: fi.Size()}, true)
+}
+
+// readSpoolFile returns the spool's contents without locking or changing
+// it (for Verify of a home that is not trusted).
+func readSpoolFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
 }
 
 func flock(f *os.File, how int) error {

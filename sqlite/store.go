@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,14 +40,39 @@ type Store struct {
 
 	rmu sync.Mutex // guards r
 	r   *conn      // the read connection, opened on first use
+
+	// The chain anchor (anchor.go); all guarded by mu.
+	opt          Options
+	anchor       *anchorFile // nil: no anchor (yet)
+	key          []byte      // the checkpoint key; never printed
+	dev, ino     uint64      // identity of the database file s.w has open
+	lastAnchor   anchorState // what the anchor holds as far as this store knows
+	anchorErr    error       // the last anchor write that failed
+	ckAudit      int64       // rows of each chain at the last checkpoint known
+	ckEvent      int64
+	ckStored     bool      // a checkpoint is stored
+	found        *findings // Inspect: what the checks found
+	broken       error     // once set, every operation fails with it
+	lostReported bool      // the loss was recorded as a security event
+	spoolOnly    bool      // Inspect: Verify found only the spool's tail missing
+	recovery     *recovery // Recover: the first rows of the new chains
 }
 
 // Open opens (creating if needed) the audit database at path, brings its
 // schema up to date and drains the spool into it. On an existing, current
 // database it runs no DDL. An error means the database cannot be used; a
 // database written by a newer warden is refused with a *warden.Error.
+// It is OpenWith with zero Options: a bare store without an anchor.
 func Open(ctx context.Context, path string) (*Store, error) {
-	s := OpenDeferred(path)
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith is Open with options. With an anchor, a database that is missing,
+// holds fewer rows than the anchor recorded or differs from it, or a spool
+// that lost its tail, is refused with a *warden.Error whose cause is
+// ErrLost (unless opt.Inspect), and a critical security event is spooled.
+func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
+	s := OpenDeferredWith(path, opt)
 	s.mu.Lock()
 	err := s.openLocked(ctx)
 	s.mu.Unlock()
@@ -62,7 +89,18 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // else (a debit, SpentSince, any read, Verify) opens the database and drains
 // the spool first.
 func OpenDeferred(path string) *Store {
-	return &Store{path: path, now: time.Now}
+	return OpenDeferredWith(path, Options{})
+}
+
+// OpenDeferredWith is OpenDeferred with options. With an anchor, a spooling
+// store makes sure first, cheaply, that the database is there and is the
+// file the anchor was last written for; when it is not, it opens the
+// database, which runs every check OpenWith runs.
+func OpenDeferredWith(path string, opt Options) *Store {
+	if opt.Anchor == "" {
+		opt.Create = true
+	}
+	return &Store{path: path, now: time.Now, opt: opt}
 }
 
 // openLocked opens the write connection and drains the spool, once. s.mu must
@@ -71,10 +109,26 @@ func (s *Store) openLocked(ctx context.Context) error {
 	if s.closed {
 		return errClosed
 	}
+	if s.broken != nil {
+		return s.broken
+	}
 	if s.w != nil {
 		return nil
 	}
-	w, err := openConn(ctx, s.path)
+	if s.opt.Anchor == "" {
+		return s.openBareLocked(ctx)
+	}
+	err := s.openAnchoredLocked(ctx)
+	if err != nil && s.w != nil {
+		s.w.close()
+		s.w = nil
+	}
+	return err
+}
+
+// openBareLocked opens a store without an anchor.
+func (s *Store) openBareLocked(ctx context.Context) error {
+	w, err := openConn(ctx, s.path, true)
 	if err != nil {
 		return fmt.Errorf("open audit db %s: %w", s.path, err)
 	}
@@ -94,6 +148,129 @@ func (s *Store) openLocked(ctx context.Context) error {
 	return nil
 }
 
+// openAnchoredLocked opens the database without creating it (unless the
+// home is new and opt.Create), checks it and the spool against the anchor,
+// migrates it and drains the spool. On error the caller closes s.w.
+func (s *Store) openAnchoredLocked(ctx context.Context) error {
+	before, statErr := os.Stat(s.path)
+	missing := errors.Is(statErr, fs.ErrNotExist)
+	if statErr != nil && !missing {
+		return fmt.Errorf("open audit db %s: %w", s.path, statErr)
+	}
+	if !missing {
+		w, err := openConn(ctx, s.path, false)
+		if err != nil {
+			return fmt.Errorf("open audit db %s: %w", s.path, err)
+		}
+		s.w = w
+		after, err := os.Stat(s.path)
+		if err != nil || !os.SameFile(before, after) {
+			return fmt.Errorf("open audit db %s: the file changed while it was opened", s.path)
+		}
+		s.dev, s.ino = fileID(after)
+		v, err := userVersion(w.c)
+		if err != nil {
+			return fmt.Errorf("open audit db %s: %w", s.path, err)
+		}
+		if v == 0 {
+			// An empty file, or one with no schema: not a database this
+			// home ever wrote to.
+			missing = true
+		}
+	}
+	hadKey := fileExists(s.opt.Key)
+	f, have, err := s.checkHomeLocked(missing)
+	if err != nil {
+		return fmt.Errorf("open audit db %s: %w", s.path, err)
+	}
+	if !f.empty() {
+		if s.opt.Inspect {
+			s.found = f
+			return nil // Verify reports it; nothing is written
+		}
+		s.fail(f)
+		return s.broken
+	}
+	if missing {
+		// A new home (opt.Create, no anchor): create the database.
+		if s.w != nil {
+			s.w.close()
+			s.w = nil
+		}
+		w, err := openConn(ctx, s.path, true)
+		if err != nil {
+			return fmt.Errorf("create audit db %s: %w", s.path, err)
+		}
+		s.w = w
+		fi, err := os.Stat(s.path)
+		if err != nil {
+			return fmt.Errorf("create audit db %s: %w", s.path, err)
+		}
+		s.dev, s.ino = fileID(fi)
+	}
+	restore := s.w.withContext(ctx)
+	err = migrate(s.w.c)
+	restore()
+	if err != nil {
+		return fmt.Errorf("open audit db %s: %w", s.path, err)
+	}
+	if s.ckAudit, s.ckEvent, s.ckStored, err = lastCheckpoint(s.w); err != nil {
+		return fmt.Errorf("open audit db %s: %w", s.path, err)
+	}
+	if !have {
+		how := anchorUpgraded
+		switch {
+		case missing && hadKey:
+			how = anchorRecreated
+		case missing:
+			how = anchorNew
+		}
+		if err := s.anchorNewLocked(ctx, how); err != nil {
+			return fmt.Errorf("anchor audit db %s: %w", s.path, err)
+		}
+	}
+	if s.opt.Inspect {
+		// Verify drains a spool that is whole, and only reports one that is
+		// not.
+		g := &findings{}
+		if s.anchor != nil {
+			if err := inspectSpool(s.path+spoolSuffix, s.anchor, g); err != nil {
+				return fmt.Errorf("open audit db %s: %w", s.path, err)
+			}
+		}
+		if !g.empty() {
+			s.found = g
+			return nil
+		}
+	}
+	if err := s.drainLocked(ctx); err != nil {
+		if errors.Is(err, ErrLost) {
+			return err
+		}
+		return fmt.Errorf("open audit db %s: %w", s.path, err)
+	}
+	// The anchor now names this file, and vouches for what it holds.
+	return s.txLocked(ctx, func(*conn) error { return nil })
+}
+
+// lastCheckpoint returns the rows of each chain at the last stored checkpoint.
+func lastCheckpoint(c *conn) (auditRows, eventRows int64, ok bool, err error) {
+	st, err := c.prepare(sqlLastCheckpoint)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer st.Reset()
+	if st.Step() {
+		return st.ColumnInt64(0), st.ColumnInt64(1), true, nil
+	}
+	return 0, 0, false, st.Err()
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
 // catchUp opens the database if needed and drains whatever other processes
 // spooled since, so a read that follows sees every acknowledged decision.
 func (s *Store) catchUp(ctx context.Context) error {
@@ -101,6 +278,12 @@ func (s *Store) catchUp(ctx context.Context) error {
 	defer s.mu.Unlock()
 	if s.w == nil {
 		return s.openLocked(ctx)
+	}
+	if err := s.checkFileLocked(); err != nil {
+		return err
+	}
+	if s.found != nil {
+		return nil
 	}
 	return s.drainLocked(ctx)
 }
@@ -112,8 +295,11 @@ func (s *Store) Close() error {
 	// Detach the write connection first so no read can open a new connection,
 	// then close the reader, so that the writer closes last and may checkpoint.
 	s.mu.Lock()
-	w := s.w
-	s.w, s.closed = nil, true
+	if s.opt.LongLived && s.w != nil && s.broken == nil && s.checkFileLocked() == nil {
+		_ = s.checkpointLocked(context.Background())
+	}
+	w, a := s.w, s.anchor
+	s.w, s.anchor, s.closed = nil, nil, true
 	s.mu.Unlock()
 	s.rmu.Lock()
 	r := s.r
@@ -127,6 +313,7 @@ func (s *Store) Close() error {
 		checkpointOnClose(w, s.path)
 		errs = append(errs, w.close())
 	}
+	errs = append(errs, a.close())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close audit db %s: %w", s.path, err)
 	}
@@ -147,8 +334,16 @@ func (s *Store) write(ctx context.Context, fn func(w *conn) error) error {
 
 // txLocked runs fn in one BEGIN IMMEDIATE transaction on the open write
 // connection. s.mu must be held.
+//
+// With an anchor, it first makes sure the database file is still the one
+// open (checkFileLocked), seals the transaction (a checkpoint when one is
+// due) and, after the commit, writes the chains' heads into the anchor.
 func (s *Store) txLocked(ctx context.Context, fn func(w *conn) error) error {
+	if err := s.checkFileLocked(); err != nil {
+		return err
+	}
 	defer s.w.withContext(ctx)()
+	s.w.ck = nil
 	if err := s.w.c.Exec(`BEGIN IMMEDIATE`); err != nil {
 		s.w.rollback()
 		return busy(fmt.Errorf("begin: %w", err))
@@ -157,10 +352,19 @@ func (s *Store) txLocked(ctx context.Context, fn func(w *conn) error) error {
 		s.w.rollback()
 		return err
 	}
+	st, err := s.sealLocked(s.w)
+	if err != nil {
+		s.w.rollback()
+		return err
+	}
 	if err := s.w.c.Exec(`COMMIT`); err != nil {
 		s.w.rollback()
 		return fmt.Errorf("commit: %w", err)
 	}
+	if ck := s.w.ck; ck != nil {
+		s.ckAudit, s.ckEvent, s.ckStored = ck.AuditRows, ck.EventRows, true
+	}
+	s.anchorLocked(st)
 	return nil
 }
 
@@ -176,7 +380,7 @@ func (s *Store) read(ctx context.Context, fn func(r *conn) error) error {
 		if s.isClosed() {
 			return errClosed
 		}
-		r, err := openConn(ctx, s.path)
+		r, err := openConn(ctx, s.path, false)
 		if err != nil {
 			return fmt.Errorf("open read connection: %w", err)
 		}
