@@ -87,6 +87,9 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	if err != nil {
 		return ExecResult{Decision: d}, err
 	}
+	if gate.HostGranted(&d) { // a human answered "run on host"
+		return a.execOnHost(ctx, r, &req, d, dir)
+	}
 	name := r.Profile
 	if name == "" {
 		name = config.ProfileWorkspace

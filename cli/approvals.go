@@ -23,9 +23,12 @@ func approvalsCmd(e *env) *cobra.Command {
 
 Answers: once (approve this one run), deny, session (this exact input for
 the rest of its session), always (this exact input from now on, written as
-a rule into the policy file). A tier 4 request takes only once, from a
-person at a terminal, the web console or Telegram. Approving re-checks the
-request against the current policy: with the kill switch on it stays denied.
+a rule into the policy file), host (a shell command only: run it once on
+the host, outside the sandbox, for commands that need the host such as git
+push over SSH, docker, or gh with its stored login; recorded as an
+escalation). A tier 4 request takes only once or host, from a person at a
+terminal, the web console or Telegram. Approving re-checks the request
+against the current policy: with the kill switch on it stays denied.
 
 When a daemon serves this home, answers go through it; otherwise straight
 to the database.`,
@@ -54,20 +57,30 @@ to the database.`,
 		},
 	}
 	list.Flags().BoolVar(&all, "all", false, "list answered and expired approvals too")
-	var answer string
+	var (
+		answer string
+		host   bool
+	)
 	approve := &cobra.Command{
 		Use:   "approve ID",
-		Short: "Approve a pending request (--answer once|session|always)",
+		Short: "Approve a pending request (--answer once|session|always, or --host)",
 		Args:  rangeArgs(1, 1, "one approval id"),
 		RunE: func(c *cobra.Command, args []string) error {
+			if host {
+				if c.Flags().Changed("answer") && answer != string(warden.AnswerHost) {
+					return usageError(c, "--host is the answer host; drop --answer "+answer)
+				}
+				answer = string(warden.AnswerHost)
+			}
 			ans, err := warden.ParseAnswer(answer)
 			if err != nil || ans == warden.AnswerDeny {
-				return usageError(c, "--answer is once, session or always")
+				return usageError(c, "--answer is once, session, always or host")
 			}
 			return e.answer(c.Context(), args[0], ans)
 		},
 	}
-	approve.Flags().StringVar(&answer, "answer", "once", "once, session or always")
+	approve.Flags().StringVar(&answer, "answer", "once", "once, session, always, or host (a shell command: run it once on the host)")
+	approve.Flags().BoolVar(&host, "host", false, "run the shell command once on the host, outside the sandbox (audited as an escalation); same as --answer host")
 	deny := &cobra.Command{
 		Use:   "deny ID",
 		Short: "Deny a pending request",
@@ -82,6 +95,7 @@ to the database.`,
 		Long: `Show each pending approval in a box (action, command or path, reason, size)
 and read the answer from the terminal:
   [y] approve once  [n] deny  [a] always  [s] session  [v] view the content
+and, for a shell command, [h] run it once on the host, outside the sandbox,
 followed by Enter. It needs a terminal: an answer piped in is not a human's.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -116,6 +130,9 @@ func (e *env) answer(ctx context.Context, id string, ans warden.Answer) error {
 			return err
 		}
 		msg := fmt.Sprintf("approval %s is %s", a.ID, a.State)
+		if a.State == warden.ApprovalApproved && a.Answer == warden.AnswerHost {
+			msg += ": it runs once on the host, outside the sandbox (recorded as an escalation)"
+		}
 		if a.Note != "" {
 			msg += ": " + a.Note
 		}
@@ -162,6 +179,10 @@ func askOne(ctx context.Context, ap app.Approver, a warden.Approval, r *bufio.Re
 	if a.Decision.ManualOnly {
 		keys = "[y] approve once  [n] deny  [v] view   (tier 4: once only)"
 	}
+	onHost := warden.RunsOnHost(&a.Request)
+	if onHost {
+		keys = strings.Replace(keys, "  [v] view", "  [h] run on host  [v] view", 1)
+	}
 	for {
 		fmt.Fprintf(out, "%s > ", keys)
 		line, err := r.ReadString('\n')
@@ -178,13 +199,23 @@ func askOne(ctx context.Context, ap app.Approver, a warden.Approval, r *bufio.Re
 			ans = warden.AnswerAlways
 		case "s":
 			ans = warden.AnswerSession
+		case "h":
+			if !onHost {
+				fmt.Fprintln(out, "only a shell command can run on the host; answer y, n, a, s or v")
+				continue
+			}
+			ans = warden.AnswerHost
 		case "v":
 			fmt.Fprintln(out, terminalText(approval.Content(&a), true))
 			continue
 		case "":
 			continue
 		default:
-			fmt.Fprintln(out, "answer y, n, a, s or v")
+			if onHost {
+				fmt.Fprintln(out, "answer y, n, a, s, h or v")
+			} else {
+				fmt.Fprintln(out, "answer y, n, a, s or v")
+			}
 			continue
 		}
 		got, err := ap.Answer(ctx, a.ID, ans, "terminal", currentUser())
@@ -193,6 +224,10 @@ func askOne(ctx context.Context, ap app.Approver, a warden.Approval, r *bufio.Re
 			if warden.ErrorCodeOf(err) == warden.EInvalid {
 				continue // e.g. session on a tier 4 request: ask again
 			}
+			return nil
+		}
+		if got.State == warden.ApprovalApproved && got.Answer == warden.AnswerHost {
+			fmt.Fprintf(out, "approval %s: %s, to run once on the host (recorded as an escalation)\n\n", got.ID, got.State)
 			return nil
 		}
 		fmt.Fprintf(out, "approval %s: %s\n\n", got.ID, got.State)
