@@ -111,3 +111,21 @@ func TestDenyRuleBeatsAHostGrant(t *testing.T) {
 		t.Fatalf("retry under a deny rule: exit %d, %q; want it denied by the rule", code, msg)
 	}
 }
+
+// TestDaemonRefusesHostForOtherRequests: through the daemon's API, "run on
+// host" for a tool call is refused (400, saying only a shell command can),
+// and the approval stays pending.
+func TestDaemonRefusesHostForOtherRequests(t *testing.T) {
+	dm := startDaemon(t)
+	d, err := dm.agent.CheckOpen(ctx, toolReq("mcp__x__y", "s"), "hook:codex")
+	if err != nil || d.ApprovalID == "" {
+		t.Fatalf("CheckOpen = %+v, %v; want an ask with an approval", d, err)
+	}
+	_, err = dm.op.Answer(ctx, d.ApprovalID, warden.AnswerHost, "api", "op")
+	if warden.ErrorCodeOf(err) != warden.EInvalid || !strings.Contains(warden.UserMessage(err), "only a shell command") {
+		t.Errorf("answer host for a tool call = %v; want refused: only a shell command", err)
+	}
+	if a, err := dm.op.Approval(ctx, d.ApprovalID); err != nil || a.State != warden.ApprovalPending {
+		t.Errorf("approval after the refused answer = %+v, %v; want pending", a, err)
+	}
+}

@@ -163,12 +163,12 @@ func TestConsoleBrowser(t *testing.T) {
 
 	t.Run("every answer", func(t *testing.T) {
 		c := startConsole(t, ctx)
-		for _, id := range []string{"deny", "session", "always", "gone"} {
+		for _, id := range []string{"deny", "session", "always", "host", "gone"} {
 			c.backend.add(pendingApproval(id, "curl https://example.com/"+id, "s1", warden.TierAlwaysConfirm))
 		}
 		c.backend.failAnswer("gone", warden.Errorf(warden.EConflict, "approval gone already ended").WithHint("reload the list"))
 		c.login(t, c.token)
-		for _, id := range []string{"deny", "session", "always"} {
+		for _, id := range []string{"deny", "session", "always", "host"} {
 			card := chromedp.CSS(fmt.Sprintf(`[data-approval-id=%q]`, id))
 			c.click(t, "answer "+id, fmt.Sprintf(`[data-approval-id=%q] [data-answer=%q]`, id, id))
 			c.do(t, "see "+id+" go", chromedp.WaitNotPresent(card))
@@ -177,6 +177,7 @@ func TestConsoleBrowser(t *testing.T) {
 			{ID: "deny", Answer: warden.AnswerDeny, Channel: "console"},
 			{ID: "session", Answer: warden.AnswerSession, Channel: "console"},
 			{ID: "always", Answer: warden.AnswerAlways, Channel: "console"},
+			{ID: "host", Answer: warden.AnswerHost, Channel: "console"},
 		}
 		if got := c.backend.answered(); !slices.Equal(got, want) {
 			t.Errorf("Answer calls = %v, want %v", got, want)
@@ -234,19 +235,27 @@ func TestConsoleBrowser(t *testing.T) {
 
 	t.Run("buttons by tier", func(t *testing.T) {
 		c := startConsole(t, ctx)
+		write := pendingApproval("fs-write", "/repo/notes.txt", "s1", warden.TierAlwaysConfirm)
+		write.Request.Capability, write.Request.Action = warden.CapFilesystem, "write"
+		transfer := pendingApproval("t4-transfer", "transfer 5000 USDC", "s1", warden.TierManualOnly)
+		transfer.Request.Capability, transfer.Request.Action = warden.CapTool, "call"
 		c.backend.add(
 			pendingApproval("t3-session", "make deploy", "s1", warden.TierAlwaysConfirm),
 			pendingApproval("t3-nosession", "make deploy", "", warden.TierAlwaysConfirm),
-			pendingApproval("t4", "transfer 5000 USDC", "s1", warden.TierManualOnly),
+			pendingApproval("t4", "git push --force", "s1", warden.TierManualOnly),
+			write, transfer,
 		)
 		c.login(t, c.token)
+		// Run on host is offered for shell commands only.
 		for _, tt := range []struct {
 			id   string
 			want []string
 		}{
-			{"t3-session", []string{"once", "deny", "session", "always", "view"}},
-			{"t3-nosession", []string{"once", "deny", "always", "view"}},
-			{"t4", []string{"once", "deny", "view"}},
+			{"t3-session", []string{"once", "deny", "session", "always", "host", "view"}},
+			{"t3-nosession", []string{"once", "deny", "always", "host", "view"}},
+			{"t4", []string{"once", "deny", "host", "view"}},
+			{"fs-write", []string{"once", "deny", "session", "always", "view"}},
+			{"t4-transfer", []string{"once", "deny", "view"}},
 		} {
 			c.do(t, "see "+tt.id, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`[data-approval-id=%q]`, tt.id))))
 			got := run(t, c, chromedp.Evaluate[[]string](fmt.Sprintf(

@@ -266,7 +266,8 @@ func (s *Server) waitApproval(w http.ResponseWriter, r *http.Request, _ call) {
 
 // answerBody is what approve and deny take.
 type answerBody struct {
-	// Answer is once (the default), session or always for approve.
+	// Answer is once (the default), session, always or host (a shell
+	// command: run it once on the host) for approve.
 	Answer string `json:"answer"`
 	// Channel is where the human answered: console, terminal, telegram, api.
 	Channel string `json:"channel"`
@@ -288,7 +289,7 @@ func (s *Server) answer(approve bool) handler {
 			if b.Answer != "" {
 				a, err := warden.ParseAnswer(b.Answer)
 				if err != nil || a == warden.AnswerDeny {
-					writeError(w, warden.Errorf(warden.EInvalid, "approve takes answer once, session or always, not %q", b.Answer))
+					writeError(w, warden.Errorf(warden.EInvalid, "approve takes answer once, session, always or host, not %q", b.Answer))
 					return
 				}
 				ans = a

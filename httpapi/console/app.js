@@ -268,6 +268,11 @@
       buttons.push(['session', 'Session', '', `allow this exact input for the rest of session ${req.session}`]);
     }
     if (!manual) buttons.push(['always', 'Always', '', 'allow this exact input from now on: adds a rule to the policy file']);
+    // Only a shell command can run on the host (warden.RunsOnHost).
+    if (req.capability === 'shell' && req.action === 'exec') {
+      buttons.push(['host', 'Run on host', 'escalate',
+        'run this exact command once on the host, outside the sandbox (for git push over SSH, docker, gh): recorded as an escalation']);
+    }
     buttons.push(['view', 'View', '', 'show the full request and decision']);
 
     const actions = el('div', 'actions');
