@@ -53,7 +53,7 @@ func parsePress(data string) (press, error) {
 		return press{}, fmt.Errorf("callback data %q: bad approval id", data)
 	}
 	switch a := warden.Answer(ans); a {
-	case warden.AnswerOnce, warden.AnswerDeny, warden.AnswerSession, warden.AnswerAlways:
+	case warden.AnswerOnce, warden.AnswerDeny, warden.AnswerSession, warden.AnswerAlways, warden.AnswerHost:
 		return press{ID: id, Answer: a}, nil
 	}
 	return press{}, fmt.Errorf("callback data %q: unknown answer %q", data, ans)
@@ -66,7 +66,8 @@ func validID(id string) bool {
 
 // keyboard is the row of buttons under the message that asks a: an answer
 // for each answer a can take, and View. A tier 4 approval takes only once
-// or deny; one without a session cannot be approved for it.
+// or deny; one without a session cannot be approved for it. Only a shell
+// command gets "Run on host" (warden.RunsOnHost), on a row of its own.
 func keyboard(a *warden.Approval) (models.InlineKeyboardMarkup, error) {
 	if !validID(a.ID) {
 		return models.InlineKeyboardMarkup{}, warden.Errorf(warden.EInternal,
@@ -86,6 +87,9 @@ func keyboard(a *warden.Approval) (models.InlineKeyboardMarkup, error) {
 		}
 		standing = append(standing, button("Always", press{ID: a.ID, Answer: warden.AnswerAlways}))
 		rows = append(rows, standing)
+	}
+	if warden.RunsOnHost(&a.Request) {
+		rows = append(rows, []models.InlineKeyboardButton{button("Run on host", press{ID: a.ID, Answer: warden.AnswerHost})})
 	}
 	rows = append(rows, []models.InlineKeyboardButton{button("View", press{ID: a.ID, View: true})})
 	return models.InlineKeyboardMarkup{InlineKeyboard: rows}, nil

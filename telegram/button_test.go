@@ -21,6 +21,8 @@ func TestParsePress(t *testing.T) {
 		{"a:" + approvalID + ":deny", press{ID: approvalID, Answer: warden.AnswerDeny}, true},
 		{"a:" + approvalID + ":session", press{ID: approvalID, Answer: warden.AnswerSession}, true},
 		{"a:" + approvalID + ":always", press{ID: approvalID, Answer: warden.AnswerAlways}, true},
+		{"a:" + approvalID + ":host", press{ID: approvalID, Answer: warden.AnswerHost}, true},
+		{"a:" + approvalID + ":HOST", press{}, false},
 		{"v:" + approvalID, press{ID: approvalID, View: true}, true},
 		{"", press{}, false},
 		{"a:", press{}, false},

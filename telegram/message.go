@@ -27,7 +27,10 @@ func askText(a *warden.Approval) string {
 		fmt.Fprintf(&b, "Reason: %s\n", oneLine(a.Decision.Reason))
 	}
 	fmt.Fprintf(&b, "Tier: %s\n", a.Decision.Tier)
-	if a.Decision.ManualOnly {
+	switch {
+	case a.Decision.ManualOnly && warden.RunsOnHost(&a.Request):
+		b.WriteString("Manual only: it can be approved once (in the sandbox, or on the host), or denied.\n")
+	case a.Decision.ManualOnly:
 		b.WriteString("Manual only: it can be approved once, or denied.\n")
 	}
 	session := a.Request.Session
@@ -115,6 +118,9 @@ func contentText(a *warden.Approval) string {
 // answeredText is what the presser is told once their answer is recorded.
 func answeredText(a *warden.Approval) string {
 	s := fmt.Sprintf("Approval %s is %s.", a.ID, a.State)
+	if a.State == warden.ApprovalApproved && a.Answer == warden.AnswerHost {
+		s += " It runs once on the host, outside the sandbox; this is recorded as an escalation."
+	}
 	if a.Note != "" {
 		s += " " + a.Note
 	}

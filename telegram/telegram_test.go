@@ -137,6 +137,7 @@ func TestAskedPostsButtons(t *testing.T) {
 			want: [][]string{
 				{"Approve once=a:" + id + ":once", "Deny=a:" + id + ":deny"},
 				{"Session=a:" + id + ":session", "Always=a:" + id + ":always"},
+				{"Run on host=a:" + id + ":host"},
 				{"View=v:" + id},
 			},
 		},
@@ -147,6 +148,7 @@ func TestAskedPostsButtons(t *testing.T) {
 			},
 			want: [][]string{
 				{"Approve once=a:" + id + ":once", "Deny=a:" + id + ":deny"},
+				{"Run on host=a:" + id + ":host"},
 				{"View=v:" + id},
 			},
 		},
@@ -156,6 +158,30 @@ func TestAskedPostsButtons(t *testing.T) {
 			want: [][]string{
 				{"Approve once=a:" + id + ":once", "Deny=a:" + id + ":deny"},
 				{"Always=a:" + id + ":always"},
+				{"Run on host=a:" + id + ":host"},
+				{"View=v:" + id},
+			},
+		},
+		{
+			// Only a shell command can run on the host.
+			name: "file write",
+			mod: func(a *warden.Approval) {
+				a.Request.Capability, a.Request.Action = warden.CapFilesystem, "write"
+			},
+			want: [][]string{
+				{"Approve once=a:" + id + ":once", "Deny=a:" + id + ":deny"},
+				{"Session=a:" + id + ":session", "Always=a:" + id + ":always"},
+				{"View=v:" + id},
+			},
+		},
+		{
+			name: "tier 4 tool call",
+			mod: func(a *warden.Approval) {
+				a.Request.Capability, a.Request.Action = warden.CapTool, "call"
+				a.Decision.Tier, a.Decision.ManualOnly = warden.TierManualOnly, true
+			},
+			want: [][]string{
+				{"Approve once=a:" + id + ":once", "Deny=a:" + id + ":deny"},
 				{"View=v:" + id},
 			},
 		},
@@ -191,7 +217,7 @@ func TestAskedPostsButtons(t *testing.T) {
 			}
 			text := c.Params["text"]
 			for _, want := range []string{
-				"shell exec: rm -rf build <b>*bold*</b>", // shown as written
+				a.Request.Capability + " " + a.Request.Action + ": rm -rf build <b>*bold*</b>", // shown as written
 				"Reason: deleting files needs a person",
 				"Tier: " + a.Decision.Tier.String(),
 				"Expires: 2026-05-04T12:30:00Z",
@@ -261,6 +287,7 @@ func TestPressAnswers(t *testing.T) {
 		{"deny", "a:" + approvalID + ":deny", warden.AnswerDeny, warden.ApprovalDenied},
 		{"session", "a:" + approvalID + ":session", warden.AnswerSession, warden.ApprovalApproved},
 		{"always", "a:" + approvalID + ":always", warden.AnswerAlways, warden.ApprovalApproved},
+		{"host", "a:" + approvalID + ":host", warden.AnswerHost, warden.ApprovalApproved},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,6 +310,9 @@ func TestPressAnswers(t *testing.T) {
 			}
 			if got, want := reply.Params["text"], "is "+string(tt.state); !strings.Contains(got, want) {
 				t.Errorf("callback answer %q does not contain %q", got, want)
+			}
+			if got := reply.Params["text"]; (tt.answer == warden.AnswerHost) != strings.Contains(got, "on the host") {
+				t.Errorf("callback answer %q; want it to say the command runs on the host exactly when the answer is host", got)
 			}
 			if edits := h.api.callsTo("editMessageText"); len(edits) != 1 {
 				t.Errorf("%d editMessageText calls, want 1 (from Ended only)", len(edits))
