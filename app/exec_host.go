@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -29,6 +30,9 @@ func (a *App) execOnHost(ctx context.Context, r ExecRequest, req *warden.Request
 	eng, err := a.Engine()
 	if err != nil {
 		return ExecResult{Decision: d, Profile: warden.SandboxHost}, err
+	}
+	if r.Stderr != nil {
+		fmt.Fprintf(r.Stderr, "warden: a human answered approval %s \"run on host\": the command runs on the host, outside the sandbox\n", d.ApprovalID)
 	}
 	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
 	res, runErr := eng.Run(ctx, spec, cmd)

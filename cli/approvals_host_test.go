@@ -57,6 +57,9 @@ func TestExecRunsOnTheHostByTheHumansAnswer(t *testing.T) {
 		if code == 126 {
 			t.Fatalf("the approved command was not run: %s", stderr.String())
 		}
+		if onHost := strings.Contains(stderr.String(), "runs on the host, outside the sandbox"); onHost != (len(approve) > 0) {
+			t.Errorf("warden exec's stderr %q; want it to say the command runs on the host exactly when answered so", stderr.String())
+		}
 		return string(out), code
 	}
 
