@@ -125,9 +125,9 @@ func Open(ctx context.Context, home Home, opt Options) (*App, error) {
 	}
 	// Deferred: a plain decision is spooled durably without opening SQLite;
 	// anything that needs the database opens it (and drains the spool) then.
-	store := sqlite.OpenDeferred(home.DatabasePath())
+	store := home.deferredStore()
 	if opt.OpenDatabase {
-		if store, err = OpenStore(ctx, home); err != nil {
+		if store, err = openStore(ctx, home, sqlite.Options{LongLived: true}); err != nil {
 			return nil, err
 		}
 	}
@@ -140,14 +140,12 @@ func Open(ctx context.Context, home Home, opt Options) (*App, error) {
 	return a, nil
 }
 
-// OpenStore opens (creating if needed) the home's database.
+// OpenStore opens the home's database. It never creates one: only
+// `warden init` (InitHome) and `warden audit recover` (RecoverAudit) do. A
+// database that is missing, or is not what the home's chain anchor
+// recorded, is refused with a *warden.Error saying what is missing.
 func OpenStore(ctx context.Context, home Home) (*sqlite.Store, error) {
-	s, err := sqlite.Open(ctx, home.DatabasePath())
-	if err != nil {
-		return nil, warden.Errorf(warden.EUnavailable, "open the audit database %s", home.DatabasePath()).Wrap(err).
-			WithHint("run `warden init` to create the home, and check that the directory is writable")
-	}
-	return s, nil
+	return openStore(ctx, home, sqlite.Options{})
 }
 
 // Close releases the database.
@@ -486,7 +484,7 @@ func InitHome(ctx context.Context, home Home, force bool) (res InitResult, err e
 		return res, warden.Errorf(warden.EInvalid, "create the workspace %s", ws).Wrap(err).
 			WithHint("set filesystem.workspace in the policy file to a directory warden can create")
 	}
-	st, err := OpenStore(ctx, home)
+	st, err := openStore(ctx, home, sqlite.Options{Create: true})
 	if err != nil {
 		return res, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/internal/clip"
 )
 
@@ -114,7 +115,7 @@ func auditCmd(e *env) *cobra.Command {
 	}
 	f.register(c, 50)
 	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row instead of a table")
-	c.AddCommand(auditExportCmd(e), auditTailCmd(e), auditVerifyCmd(e), auditEventsCmd(e))
+	c.AddCommand(auditExportCmd(e), auditTailCmd(e), auditVerifyCmd(e), auditRecoverCmd(e), auditEventsCmd(e))
 	return c
 }
 
@@ -232,31 +233,112 @@ func auditTailCmd(e *env) *cobra.Command {
 func auditVerifyCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "verify",
-		Short: "Walk the hash chains of the audit log and name the first broken row",
+		Short: "Check the audit log: its hash chains, keyed checkpoints, chain anchor and spool; name the first broken row and what is missing",
 		Args:  rangeArgs(0, 0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := e.store(c.Context())
+			home, err := e.homeDir()
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			rep, err := s.Verify(c.Context())
+			rep, err := app.VerifyAudit(c.Context(), home)
 			if err != nil {
-				return warden.Errorf(warden.EUnavailable, "verify the audit log").Wrap(err)
+				return err
+			}
+			for _, m := range rep.Missing {
+				fmt.Fprintf(e.stdout, "MISSING: %s\n", m)
 			}
 			if b := rep.FirstBreak; b != nil {
-				fmt.Fprintf(e.stdout, "BROKEN: %s row seq %d (id %s", b.Table, b.Seq, b.ID)
-				if b.TraceID != "" {
-					fmt.Fprintf(e.stdout, ", trace %s", b.TraceID)
+				fmt.Fprintf(e.stdout, "BROKEN: %s row seq %d", b.Table, b.Seq)
+				if b.ID != "" {
+					fmt.Fprintf(e.stdout, " (id %s", b.ID)
+					if b.TraceID != "" {
+						fmt.Fprintf(e.stdout, ", trace %s", b.TraceID)
+					}
+					fmt.Fprint(e.stdout, ")")
 				}
-				fmt.Fprintf(e.stdout, "): %s\n", b.Why)
-				return warden.Errorf(warden.EConflict, "the audit log has been altered at %s row %d", b.Table, b.Seq).Wrap(errVerifyFailed).
-					WithHint("rows before it verify; keep a copy of warden.db for investigation")
+				fmt.Fprintf(e.stdout, ": %s\n", b.Why)
 			}
-			fmt.Fprintf(e.stdout, "ok: %d audit rows and %d security events verify\n", rep.AuditRows, rep.EventRows)
+			switch {
+			case rep.FirstBreak != nil && len(rep.Missing) == 0:
+				b := rep.FirstBreak
+				return warden.Errorf(warden.EConflict, "the audit log has been altered at %s row %d", b.Table, b.Seq).Wrap(errVerifyFailed).
+					WithHint("rows before it verify; keep a copy of warden.db for investigation; `warden audit recover --yes` keeps it aside and starts a new chain")
+			case !rep.OK():
+				return warden.Errorf(warden.EConflict, "the audit log is missing what this home recorded (%s)", problems(rep)).Wrap(errVerifyFailed).
+					WithHint("look into it first (who could write warden's home?); then `warden audit recover --yes` keeps what is left aside and starts a new chain that records the loss")
+			}
+			fmt.Fprintf(e.stdout, "ok: %d audit rows and %d security events verify, through %d keyed checkpoints and the chain anchor\n", rep.AuditRows, rep.EventRows, rep.Checkpoints)
 			return nil
 		},
 	}
+}
+
+// problems counts what a verify report found wrong.
+func problems(rep warden.VerifyReport) string {
+	n := len(rep.Missing)
+	if rep.FirstBreak != nil {
+		n++
+	}
+	if n == 1 {
+		return "1 problem"
+	}
+	return strconv.Itoa(n) + " problems"
+}
+
+func auditRecoverCmd(e *env) *cobra.Command {
+	var yes bool
+	c := &cobra.Command{
+		Use:   "recover",
+		Short: "Bring back a home whose audit log lost rows or was replaced: keep what is left aside, start a new chain that records the loss",
+		Long: `warden refuses to decide while the audit log is not what its chain anchor recorded
+(a deleted, cut-short or replaced warden.db, a rewritten chain, a spool that lost its tail).
+recover is the only way back besides 'warden init' in a new home. It refuses a log that
+verifies. When only the spool lost its tail, the loss is recorded and the chain goes on;
+otherwise warden.db (with its -wal and -shm) and the anchor are renamed NAME.lost-TIME and
+a new chain starts whose first rows record what was lost and the anchor the old chain had.
+It needs a human: at a terminal, or --yes.`,
+		Args: rangeArgs(0, 0, "no arguments"),
+		RunE: func(c *cobra.Command, _ []string) error {
+			home, err := e.homeDir()
+			if err != nil {
+				return err
+			}
+			by := "warden audit recover --yes"
+			if !yes {
+				ok, err := confirmAtTerminal(e, "Start a new audit chain for "+home.Abs()+" (what is left of the old one is kept aside)? Type 'recover' to confirm: ", "recover")
+				if err != nil {
+					return warden.Errorf(warden.EConflict, "warden audit recover needs a human's confirmation at a terminal").Wrap(err).
+						WithHint("run it in an interactive terminal, or add --yes if you mean it")
+				}
+				if !ok {
+					fmt.Fprintln(e.stdout, "not confirmed: nothing was changed")
+					return nil
+				}
+				by = "warden audit recover (confirmed at a terminal)"
+			}
+			res, err := app.RecoverAudit(c.Context(), home, by, time.Now())
+			if err != nil {
+				return err
+			}
+			for _, m := range res.Report.Missing {
+				fmt.Fprintf(e.stdout, "lost: %s\n", m)
+			}
+			if b := res.Report.FirstBreak; b != nil {
+				fmt.Fprintf(e.stdout, "differed: %s row %d: %s\n", b.Table, b.Seq, b.Why)
+			}
+			for _, k := range res.Kept {
+				fmt.Fprintf(e.stdout, "kept %s\n", k)
+			}
+			if res.NewChain {
+				fmt.Fprintln(e.stdout, "started a new audit chain; its first rows record the loss (warden audit events --type audit_log_recovered)")
+			} else {
+				fmt.Fprintln(e.stdout, "recorded the loss; the chain goes on (warden audit events --type audit_log_recovered)")
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&yes, "yes", false, "do not ask at a terminal")
+	return c
 }
 
 func auditEventsCmd(e *env) *cobra.Command {

@@ -143,8 +143,7 @@ func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOpti
 		err = g.Store.Record(ctx, e, nil)
 	}
 	if err != nil {
-		return warden.Decision{}, warden.Errorf(warden.EUnavailable, "could not record the decision in the audit log, so the request is denied").
-			Wrap(err).WithHint("check that $WARDEN_HOME/warden.db is writable; `warden audit verify` checks its integrity")
+		return warden.Decision{}, unrecorded(err)
 	}
 	if opening {
 		// The approval opens once the decision (and its held slot) is on
@@ -158,6 +157,22 @@ func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOpti
 		}
 	}
 	return d, nil
+}
+
+// unrecorded is the error of a decision whose audit record could not be
+// written: the request is denied, saying why the store refused when it said
+// so in a user's terms (a lost or replaced audit log names what is missing).
+func unrecorded(err error) error {
+	msg, hint := "could not record the decision in the audit log, so the request is denied",
+		"check that $WARDEN_HOME/warden.db is writable; `warden audit verify` checks its integrity"
+	var we *warden.Error
+	if errors.As(err, &we) {
+		msg += ": " + we.Message
+		if we.Hint != "" {
+			hint = we.Hint
+		}
+	}
+	return warden.Errorf(warden.EUnavailable, "%s", msg).Wrap(err).WithHint(hint)
 }
 
 // Release gives back what the decision traceID reserved (its spend debit, its

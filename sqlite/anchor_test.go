@@ -21,7 +21,7 @@ type anchoredHome struct {
 	opt     Options
 }
 
-func newAnchoredHome(t *testing.T) anchoredHome {
+func newAnchoredHome(t testing.TB) anchoredHome {
 	t.Helper()
 	dir := t.TempDir()
 	h := anchoredHome{dir: dir, db: filepath.Join(dir, "warden.db"),
@@ -39,7 +39,7 @@ func newAnchoredHome(t *testing.T) anchoredHome {
 }
 
 // open opens the home's store as every process does (no Create).
-func (h anchoredHome) open(t *testing.T) (*Store, error) {
+func (h anchoredHome) open(t testing.TB) (*Store, error) {
 	t.Helper()
 	s, err := OpenWith(ctx, h.db, h.opt)
 	if err == nil {
@@ -48,7 +48,7 @@ func (h anchoredHome) open(t *testing.T) (*Store, error) {
 	return s, err
 }
 
-func (h anchoredHome) mustOpen(t *testing.T) *Store {
+func (h anchoredHome) mustOpen(t testing.TB) *Store {
 	t.Helper()
 	s, err := h.open(t)
 	if err != nil {

@@ -249,8 +249,19 @@ func (s *Store) openAnchoredLocked(ctx context.Context) error {
 		}
 		return fmt.Errorf("open audit db %s: %w", s.path, err)
 	}
-	// The anchor now names this file, and vouches for what it holds.
-	return s.txLocked(ctx, func(*conn) error { return nil })
+	if s.lastAnchor.Dev != s.dev || s.lastAnchor.Ino != s.ino {
+		// The anchor names another file (a copy restored whole, a home
+		// moved): it now names this one, whose rows it just vouched for.
+		// Committed rows are durable, so the heads cannot be ahead.
+		ck, err := chainState(s.w)
+		if err != nil {
+			return fmt.Errorf("open audit db %s: %w", s.path, err)
+		}
+		if s.key != nil && s.anchor != nil {
+			s.anchorLocked(&anchorState{Checkpoint: ck, MAC: ck.MAC(s.key), Dev: s.dev, Ino: s.ino})
+		}
+	}
+	return nil
 }
 
 // lastCheckpoint returns the rows of each chain at the last stored checkpoint.
