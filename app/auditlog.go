@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/redact"
 	"github.com/agentwarden/warden/sqlite"
 )
 
@@ -85,4 +87,23 @@ func RecoverAudit(ctx context.Context, home Home, by string, now time.Time) (sql
 		return res, warden.Errorf(warden.EUnavailable, "recover the audit log").Wrap(err)
 	}
 	return res, nil
+}
+
+// AuditLost reports whether err is a refusal of a home whose audit log is
+// not what its anchor recorded (see RecoverAudit).
+func AuditLost(err error) bool { return errors.Is(err, sqlite.ErrLost) }
+
+// SpoolEvent records a redacted security event in the home's spool whatever
+// state its audit log is in; it enters the chain when the home is
+// recovered. For the events that must not be lost with the log, such as
+// the emergency stop turned on.
+func SpoolEvent(home Home, at time.Time, typ string, sev warden.Severity, summary string, meta json.RawMessage) error {
+	ev := &warden.SecurityEvent{ID: NewID(), CreatedAt: at, Type: typ, Severity: sev, Summary: redact.String(summary)}
+	if len(meta) > 0 {
+		ev.Metadata = redact.JSON(meta)
+	}
+	if err := sqlite.SpoolEvent(home.DatabasePath(), home.storeOptions(), ev); err != nil {
+		return warden.Errorf(warden.EUnavailable, "could not record the %s security event", typ).Wrap(err)
+	}
+	return nil
 }

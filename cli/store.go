@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,9 +46,23 @@ func (e *env) entries(c *cobra.Command, f *auditFlags) ([]warden.AuditEntry, war
 	return rows, af, s, nil
 }
 
-// event records a security event in the home's log.
+// event records a security event in the home's log. When the log is lost
+// (its database deleted or replaced), the event is kept in the spool, which
+// enters the new chain at recovery, and a warning says so: turning the
+// emergency stop on must not fail for want of an audit log.
 func (e *env) event(ctx context.Context, typ string, sev warden.Severity, summary string, meta []byte) error {
 	s, err := e.store(ctx)
+	if err != nil && app.AuditLost(err) {
+		home, herr := e.homeDir()
+		if herr != nil {
+			return err
+		}
+		if serr := app.SpoolEvent(home, time.Now(), typ, sev, summary, meta); serr != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "warning: %s\nthe %s event is kept in the spool until the audit log is recovered\n", warden.UserMessage(err), typ)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -185,3 +185,30 @@ func (s *Store) insertRecoveryLocked(ctx context.Context) error {
 		return insertEvent(w, rec.event)
 	})
 }
+
+// SpoolEvent appends ev to the spool beside the database at path whatever
+// state the audit log is in: a home whose log is lost still keeps its
+// security events (the emergency stop turned on, a policy change), which
+// enter the chain when the home is recovered. It is durable when it
+// returns nil.
+func SpoolEvent(path string, opt Options, ev *warden.SecurityEvent) error {
+	if err := audit.NormalizeEvent(ev, time.Now()); err != nil {
+		return &warden.Error{Code: warden.EInvalid, Message: "cannot append " + err.Error()}
+	}
+	if ev.ID == "" {
+		ev.ID = uuid.NewString()
+	}
+	frame, err := encodeEventFrame(ev)
+	if err != nil {
+		return fmt.Errorf("spool security event %s: %w", ev.Type, err)
+	}
+	a, err := openAnchor(opt.Anchor, false)
+	if err != nil {
+		return fmt.Errorf("spool security event %s: %w", ev.Type, err)
+	}
+	defer a.close()
+	if _, _, err := appendSpool(path+spoolSuffix, frame, a, false); err != nil {
+		return fmt.Errorf("spool security event %s: %w", ev.Type, err)
+	}
+	return nil
+}
