@@ -26,6 +26,15 @@
 // recent rows may live only in warden.db-wal: back up with the sqlite3 shell's
 // .backup (or VACUUM INTO), or copy warden.db together with its -wal file.
 //
+// Anchoring: a home's store (OpenWith with Options.Anchor and Options.Key)
+// keeps a chain anchor outside the database and a keyed checkpoint of both
+// chains every CheckpointEvery rows (see anchor.go and anchorfile.go). It
+// refuses, with ErrLost, a database that is missing, holds fewer rows than
+// the anchor recorded or differs from it, a file deleted or replaced under
+// it, and a spool that lost its tail; it never creates a database unless
+// the home is new (Options.Create) or Recover starts a new chain. Open and
+// OpenDeferred are bare stores without an anchor, for tests and embedding.
+//
 // Timestamps are stored as INTEGER Unix milliseconds (audit.TimePrecision), USD
 // amounts as INTEGER micro-dollars, JSON as TEXT. See schema.go for the tables
 // and docs/audit-queries.md for investigation queries.
