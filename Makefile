@@ -12,6 +12,7 @@ all: build
 # in the loader and libc before main runs (warden runs once per agent action).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/warden
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/warden-exec ./cmd/warden-exec
 
 # Set up a warden home in the repository and take a short scripted tour of the
 # gate: decisions of every kind, the emergency stop, the audit log and its chain.

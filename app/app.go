@@ -90,6 +90,10 @@ type App struct {
 	Queue *approval.Queue
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Supervises names the long-lived sandbox whose supervisor this
+	// process is ("" for none): a command it runs for a client never
+	// restarts that sandbox (sandbox.ErrSelfRestart).
+	Supervises string
 
 	tradeOnce  sync.Once
 	backend    finance.Backend

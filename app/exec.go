@@ -44,9 +44,12 @@ type ExecRequest struct {
 	// ask then runs, in the workspace profile, recorded as host_approved.
 	// A deny still refuses.
 	HostApproved bool
-	Stdin        io.Reader
-	Stdout       io.Writer
-	Stderr       io.Writer
+	// Env is the command's environment before the sandbox scrubs it; nil
+	// is this process's own.
+	Env    []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
 }
 
 // ExecOverride are the profile settings a caller may change for one run.
@@ -109,7 +112,11 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	if err != nil {
 		return ExecResult{Decision: d, Profile: name}, err
 	}
-	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: os.Environ(), Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
+	env := r.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
 	var res sandbox.Result
 	var runErr error
 	if world, ok := a.sessionWorld(name, dir, spec, &req, r.Override); ok {

@@ -14,18 +14,22 @@ import (
 
 // execOnHost runs a command whose ask a human answered "run on host"
 // (gate.HostGranted): on the host, unconfined, as the host would run it,
-// with the caller's environment unscrubbed (an SSH agent, a gh login), in
-// the project directory. It is bounded only by the wall-clock and output
-// limits of the profile it would have run under. The outcome is audited like
-// any run, with the isolation it really had: profile host, mode off. The
-// human's answer was recorded as an escalation when it was given.
+// with the caller's environment (r.Env, else this process's) unscrubbed (an
+// SSH agent, a gh login), in the project directory. It is bounded only by
+// the wall-clock and output limits of the profile it would have run under.
+// The outcome is audited like any run, with the isolation it really had:
+// profile host, mode off. The human's answer was recorded as an escalation
+// when it was given.
 func (a *App) execOnHost(ctx context.Context, r ExecRequest, req *warden.Request, d warden.Decision, dir string) (ExecResult, error) {
 	lim, err := a.hostLimits(r)
 	if err != nil {
 		_ = a.execOutcome(ctx, req, warden.SandboxHost, sandbox.Result{}, sandbox.Limits{}, err)
 		return ExecResult{Decision: d, Profile: warden.SandboxHost}, err
 	}
-	env := os.Environ()
+	env := r.Env
+	if env == nil {
+		env = os.Environ()
+	}
 	spec := sandbox.Spec{Mode: sandbox.ModeOff, Project: dir, PassEnv: envNames(env), Limits: lim}
 	eng, err := a.Engine()
 	if err != nil {

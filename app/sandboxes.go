@@ -39,6 +39,7 @@ func (a *App) Sandboxes() *sandbox.Manager {
 	return &sandbox.Manager{
 		Dir:    filepath.Join(home, RunDir),
 		Egress: a.worldEgress,
+		Self:   a.Supervises,
 		Supervisor: func(name string) *exec.Cmd {
 			exe, err := os.Executable()
 			if err != nil {

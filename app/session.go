@@ -161,3 +161,14 @@ func (a *App) worldEgress(info sandbox.Info) (sandbox.Egress, error) {
 	}
 	return &sandboxEgress{Proxy: p}, nil
 }
+
+// PolicyStamp identifies the home's policy file as it is now (its
+// modification time, size and inode): a different stamp means it changed.
+// A process that keeps an opened home reopens it when the stamp moves.
+func (h Home) PolicyStamp() (string, error) {
+	st, err := stampOf(h.PolicyPath())
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d/%d/%d", st.mod.UnixNano(), st.size, st.ino), nil
+}

@@ -28,6 +28,19 @@ type env struct {
 	// status is set by commands whose exit status encodes an outcome rather
 	// than an error (check --exit-code, audit verify).
 	status int
+
+	// A `warden exec` a session's supervisor runs for warden-exec (see
+	// serveExecs) has the client's directory and environment, not this
+	// process's (""/nil: this process's own). supervises names the
+	// sandbox this process supervises; fallback is set, instead of a
+	// status, when the run must go to a warden process of its own.
+	dir        string
+	environ    []string
+	supervises string
+	fallback   string
+	// shared, when set, is the opened home a command uses instead of
+	// opening its own (the supervisor's); it is not closed by the command.
+	shared *app.App
 }
 
 func (e *env) homeDir() (app.Home, error) {
@@ -41,13 +54,28 @@ func (e *env) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
-// open opens the home for a command that decides or reads the log.
+// open opens the home for a command that decides or reads the log. Close
+// it with e.release.
 func (e *env) open(ctx context.Context) (*app.App, error) {
+	if e.shared != nil {
+		return e.shared, nil
+	}
 	home, err := e.homeDir()
 	if err != nil {
 		return nil, err
 	}
-	return app.Open(ctx, home, app.Options{Log: e.logger()})
+	a, err := app.Open(ctx, home, app.Options{Log: e.logger()})
+	if err == nil {
+		a.Supervises = e.supervises
+	}
+	return a, err
+}
+
+// release closes a home e.open opened, unless it is the shared one.
+func (e *env) release(a *app.App) {
+	if a != e.shared {
+		a.Close()
+	}
 }
 
 // withApp is a command's RunE that opens the home, runs run with it and
@@ -77,14 +105,19 @@ func (e *env) openServing(ctx context.Context) (*app.App, error) {
 // status.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return e.main(ctx, args)
+}
+
+// main runs warden with args in e and returns the exit status.
+func (e *env) main(ctx context.Context, args []string) int {
 	root := newRoot(e)
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "warden: "+warden.UserMessage(err))
+		fmt.Fprintln(e.stderr, "warden: "+warden.UserMessage(err))
 		return exitStatusOf(cmd, err)
 	}
 	return e.status

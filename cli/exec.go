@@ -61,15 +61,19 @@ With --no-wait an ask exits 126 at once.`,
 			if err != nil {
 				return err
 			}
-			defer a.Close()
+			defer e.release(a)
 			var wait *app.AskWait
 			if !noWait && !hostApproved {
 				wait = e.askWait("exec")
 			}
 			res, err := a.Exec(c.Context(), app.ExecRequest{
-				Args: args, Profile: profile, Override: o, Base: base, Wait: wait, HostApproved: hostApproved,
+				Args: args, Dir: e.dir, Env: e.environ, Profile: profile, Override: o, Base: base, Wait: wait, HostApproved: hostApproved,
 				Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 			})
+			if e.supervises != "" && errors.Is(err, sandbox.ErrSelfRestart) {
+				e.fallback = "the session's sandbox must start anew under the current policy"
+				return nil
+			}
 			e.status = reportExec(e, res, err)
 			return nil
 		},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/signal"
@@ -225,7 +226,25 @@ answer (--no-wait: exit 126 at once). Exit statuses are warden exec's.`,
 				return err
 			}
 			defer a.Close()
-			return app.SandboxError(a.Sandboxes().Supervise(ctx, args[0]))
+			a.Supervises = args[0]
+			mgr := a.Sandboxes()
+			// A session's world also runs the session's commands for
+			// warden-exec, sparing each a warden start of its own.
+			// It stops when the world does, however that ends (stopped,
+			// idle, failed to start), and stops what it still runs.
+			serveCtx, stopServing := context.WithCancel(ctx)
+			defer stopServing()
+			serving := make(chan struct{})
+			go func() {
+				defer close(serving)
+				if info, err := mgr.Status(args[0]); err == nil && info.Spec.Session != "" {
+					serveExecs(serveCtx, a.Home, args[0], info.Spec.Session)
+				}
+			}()
+			err = mgr.Supervise(ctx, args[0])
+			stopServing()
+			<-serving
+			return app.SandboxError(err)
 		},
 	}
 	c.AddCommand(start, execC, status, stop, recoverC, events, platform, capabilities, supervise)

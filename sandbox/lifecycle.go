@@ -1,10 +1,16 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 )
+
+// ErrSelfRestart is Manager.Ensure's answer when the sandbox it would start
+// anew is the one the calling process supervises (Manager.Self): stopping
+// it would stop the caller, so the restart is left to another process.
+var ErrSelfRestart = errors.New("the sandbox must start anew, and this process is its supervisor")
 
 // State is where a long-lived sandbox is in its lifecycle. The zero value is
 // StateUninitialized.

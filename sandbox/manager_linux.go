@@ -48,6 +48,11 @@ type Manager struct {
 	// sandbox's init, and the proxy serves until the init stops. Nil
 	// refuses NetProxy sandboxes.
 	Egress func(info Info) (Egress, error)
+	// Self names the sandbox whose supervisor this process is; "" when it
+	// is none. Ensure never stops it to start it anew (that would stop the
+	// caller): it answers ErrSelfRestart, and the caller leaves the restart
+	// to another process.
+	Self string
 }
 
 var _ Engine = (*Manager)(nil)
@@ -446,7 +451,7 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 // check is one health check: the init answers, and runs /bin/true through
 // the whole exec path.
 func (m *Manager) check(name string) error {
-	if _, err := m.call(name, &ctlRequest{Op: "ping"}, nil); err != nil {
+	if _, err := m.call(context.Background(), name, &ctlRequest{Op: "ping"}, nil); err != nil {
 		return err
 	}
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
@@ -454,7 +459,7 @@ func (m *Manager) check(name string) error {
 		return err
 	}
 	defer null.Close()
-	resp, err := m.call(name, &ctlRequest{Op: "exec", Args: []string{"/bin/true"}, Dir: "/", Wall: int64(5 * time.Second)}, []*os.File{null, null, null})
+	resp, err := m.call(context.Background(), name, &ctlRequest{Op: "exec", Args: []string{"/bin/true"}, Dir: "/", Wall: int64(5 * time.Second)}, []*os.File{null, null, null})
 	if err != nil {
 		return err
 	}
@@ -465,12 +470,15 @@ func (m *Manager) check(name string) error {
 }
 
 // call sends one request, with files, to the init and returns its answer.
-func (m *Manager) call(name string, req *ctlRequest, files []*os.File) (ctlResponse, error) {
+func (m *Manager) call(ctx context.Context, name string, req *ctlRequest, files []*os.File) (ctlResponse, error) {
 	c, err := net.DialUnix("unixpacket", nil, &net.UnixAddr{Name: m.socket(name), Net: "unixpacket"})
 	if err != nil {
 		return ctlResponse{}, fmt.Errorf("reach sandbox %s: %w", name, err)
 	}
 	defer c.Close()
+	// When ctx ends (the caller was interrupted or gave up), the connection
+	// closes, and the init stops the command it runs for it.
+	defer context.AfterFunc(ctx, func() { c.Close() })()
 	b, err := json.Marshal(req)
 	if err != nil {
 		return ctlResponse{}, err
@@ -488,6 +496,9 @@ func (m *Manager) call(name string, req *ctlRequest, files []*os.File) (ctlRespo
 	}
 	buf := make([]byte, 1<<16)
 	n, err := c.Read(buf)
+	if err != nil && ctx.Err() != nil {
+		return ctlResponse{}, fmt.Errorf("sandbox %s: the command was stopped: %w", name, ctx.Err())
+	}
 	if err != nil {
 		return ctlResponse{}, fmt.Errorf("read sandbox %s's answer: %w", name, err)
 	}
@@ -537,7 +548,7 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	mem := &cgroup{memory: info.MemoryCgroup, v2: info.CgroupV2}
 	oomBefore := mem.oomKills()
 	start := time.Now()
-	resp, err := m.call(name, &ctlRequest{Op: "exec", Args: c.Args, Dir: dir, Env: env, Wall: int64(lim.Wall), Output: lim.Output}, files)
+	resp, err := m.call(ctx, name, &ctlRequest{Op: "exec", Args: c.Args, Dir: dir, Env: env, Wall: int64(lim.Wall), Output: lim.Output}, files)
 	wait()
 	if err != nil {
 		return Result{}, err
@@ -829,6 +840,9 @@ func (m *Manager) Ensure(ctx context.Context, name, key string, spec Spec) (info
 	info, err = m.Status(name)
 	if err == nil && info.Profile == key && alive(info.Supervisor) && (info.State == StateReady || info.State == StateDegraded) {
 		return info, false, nil
+	}
+	if name == m.Self {
+		return info, false, ErrSelfRestart
 	}
 	if err == nil && alive(info.Supervisor) && info.State != StateStopped {
 		if _, err := m.Stop(ctx, name); err != nil {

@@ -98,6 +98,8 @@ func Main() {
 		os.Exit(runInit())
 	case stageArg0:
 		runStage()
+	case launcherArg0:
+		runLauncher()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -70,6 +71,12 @@ func protectedPaths(s *Spec, writable []string, mode Mode) (out, sweep, warn []s
 			if st, err := os.Stat(filepath.Dir(p)); err == nil && st.IsDir() {
 				sweep = append(sweep, p)
 			}
+			continue
+		} else if errors.Is(err, syscall.ENOTDIR) {
+			// A file on the way (a git worktree's or submodule's .git is a
+			// file): the path can only appear if the command puts a
+			// directory there, and then it is swept.
+			sweep = append(sweep, p)
 			continue
 		} else if err != nil {
 			return nil, nil, nil, fmt.Errorf("protected path %s: %w", p, err)

@@ -64,16 +64,17 @@ func serveInit(p *plan) int {
 		return 125
 	}
 	r := newReaper()
+	launch := startLauncher(p)
 	for {
 		c, err := ul.AcceptUnix()
 		if err != nil {
 			return 125
 		}
-		go serveConn(c, p, r)
+		go serveConn(c, p, r, launch)
 	}
 }
 
-func serveConn(c *net.UnixConn, p *plan, r *reaper) {
+func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher) {
 	defer c.Close()
 	buf := make([]byte, maxCtlMessage)
 	oob := make([]byte, unix.CmsgSpace(3*4))
@@ -94,7 +95,15 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper) {
 		resp.Error = "bad control request: " + err.Error()
 	case req.Op == "ping":
 	case req.Op == "exec" && len(files) == 3 && len(req.Args) > 0:
-		resp = serveExec(p, r, &req, files)
+		// The caller sends nothing more: a read returns when it hangs up
+		// (it was interrupted, or killed), and then its command is stopped.
+		hangup := make(chan struct{})
+		go func() {
+			var b [1]byte
+			_, _ = c.Read(b[:])
+			close(hangup)
+		}()
+		resp = serveExec(p, r, l, &req, files, hangup)
 	default:
 		resp.Error = fmt.Sprintf("bad control request %q", req.Op)
 	}
@@ -122,8 +131,9 @@ func receivedFiles(oob []byte) []*os.File {
 }
 
 // serveExec runs one command through the stage in its own process group,
-// with the caller's stdin and capped copies of its output.
-func serveExec(base *plan, r *reaper, req *ctlRequest, files []*os.File) ctlResponse {
+// with the caller's stdin and capped copies of its output. When hangup
+// closes before the command ends, its process group is killed.
+func serveExec(base *plan, r *reaper, l *launcher, req *ctlRequest, files []*os.File, hangup <-chan struct{}) ctlResponse {
 	p := *base
 	p.Args, p.Dir, p.Env = req.Args, req.Dir, req.Env
 	var overflow atomic.Bool
@@ -142,65 +152,56 @@ func serveExec(base *plan, r *reaper, req *ctlRequest, files []*os.File) ctlResp
 		stdout.abort()
 		return ctlResponse{Error: err.Error()}
 	}
-	planR, planW, err := os.Pipe()
-	if err != nil {
-		stdout.abort()
-		stderr.abort()
-		return ctlResponse{Error: err.Error()}
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		planR.Close()
-		planW.Close()
-		stdout.abort()
-		stderr.abort()
-		return ctlResponse{Error: err.Error()}
-	}
 	dir := p.Dir
 	if dir == "" {
 		dir = "/"
 	}
-	pid, done, err := r.start(func() (*os.Process, error) {
-		return os.StartProcess("/proc/self/exe", []string{stageArg0}, &os.ProcAttr{
-			Dir:   dir,
-			Env:   helperEnv,
-			Files: []*os.File{files[0], stdout.w, stderr.w, planR, errW},
-			Sys:   asCaller(&syscall.SysProcAttr{Setpgid: true}, &p),
-		})
-	})
-	planR.Close()
-	errW.Close()
+	var (
+		pid      int
+		done     <-chan exitStatus
+		execErr  execFailure
+		launched bool
+	)
+	if l != nil {
+		pid, done, execErr.Errno, execErr.Path, launched = l.start(p.Args, dir, p.Env, files[0], stdout.w, stderr.w)
+	}
+	if !launched {
+		pid, done, execErr, err = startStaged(&p, r, dir, files[0], stdout.w, stderr.w)
+	}
 	stdout.started()
 	stderr.started()
 	if err != nil {
-		planW.Close()
-		errR.Close()
 		stdout.wait()
 		stderr.wait()
 		return ctlResponse{Error: "start the command: " + err.Error()}
 	}
+	if done == nil { // the launcher could not start it
+		stdout.wait()
+		stderr.wait()
+		return ctlResponse{ExecErrno: execErr.Errno, ExecPath: execErr.Path}
+	}
 	pgid.Store(int64(pid))
-	_ = json.NewEncoder(planW).Encode(&p)
-	planW.Close()
-	msg, _ := io.ReadAll(errR)
-	errR.Close()
 
-	var timedOut bool
-	var st exitStatus
+	var timedOut, hungUp bool
+	var wall <-chan time.Time
 	if req.Wall > 0 {
 		t := time.NewTimer(time.Duration(req.Wall))
-		select {
-		case st = <-done:
-		case <-t.C:
-			timedOut = true
-			stop()
-			st = <-done
-		}
-		t.Stop()
-	} else {
+		defer t.Stop()
+		wall = t.C
+	}
+	var st exitStatus
+	select {
+	case st = <-done:
+	case <-wall:
+		timedOut = true
+		stop()
+		st = <-done
+	case <-hangup:
+		hungUp = true
+		stop()
 		st = <-done
 	}
-	if !p.KeepBackground || timedOut || overflow.Load() {
+	if !p.KeepBackground || timedOut || hungUp || overflow.Load() {
 		stop() // whatever the command left in its process group
 		stdout.wait()
 		stderr.wait()
@@ -212,15 +213,9 @@ func serveExec(base *plan, r *reaper, req *ctlRequest, files []*os.File) ctlResp
 	}
 
 	resp := ctlResponse{CPU: st.cpu}
-	if len(msg) > 0 {
-		var e struct {
-			Errno int
-			Path  string
-		}
-		if json.Unmarshal(msg, &e) == nil && e.Errno != 0 {
-			resp.ExecErrno, resp.ExecPath = e.Errno, e.Path
-			return resp
-		}
+	if execErr.Errno != 0 {
+		resp.ExecErrno, resp.ExecPath = execErr.Errno, execErr.Path
+		return resp
 	}
 	if st.ws.Signaled() {
 		resp.Signal = int(st.ws.Signal())
@@ -242,6 +237,53 @@ func serveExec(base *plan, r *reaper, req *ctlRequest, files []*os.File) ctlResp
 		resp.Limit = LimitSyscall
 	}
 	return resp
+}
+
+// execFailure is why the stage could not exec a command.
+type execFailure struct {
+	Errno int
+	Path  string
+}
+
+// startStaged starts a command through the stage, as its own process
+// group: the stage reads p, restricts itself and execs the command. It
+// returns once the exec happened or failed (execErr).
+func startStaged(p *plan, r *reaper, dir string, stdin, stdout, stderr *os.File) (pid int, done <-chan exitStatus, execErr execFailure, err error) {
+	planR, planW, err := os.Pipe()
+	if err != nil {
+		return 0, nil, execErr, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		planR.Close()
+		planW.Close()
+		return 0, nil, execErr, err
+	}
+	pid, done, err = r.start(func() (*os.Process, error) {
+		return os.StartProcess("/proc/self/exe", []string{stageArg0}, &os.ProcAttr{
+			Dir:   dir,
+			Env:   helperEnv,
+			Files: []*os.File{stdin, stdout, stderr, planR, errW},
+			Sys:   asCaller(&syscall.SysProcAttr{Setpgid: true}, p),
+		})
+	})
+	planR.Close()
+	errW.Close()
+	if err != nil {
+		planW.Close()
+		errR.Close()
+		return 0, nil, execErr, err
+	}
+	_ = json.NewEncoder(planW).Encode(p)
+	planW.Close()
+	// The stage writes an errno here only when execve fails; on success
+	// the pipe closes with the exec.
+	msg, _ := io.ReadAll(errR)
+	errR.Close()
+	if len(msg) > 0 {
+		_ = json.Unmarshal(msg, &execErr)
+	}
+	return pid, done, execErr, nil
 }
 
 type exitStatus struct {

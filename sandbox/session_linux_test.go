@@ -5,8 +5,11 @@ package sandbox_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,4 +109,78 @@ func pythonPath(t *testing.T) string {
 	}
 	t.Skip("no python3 in /usr/bin or /usr/local/bin")
 	return ""
+}
+
+// TestWorldCommandsStartRestricted: a world's commands are started by its
+// launcher (one restricted thread that forks them all) instead of a stage
+// each; each must be exactly as restricted as the stage makes it, the
+// launcher must be out of its commands' reach, a command that cannot start
+// says why, and a caller that gives up stops its command.
+func TestWorldCommandsStartRestricted(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	m := testManager(t.TempDir())
+	spec, home := workspaceSpec(t)
+	spec.Tmp, spec.Quarantine = "", ""
+	spec.Background, spec.Session, spec.UserHome = true, "session-1", home
+	ctx := context.Background()
+	if _, err := m.Start(ctx, "world", "workspace", spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "world") })
+	run := func(ctx context.Context, script string) (string, sandbox.Result, error) {
+		t.Helper()
+		var out bytes.Buffer
+		res, err := m.Exec(ctx, "world", sandbox.Command{
+			Args: []string{"/bin/bash", "-c", script}, Dir: spec.Project,
+			Env:    []string{"PATH=" + systemPath, "HOME=" + home},
+			Stdout: &out, Stderr: &out,
+		}, sandbox.Limits{Wall: 20 * time.Second})
+		return out.String(), res, err
+	}
+	out, _, err := run(ctx, "pgrep -f warden-sandbox-launche[r]")
+	launcher := strings.TrimSpace(out)
+	if err != nil || launcher == "" {
+		t.Fatalf("no launcher runs in the world (%v): %q", err, out)
+	}
+	out, _, _ = run(ctx, "grep -E '^(NoNewPrivs|Seccomp|CapInh|CapPrm|CapEff|CapBnd|CapAmb):' /proc/self/status")
+	for _, want := range []string{"NoNewPrivs:\t1", "Seccomp:\t2", "CapInh:\t0000000000000000", "CapPrm:\t0000000000000000",
+		"CapEff:\t0000000000000000", "CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("a world command's status lacks %q:\n%s", want, out)
+		}
+	}
+	for _, c := range []struct{ name, script string }{
+		{"read the masked secret", "cat " + home + "/.ssh/id_rsa"},
+		{"write outside the project", "touch " + home + "/new"},
+		{"read the launcher's environment", "cat /proc/" + launcher + "/environ"},
+		{"read the launcher's memory", "head -c 16 /proc/" + launcher + "/mem"},
+		{"follow the launcher's descriptors", "cat /proc/" + launcher + "/fd/4"},
+		{"trace the launcher", "python3 -c 'import ctypes,sys; sys.exit(0 if ctypes.CDLL(None).ptrace(16, " + launcher + ", 0, 0) == 0 else 1)'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, res, err := run(ctx, c.script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode == 0 || strings.Contains(out, "WORKSPACE-SECRET") {
+				t.Errorf("%q: exit %d: %s", c.script, res.ExitCode, out)
+			}
+			if res.ExitCode == 127 || strings.Contains(out, "not found") {
+				t.Errorf("%q could not try: %s", c.script, out)
+			}
+		})
+	}
+	var execErr *sandbox.ExecError
+	if _, err := m.Exec(ctx, "world", sandbox.Command{Args: []string{"no-such-command-xyz"}, Dir: spec.Project, Env: []string{"PATH=" + systemPath}}, sandbox.Limits{}); !errors.As(err, &execErr) || execErr.Err != syscall.ENOENT {
+		t.Errorf("a command that does not exist: %v, want ENOENT", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, _, err := run(short, "sleep 2; touch late"); err == nil {
+		t.Error("a command whose caller gave up ended without an error")
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(spec.Project, "late")); err == nil {
+		t.Error("the command went on after its caller gave up")
+	}
 }

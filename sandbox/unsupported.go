@@ -41,6 +41,7 @@ type Manager struct {
 	HealthEvery time.Duration
 	Now         func() time.Time
 	Egress      func(Info) (Egress, error)
+	Self        string
 }
 
 // Start refuses: there is no native sandbox on this platform.

@@ -160,3 +160,28 @@ func TestWorkspaceProfileRefuses(t *testing.T) {
 		t.Error("a file was written in /usr/local")
 	}
 }
+
+// TestWorkspaceProfileInAGitWorktree: in a git worktree (or submodule) the
+// project's .git is a file, so .git/config and .git/hooks cannot exist.
+// Commands run, and a command that puts a directory there in its place,
+// with a hook in it, leaves none behind.
+func TestWorkspaceProfileInAGitWorktree(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	if err := os.RemoveAll(s.Project + "/.git"); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, s.Project+"/.git", "gitdir: /elsewhere/.git/worktrees/proj\n")
+	if r := runAt(t, s, home, "/bin/bash", "-c", "echo ok > built"); r.err != nil || r.res.ExitCode != 0 {
+		t.Fatalf("a command in the worktree: %s", r)
+	}
+	r := runAt(t, s, home, "/bin/bash", "-c", "rm .git && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit && echo '[core]' > .git/config")
+	if r.err != nil {
+		t.Fatalf("could not run: %v", r.err)
+	}
+	for _, p := range []string{"/.git/hooks/pre-commit", "/.git/config"} {
+		if _, err := os.Lstat(s.Project + p); err == nil {
+			t.Errorf("%s was left in the project: %s", p, r)
+		}
+	}
+}

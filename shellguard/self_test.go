@@ -33,6 +33,8 @@ func TestAgentCannotChangeItsGuard(t *testing.T) {
 		{"sudo warden config set tools.tiers.transfer_token 1", D},
 		{"bash -c 'warden unkill'", D},
 		{"/usr/local/bin/warden config set shell.safe '[\"rm\"]'", D},
+		{"warden-exec /usr/local/bin/warden --home /tmp/h exec --host-approved -- bash -c 'cat ~/.ssh/id_rsa'", D},
+		{"/usr/local/bin/warden-exec", D},
 	}
 	p := corpusPolicy()
 	for _, c := range cases {

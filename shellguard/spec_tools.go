@@ -10,6 +10,7 @@ import (
 
 func toolHandlers(t map[string]handler) {
 	t["warden"] = hWarden
+	t["warden-exec"] = hWardenExec
 	networkHandlers(t)
 	leavingHandlers(t)
 	t["env"] = func(cc *cmdCtx) {

@@ -44,6 +44,14 @@ func hWarden(cc *cmdCtx) {
 	}
 }
 
+// hWardenExec denies warden-exec: only warden's hooks write it, in front of
+// the warden exec they contain a host's command in; an agent that runs it
+// itself asks warden to run a command as the hook would have.
+func hWardenExec(cc *cmdCtx) {
+	cc.say(warden.Deny, "shell.self_protect",
+		"an agent may not run warden-exec, which only warden's hooks write; run the command itself").destructive = true
+}
+
 // wardenSubcommand finds the subcommand after warden's global flags (--home
 // DIR, --home=DIR) and returns the words after it. dynamic is set when a word
 // it needs is not known statically.

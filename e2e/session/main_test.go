@@ -108,11 +108,15 @@ func newHarness() (*harness, error) {
 	if err != nil || strings.TrimSpace(string(gomod)) == "" {
 		return nil, fmt.Errorf("find the module root with go env GOMOD: %v", err)
 	}
-	build := exec.Command("go", "build", "-o", h.warden, "./cmd/warden")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build ./cmd/warden: %v\n%s", err, out)
+	// warden-exec beside warden, as `make build` installs them: the hooks
+	// then run each command through the session's supervisor.
+	for _, b := range []struct{ out, pkg string }{{h.warden, "./cmd/warden"}, {filepath.Join(base, "bin", "warden-exec"), "./cmd/warden-exec"}} {
+		build := exec.Command("go", "build", "-o", b.out, b.pkg)
+		build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+		}
 	}
 
 	h.path = hostPath()

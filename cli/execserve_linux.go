@@ -1,0 +1,272 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/internal/execwire"
+)
+
+// serveExecs serves warden-exec on session's socket until ctx ends: each
+// request is a `warden exec` command line, run here exactly as the warden
+// binary would run it (its own decision, audit and policy, loaded afresh),
+// with the client's directory, environment and streams. This process is
+// the supervisor of world, which such a run therefore never restarts: it
+// answers Fallback, and the client runs the warden binary, which does.
+//
+// Only one supervisor of a session serves its socket; another finds it
+// taken and leaves it. Anything unusual ends in Fallback or in the warden
+// binary: this is a shortcut, never a second way in.
+func serveExecs(ctx context.Context, home app.Home, world, session string) {
+	path := execwire.SocketPath(home.Abs(), session)
+	l, err := listenExecs(path)
+	if err != nil {
+		return
+	}
+	homes := &openedHomes{home: home, world: world}
+	defer homes.closeAll()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	stop := context.AfterFunc(ctx, func() { l.Close() })
+	defer stop()
+	defer removeIfOurs(path, l)
+	for {
+		c, err := l.AcceptUnix()
+		if err != nil {
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer c.Close()
+			serveExec(ctx, c, homes)
+		}()
+	}
+}
+
+// listenExecs listens on path unless a live server already does. The run
+// directory is warden's own (0700, masked in every sandbox).
+func listenExecs(path string) (*net.UnixListener, error) {
+	if c, err := net.Dial("unixpacket", path); err == nil {
+		c.Close()
+		return nil, errors.New("served by another supervisor")
+	}
+	_ = os.Remove(path) // a dead server's
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	l, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
+	if err != nil {
+		return nil, err
+	}
+	l.SetUnlinkOnClose(false) // removeIfOurs decides
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// removeIfOurs removes the socket at path when it is still l's.
+func removeIfOurs(path string, l *net.UnixListener) {
+	f, err := l.File()
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var mine, there unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &mine) != nil || unix.Stat(path, &there) != nil {
+		return
+	}
+	if mine.Ino == there.Ino && mine.Dev == there.Dev {
+		_ = os.Remove(path)
+	}
+}
+
+// openedHomes keeps the home opened for the requests, and opens it anew
+// when the policy file changes; an old one is closed once no request uses
+// it.
+type openedHomes struct {
+	home  app.Home
+	world string
+	mu    sync.Mutex
+	cur   *openedHome
+}
+
+type openedHome struct {
+	app   *app.App
+	stamp string
+	uses  int
+	old   bool
+}
+
+// acquire returns the home opened under the current policy file.
+func (o *openedHomes) acquire(ctx context.Context) (*openedHome, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	stamp, err := o.home.PolicyStamp()
+	if err != nil {
+		return nil, err
+	}
+	if o.cur == nil || o.cur.stamp != stamp {
+		a, err := app.Open(ctx, o.home, app.Options{OpenDatabase: true})
+		if err != nil {
+			return nil, err
+		}
+		a.Supervises = o.world
+		if o.cur != nil {
+			o.cur.old = true
+			if o.cur.uses == 0 {
+				o.cur.app.Close()
+			}
+		}
+		// The stamp from before the open: a change during it is seen as
+		// one on the next request.
+		o.cur = &openedHome{app: a, stamp: stamp}
+	}
+	o.cur.uses++
+	return o.cur, nil
+}
+
+func (o *openedHomes) release(h *openedHome) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if h.uses--; h.uses == 0 && h.old {
+		h.app.Close()
+	}
+}
+
+func (o *openedHomes) closeAll() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cur != nil && o.cur.uses == 0 {
+		o.cur.app.Close()
+	}
+	o.cur = nil
+}
+
+// serveExec answers one request.
+func serveExec(ctx context.Context, c *net.UnixConn, homes *openedHomes) {
+	answer := func(r execwire.Response) {
+		b, _ := json.Marshal(r)
+		_, _ = c.Write(b)
+	}
+	req, files, why := readExecRequest(c, homes.home)
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	if why != "" {
+		answer(execwire.Response{Fallback: why})
+		return
+	}
+	// The client sends nothing more: a read returns when it hangs up, and
+	// then the command is stopped.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		var b [1]byte
+		_, _ = c.Read(b[:])
+		cancel()
+	}()
+	h, err := homes.acquire(ctx)
+	if err != nil {
+		answer(execwire.Response{Fallback: "cannot open the home: " + err.Error()})
+		return
+	}
+	defer homes.release(h)
+	e := &env{stdin: files[0], stdout: files[1], stderr: files[2], dir: req.Dir, environ: req.Env, supervises: homes.world, shared: h.app}
+	status := e.main(ctx, req.Args)
+	if e.fallback != "" {
+		answer(execwire.Response{Fallback: e.fallback})
+		return
+	}
+	answer(execwire.Response{Exit: status})
+}
+
+// readExecRequest reads and checks a request: from this user, a `warden
+// exec` of this home for this process's home directory, with its three
+// streams. why says why it is not served.
+func readExecRequest(c *net.UnixConn, home app.Home) (req execwire.Request, files []*os.File, why string) {
+	buf := make([]byte, execwire.MaxRequest)
+	oob := make([]byte, unix.CmsgSpace(3*4))
+	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return req, nil, "unreadable request"
+	}
+	files = passedFiles(oob[:oobn])
+	if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 {
+		return req, files, "the request is too large"
+	}
+	if uid, ok := peerUID(c); !ok || uid != os.Getuid() {
+		return req, files, "not this supervisor's user"
+	}
+	if err := json.Unmarshal(buf[:n], &req); err != nil || req.Version != execwire.Version {
+		return req, files, "unreadable request"
+	}
+	if len(files) != 3 {
+		return req, files, "the request came without its three streams"
+	}
+	h, _, ok := execwire.Target(req.Args)
+	if !ok || filepath.Clean(h) != home.Abs() || !filepath.IsAbs(req.Dir) {
+		return req, files, "not a warden exec of this home"
+	}
+	if envValue(req.Env, "HOME") != os.Getenv("HOME") {
+		return req, files, "another home directory than this supervisor's"
+	}
+	return req, files, ""
+}
+
+func envValue(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if len(kv) > len(name) && kv[:len(name)] == name && kv[len(name)] == '=' {
+			v = kv[len(name)+1:]
+		}
+	}
+	return v
+}
+
+func peerUID(c *net.UnixConn) (int, bool) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0, false
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil || credErr != nil {
+		return 0, false
+	}
+	return int(cred.Uid), true
+}
+
+func passedFiles(oob []byte) []*os.File {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var files []*os.File
+	for _, m := range msgs {
+		fds, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			syscall.CloseOnExec(fd)
+			files = append(files, os.NewFile(uintptr(fd), "passed"))
+		}
+	}
+	return files
+}

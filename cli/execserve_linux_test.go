@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentwarden/warden/internal/execwire"
+	"github.com/agentwarden/warden/sandbox"
+)
+
+// fastRun sends one `warden exec` to the session's supervisor, as
+// warden-exec does, with env as its environment, and returns its exit
+// status, its output and the error Call gave.
+func fastRun(t *testing.T, home, dir string, env []string, args ...string) (int, string, string, error) {
+	t.Helper()
+	c, err := execwire.Dial(execwire.SocketPath(home, "s1"))
+	if err != nil {
+		t.Fatalf("no supervisor serves the session: %v", err)
+	}
+	defer c.Close()
+	inR, inW, _ := os.Pipe()
+	inW.Close()
+	outR, outW, _ := os.Pipe()
+	errR, errW, _ := os.Pipe()
+	var stdout, stderr bytes.Buffer
+	done := make(chan struct{}, 2)
+	go func() { io.Copy(&stdout, outR); done <- struct{}{} }()
+	go func() { io.Copy(&stderr, errR); done <- struct{}{} }()
+	status, err := c.Call(execwire.Request{Version: execwire.Version, Args: args, Dir: dir, Env: env},
+		[3]int{int(inR.Fd()), int(outW.Fd()), int(errW.Fd())})
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	<-done
+	<-done
+	return status, stdout.String(), stderr.String(), err
+}
+
+// TestSupervisorRunsTheSessionsCommands: once a session's world runs, its
+// supervisor runs the session's `warden exec` command lines for
+// warden-exec, with the same decisions, statuses and output as the warden
+// binary; what it cannot run the same way it hands back before running
+// anything.
+func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
+	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
+		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed)")
+	}
+	home := initHome(t)
+	project := filepath.Join(filepath.Dir(home), "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	execArgs := func(cmd string) []string {
+		return []string{"--home", home, "exec", "--profile", "workspace", "--session", "s1", "--requested-by", "agent", "--", "bash", "-c", cmd}
+	}
+	// The first command starts the world, through the warden binary.
+	first := wardenCmd(home, execArgs("echo started")...)
+	first.Dir = project
+	if out, err := first.CombinedOutput(); err != nil || string(out) != "started\n" {
+		t.Fatalf("the first command: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		worlds, _ := filepath.Glob(filepath.Join(home, "run", "session-*[^k]"))
+		for _, w := range worlds {
+			_ = wardenCmd(home, "--home", home, "sandbox", "stop", filepath.Base(w)).Run()
+		}
+	})
+	env := os.Environ()
+
+	t.Run("output and status", func(t *testing.T) {
+		status, out, errOut, err := fastRun(t, home, project, env, execArgs("echo hello; echo oops >&2; exit 3")...)
+		if err != nil || status != 3 || out != "hello\n" || errOut != "oops\n" {
+			t.Fatalf("got status %d, stdout %q, stderr %q, err %v; want 3, hello, oops", status, out, errOut, err)
+		}
+	})
+	t.Run("the world is shared", func(t *testing.T) {
+		fastRun(t, home, project, env, execArgs("echo kept > /tmp/note")...)
+		status, out, _, err := fastRun(t, home, project, env, execArgs("cat /tmp/note")...)
+		if err != nil || status != 0 || out != "kept\n" {
+			t.Fatalf("got status %d, stdout %q, err %v; want the file a previous command wrote in /tmp", status, out, err)
+		}
+	})
+	t.Run("refused as by the binary", func(t *testing.T) {
+		status, out, errOut, err := fastRun(t, home, project, env, execArgs("rm -rf ~")...)
+		if err != nil || status != exitExecRefused || out != "" || !strings.Contains(errOut, "denied") {
+			t.Fatalf("got status %d, stdout %q, stderr %q, err %v; want %d and the denial", status, out, errOut, err, exitExecRefused)
+		}
+	})
+	t.Run("the sandbox holds", func(t *testing.T) {
+		userHome, err := os.UserHomeDir()
+		if err != nil {
+			t.Skip("no home directory to try a write in")
+		}
+		outside := filepath.Join(userHome, ".warden-fastpath-"+filepath.Base(filepath.Dir(home)))
+		// A script the guard cannot see into: allowed, it runs contained.
+		script := "touch " + outside + "\n"
+		if err := os.WriteFile(filepath.Join(project, "probe.sh"), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		status, _, errOut, err := fastRun(t, home, project, env, execArgs("sh probe.sh")...)
+		if err != nil || status == 0 {
+			t.Errorf("the script: status %d, err %v, stderr %q; want touch to fail", status, err, errOut)
+		}
+		if _, err := os.Stat(outside); err == nil {
+			os.Remove(outside)
+			t.Fatal("the command wrote in the home directory, outside the sandbox's writable set")
+		}
+	})
+	t.Run("hanging up stops the command", func(t *testing.T) {
+		c, err := execwire.Dial(execwire.SocketPath(home, "s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		null, _ := os.Open(os.DevNull)
+		defer null.Close()
+		fd := int(null.Fd())
+		marker := filepath.Join(project, "late")
+		called := make(chan error, 1)
+		go func() {
+			_, err := c.Call(execwire.Request{Version: execwire.Version, Args: execArgs("sleep 2; touch late"), Dir: project, Env: env}, [3]int{fd, fd, fd})
+			called <- err
+		}()
+		time.Sleep(500 * time.Millisecond)
+		c.Close()
+		if err := <-called; err == nil || errors.Is(err, execwire.ErrFallback) {
+			t.Errorf("Call after hanging up: %v; want the error that the command may have run", err)
+		}
+		time.Sleep(2500 * time.Millisecond)
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("the command went on after its caller hung up")
+		}
+	})
+	fallbacks := []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"another home", env, []string{"--home", filepath.Join(filepath.Dir(home), "other"), "exec", "--session", "s1", "--", "true"}},
+		{"not warden exec", env, []string{"--home", home, "config", "set", "safety.killSwitchActive", "false", "--session", "s1", "--", "x"}},
+		{"another home directory", append(slices.Clone(env), "HOME=/nonexistent"), execArgs("true")},
+	}
+	for _, f := range fallbacks {
+		t.Run("falls back: "+f.name, func(t *testing.T) {
+			_, _, _, err := fastRun(t, home, project, f.env, f.args...)
+			if !errors.Is(err, execwire.ErrFallback) {
+				t.Fatalf("got %v, want a fallback", err)
+			}
+		})
+	}
+	t.Run("falls back when the world must start anew", func(t *testing.T) {
+		policy := filepath.Join(home, "warden.yaml")
+		b, err := os.ReadFile(policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := strings.Replace(string(b), `secret_paths: ["~/.ssh",`, `secret_paths: ["~/.fresh-secret", "~/.ssh",`, 1)
+		if changed == string(b) {
+			t.Fatal("the default policy has no secret_paths list to extend")
+		}
+		if err := os.WriteFile(policy, []byte(changed), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, out, _, err := fastRun(t, home, project, env, execArgs("echo must not run here")...)
+		if !errors.Is(err, execwire.ErrFallback) || out != "" {
+			t.Fatalf("got %v, output %q; want a fallback before anything ran", err, out)
+		}
+	})
+}
