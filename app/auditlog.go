@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -78,6 +79,10 @@ func VerifyAudit(ctx context.Context, home Home) (warden.VerifyReport, error) {
 // only the spool lost its tail, in the chain as it goes on). by names who
 // recovered. It refuses a log that verifies.
 func RecoverAudit(ctx context.Context, home Home, by string, now time.Time) (sqlite.RecoverResult, error) {
+	if _, err := os.Stat(home.PolicyPath()); err != nil {
+		return sqlite.RecoverResult{}, warden.Errorf(warden.EInvalid, "%s is not a warden home: it has no policy file", home.Abs()).Wrap(err).
+			WithHint("`warden init` creates a new home")
+	}
 	res, err := sqlite.Recover(ctx, home.DatabasePath(), home.storeOptions(), by, now)
 	if err != nil {
 		var we *warden.Error

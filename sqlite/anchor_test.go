@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -512,3 +513,74 @@ func ptrs(evs []warden.SecurityEvent) []*warden.SecurityEvent {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestConcurrentSpoolingAndDrainingInAHome: in a home's store, writers
+// spool while a long-lived store drains; the spool's claim never runs
+// ahead of the spool (no false loss), and every record is chained once.
+func TestConcurrentSpoolingAndDrainingInAHome(t *testing.T) {
+	h := newAnchoredHome(t)
+	const writers, each = 6, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, writers+1)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				s := OpenDeferredWith(h.db, h.opt) // one store per "process"
+				err := s.Record(ctx, spoolEntry(w*each+i), nil)
+				s.Close()
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		o := h.opt
+		o.LongLived = true
+		r, err := OpenWith(ctx, h.db, o)
+		if err != nil {
+			errs <- err
+			return
+		}
+		defer r.Close()
+		for range 30 {
+			if _, err := r.Entries(ctx, warden.AuditFilter{Limit: 1}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	<-done
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	rep := h.verify(t)
+	if !rep.OK() || rep.AuditRows != writers*each {
+		t.Fatalf("Verify = %+v, want ok and %d rows", rep, writers*each)
+	}
+}
+
+// TestLongLivedStoreCheckpointsAtClose: the daemon's store leaves a keyed
+// checkpoint of where the chains stood when it closed.
+func TestLongLivedStoreCheckpointsAtClose(t *testing.T) {
+	h := newAnchoredHome(t)
+	o := h.opt
+	o.LongLived = true
+	s, err := OpenWith(ctx, h.db, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.record(t, s, 3)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows := queryRows(t, rawConn(t, h.db), `SELECT audit_rows FROM chain_checkpoints ORDER BY seq DESC LIMIT 1`, nil)
+	if len(rows) != 1 || rows[0][0] != "3" {
+		t.Fatalf("last checkpoint = %v, want one at 3 audit rows", rows)
+	}
+}

@@ -30,9 +30,10 @@ var (
 		".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches",
 		".warden/sandbox", ".warden/cache", ".warden/sessions", ".warden/quarantine", ".warden/run",
 	}
-	// wardenRuntime are warden's own database files: warden writes them on
-	// every decision, and they hold the audit-row marker legitimately.
-	wardenRuntime = []string{".warden/warden.db", ".warden/warden.db-wal", ".warden/warden.db-shm", ".warden/warden.db.spool"}
+	// wardenRuntime are warden's own database files and the audit log's
+	// chain anchor: warden writes them on every decision, and the database
+	// files hold the audit-row marker legitimately.
+	wardenRuntime = []string{".warden/warden.db", ".warden/warden.db-wal", ".warden/warden.db-shm", ".warden/warden.db.spool", ".warden/audit.anchor"}
 	// projectProtected stay read-only inside a project (sandbox.protected_paths).
 	projectProtected = []string{".git/config", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".warden.yaml"}
 )
