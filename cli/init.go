@@ -47,6 +47,7 @@ func initCmd(e *env) *cobra.Command {
 				fmt.Fprintf(e.stdout, "kept the existing %s (use --force to overwrite it)\n", home.PolicyPath())
 			}
 			fmt.Fprintf(e.stdout, "audit database %s\n", home.DatabasePath())
+			fmt.Fprintf(e.stdout, "chain anchor %s, checkpoint key %s (mode 0600)\n", home.AnchorPath(), home.KeyPath())
 			return nil
 		},
 	}
