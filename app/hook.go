@@ -31,7 +31,15 @@ func RunHook(ctx context.Context, home Home, opt Options, host string, in io.Rea
 		return hook.Run(ctx, host, in, out, errw, failDecider{err}, nil)
 	}
 	defer a.Close()
-	return hook.Run(ctx, host, in, out, errw, hookGate{a.Gate, a}, func() hook.Runner { return sandboxRunner(home, a.Policy) })
+	return RunHookWith(ctx, a, host, in, out, errw)
+}
+
+// RunHookWith is RunHook with a home already open (a session's supervisor
+// answering warden-exec); it does not close it.
+func RunHookWith(ctx context.Context, a *App, host string, in io.Reader, out, errw io.Writer) int {
+	ctx, cancel := context.WithTimeout(ctx, HookTimeout)
+	defer cancel()
+	return hook.Run(ctx, host, in, out, errw, hookGate{a.Gate, a}, func() hook.Runner { return sandboxRunner(a.Home, a.Policy) })
 }
 
 // hookGate is the gate as a hook's decider: hosts that cannot ask open (or
@@ -259,13 +267,18 @@ func HookHosts() []string { return hook.HostNames() }
 // InstallHook merges warden's hook into a host's settings file, deciding
 // with home: the hook command names it unless it is the default, ~/.warden
 // (homeDir/.warden), so that the host's environment cannot point the hook at
-// another home.
+// another home. With warden-exec beside wardenPath, the command starts with
+// it, so a session's hooks are answered by its supervisor when it runs.
 func InstallHook(host string, scope HookScope, projectDir, homeDir, wardenPath string, home Home) (HookInstallResult, error) {
 	named := home.Abs()
 	if named == filepath.Join(homeDir, ".warden") {
 		named = ""
 	}
-	return hook.Install(host, scope, projectDir, homeDir, wardenPath, named)
+	client := filepath.Join(filepath.Dir(wardenPath), ExecClient)
+	if !isExecutable(client) {
+		client = ""
+	}
+	return hook.InstallFast(host, scope, projectDir, homeDir, client, wardenPath, named)
 }
 
 // UninstallHook removes exactly the hook entries InstallHook added.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,7 +33,7 @@ func serveExecs(ctx context.Context, home app.Home, world, session string) {
 	if err != nil {
 		return
 	}
-	homes := &openedHomes{home: home, world: world}
+	homes := &openedHomes{home: home, world: world, session: session}
 	defer homes.closeAll()
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -96,10 +97,11 @@ func removeIfOurs(path string, l *net.UnixListener) {
 // when the policy file changes; an old one is closed once no request uses
 // it.
 type openedHomes struct {
-	home  app.Home
-	world string
-	mu    sync.Mutex
-	cur   *openedHome
+	home    app.Home
+	world   string
+	session string
+	mu      sync.Mutex
+	cur     *openedHome
 }
 
 type openedHome struct {
@@ -160,7 +162,7 @@ func serveExec(ctx context.Context, c *net.UnixConn, homes *openedHomes) {
 		b, _ := json.Marshal(r)
 		_, _ = c.Write(b)
 	}
-	req, files, why := readExecRequest(c, homes.home)
+	req, files, why := readExecRequest(c, homes.home, homes.session)
 	defer func() {
 		for _, f := range files {
 			f.Close()
@@ -186,6 +188,9 @@ func serveExec(ctx context.Context, c *net.UnixConn, homes *openedHomes) {
 	}
 	defer homes.release(h)
 	e := &env{stdin: files[0], stdout: files[1], stderr: files[2], dir: req.Dir, environ: req.Env, supervises: homes.world, shared: h.app}
+	if req.Stdin != nil {
+		e.stdin = bytes.NewReader(req.Stdin) // a hook's payload
+	}
 	status := e.main(ctx, req.Args)
 	if e.fallback != "" {
 		answer(execwire.Response{Fallback: e.fallback})
@@ -197,7 +202,7 @@ func serveExec(ctx context.Context, c *net.UnixConn, homes *openedHomes) {
 // readExecRequest reads and checks a request: from this user, a `warden
 // exec` of this home for this process's home directory, with its three
 // streams. why says why it is not served.
-func readExecRequest(c *net.UnixConn, home app.Home) (req execwire.Request, files []*os.File, why string) {
+func readExecRequest(c *net.UnixConn, home app.Home, session string) (req execwire.Request, files []*os.File, why string) {
 	buf := make([]byte, execwire.MaxRequest)
 	oob := make([]byte, unix.CmsgSpace(3*4))
 	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
@@ -217,24 +222,43 @@ func readExecRequest(c *net.UnixConn, home app.Home) (req execwire.Request, file
 	if len(files) != 3 {
 		return req, files, "the request came without its three streams"
 	}
-	h, _, ok := execwire.Target(req.Args)
-	if !ok || filepath.Clean(h) != home.Abs() || !filepath.IsAbs(req.Dir) {
-		return req, files, "not a warden exec of this home"
+	h, s, ok := execwire.Target(req.Args)
+	if !ok {
+		// A hook: its session and event are in the payload; it runs with
+		// this home named, which is the one the client's would be.
+		var host string
+		h, host, ok = execwire.HookTarget(req.Args, req.Env)
+		s, _ = execwire.HookSession(req.Stdin)
+		req.Args = []string{"--home", h, "hook", host}
+	} else if req.Stdin != nil {
+		ok = false
 	}
-	if envValue(req.Env, "HOME") != os.Getenv("HOME") {
+	if !ok || filepath.Clean(h) != home.Abs() || s != session || !filepath.IsAbs(req.Dir) {
+		return req, files, "not a warden exec or hook of this home and session"
+	}
+	if !sameBinary(req.Warden) {
+		return req, files, "another warden binary than this supervisor's"
+	}
+	if execwire.EnvValue(req.Env, "HOME") != os.Getenv("HOME") {
 		return req, files, "another home directory than this supervisor's"
 	}
 	return req, files, ""
 }
 
-func envValue(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		if len(kv) > len(name) && kv[:len(name)] == name && kv[len(name)] == '=' {
-			v = kv[len(name)+1:]
-		}
+// sameBinary reports whether path is the binary this process runs: a
+// supervisor started before warden was replaced runs the old one, and
+// leaves the new one's commands to it.
+func sameBinary(path string) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
 	}
-	return v
+	want, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	var a, b unix.Stat_t
+	return unix.Stat(self, &a) == nil && unix.Stat(want, &b) == nil && a.Ino == b.Ino && a.Dev == b.Dev
 }
 
 func peerUID(c *net.UnixConn) (int, bool) {

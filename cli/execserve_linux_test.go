@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -20,6 +21,12 @@ import (
 // status, its output and the error Call gave.
 func fastRun(t *testing.T, home, dir string, env []string, args ...string) (int, string, string, error) {
 	t.Helper()
+	return fastCall(t, home, dir, env, nil, args...)
+}
+
+// fastCall is fastRun with a hook's payload.
+func fastCall(t *testing.T, home, dir string, env []string, payload []byte, args ...string) (int, string, string, error) {
+	t.Helper()
 	c, err := execwire.Dial(execwire.SocketPath(home, "s1"))
 	if err != nil {
 		t.Fatalf("no supervisor serves the session: %v", err)
@@ -33,7 +40,8 @@ func fastRun(t *testing.T, home, dir string, env []string, args ...string) (int,
 	done := make(chan struct{}, 2)
 	go func() { io.Copy(&stdout, outR); done <- struct{}{} }()
 	go func() { io.Copy(&stderr, errR); done <- struct{}{} }()
-	status, err := c.Call(execwire.Request{Version: execwire.Version, Args: args, Dir: dir, Env: env},
+	self, _ := os.Executable()
+	status, err := c.Call(execwire.Request{Version: execwire.Version, Warden: self, Args: args, Dir: dir, Env: env, Stdin: payload},
 		[3]int{int(inR.Fd()), int(outW.Fd()), int(errW.Fd())})
 	inR.Close()
 	outW.Close()
@@ -124,7 +132,8 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 		marker := filepath.Join(project, "late")
 		called := make(chan error, 1)
 		go func() {
-			_, err := c.Call(execwire.Request{Version: execwire.Version, Args: execArgs("sleep 2; touch late"), Dir: project, Env: env}, [3]int{fd, fd, fd})
+			self, _ := os.Executable()
+			_, err := c.Call(execwire.Request{Version: execwire.Version, Warden: self, Args: execArgs("sleep 2; touch late"), Dir: project, Env: env}, [3]int{fd, fd, fd})
 			called <- err
 		}()
 		time.Sleep(500 * time.Millisecond)
@@ -137,6 +146,21 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 			t.Fatal("the command went on after its caller hung up")
 		}
 	})
+	payload := func(event, session, command string) []byte {
+		b, _ := json.Marshal(map[string]any{"hook_event_name": event, "session_id": session, "cwd": project,
+			"tool_name": "Bash", "tool_use_id": "t-" + event, "tool_input": map[string]string{"command": command}})
+		return b
+	}
+	t.Run("a hook answered", func(t *testing.T) {
+		status, out, _, err := fastCall(t, home, project, env, payload("PreToolUse", "s1", "ls"), "hook", "claude", "--home", home)
+		if err != nil || status != 0 || !strings.Contains(out, `"permissionDecision":"allow"`) || !strings.Contains(out, " exec --profile workspace --session s1") {
+			t.Fatalf("PreToolUse ls: status %d, err %v, stdout %s; want an allow rewritten into warden exec", status, err, out)
+		}
+		status, out, _, err = fastCall(t, home, project, env, payload("PreToolUse", "s1", "rm -rf ~"), "hook", "claude", "--home", home)
+		if err != nil || !strings.Contains(out, `"permissionDecision":"deny"`) {
+			t.Fatalf("PreToolUse rm -rf ~: status %d, err %v, stdout %s; want a deny", status, err, out)
+		}
+	})
 	fallbacks := []struct {
 		name string
 		env  []string
@@ -145,6 +169,7 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 		{"another home", env, []string{"--home", filepath.Join(filepath.Dir(home), "other"), "exec", "--session", "s1", "--", "true"}},
 		{"not warden exec", env, []string{"--home", home, "config", "set", "safety.killSwitchActive", "false", "--session", "s1", "--", "x"}},
 		{"another home directory", append(slices.Clone(env), "HOME=/nonexistent"), execArgs("true")},
+		{"another session", env, []string{"--home", home, "exec", "--session", "s2", "--", "true"}},
 	}
 	for _, f := range fallbacks {
 		t.Run("falls back: "+f.name, func(t *testing.T) {
@@ -154,6 +179,36 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 			}
 		})
 	}
+	hookFallbacks := []struct {
+		name    string
+		payload []byte
+	}{
+		{"the session's end (it stops the world)", payload("SessionEnd", "s1", "")},
+		{"a hook of another session", payload("PreToolUse", "s2", "ls")},
+		{"not a payload", []byte("ls")},
+	}
+	for _, f := range hookFallbacks {
+		t.Run("falls back: "+f.name, func(t *testing.T) {
+			_, _, _, err := fastCall(t, home, project, env, f.payload, "hook", "claude", "--home", home)
+			if !errors.Is(err, execwire.ErrFallback) {
+				t.Fatalf("got %v, want a fallback", err)
+			}
+		})
+	}
+	t.Run("falls back: another warden binary", func(t *testing.T) {
+		c, err := execwire.Dial(execwire.SocketPath(home, "s1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		null, _ := os.Open(os.DevNull)
+		defer null.Close()
+		fd := int(null.Fd())
+		_, err = c.Call(execwire.Request{Version: execwire.Version, Warden: "/bin/true", Args: execArgs("true"), Dir: project, Env: env}, [3]int{fd, fd, fd})
+		if !errors.Is(err, execwire.ErrFallback) {
+			t.Fatalf("got %v, want a fallback", err)
+		}
+	})
 	t.Run("falls back when the world must start anew", func(t *testing.T) {
 		policy := filepath.Join(home, "warden.yaml")
 		b, err := os.ReadFile(policy)

@@ -48,6 +48,10 @@ hook decides in this process instead.`,
 				e.status = app.RunHookRemote(c.Context(), home, host, e.stdin, e.stdout, e.stderr)
 				return nil
 			}
+			if e.shared != nil { // a session's supervisor, for warden-exec
+				e.status = app.RunHookWith(c.Context(), e.shared, host, e.stdin, e.stdout, e.stderr)
+				return nil
+			}
 			e.status = app.RunHook(c.Context(), home, app.Options{Log: e.logger()}, host, e.stdin, e.stdout, e.stderr)
 			return nil
 		},

@@ -65,6 +65,13 @@ var now = time.Now
 // settings file that is not valid JSON, or whose hooks are not shaped as the
 // host expects, is refused with a *warden.Error and left untouched.
 func Install(host string, scope Scope, projectDir, homeDir, wardenPath, wardenHome string) (InstallResult, error) {
+	return InstallFast(host, scope, projectDir, homeDir, "", wardenPath, wardenHome)
+}
+
+// InstallFast is Install with the hook command started by the client at
+// clientPath (warden-exec, which runs `<wardenPath> hook <host> …` through
+// the session's supervisor when one is up, and else execs it); "" is none.
+func InstallFast(host string, scope Scope, projectDir, homeDir, clientPath, wardenPath, wardenHome string) (InstallResult, error) {
 	hs, path, err := locate(host, scope, projectDir, homeDir)
 	if err != nil {
 		return InstallResult{}, err
@@ -72,12 +79,18 @@ func Install(host string, scope Scope, projectDir, homeDir, wardenPath, wardenHo
 	if wardenPath == "" || strings.ContainsAny(wardenPath, "\x00\n\r") {
 		return InstallResult{}, warden.Errorf(warden.EInvalid, "the path to warden %q is not usable in a hook command", wardenPath)
 	}
+	if strings.ContainsAny(clientPath, "\x00\n\r") {
+		return InstallResult{}, warden.Errorf(warden.EInvalid, "the path to warden-exec %q is not usable in a hook command", clientPath)
+	}
 	if strings.ContainsAny(wardenHome, "\x00\n\r") {
 		return InstallResult{}, warden.Errorf(warden.EInvalid, "the warden home %q is not usable in a hook command", wardenHome)
 	}
 	command := shellQuote(wardenPath) + " hook " + host
 	if wardenHome != "" {
 		command += " --home " + shellQuote(wardenHome)
+	}
+	if clientPath != "" {
+		command = shellQuote(clientPath) + " " + command
 	}
 	if !hookCommand(command, host) {
 		return InstallResult{}, warden.Errorf(warden.EInvalid, "the warden binary at %s is not named warden", wardenPath).

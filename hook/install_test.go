@@ -353,6 +353,35 @@ func TestInstallNamesTheHome(t *testing.T) {
 	}
 }
 
+// TestInstallWithTheFastClient: warden-exec starts the command when it is
+// given; the entry is warden's all the same (replaced, found, removed).
+func TestInstallWithTheFastClient(t *testing.T) {
+	project := t.TempDir()
+	path := filepath.Join(project, ".claude", "settings.json")
+	if _, err := Install("claude", Project, project, "", wardenBin, ""); err != nil {
+		t.Fatal(err)
+	}
+	client := filepath.Join(filepath.Dir(wardenBin), "warden-exec")
+	res, err := InstallFast("claude", Project, project, "", client, wardenBin, "/srv/w")
+	if err != nil || !res.Changed {
+		t.Fatalf("InstallFast = %+v, %v", res, err)
+	}
+	want := `"` + client + ` ` + wardenBin + ` hook claude --home /srv/w"`
+	got := string(readFile(t, path))
+	if strings.Count(got, want) != 3 || strings.Count(got, "hook claude") != 3 {
+		t.Fatalf("InstallFast wrote\n%s\nwant only the command %s, for PreToolUse, PostToolUse and SessionEnd", got, want)
+	}
+	if ok, _ := Installed("claude", Project, project, ""); !ok {
+		t.Error("Installed does not find the entry")
+	}
+	if res, err := Uninstall("claude", Project, project, ""); err != nil || !res.Changed {
+		t.Fatalf("Uninstall = %+v, %v", res, err)
+	}
+	if got := string(readFile(t, path)); strings.Contains(got, "warden") {
+		t.Errorf("Uninstall left\n%s", got)
+	}
+}
+
 func TestMalformedSettingsAreRefusedUntouched(t *testing.T) {
 	cases := []struct{ name, host, data string }{
 		{"not JSON", "claude", `{"hooks": {`},

@@ -3,7 +3,8 @@
 //
 // Without -warden it runs `bash -c COMMAND`, what a host does with no hook.
 // With -warden it first sends Claude Code's PreToolUse payload for COMMAND to
-// `warden --home HOME hook claude`, requires an allow with a rewritten
+// the hook command `warden install` writes (`[warden-exec] warden hook
+// claude --home HOME`), requires an allow with a rewritten
 // command (updatedInput.command), and runs that with `bash -c`: the hook plus
 // a sandbox start, per command. Any other answer exits 1, so hyperfine stops.
 // With -hook-only it asks the hook the same way but runs COMMAND itself,
@@ -21,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 )
 
 func main() {
@@ -71,7 +73,12 @@ func rewrite(warden, home, session, cmd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	h := exec.Command(warden, "--home", home, "hook", "claude")
+	// The hook command as `warden install` writes it: started by
+	// warden-exec when it sits beside warden.
+	h := exec.Command(warden, "hook", "claude", "--home", home)
+	if client := filepath.Join(filepath.Dir(warden), "warden-exec"); isExecutable(client) {
+		h = exec.Command(client, warden, "hook", "claude", "--home", home)
+	}
 	h.Stdin = bytes.NewReader(payload)
 	h.Stderr = os.Stderr
 	out, err := h.Output()
@@ -94,4 +101,9 @@ func rewrite(warden, home, session, cmd string) (string, error) {
 		return "", fmt.Errorf("hook did not allow a rewritten command: %s", out)
 	}
 	return o.UpdatedInput.Command, nil
+}
+
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
 }

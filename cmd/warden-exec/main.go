@@ -1,15 +1,19 @@
-// Command warden-exec starts a command a hook contained, quickly.
+// Command warden-exec starts what a hook or an agent host asks of warden,
+// quickly.
 //
 //	warden-exec WARDEN --home H exec [flags] -- CMD [ARG…]
+//	warden-exec WARDEN hook HOST [--home H]
 //
-// It is what warden's hooks write into the commands an agent host runs, in
-// front of `WARDEN --home H exec …`. When the session's sandbox world is
-// running, its supervisor (a warden process with everything loaded) runs
-// that `warden exec` for it, deciding and auditing the command as the warden
-// binary would, with this process's directory, environment and streams; a
-// full warden start is saved on every command. Otherwise, or when the
-// supervisor says so before running anything, it execs WARDEN with the same
-// arguments. Its exit status is that of `warden exec`.
+// warden's hooks write it in front of `WARDEN --home H exec …` (every
+// command they contain), and `warden install` in front of `WARDEN --home H
+// hook HOST …` when it sits beside warden. When the session's sandbox world
+// is running, its supervisor (a warden process with everything loaded)
+// runs that warden command line for it, deciding and auditing exactly as
+// the warden binary would, with this process's directory, environment and
+// streams (for a hook, the payload it read): a full warden start is saved
+// every time. Otherwise, or when the supervisor says so before running
+// anything, it execs WARDEN with the same arguments (and, for a hook, the
+// payload on its stdin). Its exit status is warden's.
 //
 // It never decides anything itself: every path ends in a warden process's
 // gate.
@@ -18,6 +22,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,14 +30,34 @@ import (
 	"github.com/agentwarden/warden/internal/execwire"
 )
 
+// exitHookBlocked is what a hook answers when it cannot pass the payload
+// on: every host reads exit status 2 as "blocked".
+const exitHookBlocked = 2
+
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: warden-exec WARDEN --home H exec [flags] -- CMD [ARG…]\n(warden's hooks write it; run `warden exec` yourself)")
+		fmt.Fprintln(os.Stderr, "usage: warden-exec WARDEN --home H exec [flags] -- CMD [ARG…]\n       warden-exec WARDEN hook HOST [--home H]\n(warden writes it; run warden yourself)")
 		os.Exit(2)
 	}
 	wardenPath, args := os.Args[1], os.Args[2:]
-	if status, ok := throughSupervisor(args); ok {
-		os.Exit(status)
+	if home, _, ok := execwire.HookTarget(args, os.Environ()); ok {
+		payload, err := io.ReadAll(os.Stdin)
+		if err == nil {
+			if session, ok := execwire.HookSession(payload); ok {
+				if status, ok := throughSupervisor(wardenPath, home, session, args, payload); ok {
+					os.Exit(status)
+				}
+			}
+		}
+		// warden reads the payload from its stdin: give back what was read.
+		if err := replaceStdin(payload); err != nil {
+			fmt.Fprintf(os.Stderr, "warden-exec: cannot pass the hook's payload on to warden: %v\n", err)
+			os.Exit(exitHookBlocked)
+		}
+	} else if home, session, ok := execwire.Target(args); ok {
+		if status, ok := throughSupervisor(wardenPath, home, session, args, nil); ok {
+			os.Exit(status)
+		}
 	}
 	err := syscall.Exec(wardenPath, append([]string{wardenPath}, args...), os.Environ())
 	fmt.Fprintf(os.Stderr, "warden-exec: cannot start %s: %v\n", wardenPath, err)
@@ -42,11 +67,7 @@ func main() {
 // throughSupervisor runs the command line through the session's
 // supervisor; ok is false when nothing ran and the warden binary is to run
 // it instead.
-func throughSupervisor(args []string) (status int, ok bool) {
-	home, session, ok := execwire.Target(args)
-	if !ok {
-		return 0, false
-	}
+func throughSupervisor(wardenPath, home, session string, args []string, payload []byte) (status int, ok bool) {
 	c, err := execwire.Dial(execwire.SocketPath(home, session))
 	if err != nil {
 		return 0, false
@@ -65,7 +86,8 @@ func throughSupervisor(args []string) (status int, ok bool) {
 		c.Close()
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
-	status, err = c.Call(execwire.Request{Version: execwire.Version, Args: args, Dir: dir, Env: os.Environ()}, [3]int{0, 1, 2})
+	req := execwire.Request{Version: execwire.Version, Warden: wardenPath, Args: args, Dir: dir, Env: os.Environ(), Stdin: payload}
+	status, err = c.Call(req, [3]int{0, 1, 2})
 	c.Close()
 	switch {
 	case errors.Is(err, execwire.ErrFallback):
@@ -73,6 +95,9 @@ func throughSupervisor(args []string) (status int, ok bool) {
 		return 0, false
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "warden: %v\n", err)
+		if payload != nil {
+			return exitHookBlocked, true
+		}
 		return 125, true
 	}
 	return status, true

@@ -17,7 +17,9 @@ package execwire
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"path/filepath"
+	"strings"
 )
 
 // Version is the version of the messages; a server answers Fallback to any
@@ -31,10 +33,17 @@ const MaxRequest = 1 << 20
 
 // Request is warden-exec's one message. Its streams travel with it.
 type Request struct {
-	Version int      `json:"v"`
-	Args    []string `json:"args"` // warden's arguments, without the program name
-	Dir     string   `json:"dir"`
-	Env     []string `json:"env"`
+	Version int `json:"v"`
+	// Warden is the warden binary warden-exec would run itself: a server
+	// that is another binary (an older one, replaced since it started)
+	// answers Fallback.
+	Warden string   `json:"warden"`
+	Args   []string `json:"args"` // warden's arguments, without the program name
+	Dir    string   `json:"dir"`
+	Env    []string `json:"env"`
+	// Stdin, for a hook, is the payload warden-exec read from its stdin
+	// (the session is in it); the command reads it instead of the stream.
+	Stdin []byte `json:"stdin,omitempty"`
 }
 
 // Response is the server's answer: Fallback (with its reason) when it ran
@@ -54,6 +63,62 @@ const RunDir = "run"
 func SocketPath(home, session string) string {
 	sum := sha256.Sum256([]byte(session))
 	return filepath.Join(home, RunDir, "exec-"+hex.EncodeToString(sum[:10])+".sock")
+}
+
+// HookEvents are the hook events a supervisor answers: a tool call's
+// decision and its report. Any other (a session's end stops the world
+// itself) goes to the warden binary.
+var HookEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "BeforeTool": true, "AfterTool": true}
+
+// HookTarget finds, in a `warden hook` command line as `warden install`
+// writes it (hook HOST, then --home H unless the home is the default), the
+// home and the host; env is the environment the hook runs with, for the
+// default home ($WARDEN_HOME, else ~/.warden). ok is false for any other
+// command line, or a home that is not an absolute path.
+func HookTarget(args, env []string) (home, host string, ok bool) {
+	switch {
+	case len(args) == 2 && args[0] == "hook":
+		if home = EnvValue(env, "WARDEN_HOME"); home == "" {
+			if h := EnvValue(env, "HOME"); h != "" {
+				home = filepath.Join(h, ".warden")
+			}
+		}
+	case len(args) == 4 && args[0] == "hook" && args[2] == "--home":
+		home = args[3]
+	case len(args) == 4 && args[0] == "--home" && args[2] == "hook":
+		home, args = args[1], args[2:]
+	default:
+		return "", "", false
+	}
+	if !filepath.IsAbs(home) {
+		return "", "", false
+	}
+	return filepath.Clean(home), args[1], true
+}
+
+// EnvValue is name's value in env (the last one wins, as in a shell).
+func EnvValue(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
+
+// HookSession reads the session and the event from a hook payload; ok is
+// false when the payload is not a JSON object with both, or the event is
+// not one of HookEvents.
+func HookSession(payload []byte) (session string, ok bool) {
+	var p struct {
+		Session string `json:"session_id"`
+		Event   string `json:"hook_event_name"`
+	}
+	if json.Unmarshal(payload, &p) != nil || p.Session == "" || !HookEvents[p.Event] {
+		return "", false
+	}
+	return p.Session, true
 }
 
 // Target finds, in a `warden exec` command line as a hook writes it
