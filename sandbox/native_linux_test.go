@@ -400,7 +400,7 @@ func TestCPULimitKills(t *testing.T) {
 		t.Fatal(r)
 	}
 	if r.res.Limit != sandbox.LimitCPU {
-		t.Fatalf("an endless loop under a 10s CPU limit: %v; want limit cpu", r)
+		t.Fatalf("an endless loop under a 10s CPU limit: %v (CPU %v in %v); want limit cpu", r, r.res.CPU, r.res.Wall)
 	}
 	if r.res.CPU < 9*time.Second || r.res.Wall > 25*time.Second {
 		t.Errorf("the loop ran %v of CPU in %v; want it killed at about 10s", r.res.CPU, r.res.Wall)
