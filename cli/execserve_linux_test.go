@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -209,6 +212,18 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 			t.Fatalf("got %v, want a fallback", err)
 		}
 	})
+	t.Run("concurrent commands", func(t *testing.T) {
+		var wg sync.WaitGroup
+		for i := range 6 {
+			wg.Go(func() {
+				status, out, _, err := fastRun(t, home, project, env, execArgs(fmt.Sprintf("echo %d", i))...)
+				if err != nil || status != 0 || out != fmt.Sprintf("%d\n", i) {
+					t.Errorf("command %d: status %d, stdout %q, err %v", i, status, out, err)
+				}
+			})
+		}
+		wg.Wait()
+	})
 	t.Run("falls back when the world must start anew", func(t *testing.T) {
 		policy := filepath.Join(home, "warden.yaml")
 		b, err := os.ReadFile(policy)
@@ -225,6 +240,30 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 		_, out, _, err := fastRun(t, home, project, env, execArgs("echo must not run here")...)
 		if !errors.Is(err, execwire.ErrFallback) || out != "" {
 			t.Fatalf("got %v, output %q; want a fallback before anything ran", err, out)
+		}
+	})
+	t.Run("stops serving when the world stops", func(t *testing.T) {
+		worlds, _ := filepath.Glob(filepath.Join(home, "run", "session-*[^k]"))
+		for _, w := range worlds {
+			if out, err := wardenCmd(home, "--home", home, "sandbox", "stop", filepath.Base(w)).CombinedOutput(); err != nil {
+				t.Fatalf("sandbox stop: %v\n%s", err, out)
+			}
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			c, err := execwire.Dial(execwire.SocketPath(home, "s1"))
+			if err != nil {
+				break
+			}
+			c.Close()
+			if time.Now().After(deadline) {
+				t.Fatal("the session's socket still answers after its world stopped")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		out, _ := exec.Command("pgrep", "-f", "--", "--home "+home+" sandbox supervise").Output()
+		if len(bytes.TrimSpace(out)) > 0 {
+			t.Errorf("supervisors still run after their worlds stopped: pids %s", out)
 		}
 	})
 }
