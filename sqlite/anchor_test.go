@@ -372,7 +372,7 @@ func TestForgedCheckpointIsDetected(t *testing.T) {
 	h.record(t, s, 3)
 	s.Close()
 	dropTriggers(t, h.db)
-	if err := rawConn(t, h.db).Exec(`UPDATE chain_checkpoints SET mac = replace(mac, substr(mac, 1, 1), 'f') WHERE seq = 1`); err != nil {
+	if err := rawConn(t, h.db).Exec(`UPDATE chain_checkpoints SET mac = iif(substr(mac, 1, 1) = 'f', '0', 'f') || substr(mac, 2) WHERE seq = 1`); err != nil {
 		t.Fatal(err)
 	}
 	rep := h.verify(t)
