@@ -77,13 +77,18 @@ func (w *walker) value(i int, k keyKind) int {
 	}
 	switch w.src[i] {
 	case '{':
+		named := w.namedSecret(i)
 		i = w.space(i + 1)
 		for w.src[i] != '}' {
 			end := w.stringEnd(i)
 			key := decodeString(w.src[i:end])
 			i = w.space(end)
 			i = w.space(i + 1) // ':'
-			i = w.space(w.value(i, classify(key)))
+			kind := classify(key)
+			if named != notSecret && kind == notSecret && isValueKey(key) {
+				kind = named
+			}
+			i = w.space(w.value(i, kind))
 			if w.src[i] == ',' {
 				i = w.space(i + 1)
 			}
@@ -130,6 +135,44 @@ func (w *walker) coinObject(i int) bool {
 		if w.src[i] == ',' {
 			i = w.space(i + 1)
 		}
+	}
+	return false
+}
+
+// namedSecret returns the kind of secret an object at src[i] names in a
+// "key" or "name" member, as in {"key": "approvals.telegram.token", "value":
+// "..."}, {"name": "API_TOKEN", "value": "..."} (an environment list) or
+// {"name": "Authorization", "value": "..."} (a header list): its value
+// member is then that secret's. notSecret when it names none. Only members
+// before the first object or array member are looked at.
+func (w *walker) namedSecret(i int) keyKind {
+	i = w.space(i + 1)
+	for w.src[i] != '}' {
+		end := w.stringEnd(i)
+		member := strings.ToLower(decodeString(w.src[i:end]))
+		i = w.space(w.space(end) + 1)
+		if w.src[i] == '{' || w.src[i] == '[' {
+			return notSecret
+		}
+		vend := w.skip(i)
+		if (member == "key" || member == "name") && w.src[i] == '"' {
+			if k := classify(decodeString(w.src[i:vend])); k != notSecret {
+				return k
+			}
+		}
+		i = w.space(vend)
+		if w.src[i] == ',' {
+			i = w.space(i + 1)
+		}
+	}
+	return notSecret
+}
+
+// isValueKey reports whether key holds the value of a named pair.
+func isValueKey(key string) bool {
+	switch strings.ToLower(key) {
+	case "value", "val", "secret_value", "new", "new_value":
+		return true
 	}
 	return false
 }

@@ -44,6 +44,10 @@ func jsonCases() []stringCase {
 		{"seed-int", `{"model":"x","seed":42,"temperature":0.2}`, `{"model":"x","seed":42,"temperature":0.2}`},
 		{"seed-string", `{"seed":"legal winner thank year"}`, `{"seed":"[REDACTED]"}`},
 		{"authorization-list", `{"authorizationList":[{"chainId":8453,"address":"0x5B38Da6a701c568545dCfcB03FcB875f56beddC4","nonce":2}]}`, `{"authorizationList":[{"chainId":8453,"address":"0x5B38Da6a701c568545dCfcB03FcB875f56beddC4","nonce":2}]}`},
+		{"named-setting", `{"key":"approvals.telegram.token","value":"tg-8172-xyz","by":"root"}`, `{"key":"approvals.telegram.token","value":"[REDACTED]","by":"root"}`},
+		{"named-env", `{"env":[{"name":"DB_PASSWORD","value":"Pw12abc"},{"name":"PORT","value":"8080"}]}`, `{"env":[{"name":"DB_PASSWORD","value":"[REDACTED]"},{"name":"PORT","value":"8080"}]}`},
+		{"named-header-after", `{"value":"Bearer abc","name":"Authorization"}`, `{"value":"[REDACTED]","name":"Authorization"}`},
+		{"named-plain", `{"key":"approvals.timeout","value":"5m"}`, `{"key":"approvals.timeout","value":"5m"}`},
 		{"tx-hash-fails-safe", `{"hash":"0x` + fakeTail(64, hexLower) + `"}`, `{"hash":"[REDACTED]"}`},
 	}
 }

@@ -60,6 +60,7 @@ func findText(s string, spans []span) []span {
 	spans = findFlags(s, spans)
 	spans = findUserinfo(s, spans)
 	spans = findPEM(s, spans)
+	spans = findProse(s, spans)
 	return findMnemonic(s, spans, mayHoldMnemonic)
 }
 
