@@ -391,19 +391,24 @@ func TestForeignArchitectureSyscallKills(t *testing.T) {
 	}
 }
 
+// TestCPULimitKills: an endless loop is killed by its CPU limit, and the
+// run says so. The limit is 2 s of CPU with a wall clock of 60 s, so that on
+// a loaded machine (a load of 7 on 2 cores gives the loop a quarter of a
+// core) the CPU limit still comes long before the wall clock.
 func TestCPULimitKills(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	t.Parallel()
 	s := guardSpec(t)
+	s.Limits.CPU, s.Limits.Wall = 2*time.Second, 60*time.Second
 	r := probeIn(t, s, "spin")
 	if r.err != nil {
 		t.Fatal(r)
 	}
 	if r.res.Limit != sandbox.LimitCPU {
-		t.Fatalf("an endless loop under a 10s CPU limit: %v (CPU %v in %v); want limit cpu", r, r.res.CPU, r.res.Wall)
+		t.Fatalf("an endless loop under a 2s CPU limit: %v (CPU %v in %v); want limit cpu", r, r.res.CPU, r.res.Wall)
 	}
-	if r.res.CPU < 9*time.Second || r.res.Wall > 25*time.Second {
-		t.Errorf("the loop ran %v of CPU in %v; want it killed at about 10s", r.res.CPU, r.res.Wall)
+	if r.res.CPU < 1800*time.Millisecond || r.res.CPU > 4*time.Second {
+		t.Errorf("the loop ran %v of CPU in %v; want it killed at about 2s", r.res.CPU, r.res.Wall)
 	}
 }
 
