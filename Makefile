@@ -4,15 +4,31 @@ GO ?= go
 BIN := bin/warden
 HOME_DEMO := $(CURDIR)/.warden-demo
 
-.PHONY: all build run test test-short lint fuzz bench clean deps
+.PHONY: all build run test test-short lint fuzz bench clean deps install uninstall
 
 all: build
 
 # Static and without cgo: a dynamically linked binary spends ~0.5 ms per start
 # in the loader and libc before main runs (warden runs once per agent action).
+# The version and commit `warden version` prints, from git when there is one.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/agentwarden/warden/cli.version=$(VERSION) -X github.com/agentwarden/warden/cli.commit=$(COMMIT)
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/warden
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warden
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/warden-exec ./cmd/warden-exec
+
+# Install warden and warden-exec side by side at a stable path
+# ($(PREFIX)/bin, /usr/local/bin by default; PREFIX=$HOME/.local needs no root).
+# `warden install HOST` points agent hosts' hooks there, never at bin/.
+PREFIX ?= /usr/local
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) bin/warden-exec $(DESTDIR)$(PREFIX)/bin/
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/warden and warden-exec; next: warden init, then warden install claude (or codex, gemini, cursor)"
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/warden $(DESTDIR)$(PREFIX)/bin/warden-exec
 
 # Set up a warden home in the repository and take a short scripted tour of the
 # gate: decisions of every kind, the emergency stop, the audit log and its chain.

@@ -270,15 +270,26 @@ func HookHosts() []string { return hook.HostNames() }
 // another home. With warden-exec beside wardenPath, the command starts with
 // it, so a session's hooks are answered by its supervisor when it runs.
 func InstallHook(host string, scope HookScope, projectDir, homeDir, wardenPath string, home Home) (HookInstallResult, error) {
-	named := home.Abs()
-	if named == filepath.Join(homeDir, ".warden") {
-		named = ""
-	}
 	client := filepath.Join(filepath.Dir(wardenPath), ExecClient)
 	if !isExecutable(client) {
 		client = ""
 	}
-	return hook.InstallFast(host, scope, projectDir, homeDir, client, wardenPath, named)
+	return InstallHookWith(host, scope, projectDir, homeDir, HookBinaries{Warden: wardenPath, Client: client}, home)
+}
+
+// InstallHookWith is InstallHook with the programs the hook starts chosen
+// by the caller (HookBinariesFor).
+func InstallHookWith(host string, scope HookScope, projectDir, homeDir string, bin HookBinaries, home Home) (HookInstallResult, error) {
+	return hook.InstallFast(host, scope, projectDir, homeDir, bin.Client, bin.Warden, HookHomeArg(home, homeDir))
+}
+
+// HookHomeArg is the home a hook command names with --home: "" for the
+// default, ~/.warden (homeDir/.warden), else home as an absolute path.
+func HookHomeArg(home Home, homeDir string) string {
+	if named := home.Abs(); named != filepath.Join(homeDir, ".warden") {
+		return named
+	}
+	return ""
 }
 
 // UninstallHook removes exactly the hook entries InstallHook added.

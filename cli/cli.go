@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -43,11 +44,21 @@ type env struct {
 	shared *app.App
 }
 
+// homeDir is the home --home, $WARDEN_HOME or the default names, as an
+// absolute path: a relative one is taken from the directory the command
+// runs in (the client's, for a command a supervisor runs).
 func (e *env) homeDir() (app.Home, error) {
-	if e.home != "" {
-		return app.Home(e.home), nil
+	h := app.Home(e.home)
+	if e.home == "" {
+		var err error
+		if h, err = app.DefaultHome(); err != nil {
+			return "", err
+		}
 	}
-	return app.DefaultHome()
+	if !filepath.IsAbs(string(h)) && e.dir != "" {
+		h = app.Home(filepath.Join(e.dir, string(h)))
+	}
+	return app.Home(h.Abs()), nil
 }
 
 func (e *env) logger() *slog.Logger {
@@ -133,7 +144,8 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringVar(&e.home, "home", "", "warden home directory (default $WARDEN_HOME or ~/.warden)")
 	root.AddCommand(initCmd(e), checkCmd(e), configCmd(e), auditCmd(e), killCmd(e), unkillCmd(e),
 		hookCmd(e), installCmd(e, false), installCmd(e, true), fsCmd(e), execCmd(e), sandboxCmd(e), proxyCmd(e),
-		serveCmd(e), approvalsCmd(e), tokenCmd(e), tradeCmd(e), portfolioCmd(e), stoplossCmd(e), signerCmd(e), statusCmd(e))
+		serveCmd(e), approvalsCmd(e), tokenCmd(e), tradeCmd(e), portfolioCmd(e), stoplossCmd(e), signerCmd(e), statusCmd(e), versionCmd(e))
+	setVersion(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if strings.HasPrefix(err.Error(), "unknown shorthand flag") {
 			return warden.Errorf(warden.EInvalid, "%s", err.Error()).
@@ -141,6 +153,7 @@ func newRoot(e *env) *cobra.Command {
 		}
 		return usageError(c, err.Error())
 	})
+	strictCommands(root)
 	return root
 }
 

@@ -19,6 +19,9 @@ const (
 	exitAsk     = 3
 	exitSandbox = 4
 	exitBroken  = 2 // audit verify: the chain is broken
+	// exitUnknownCommand is a command line naming no command warden has (a
+	// mistyped one), as shells and most tools report a misused command.
+	exitUnknownCommand = 2
 	// exitHookBlocked is any failure of `warden hook`: every host treats exit 2
 	// as "block this tool call", while some let a call through on exit 1.
 	exitHookBlocked = 2
@@ -64,6 +67,9 @@ func errorStatusIs(status int) map[string]string {
 func exitStatus(err error) int {
 	if errors.Is(err, errVerifyFailed) {
 		return exitBroken
+	}
+	if errors.Is(err, errUnknownCommand) {
+		return exitUnknownCommand
 	}
 	return exitError
 }

@@ -30,29 +30,30 @@ hook decides in this process instead.`,
 		// Exit statuses are the host's protocol, so failures never take cobra's
 		// exit-1 path: several hosts let a tool call through on exit 1 (see Main).
 		RunE: func(c *cobra.Command, args []string) error {
+			ctx := app.WithHookEnv(c.Context(), e.environ)
 			host := ""
 			if len(args) > 0 {
 				host = args[0]
 			}
 			if len(args) != 1 {
 				err := warden.Errorf(warden.EInvalid, "warden hook takes one HOST: %s", strings.Join(app.HookHosts(), ", "))
-				e.status = app.RunHookError(c.Context(), host, err, e.stdin, e.stdout, e.stderr)
+				e.status = app.RunHookError(ctx, host, err, e.stdin, e.stdout, e.stderr)
 				return nil
 			}
 			home, err := e.homeDir()
 			if err != nil {
-				e.status = app.RunHookError(c.Context(), host, err, e.stdin, e.stdout, e.stderr)
+				e.status = app.RunHookError(ctx, host, err, e.stdin, e.stdout, e.stderr)
 				return nil
 			}
 			if remote {
-				e.status = app.RunHookRemote(c.Context(), home, host, e.stdin, e.stdout, e.stderr)
+				e.status = app.RunHookRemote(ctx, home, host, e.stdin, e.stdout, e.stderr)
 				return nil
 			}
 			if e.shared != nil { // a session's supervisor, for warden-exec
-				e.status = app.RunHookWith(c.Context(), e.shared, host, e.stdin, e.stdout, e.stderr)
+				e.status = app.RunHookWith(ctx, e.shared, host, e.stdin, e.stdout, e.stderr)
 				return nil
 			}
-			e.status = app.RunHook(c.Context(), home, app.Options{Log: e.logger()}, host, e.stdin, e.stdout, e.stderr)
+			e.status = app.RunHook(ctx, home, app.Options{Log: e.logger()}, host, e.stdin, e.stdout, e.stderr)
 			return nil
 		},
 	}
@@ -61,7 +62,7 @@ hook decides in this process instead.`,
 }
 
 func installCmd(e *env, remove bool) *cobra.Command {
-	var user, project bool
+	var user, project, anyPath bool
 	verb, short := "install", "Add warden's hook to an agent host's settings (a backup is kept)"
 	if remove {
 		verb, short = "uninstall", "Remove exactly the hook entries `warden install` added"
@@ -101,7 +102,22 @@ func installCmd(e *env, remove bool) *cobra.Command {
 				if herr != nil {
 					return herr
 				}
-				res, err = app.InstallHook(args[0], scope, projectDir, homeDir, self, home)
+				if err := app.CheckHookHome(home); err != nil {
+					return err
+				}
+				bin, berr := app.HookBinariesFor(self, scope, app.BinaryOptions{AnyPath: anyPath})
+				if berr != nil {
+					return berr
+				}
+				res, err = app.InstallHookWith(args[0], scope, projectDir, homeDir, bin, home)
+				if err == nil && scope == app.HookProject {
+					if named := app.HookHomeArg(home, homeDir); named != "" {
+						fmt.Fprintf(e.stderr, "warden: the hook names the home %s, a path on this machine: whoever shares %s needs a warden home there (or use the default ~/.warden, or --user)\n", named, res.Path)
+					}
+					if filepath.IsAbs(bin.Warden) {
+						fmt.Fprintf(e.stderr, "warden: --allow-any-path: the hook names %s, a path on this machine\n", bin.Warden)
+					}
+				}
 			}
 			if err != nil {
 				return err
@@ -128,5 +144,8 @@ func installCmd(e *env, remove bool) *cobra.Command {
 	}
 	c.Flags().BoolVar(&project, "project", false, "this project's settings (the default)")
 	c.Flags().BoolVar(&user, "user", false, "your user settings, for every project")
+	if !remove {
+		c.Flags().BoolVar(&anyPath, "allow-any-path", false, "accept this binary in a build or temporary directory (for tests), and name it by its absolute path where $PATH finds no warden or another one")
+	}
 	return c
 }

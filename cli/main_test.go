@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,6 +40,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"httpserve": httpServe,
+			"exitcode":  exitCode,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond != "sandbox" {
@@ -75,4 +79,28 @@ func httpServe(ts *testscript.TestScript, neg bool, args []string) {
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	ts.Setenv(name+"_ADDR", addr)
 	ts.Setenv(name+"_PORT", addr[strings.LastIndex(addr, ":")+1:])
+}
+
+// exitCode runs PROG ARGS… as exec does and fails unless it exits with
+// status N: `exitcode 2 warden chek`. Its output is then checked with
+// stdout and stderr as after exec.
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROG [ARG...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a status", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
 }

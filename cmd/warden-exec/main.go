@@ -39,7 +39,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: warden-exec WARDEN --home H exec [flags] -- CMD [ARG…]\n       warden-exec WARDEN hook HOST [--home H]\n(warden writes it; run warden yourself)")
 		os.Exit(2)
 	}
-	wardenPath, args := os.Args[1], os.Args[2:]
+	wardenPath, args := resolve(os.Args[1]), os.Args[2:]
+	if wardenPath == "" {
+		fmt.Fprintf(os.Stderr, "warden-exec: %s is not on $PATH; install warden with `make install` or put its directory on $PATH\n", os.Args[1])
+		if _, _, ok := execwire.HookTarget(args, os.Environ()); ok {
+			os.Exit(exitHookBlocked)
+		}
+		os.Exit(127)
+	}
 	if home, _, ok := execwire.HookTarget(args, os.Environ()); ok {
 		payload, err := io.ReadAll(os.Stdin)
 		if err == nil {

@@ -173,7 +173,7 @@ func (w *world) initProject(t *testing.T, o worldOptions) {
 	if err := os.CopyFS(w.project, os.DirFS(src)); err != nil {
 		t.Fatalf("copy %s: %v", src, err)
 	}
-	w.warden(t, w.project, "--home", w.wardenHome, "install", "claude", "--project")
+	w.warden(t, w.project, "--home", w.wardenHome, "install", "claude", "--project", "--allow-any-path")
 	w.git(t, "init", "-q", "-b", "main")
 	w.git(t, "add", "-A")
 	w.git(t, "commit", "-q", "-m", "initial")
