@@ -78,8 +78,9 @@ show exec --net proxy --allow-domain example.com -- bash -c 'curl -sS -m 5 http:
 echo '  (a tool that ignores the proxy variables has nowhere to go:)'
 show exec --net proxy --allow-domain example.com -- env -u http_proxy -u HTTP_PROXY -u all_proxy -u ALL_PROXY curl -sS -m 5 http://example.com/
 
-step "capabilities without a policy yet are denied"
-verdict sign message hello
+step "signing: what would be signed is decoded and judged first (warden serve signs what is allowed)"
+verdict sign personal_sign --param message="hello from the tour"
+verdict sign eth_sign --param hash=0x$(printf 'ab%.0s' $(seq 32))
 
 step "trades: token safety, recipients, sizing, exposure, slippage, then the paper exchange"
 show trade buy WETH --param chain=base --param amount_usd=100
