@@ -59,11 +59,19 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Find
 		return response{}, err
 	}
 	call.req.TraceID = callTrace(claudeHost, p.SessionID, p.ToolUseID)
-	dec, err := decide(ctx, d, []*warden.Request{call.req})
+	// Where nobody may be at Claude Code's prompt, an ask also opens an
+	// approval in warden, which a human answers there before the agent
+	// retries; an interactive session asks at Claude Code's prompt only.
+	who := claudeAttendance(ctx)
+	channel := ""
+	if who != attended {
+		channel = "hook:" + claudeHost
+	}
+	dec, approvals, err := decideOpening(ctx, d, []*warden.Request{call.req}, channel)
 	if err != nil {
 		return response{}, err
 	}
-	return claudeRespond(dec, call, runner)
+	return claudeRespond(dec, approvals, who, call, runner)
 }
 
 func (claude) block(msg string) response { return blockOnStderr(msg) }
@@ -159,8 +167,13 @@ func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
 	return call, nil
 }
 
-// claudeRespond maps a decision to Claude Code's PreToolUse output.
-func claudeRespond(dec warden.Decision, call toolCall, runner FindRunner) (response, error) {
+// claudeRespond maps a decision to Claude Code's PreToolUse output. An ask
+// is Claude Code's own prompt in an interactive session; in a headless one
+// (who is unattended) it is a denial naming the approvals warden opened, so
+// the agent can tell its user which to answer and retry; where Claude Code
+// does not say, it is the prompt, and its reason names the approvals (a
+// headless Claude Code hands that reason to the agent with its denial).
+func claudeRespond(dec warden.Decision, approvals []string, who attendance, call toolCall, runner FindRunner) (response, error) {
 	out := claudeSpecific{HookEventName: "PreToolUse"}
 	switch dec.Verdict {
 	case warden.Allow, warden.Sandbox:
@@ -179,7 +192,15 @@ func claudeRespond(dec warden.Decision, call toolCall, runner FindRunner) (respo
 		}
 	case warden.Ask:
 		out.PermissionDecision, out.PermissionDecisionReason = "ask", explain(dec)
-		if call.shell {
+		switch who {
+		case unattended:
+			out.PermissionDecision, out.PermissionDecisionReason = "deny", explain(dec)+retryHint(approvals)
+		case attendanceUnknown:
+			if len(approvals) > 0 {
+				out.PermissionDecisionReason += retryHint(approvals)
+			}
+		}
+		if out.PermissionDecision == "ask" && call.shell {
 			// Once the user approves at Claude Code's prompt, the command
 			// runs contained all the same, in the workspace sandbox.
 			in, err := askContained(dec, call, runner)

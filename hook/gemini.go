@@ -9,7 +9,12 @@ import (
 )
 
 // gemini speaks Gemini CLI's hook protocol: BeforeTool is decided, AfterTool
-// is acknowledged, anything else blocks.
+// is acknowledged, anything else blocks. Gemini CLI's "ask" answer forces its
+// confirmation prompt, but a headless run (gemini -p) then ends silently:
+// exit 0, no output, no word to the model. Neither its payload nor its
+// environment says whether a person is at the prompt, so warden never
+// answers ask: it opens an approval and denies, naming it, and the agent
+// retries once a human answered it in warden.
 type gemini struct{}
 
 const geminiHost = "gemini"
@@ -46,11 +51,11 @@ func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	if p.ToolName == "web_fetch" {
 		reqs = fetchRequests(call.req)
 	}
-	dec, err := decide(ctx, d, reqs)
+	dec, approvals, err := decideOpening(ctx, d, reqs, "hook:"+geminiHost)
 	if err != nil {
 		return response{}, err
 	}
-	return geminiRespond(dec, call, runner)
+	return geminiRespond(dec, approvals, call, runner)
 }
 
 func (gemini) block(msg string) response { return blockOnStderr(msg) }
@@ -140,10 +145,10 @@ func fetchRequests(req *warden.Request) []*warden.Request {
 	return reqs
 }
 
-// geminiRespond maps a decision to Gemini CLI's BeforeTool output. Gemini CLI
-// reads decision "ask" in source (it forces a confirmation prompt), though its
-// reference does not list it yet.
-func geminiRespond(dec warden.Decision, call toolCall, runner FindRunner) (response, error) {
+// geminiRespond maps a decision to Gemini CLI's BeforeTool output. What
+// needs a person is denied, with what to do: answer the approvals warden
+// opened (then retry), or run it yourself.
+func geminiRespond(dec warden.Decision, approvals []string, call toolCall, runner FindRunner) (response, error) {
 	var out geminiAnswer
 	switch dec.Verdict {
 	case warden.Allow, warden.Sandbox:
@@ -155,11 +160,14 @@ func geminiRespond(dec warden.Decision, call toolCall, runner FindRunner) (respo
 		if a.input != nil {
 			out.HookSpecificOutput = &geminiSpecific{HookEventName: "BeforeTool", ToolInput: a.input}
 		}
-		if a.ask {
-			out.Decision, out.Reason = "ask", a.why
+		switch {
+		case a.noSandbox:
+			out.Decision, out.Reason = "deny", a.why+"; ask the user to run it themselves"
+		case a.ask:
+			out.Decision, out.Reason = "deny", a.why+askHint
 		}
 	case warden.Ask:
-		out.Decision, out.Reason = "ask", explain(dec)
+		out.Decision, out.Reason = "deny", explain(dec)+retryHint(approvals)
 	default:
 		out.Decision, out.Reason = "deny", explain(dec)
 	}

@@ -461,28 +461,44 @@ func (o *openingDecider) CheckOpen(ctx context.Context, req *warden.Request, cha
 	return d, err
 }
 
-// TestHostsThatCannotAskOpenApprovals: Codex, and Cursor before reading a
-// file, cannot ask a person, so an ask opens an approval on the host's channel
-// and the block names it; hosts that ask themselves open none.
+// TestHostsThatCannotAskOpenApprovals: Codex, Gemini CLI (whose ask ends a
+// headless run silently, and which does not say whether a person is there),
+// Cursor before reading a file, and Claude Code in a headless run or where it
+// does not say, cannot be relied on to ask a person, so an ask opens an
+// approval on the host's channel and the answer names it; hosts that ask
+// themselves open none.
 func TestHostsThatCannotAskOpenApprovals(t *testing.T) {
 	for _, tc := range []struct {
-		host, payload, channel string
-		approvals              int
+		name, host, payload, channel string
+		env                          []string // the host's environment
+		approvals                    int
+		decision                     string // Claude's and Gemini's answer
 	}{
-		{"codex", "bash", "hook:codex", 1},
-		{"codex", "apply_patch", "hook:codex", 2}, // one write per file
-		{"cursor", "read_file", "hook:cursor", 1},
-		{"cursor", "shell", "", 0}, // Cursor asks itself
-		{"claude", "bash", "", 0},
-		{"gemini", "shell", "", 0},
+		{"codex", "codex", "bash", "hook:codex", nil, 1, ""},
+		{"codex apply_patch", "codex", "apply_patch", "hook:codex", nil, 2, ""}, // one write per file
+		{"cursor read_file", "cursor", "read_file", "hook:cursor", nil, 1, ""},
+		{"cursor shell", "cursor", "shell", "", nil, 0, ""}, // Cursor asks itself
+		{"claude interactive", "claude", "bash", "", []string{"CLAUDE_CODE_SESSION_ATTENDED=1"}, 0, `"permissionDecision":"ask"`},
+		{"claude headless", "claude", "bash", "hook:claude", []string{"CLAUDE_CODE_SESSION_ATTENDED=0"}, 1, `"permissionDecision":"deny"`},
+		{"claude unknown", "claude", "bash", "hook:claude", nil, 1, `"permissionDecision":"ask"`},
+		{"gemini", "gemini", "shell", "hook:gemini", nil, 1, `"decision":"deny"`},
 	} {
-		t.Run(tc.host+"/"+tc.payload, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			payload, err := os.ReadFile(filepath.Join("testdata", tc.host, tc.payload+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			d := &openingDecider{fakeDecider: fakeDecider{verdict: "ask"}}
-			status, stdout, stderr := run(tc.host, payload, d)
+			var out, errOut bytes.Buffer
+			ctx := context.Background()
+			if tc.env != nil {
+				ctx = WithHostEnv(ctx, tc.env)
+			}
+			status := Run(ctx, tc.host, bytes.NewReader(payload), &out, &errOut, d, func() Runner { return goldenRunner })
+			stdout, stderr := out.String(), errOut.String()
+			if tc.decision != "" && !strings.Contains(stdout, tc.decision) {
+				t.Errorf("answer %s; want %s", stdout, tc.decision)
+			}
 			if len(d.channels) != tc.approvals {
 				t.Fatalf("CheckOpen called %d times (%v); want %d", len(d.channels), d.channels, tc.approvals)
 			}
