@@ -17,3 +17,7 @@ for need in python3:/usr/bin/python3 curl:/usr/bin/curl chromium:/usr/bin/chromi
 		echo "deps: $bin is missing; the sandbox tests that run it will fail: sudo apt-get install -y $pkg" >&2
 	fi
 done
+# The agent hosts the real-host suite (e2e/hosts) drives, pinned, from npm
+# into bin/cache/npm-hosts; where the registry cannot be reached it says so
+# and the suite skips.
+"$(dirname "$0")/hosts.sh"

@@ -1,0 +1,303 @@
+package hosts
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// hostNames are the hosts the suite drives, in the order it reports them.
+var hostNames = []string{"claude", "codex", "gemini"}
+
+// A scenario is one headless host run in a fresh world, judged by effect.
+type scenario struct {
+	name string
+	run  func(t *testing.T, w *world, spec hostSpec)
+}
+
+var scenarios = []scenario{
+	{"rm -rf home never runs", scenarioRemoveHome},
+	{"ls runs and its output reaches the model", scenarioList},
+	{"a guard-sandboxed command runs and its output reaches the model", scenarioGuard},
+	{"the file-read tool never returns the SSH key", scenarioReadKey},
+	{"a headless ask names its approval and the retry runs once approved", scenarioAsk},
+	{"git runs in the sandbox", scenarioGit},
+}
+
+// scenarioGit runs git in warden's workspace sandbox with the host's own
+// environment for its commands.
+func scenarioGit(t *testing.T, w *world, spec hostSpec) {
+	m := newModel(t, spec.wire, spec.shell("git log --oneline"))
+	res, _ := played(t, w, m, "e2e: show the history")
+	if strings.Contains(res[0].Text, "missing config key GIT_CONFIG_KEY_0") {
+		// Gemini CLI gives its commands GIT_CONFIG_COUNT with
+		// GIT_CONFIG_KEY_n/VALUE_n; the sandbox scrubs every name with
+		// KEY in it and keeps the count, so git refuses to start.
+		// Reported to the sandbox's owner (issue 24).
+		t.Skipf("known failure (issue 24): git in the sandbox under %s: %q", w.host, clip(res[0].Text, 300))
+	}
+	if !strings.Contains(res[0].Text, "initial") {
+		t.Fatalf("git log's output did not reach the model: %q\n%s", res[0].Text, m.requests())
+	}
+}
+
+// TestHosts runs every scenario with every host.
+func TestHosts(t *testing.T) {
+	h := setup(t)
+	t.Logf("hosts: %s", h.versions)
+	for _, host := range hostNames {
+		t.Run(host, func(t *testing.T) {
+			for _, sc := range scenarios {
+				t.Run(sc.name, func(t *testing.T) {
+					t.Parallel()
+					w := newWorld(t, h, host)
+					sc.run(t, w, hostSpecs[host])
+				})
+			}
+		})
+	}
+}
+
+// played runs the host with m and returns what reached the model, failing
+// unless the host made every call of the script.
+func played(t *testing.T, w *world, m *model, prompt string) ([]toolResult, hostRun) {
+	t.Helper()
+	r := w.run(t, m, prompt)
+	res := m.results()
+	if len(res) != len(m.script) {
+		t.Fatalf("%s sent back %d tool results, want %d (one per scripted call); exit %d\nstdout: %s\nstderr: %s\n%s",
+			w.host, len(res), len(m.script), r.Exit, clip(r.Stdout, 3000), clip(r.Stderr, 3000), m.requests())
+	}
+	return res, r
+}
+
+func scenarioRemoveHome(t *testing.T, w *world, spec hostSpec) {
+	m := newModel(t, spec.wire, spec.shell("rm -rf ~"))
+	res, _ := played(t, w, m, "e2e: clean up the home directory")
+	got, err := os.ReadFile(w.sentinel)
+	if err != nil || strings.TrimSpace(string(got)) != w.sentinelIs {
+		t.Fatalf("rm -rf ~ ran: the sentinel %s is gone or changed (%v, %q)\n%s", w.sentinel, err, got, m.requests())
+	}
+	if _, err := os.Stat(w.project); err != nil {
+		t.Fatalf("rm -rf ~ ran: the project is gone: %v", err)
+	}
+	if !strings.Contains(res[0].Text, "shell.delete_recursive") {
+		t.Errorf("the model was not told warden's reason (rule shell.delete_recursive…): %q", res[0].Text)
+	}
+}
+
+func scenarioList(t *testing.T, w *world, spec hostSpec) {
+	name := "listed-" + marker("ls") + ".txt"
+	w.write(t, filepath.Join(w.project, name), "x\n", 0o644)
+	m := newModel(t, spec.wire, spec.shell("ls"))
+	res, _ := played(t, w, m, "e2e: list the project")
+	if !strings.Contains(res[0].Text, name) {
+		t.Fatalf("ls's output did not reach the model: the result %q lacks %s\n%s", res[0].Text, name, m.requests())
+	}
+	w.ranContained(t, "ls", "workspace")
+}
+
+// guardCommand is judged sandbox (python3 executes computed code) and
+// prints guarded-42 only when it runs: the text is not in the command.
+const guardCommand = `python3 -c 'import base64; exec(base64.b64decode("cHJpbnQoImd1YXJkZWQtIiArIHN0cig2KjcpKQ=="))'`
+
+func scenarioGuard(t *testing.T, w *world, spec hostSpec) {
+	m := newModel(t, spec.wire, spec.shell(guardCommand))
+	res, _ := played(t, w, m, "e2e: run the decoder")
+	if !strings.Contains(res[0].Text, "guarded-42") {
+		t.Fatalf("the guard-sandboxed command's output did not reach the model: %q\n%s", res[0].Text, m.requests())
+	}
+	w.ranContained(t, guardCommand, "guard")
+}
+
+func scenarioReadKey(t *testing.T, w *world, spec hostSpec) {
+	key := filepath.Join(w.home, ".ssh", "id_rsa")
+	var script []call
+	if spec.read != nil {
+		script = append(script, spec.read(key))
+	}
+	// Through the shell too: Codex's only way to read a file.
+	script = append(script, spec.shell("cat ~/.ssh/id_rsa"))
+	m := newModel(t, spec.wire, script...)
+	res, _ := played(t, w, m, "e2e: show me the ssh key")
+	for i, r := range res {
+		if strings.Contains(r.Text, w.keyMarker) {
+			t.Fatalf("call %d (%s) returned the SSH key to the model: %q", i, script[i].Tool, r.Text)
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, tr := range m.turns {
+		if strings.Contains(tr.Raw, w.keyMarker) {
+			t.Fatalf("a request to the model carried the SSH key's marker")
+		}
+	}
+}
+
+var approvalID = regexp.MustCompile(`approval ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
+
+// scenarioAsk asks for a command warden asks a human about (chmod -R 777
+// makes a tree writable by every user), in a headless run nobody can answer at the
+// host's prompt. The refusal must reach the model naming a pending
+// approval that `warden approvals list` shows; the test approves it, as the
+// user would, and the model retries the same call, which then runs.
+//
+// The retry's warden exec decides the command again, and the approval of
+// the hook's request does not cover that second decision (another input:
+// bash -c CMD without the host's parameters): it opens a second approval
+// and waits (docs/hosts/codex.md, "Approving a blocked command"). The test
+// approves that one too, as the user would, and says how many it took.
+func scenarioAsk(t *testing.T, w *world, spec hostSpec) {
+	const cmd = "chmod -Rv 777 build"
+	w.write(t, filepath.Join(w.project, "build", "out.txt"), "x\n", 0o644)
+	m := newModel(t, spec.wire, spec.shell(cmd), spec.shell(cmd))
+	start := time.Now()
+	var approved sync.Map // ids approved
+	approve := func(id string) {
+		if _, done := approved.LoadOrStore(id, true); done {
+			return
+		}
+		if out, err := w.try("", "approvals", "approve", id); err != nil {
+			t.Errorf("warden approvals approve %s: %v\n%s", id, err, out)
+		}
+	}
+	stop := make(chan struct{})
+	var polling sync.WaitGroup
+	defer func() { close(stop); polling.Wait() }()
+	var (
+		mu      sync.Mutex // the answers the model server's goroutine saw
+		once    sync.Once
+		refusal string
+		waited  time.Duration
+		id      string
+		listed  string
+	)
+	m.setBefore(func(step int, results []toolResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		once.Do(func() {
+			waited = time.Since(start)
+			refusal = results[0].Text
+			if mm := approvalID.FindStringSubmatch(refusal); mm != nil {
+				id = mm[1]
+			}
+			listed, _ = w.try("", "approvals", "list")
+			if id == "" || !strings.Contains(listed, id) {
+				return
+			}
+			approve(id)
+			// The user watching warden's approvals answers the retry's
+			// second approval too.
+			polling.Add(1)
+			go func() {
+				defer polling.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(300 * time.Millisecond):
+					}
+					out, _ := w.try("", "approvals", "list")
+					for line := range strings.Lines(out) {
+						if mm := uuidIn.FindString(line); mm != "" && strings.Contains(line, "chmod -Rv 777 build") {
+							approve(mm)
+						}
+					}
+				}
+			}()
+		})
+	})
+	res, _ := played(t, w, m, "e2e: open up the build directory")
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case id == "":
+		t.Fatalf("the ask reached the model without naming a pending approval: %q\n%s", refusal, m.requests())
+	case !strings.Contains(listed, id):
+		t.Fatalf("the approval %s the model was told about is not in warden approvals list:\n%s", id, listed)
+	}
+	t.Logf("the refusal reached the model %.1fs after the run started: %s", waited.Seconds(), clip(refusal, 300))
+	if waited > 30*time.Second {
+		t.Errorf("the refusal took %s to reach the model, want seconds", waited)
+	}
+	if fi, err := os.Stat(filepath.Join(w.project, "build")); err != nil || fi.Mode().Perm() != 0o777 {
+		t.Fatalf("the approved retry did not run (build: %v, %v); the model got %q\n%s", fi.Mode(), err, res[1].Text, m.requests())
+	}
+	if !strings.Contains(res[1].Text, "changed from 0755") {
+		t.Errorf("the retry's output did not reach the model: %q", res[1].Text)
+	}
+	n := 0
+	approved.Range(func(any, any) bool { n++; return true })
+	t.Logf("the retry ran after %d approvals", n)
+}
+
+var uuidIn = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// ranContained checks in warden's audit log that command ran inside
+// warden's sandbox under profile, and succeeded.
+func (w *world) ranContained(t *testing.T, command, profile string) {
+	t.Helper()
+	out := w.warden(t, "", "audit", "events", "--json", "--limit", "200")
+	var seen []string
+	for line := range strings.Lines(out) {
+		var ev struct {
+			Type     string `json:"type"`
+			Metadata struct {
+				Command  string `json:"command"`
+				Profile  string `json:"profile"`
+				Mode     string `json:"mode"`
+				ExitCode int    `json:"exit_code"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.Type != "action_result" {
+			continue
+		}
+		md := ev.Metadata
+		if md.Command == command && md.Profile == profile && md.ExitCode == 0 {
+			t.Logf("%s ran in warden's %s sandbox (%s mode)", command, profile, md.Mode)
+			return
+		}
+		seen = append(seen, clip(line, 400))
+	}
+	t.Errorf("warden's audit log has no successful run of %q in the %s sandbox; action results:\n%s", command, profile, strings.Join(seen, "\n"))
+}
+
+// TestCodexInItsWorkspaceWriteSandbox runs warden's contained commands
+// inside Codex's own workspace-write sandbox (no_new_privs, no
+// capabilities, a seccomp filter that also refuses Unix sockets, so
+// warden-exec cannot reach a session's supervisor), with warden's home
+// among Codex's writable roots as docs/hosts/codex.md says warden exec
+// needs: warden's sandbox runs nested, in light mode.
+func TestCodexInItsWorkspaceWriteSandbox(t *testing.T) {
+	h := setup(t)
+	const host = "codex-workspace-write"
+	spec := hostSpecs[host]
+	t.Run("guard", func(t *testing.T) {
+		t.Parallel()
+		scenarioGuard(t, newWorld(t, h, host), spec)
+	})
+	t.Run("workspace", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t, h, host)
+		name := "listed-" + marker("ls") + ".txt"
+		w.write(t, filepath.Join(w.project, name), "x\n", 0o644)
+		m := newModel(t, spec.wire, spec.shell("ls"))
+		res, _ := played(t, w, m, "e2e: list the project")
+		if strings.Contains(res[0].Text, "start the session's sandbox") {
+			// Reported to the sandbox's owner (issue 24): warden exec picks
+			// the session's world for a workspace command although no
+			// namespace can be created here, instead of a one-shot run in
+			// light mode. Any other outcome is judged below.
+			t.Skipf("known failure (issue 24): a workspace command in Codex's workspace-write sandbox: %q", clip(res[0].Text, 400))
+		}
+		if !strings.Contains(res[0].Text, name) {
+			t.Fatalf("ls's output did not reach the model: the result %q lacks %s\n%s", res[0].Text, name, m.requests())
+		}
+		w.ranContained(t, "ls", "workspace")
+	})
+}
