@@ -57,6 +57,15 @@ func IsCredentialName(name string) bool {
 	if slices.Contains(benignNames, n) {
 		return false
 	}
+	// Git configuration given through the environment (GIT_CONFIG_COUNT
+	// with its GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n, as Gemini CLI sets
+	// them; git -c's GIT_CONFIG_PARAMETERS) may carry credentials
+	// (http.extraHeader) and goes as a whole: a count left without its
+	// keys makes git refuse to start.
+	if n == "GIT_CONFIG_COUNT" || n == "GIT_CONFIG_PARAMETERS" ||
+		strings.HasPrefix(n, "GIT_CONFIG_KEY_") || strings.HasPrefix(n, "GIT_CONFIG_VALUE_") {
+		return true
+	}
 	if slices.Contains(credentialNames, n) {
 		return true
 	}

@@ -20,6 +20,8 @@ func TestIsCredentialName(t *testing.T) {
 		"PASS", "PW", "PASSCODE_X", "MAILGUN_APIKEY", "SESSION_JWT", "TOTP_SEED",
 		// It locates a store of secrets, like PGPASSFILE.
 		"PASSWORD_STORE_DIR",
+		// Git configuration through the environment goes as a whole.
+		"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_CONFIG_PARAMETERS",
 	}
 	kept := []string{
 		"PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "GOPATH", "PWD", "OLDPWD", "pwd", "EDITOR", "LC_ALL",
