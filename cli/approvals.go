@@ -44,6 +44,9 @@ to the database.`,
 				if err != nil {
 					return err
 				}
+				if e.asJSON {
+					return writeApprovalsJSON(e.stdout, as)
+				}
 				if len(as) == 0 {
 					fmt.Fprintln(e.stdout, "no pending approvals")
 					return nil
@@ -51,12 +54,16 @@ to the database.`,
 				for _, a := range as {
 					fmt.Fprintf(e.stdout, "%s  %-8s tier %d  %s  (%s)\n", a.ID, a.State, a.Decision.Tier,
 						oneLine(approval.Describe(&a.Request)), oneLine(a.Decision.Reason))
+					for _, d := range approvalDetails(&a.Request) {
+						fmt.Fprintf(e.stdout, "    %s\n", oneLine(d))
+					}
 				}
 				return nil
 			})
 		},
 	}
 	list.Flags().BoolVar(&all, "all", false, "list answered and expired approvals too")
+	list.Flags().BoolVar(&e.asJSON, "json", false, "one JSON object per approval, one per line")
 	var (
 		answer string
 		host   bool
@@ -96,7 +103,7 @@ to the database.`,
 and read the answer from the terminal:
   [y] approve once  [n] deny  [a] always  [s] session  [v] view the content
 and, for a shell command, [h] run it once on the host, outside the sandbox,
-followed by Enter. It needs a terminal: an answer piped in is not a human's.`,
+without Enter. It needs a terminal: an answer piped in is not a human's.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			tty, err := openTerminal()
@@ -105,6 +112,7 @@ followed by Enter. It needs a terminal: an answer piped in is not a human's.`,
 					WithHint("run it in an interactive terminal, or answer with `warden approvals approve|deny ID`")
 			}
 			defer tty.Close()
+			defer keyAtATime(tty)()
 			return e.withApprover(c.Context(), func(ap app.Approver) error {
 				return watchApprovals(c.Context(), ap, tty, tty)
 			})
@@ -183,14 +191,25 @@ func askOne(ctx context.Context, ap app.Approver, a warden.Approval, r *bufio.Re
 	if onHost {
 		keys = strings.Replace(keys, "  [v] view", "  [h] run on host  [v] view", 1)
 	}
+	prompt := true
 	for {
-		fmt.Fprintf(out, "%s > ", keys)
-		line, err := r.ReadString('\n')
-		if err != nil && line == "" {
+		if prompt {
+			fmt.Fprintf(out, "%s > ", keys)
+		}
+		prompt = true
+		key, _, err := r.ReadRune() // one key: the terminal is in cbreak mode
+		if err != nil {
 			return err
 		}
 		var ans warden.Answer
-		switch strings.ToLower(strings.TrimSpace(line)) {
+		switch k := strings.ToLower(string(key)); k {
+		case "\n", "\r", " ":
+			prompt = false // the Enter of a line-mode answer, or a stray space
+			continue
+		case "y", "n", "a", "s", "h", "v":
+			fmt.Fprintln(out, k) // the key, echoed
+		}
+		switch strings.ToLower(string(key)) {
 		case "y":
 			ans = warden.AnswerOnce
 		case "n":
@@ -207,8 +226,9 @@ func askOne(ctx context.Context, ap app.Approver, a warden.Approval, r *bufio.Re
 			ans = warden.AnswerHost
 		case "v":
 			fmt.Fprintln(out, terminalText(approval.Content(&a), true))
-			continue
-		case "":
+			if d := writeDiff(&a.Request); d != "" {
+				fmt.Fprint(out, "the change:\n"+terminalText(d, true))
+			}
 			continue
 		default:
 			if onHost {
@@ -247,7 +267,12 @@ func box(a warden.Approval) string {
 		"action:   " + a.Request.Capability + " " + a.Request.Action,
 		"resource: " + oneLine(res),
 		"reason:   " + oneLine(a.Decision.Reason),
-		"size:     " + size,
+	}
+	for _, d := range approvalDetails(&a.Request) {
+		lines = append(lines, oneLine(d))
+	}
+	if a.Request.Capability != "filesystem" || a.Request.Params["bytes"] == nil {
+		lines = append(lines, "size:     "+size)
 	}
 	if a.Request.Session != "" {
 		lines = append(lines, "session:  "+a.Request.Session)

@@ -27,8 +27,9 @@ func checkCmd(e *env) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "check [CAPABILITY ACTION [RESOURCE]]",
-		Short: "Decide one request and print the decision as JSON",
-		Long: `Decide one request and print the decision as one JSON object on stdout.
+		Short: "Decide one request and print the decision (JSON when piped)",
+		Long: `Decide one request and print the decision as one JSON object on stdout;
+at a terminal, a short summary for a person (--json: JSON there too).
 
 With no arguments, the request is read as JSON from stdin, e.g.
   {"capability":"tool","action":"call","resource":"get_price","autonomous":true}
@@ -97,6 +98,7 @@ stdout and the caller must treat the request as denied.`,
 	f.StringVar(&req.Session, "session", "", "session id")
 	f.StringVar(&req.Context, "context", "", "why the agent wants this")
 	f.StringVar(&req.Cwd, "cwd", "", "working directory the request is relative to (default: the current directory)")
+	f.BoolVar(&e.asJSON, "json", false, "print the decision as JSON at a terminal too (it always is when piped)")
 	f.BoolVar(&exitCode, "exit-code", false, "encode the verdict in the exit status: 0 allow, 2 deny, 3 ask, 4 sandbox")
 	f.BoolVar(&remote, "remote", false, "ask the running daemon (warden serve) instead of deciding in this process")
 	f.BoolVar(&wait, "wait", false, "when the answer is ask, open an approval and wait for a human's answer; print the decision it ends in")
@@ -130,9 +132,19 @@ func (e *env) checkRemote(c *cobra.Command, r *warden.Request, wait, exitCode bo
 	return e.printDecision(d, exitCode)
 }
 
-// printDecision writes d as one JSON line; with exitCode the verdict also
-// becomes the exit status.
+// printDecision writes d as one JSON line, or for a person at a terminal
+// (without --json) a short summary; with exitCode the verdict also becomes
+// the exit status.
 func (e *env) printDecision(d warden.Decision, exitCode bool) error {
+	if e.forPeople(e.asJSON) {
+		if exitCode {
+			e.status = verdictStatus(d.Verdict)
+		}
+		if err := writeDecision(e.stdout, d, colour()); err != nil {
+			return warden.Errorf(warden.EUnavailable, "write decision").Wrap(err)
+		}
+		return nil
+	}
 	out, err := json.Marshal(d)
 	if err != nil {
 		return warden.Errorf(warden.EInternal, "encode decision").Wrap(err)

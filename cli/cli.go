@@ -39,6 +39,8 @@ type env struct {
 	environ    []string
 	supervises string
 	fallback   string
+	// asJSON is a command's --json: JSON for a person at a terminal too.
+	asJSON bool
 	// shared, when set, is the opened home a command uses instead of
 	// opening its own (the supervisor's); it is not closed by the command.
 	shared *app.App

@@ -29,6 +29,9 @@ func configCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if e.asJSON {
+					return writeConfigJSON(e.stdout, l.List())
+				}
 				for _, kv := range l.List() {
 					fmt.Fprintf(e.stdout, "%s = %s\n", kv.Key, config.FormatValue(kv.Value))
 				}
@@ -106,6 +109,9 @@ func configCmd(e *env) *cobra.Command {
 			},
 		},
 	)
+	if list, _, err := c.Find([]string{"list"}); err == nil && list != c {
+		list.Flags().BoolVar(&e.asJSON, "json", false, "one JSON object of every key and its value, in file order")
+	}
 	return c
 }
 

@@ -63,7 +63,9 @@ names, signing.passphraseFile / signing.passphraseEnv, or the terminal
 					return warden.Errorf(warden.EInvalid, "cannot read the key file %s", importKey).Wrap(err)
 				}
 				defer clear(raw)
+				stop := e.spinner("encrypting the key (scrypt, about a second)")
 				addr, path, err = keystore.ImportPrivateKey(dir, raw, pass, keystore.Standard)
+				stop()
 				if err != nil {
 					return err
 				}
@@ -77,12 +79,16 @@ names, signing.passphraseFile / signing.passphraseEnv, or the terminal
 					return err
 				}
 				defer clear(old)
+				stop := e.spinner("decrypting and re-encrypting the key (scrypt, a few seconds)")
 				addr, path, err = keystore.ImportFile(dir, js, old, pass, keystore.Standard)
+				stop()
 				if err != nil {
 					return err
 				}
 			default:
+				stop := e.spinner("making and encrypting a new key (scrypt, about a second)")
 				addr, path, err = keystore.Create(dir, pass, keystore.Standard)
+				stop()
 				if err != nil {
 					return err
 				}

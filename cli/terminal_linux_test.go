@@ -205,7 +205,9 @@ func TestApprovalsWatchAtATerminal(t *testing.T) {
 	tm.send("v")
 	at = tm.expect(at, `"path": "notes␣2J.txt"`)
 	at = tm.expect(at, "[v] view > ")
-	tm.send("y")
+	if _, err := tm.ptm.Write([]byte("y")); err != nil { // one key, no Enter
+		t.Fatal(err)
+	}
 	at = tm.expect(at, ": approved")
 
 	at = tm.expect(at, "resource: transfer_token")

@@ -54,7 +54,13 @@ nothing could be decided or the backend failed.`,
 			}
 			ex, err := t.Execute(c.Context(), r, finance.DecideOptions{DryRun: dryRun, Wait: wait})
 			if ex.Decision.TraceID != "" {
-				if perr := e.printJSON(ex); perr != nil {
+				perr := error(nil)
+				if e.forPeople(e.asJSON) {
+					perr = writeTrade(e.stdout, ex, colour())
+				} else {
+					perr = e.printJSON(ex)
+				}
+				if perr != nil {
 					return perr
 				}
 				e.status = verdictStatus(ex.Decision.Verdict)
@@ -71,13 +77,14 @@ nothing could be decided or the backend failed.`,
 	f.StringVar(&req.Context, "context", "", "why the agent wants this")
 	f.BoolVar(&dryRun, "dry-run", false, "decide and record, but reserve and execute nothing")
 	f.BoolVar(&wait, "wait", false, "when the answer is ask, open an approval and wait for a human's answer")
+	f.BoolVar(&e.asJSON, "json", false, "print JSON at a terminal too (it always is when piped)")
 	return c
 }
 
 func portfolioCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "portfolio",
-		Short: "Print the trading backend's portfolio and exposure as JSON",
+		Short: "Print the trading backend's portfolio and exposure (JSON when piped or with --json)",
 		Args:  rangeArgs(0, 0, "no arguments"),
 		RunE: e.withApp(func(c *cobra.Command, a *app.App, _ []string) error {
 			b, err := a.Backend()
@@ -88,6 +95,9 @@ func portfolioCmd(e *env) *cobra.Command {
 			if err != nil {
 				return warden.Errorf(warden.EUnavailable, "the %s backend could not report the portfolio", b.Name()).Wrap(err)
 			}
+			if e.forPeople(e.asJSON) {
+				return writePortfolio(e.stdout, b.Name(), &p)
+			}
 			return e.printJSON(struct {
 				Backend  string             `json:"backend"`
 				Value    warden.USD         `json:"value_usd"`
@@ -97,4 +107,6 @@ func portfolioCmd(e *env) *cobra.Command {
 			}{b.Name(), p.ValueUSD(), p.Exposure(), p.Holdings, p.Positions})
 		}),
 	}
+	c.Flags().BoolVar(&e.asJSON, "json", false, "print JSON at a terminal too (it always is when piped)")
+	return c
 }
