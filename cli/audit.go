@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -364,10 +365,24 @@ func auditEventsCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			evs, err := s.Events(c.Context(), warden.EventFilter{Since: t, Type: typ, MinSeverity: warden.Severity(severity), Limit: limit})
+			if limit < 0 {
+				return usageError(c, "--limit must be 0 (every event) or more")
+			}
+			ask := limit
+			if limit > 0 {
+				ask = limit + 1 // one more, to know whether the list is cut
+			}
+			evs, err := s.Events(c.Context(), warden.EventFilter{Since: t, Type: typ, MinSeverity: warden.Severity(severity), Limit: ask})
 			if err != nil {
 				return warden.Errorf(warden.EUnavailable, "read security events").Wrap(err)
 			}
+			if limit > 0 && len(evs) > limit {
+				evs = evs[len(evs)-limit:] // the newest limit, in log order
+				fmt.Fprintf(e.stderr, "warden: showing the newest %d events; older ones match too (raise --limit, 0 for all, or narrow with --since, --type or --severity)\n", limit)
+			}
+			// By time: a spooled event enters the log when the spool is
+			// drained, after events recorded later.
+			slices.SortStableFunc(evs, func(a, b warden.SecurityEvent) int { return a.CreatedAt.Compare(b.CreatedAt) })
 			if asJSON {
 				return writeJSONLines(e.stdout, evs)
 			}
@@ -382,7 +397,7 @@ func auditEventsCmd(e *env) *cobra.Command {
 	c.Flags().StringVar(&since, "since", "", "only events at or after this time")
 	c.Flags().StringVar(&typ, "type", "", "only this event type, e.g. kill_switch_on, config_invalid")
 	c.Flags().StringVar(&severity, "severity", "", "only this severity or worse")
-	c.Flags().IntVar(&limit, "limit", 50, "at most this many events, the newest")
+	c.Flags().IntVar(&limit, "limit", 50, "at most this many events, the newest (0: all); stderr says when there are more")
 	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per event")
 	return c
 }
