@@ -18,7 +18,9 @@ const (
 	exitDeny    = 2
 	exitAsk     = 3
 	exitSandbox = 4
-	exitBroken  = 2 // audit verify: the chain is broken
+	// exitInjection is `warden scan` flagging its input as an injection.
+	exitInjection = 3
+	exitBroken    = 2 // audit verify: the chain is broken
 	// exitUnknownCommand is a command line naming no command warden has (a
 	// mistyped one), as shells and most tools report a misused command.
 	exitUnknownCommand = 2
