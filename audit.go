@@ -92,6 +92,11 @@ const (
 	// the host, unconfined. It names the command, who answered and through
 	// which channel.
 	EventHostEscalation = "host_escalation"
+	// EventApprovedRun (info) records that a contained command ran on the
+	// approval a hook had just used for the same command: the human's one
+	// answer covers the hook's decision and the sandboxed run it rewrote
+	// the command into.
+	EventApprovedRun = "approved_run"
 	// EventHostApproved, EventHostRanDenied and EventHostRanUndecided come
 	// from a host that reports a call after it ran (Claude Code's
 	// PostToolUse), under the trace id of the call's decision: the user

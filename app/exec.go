@@ -20,6 +20,7 @@ import (
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/redact"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -44,6 +45,11 @@ type ExecRequest struct {
 	// ask then runs, in the workspace profile, recorded as host_approved.
 	// A deny still refuses.
 	HostApproved bool
+	// Approval is the approval a hook's decision of this very command was
+	// granted by (a once grant it used up): an ask then runs, when that
+	// approval is approved and bound to the same input and session, without
+	// a second approval. Anything else decides as usual.
+	Approval string
 	// Env is the command's environment before the sandbox scrubs it; nil
 	// is this process's own.
 	Env    []string
@@ -199,9 +205,29 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 	req := r.Base
 	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
 	req.Resource = commandLine(r.Args)
-	d, err := decideWith(ctx, a.execGate(r.Override.AllowDomains), &req, r.Wait)
+	g := a.execGate(r.Override.AllowDomains)
+	wait := r.Wait
+	if r.Approval != "" {
+		wait = nil // no new approval unless the hook's does not cover the run
+	}
+	d, err := decideWith(ctx, g, &req, wait)
 	if err != nil {
 		return req, d, dir, err
+	}
+	if d.Verdict == warden.Ask && r.Approval != "" {
+		covered, err := a.approvedRun(ctx, &req, r.Approval)
+		if err != nil {
+			return req, d, dir, err
+		}
+		if covered {
+			return req, d, dir, nil
+		}
+		if r.Wait != nil {
+			req.TraceID = "" // a decision of its own, which opens an approval
+			if d, err = decideWith(ctx, g, &req, r.Wait); err != nil {
+				return req, d, dir, err
+			}
+		}
 	}
 	if d.Verdict == warden.Ask && r.HostApproved {
 		if err := a.hostApproved(ctx, &req); err != nil {
@@ -213,6 +239,40 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 		return req, d, dir, &Refused{Decision: d}
 	}
 	return req, d, dir, nil
+}
+
+// approvedRunWindow bounds how long after a human's answer the run a hook
+// rewrote the approved command into may rely on it.
+const approvedRunWindow = time.Hour
+
+// approvedRun reports whether approval id, which a hook's decision of this
+// very command used, covers req's run: approved (not on the host, which
+// runs unwrapped), for the same shell command in the same directory and
+// session, answered within approvedRunWindow. The command is compared, not
+// the whole input hash: a host's tool call carries presentation (Claude
+// Code's description and timeout) that the run it became does not. The
+// approval's request is stored redacted, and so is the command compared
+// with it. It records that the run relies on it.
+func (a *App) approvedRun(ctx context.Context, req *warden.Request, id string) (bool, error) {
+	ap, err := a.Store.GetApproval(ctx, id)
+	if warden.ErrorCodeOf(err) == warden.ENotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, warden.Errorf(warden.EUnavailable, "could not read approval %s, so the command is refused", id).Wrap(err)
+	}
+	switch {
+	case ap.State != warden.ApprovalApproved, ap.Answer == warden.AnswerHost,
+		ap.Request.Capability != warden.CapShell, ap.Request.Action != "exec",
+		ap.Request.Resource != redact.String(req.Resource), ap.Request.Cwd != req.Cwd,
+		ap.Request.Session != req.Session, a.Now().Sub(ap.AnsweredAt) > approvedRunWindow:
+		return false, nil
+	}
+	b, _ := json.Marshal(map[string]string{"approval": id, "session": req.Session, "command": req.Resource})
+	ev := &warden.SecurityEvent{
+		ID: NewID(), TraceID: req.TraceID, CreatedAt: a.Now(), Type: warden.EventApprovedRun, Severity: warden.SevInfo,
+	}
+	return true, appendEvent(ctx, a.Store, ev, "approval "+id+", which the hook used for this command, covers its run in the sandbox", b)
 }
 
 // hostApproved records that the agent host's user approved req at the

@@ -26,6 +26,7 @@ func execCmd(e *env) *cobra.Command {
 		profile      string
 		noWait       bool
 		hostApproved bool
+		approvalID   string
 		base         warden.Request
 		o            app.ExecOverride
 		sizes        = map[string]*string{}
@@ -67,7 +68,7 @@ With --no-wait an ask exits 126 at once.`,
 				wait = e.askWait("exec")
 			}
 			res, err := a.Exec(c.Context(), app.ExecRequest{
-				Args: args, Dir: e.dir, Env: e.environ, Profile: profile, Override: o, Base: base, Wait: wait, HostApproved: hostApproved,
+				Args: args, Dir: e.dir, Env: e.environ, Profile: profile, Override: o, Base: base, Wait: wait, HostApproved: hostApproved, Approval: approvalID,
 				Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 			})
 			if e.supervises != "" && errors.Is(err, sandbox.ErrSelfRestart) {
@@ -88,6 +89,10 @@ With --no-wait an ask exits 126 at once.`,
 	// is masked.
 	f.BoolVar(&hostApproved, "host-approved", false, "the agent host's user approved this command at the host's prompt")
 	_ = f.MarkHidden("host-approved")
+	// Only a hook writes this too: the approval its decision of the command
+	// used, which then covers the run it rewrote the command into.
+	f.StringVar(&approvalID, "approval", "", "the approval a hook's decision of this command used")
+	_ = f.MarkHidden("approval")
 	addOverrideFlags(f, &o, sizes)
 	addRequesterFlags(f, &base)
 	return c

@@ -16,6 +16,10 @@ const (
 	ProfileHost = warden.SandboxHost
 )
 
+// ruleOnceGrant is the rule of a decision an approve-once grant settled
+// (gate's "grant." + warden.GrantOnce).
+const ruleOnceGrant = "grant.once"
+
 // placement is where a shell call the gate allowed or sandboxed runs.
 type placement int
 
@@ -53,7 +57,13 @@ func contain(dec warden.Decision, call toolCall, runner FindRunner) (placement, 
 		}
 	}
 	cmd, _, _ := call.input.str("command")
-	wrapped, err := sandboxCommand(r, dec, call.req, cmd)
+	var flags []string
+	if dec.Rule == ruleOnceGrant && dec.ApprovalID != "" {
+		// The once grant is used up by this decision: the approval covers
+		// the run too, rather than warden exec asking a second time.
+		flags = append(flags, "--approval", dec.ApprovalID)
+	}
+	wrapped, err := sandboxCommand(r, dec, call.req, cmd, flags...)
 	if err != nil {
 		return placeAsk, nil, err
 	}
