@@ -125,9 +125,24 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
 	var res sandbox.Result
 	var runErr error
-	if world, ok := a.sessionWorld(name, dir, spec, &req, r.Override); ok {
+	world, inWorld := a.sessionWorld(name, dir, spec, &req, r.Override)
+	if inWorld {
 		spec.Session = req.Session
 		res, runErr = a.runInWorld(ctx, world, name, spec, cmd)
+		if errors.Is(runErr, errNoWorld) {
+			// No world can start here (inside another sandbox that refuses
+			// namespaces or Unix sockets: Codex's workspace-write): the
+			// command runs in a sandbox of its own, as a one-shot run.
+			a.noWorldHere(world)
+			if spec, err = a.sandboxSpec(name, dir, r.Override, &req, r.Wait); err == nil {
+				if c, ok := spec.Egress.(io.Closer); ok {
+					defer c.Close()
+				}
+				res, runErr = eng.Run(ctx, spec, cmd)
+			} else {
+				runErr = err
+			}
+		}
 	} else {
 		res, runErr = eng.Run(ctx, spec, cmd)
 	}

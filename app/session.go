@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -108,7 +109,8 @@ func (a *App) sessionWorld(profile, dir string, spec sandbox.Spec, req *warden.R
 		dir = spec.Project // the work tree: its subdirectories share one world
 	}
 	sum := sha256.Sum256([]byte(req.Session + "\x00" + dir + "\x00" + profile))
-	return "session-" + hex.EncodeToString(sum[:10]), true
+	world := "session-" + hex.EncodeToString(sum[:10])
+	return world, !a.worldUnavailable(world)
 }
 
 // runInWorld runs cmd in the session's sandbox world, starting it (or
@@ -137,6 +139,9 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	key := profile + "@" + hex.EncodeToString(sum[:6])
 	mgr := a.Sandboxes()
 	info, started, err := mgr.Ensure(ctx, world, key, spec)
+	if err != nil && !errors.Is(err, sandbox.ErrSelfRestart) && ctx.Err() == nil {
+		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w (%w)", err, errNoWorld)
+	}
 	if err != nil {
 		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w", err)
 	}
@@ -148,6 +153,26 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 		res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool { return slices.Contains(info.Warnings, w) })
 	}
 	return res, err
+}
+
+// errNoWorld says a session's world could not start; the command then runs
+// in a one-shot sandbox.
+var errNoWorld = errors.New("no session sandbox can start here")
+
+// noWorldFor is how long, after a session's world could not start, its
+// commands run one-shot without trying again.
+const noWorldFor = 10 * time.Minute
+
+// noWorldHere remembers that world could not start (a marker beside its run
+// directory), so that the session's next commands do not try again.
+func (a *App) noWorldHere(world string) {
+	_ = os.WriteFile(filepath.Join(a.Home.Abs(), RunDir, world+".unavailable"), nil, 0o600)
+}
+
+// worldUnavailable reports whether world could not start within noWorldFor.
+func (a *App) worldUnavailable(world string) bool {
+	st, err := os.Stat(filepath.Join(a.Home.Abs(), RunDir, world+".unavailable"))
+	return err == nil && a.Now().Sub(st.ModTime()) < noWorldFor
 }
 
 // worldEgress is the egress proxy of a session's sandbox world, built in
