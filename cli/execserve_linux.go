@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/internal/execwire"
+	"github.com/agentwarden/warden/sandbox"
 )
 
 // serveExecs serves warden-exec on session's socket until ctx ends: each
@@ -209,7 +209,7 @@ func readExecRequest(c *net.UnixConn, home app.Home, session string) (req execwi
 	if err != nil {
 		return req, nil, "unreadable request"
 	}
-	files = passedFiles(oob[:oobn])
+	files = sandbox.PassedFiles(oob[:oobn])
 	if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 {
 		return req, files, "the request is too large"
 	}
@@ -274,23 +274,4 @@ func peerUID(c *net.UnixConn) (int, bool) {
 		return 0, false
 	}
 	return int(cred.Uid), true
-}
-
-func passedFiles(oob []byte) []*os.File {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return nil
-	}
-	var files []*os.File
-	for _, m := range msgs {
-		fds, err := unix.ParseUnixRights(&m)
-		if err != nil {
-			continue
-		}
-		for _, fd := range fds {
-			syscall.CloseOnExec(fd)
-			files = append(files, os.NewFile(uintptr(fd), "passed"))
-		}
-	}
-	return files
 }

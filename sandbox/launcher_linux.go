@@ -118,7 +118,7 @@ func runLauncher() {
 		if err != nil || n == 0 {
 			os.Exit(0) // the init hung up
 		}
-		files := receivedFiles(oob[:oobn])
+		files := PassedFiles(oob[:oobn])
 		launch(buf[:n], files)
 	}
 }

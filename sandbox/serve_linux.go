@@ -82,7 +82,7 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher) {
 	if err != nil {
 		return
 	}
-	files := receivedFiles(oob[:oobn])
+	files := PassedFiles(oob[:oobn])
 	defer func() {
 		for _, f := range files {
 			f.Close()
@@ -111,7 +111,9 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher) {
 	_, _ = c.Write(b)
 }
 
-func receivedFiles(oob []byte) []*os.File {
+// PassedFiles returns the descriptors a Unix socket message passed
+// (SCM_RIGHTS in oob), close-on-exec, as files.
+func PassedFiles(oob []byte) []*os.File {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
 		return nil
