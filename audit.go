@@ -97,6 +97,11 @@ const (
 	// answer covers the hook's decision and the sandboxed run it rewrote
 	// the command into.
 	EventApprovedRun = "approved_run"
+	// EventInjectionFound (warn) records a tool output the injection
+	// scanner flagged, after the call ran: the host, session and tool, the
+	// score, the categories and the flagged text (redacted). The model was
+	// warned that it is data, not instructions.
+	EventInjectionFound = "injection_found"
 	// EventHostApproved, EventHostRanDenied and EventHostRanUndecided come
 	// from a host that reports a call after it ran (Claude Code's
 	// PostToolUse), under the trace id of the call's decision: the user

@@ -55,6 +55,14 @@ func (g hookGate) CheckOpen(ctx context.Context, req *warden.Request, channel st
 
 func (g hookGate) Ran(ctx context.Context, c hook.RanCall) error { return recordRan(ctx, g.Store, c) }
 
+// Injection records a prompt injection the hook found in a tool's output.
+func (g hookGate) Injection(ctx context.Context, f hook.InjectionFinding) error {
+	b, _ := json.Marshal(map[string]any{"host": f.Host, "session": f.Session, "tool": f.Tool, "tool_use_id": f.ToolUseID,
+		"score": f.Score, "categories": f.Categories, "excerpt": f.Excerpt})
+	ev := &warden.SecurityEvent{ID: NewID(), TraceID: f.TraceID, CreatedAt: g.app.Now(), Type: warden.EventInjectionFound, Severity: warden.SevWarn}
+	return appendEvent(ctx, g.Store, ev, fmt.Sprintf("a prompt injection in the output of %s (score %.2f)", f.Tool, f.Score), b)
+}
+
 func (g hookGate) EndSession(ctx context.Context, session string) error {
 	return g.app.EndSession(ctx, session)
 }

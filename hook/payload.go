@@ -86,6 +86,8 @@ type basePayload struct {
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 	ToolUseID     string          `json:"tool_use_id"`
+	// ToolResponse is what the tool returned (PostToolUse, AfterTool).
+	ToolResponse json.RawMessage `json:"tool_response"`
 }
 
 // traceSpace is the UUID namespace of trace ids derived from a host's call id.
