@@ -32,7 +32,8 @@ var settings = map[string]hostSettings{
 	"claude": {dir: ".claude", file: "settings.json", events: []string{"PreToolUse", "PostToolUse", "SessionEnd"}, nested: true, matcher: "*", entry: commandEntry},
 	// Codex matches tool names like Claude Code; with no matcher every tool is sent.
 	"codex": {dir: ".codex", file: "hooks.json", events: []string{"PreToolUse"}, nested: true, entry: commandEntry},
-	"gemini": {dir: ".gemini", file: "settings.json", events: []string{"BeforeTool"}, nested: true, matcher: ".*",
+	// AfterTool hands each tool's output to the injection scanner.
+	"gemini": {dir: ".gemini", file: "settings.json", events: []string{"BeforeTool", "AfterTool"}, nested: true, matcher: ".*",
 		entry: func(command string) *ordered {
 			e := newOrdered()
 			e.set("name", json.RawMessage(`"warden"`))

@@ -39,7 +39,7 @@ func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	switch p.HookEventName {
 	case "BeforeTool":
 	case "AfterTool":
-		return response{stdout: []byte("{}"), status: statusOK}, nil
+		return scannedAnswer(ctx, d, geminiHost, "AfterTool", &p, ""), nil
 	default:
 		return response{}, unknownEvent(geminiHost, p.HookEventName)
 	}

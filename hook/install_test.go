@@ -84,6 +84,19 @@ var freshWant = map[string]string{
           }
         ]
       }
+    ],
+    "AfterTool": [
+      {
+        "matcher": ".*",
+        "hooks": [
+          {
+            "name": "warden",
+            "type": "command",
+            "command": "/usr/local/bin/warden hook gemini",
+            "timeout": 60000
+          }
+        ]
+      }
     ]
   }
 }
