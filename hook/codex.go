@@ -25,7 +25,7 @@ func (codex) handle(ctx context.Context, payload []byte, d Decider, runner FindR
 	switch p.HookEventName {
 	case "PreToolUse":
 	case "PostToolUse":
-		return response{status: statusOK}, nil
+		return scannedAnswer(ctx, d, codexHost, "PostToolUse", &p, ""), nil
 	default:
 		return response{}, unknownEvent(codexHost, p.HookEventName)
 	}

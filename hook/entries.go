@@ -31,7 +31,7 @@ var settings = map[string]hostSettings{
 	// SessionEnd lets the session's sandbox world and /tmp go.
 	"claude": {dir: ".claude", file: "settings.json", events: []string{"PreToolUse", "PostToolUse", "SessionEnd"}, nested: true, matcher: "*", entry: commandEntry},
 	// Codex matches tool names like Claude Code; with no matcher every tool is sent.
-	"codex": {dir: ".codex", file: "hooks.json", events: []string{"PreToolUse"}, nested: true, entry: commandEntry},
+	"codex": {dir: ".codex", file: "hooks.json", events: []string{"PreToolUse", "PostToolUse"}, nested: true, entry: commandEntry},
 	// AfterTool hands each tool's output to the injection scanner.
 	"gemini": {dir: ".gemini", file: "settings.json", events: []string{"BeforeTool", "AfterTool"}, nested: true, matcher: ".*",
 		entry: func(command string) *ordered {

@@ -66,6 +66,16 @@ var freshWant = map[string]string{
           }
         ]
       }
+    ],
+    "PostToolUse": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/warden hook codex"
+          }
+        ]
+      }
     ]
   }
 }
