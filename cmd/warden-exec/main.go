@@ -40,14 +40,19 @@ func main() {
 		os.Exit(2)
 	}
 	wardenPath, args := resolve(os.Args[1]), os.Args[2:]
+	home, _, isHook := execwire.HookTarget(args, os.Environ())
+	// A hook (any `warden hook` command line, served here or not) that
+	// cannot reach warden blocks the call: every host lets a call through
+	// on any other failure status.
+	failed := 127
+	if isHook || args[0] == "hook" || len(args) > 2 && args[2] == "hook" {
+		failed = exitHookBlocked
+	}
 	if wardenPath == "" {
 		fmt.Fprintf(os.Stderr, "warden-exec: %s is not on $PATH; install warden with `make install` or put its directory on $PATH\n", os.Args[1])
-		if _, _, ok := execwire.HookTarget(args, os.Environ()); ok {
-			os.Exit(exitHookBlocked)
-		}
-		os.Exit(127)
+		os.Exit(failed)
 	}
-	if home, _, ok := execwire.HookTarget(args, os.Environ()); ok {
+	if isHook {
 		payload, err := io.ReadAll(os.Stdin)
 		if err == nil {
 			if session, ok := execwire.HookSession(payload); ok {
@@ -68,7 +73,10 @@ func main() {
 	}
 	err := syscall.Exec(wardenPath, append([]string{wardenPath}, args...), os.Environ())
 	fmt.Fprintf(os.Stderr, "warden-exec: cannot start %s: %v\n", wardenPath, err)
-	os.Exit(126)
+	if failed != exitHookBlocked {
+		failed = 126
+	}
+	os.Exit(failed)
 }
 
 // throughSupervisor runs the command line through the session's
