@@ -39,7 +39,10 @@ func serveExecs(ctx context.Context, home app.Home, world, session string) {
 	defer wg.Wait()
 	stop := context.AfterFunc(ctx, func() { l.Close() })
 	defer stop()
-	defer removeIfOurs(path, l)
+	var mine unix.Stat_t
+	if err := unix.Stat(path, &mine); err == nil {
+		defer removeIfOurs(path, mine)
+	}
 	for {
 		c, err := l.AcceptUnix()
 		if err != nil {
@@ -77,18 +80,12 @@ func listenExecs(path string) (*net.UnixListener, error) {
 	return l, nil
 }
 
-// removeIfOurs removes the socket at path when it is still l's.
-func removeIfOurs(path string, l *net.UnixListener) {
-	f, err := l.File()
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	var mine, there unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &mine) != nil || unix.Stat(path, &there) != nil {
-		return
-	}
-	if mine.Ino == there.Ino && mine.Dev == there.Dev {
+// removeIfOurs removes the socket at path when it is still the one this
+// server made (mine, its identity when it was made): another supervisor
+// may have replaced it since.
+func removeIfOurs(path string, mine unix.Stat_t) {
+	var there unix.Stat_t
+	if unix.Stat(path, &there) == nil && mine.Ino == there.Ino && mine.Dev == there.Dev {
 		_ = os.Remove(path)
 	}
 }

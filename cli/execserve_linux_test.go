@@ -273,5 +273,8 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+		if _, err := os.Stat(execwire.SocketPath(home, "s1")); err == nil {
+			t.Error("the stopped supervisor left its socket file behind")
+		}
 	})
 }
