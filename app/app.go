@@ -186,7 +186,7 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, store *sql
 			safety.TierGate{Autopilot: p.Safety.Autopilot},
 		),
 		Capabilities: map[string][]warden.Stage{
-			warden.CapTool:       {tools.Stage{Autopilot: p.Safety.Autopilot}},
+			warden.CapTool:       {tools.Stage{Autopilot: p.Safety.Autopilot, Denied: p.Tools.Denied}},
 			warden.CapShell:      {shellguard.Stage{Policy: ShellPolicy(p, shellPaths(files, filesErr)), Project: projectLayer}},
 			warden.CapFilesystem: {fsguard.Stage{Guard: files, Err: filesErr}},
 			warden.CapNetwork:    {netStage(p, now)},

@@ -54,6 +54,10 @@ tools:
     - tool: swap_token
       max_amount_usd: 100
       tier: 2
+  # Tools whose calls are always denied, by name or pattern (* and ? are
+  # wildcards); the MCP proxy (warden mcp) also hides them from the agent.
+  # MCP tools are named mcp__SERVER__TOOL. Default [].
+  denied: []
 
 shell:
   # Allow project task runners (make, npm run, go test, cargo build, pytest,

@@ -98,6 +98,7 @@ func TestList(t *testing.T) {
 		"tools.tiers.swap_token", "tools.tiers.transfer_token", "tools.tiers.unkill",
 		"tools.tiers.web_search", "tools.tiers.write_file",
 		"tools.overrides",
+		"tools.denied",
 		"shell.allow_task_runners",
 		"shell.safe",
 		"shell.suspicious",

@@ -53,6 +53,9 @@ type Tools struct {
 	// Overrides are checked in order before Tiers; the first whose conditions
 	// all hold for a request decides that request's tier.
 	Overrides []TierOverride
+	// Denied are tool names or path.Match patterns whose calls are always
+	// denied, whatever their tier; nil denies none.
+	Denied []string
 }
 
 // TierOverride gives Tool a different tier when every condition that is set

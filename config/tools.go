@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"path"
 	"slices"
 
 	"github.com/agentwarden/warden"
@@ -17,6 +18,10 @@ type toolsFile struct {
 	// default tier, and a default tool left out keeps its default tier.
 	Tiers     map[string]int `yaml:"tiers" want:"a mapping of tool names to tiers (1-4)" elem:"a tier: 1, 2, 3 or 4"`
 	Overrides []overrideFile `yaml:"overrides" want:"a list of overrides ({tool: NAME, tier: N, …})" elem:"an override ({tool: NAME, tier: N, …})"`
+	// Denied are tool names, or patterns (* matches any run of characters,
+	// ? one), whose calls are always denied; the MCP proxy also hides them
+	// from the tools it lists.
+	Denied []string `yaml:"denied" want:"a list of tool names or patterns (e.g. mcp__github__delete_*)" elem:"a tool name or pattern"`
 }
 
 // overrideFile is one entry of tools.overrides.
@@ -53,10 +58,17 @@ func toolsDefaults() *toolsFile {
 		Overrides: []overrideFile{
 			{Tool: "swap_token", MaxAmountUSD: &smallSwap, Tier: 2}, // small swaps are tier 2
 		},
+		Denied: []string{},
 	}
 }
 
 func checkTools(f *toolsFile, c *checker) {
+	for i, d := range f.Denied {
+		c.checkName(d, "tool name or pattern", "denied", i)
+		if _, err := path.Match(d, ""); err != nil {
+			c.reportf([]any{"denied", i}, "%s is not a valid pattern (%v); want a tool name, with * and ? as wildcards", quote(d), err)
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(f.Tiers)) {
 		c.checkName(name, "tool name", "tiers", name)
 		c.checkTier(name, f.Tiers[name], "tiers", name)
@@ -91,6 +103,7 @@ func toolsToRuntime(f *toolsFile, p *Policy) {
 	t := Tools{
 		Tiers:     make(map[string]warden.Tier, len(f.Tiers)),
 		Overrides: make([]TierOverride, 0, len(f.Overrides)),
+		Denied:    append([]string{}, f.Denied...),
 	}
 	for name, tier := range f.Tiers {
 		t.Tiers[name] = warden.Tier(tier)

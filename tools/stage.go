@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"path"
 
 	"github.com/agentwarden/warden"
 )
@@ -16,6 +17,21 @@ const ActionCall = "call"
 // autopilot off.
 type Stage struct {
 	Autopilot bool
+	// Denied are tool names or path.Match patterns whose calls are denied
+	// whatever their tier (the policy's tools.denied).
+	Denied []string
+}
+
+// DeniedBy returns the first of patterns that names tool, and whether one
+// does. A malformed pattern (the policy check refuses them) matches
+// nothing.
+func DeniedBy(patterns []string, tool string) (string, bool) {
+	for _, p := range patterns {
+		if ok, err := path.Match(p, tool); ok && err == nil {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // Name implements warden.Stage.
@@ -29,6 +45,9 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	name := req.ToolName()
 	if name == "" {
 		return warden.Denyf("tools.no_name", "a tool call must name its tool"), nil
+	}
+	if p, ok := DeniedBy(s.Denied, name); ok {
+		return warden.Denyf("tools.denied", fmt.Sprintf("%s is denied by the policy (tools.denied: %s)", name, p)), nil
 	}
 	switch t := req.Tier.OrDefault(); t {
 	case warden.TierReadOnly:

@@ -124,3 +124,31 @@ func TestStage(t *testing.T) {
 		t.Errorf("a tool call without a name = %v, want deny", d.Verdict)
 	}
 }
+
+func TestStageDenied(t *testing.T) {
+	s := Stage{Autopilot: true, Denied: []string{"mcp__github__delete_*", "rm_all"}}
+	cases := []struct {
+		tool string
+		tier warden.Tier
+		want warden.Verdict
+	}{
+		{"mcp__github__delete_repo", 1, warden.Deny},
+		{"rm_all", 1, warden.Deny},
+		{"mcp__github__list_repos", 1, warden.Allow},
+		{"mcp__github__delete", 1, warden.Allow}, // the pattern needs the underscore
+		{"mcp__gitlab__delete_repo", 1, warden.Allow},
+	}
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			r := call(c.tool, nil)
+			r.Tier = c.tier
+			d, err := s.Check(context.Background(), r)
+			if err != nil || d.Verdict != c.want {
+				t.Fatalf("Check(%s) = %v (%s), %v; want %v", c.tool, d.Verdict, d.Rule, err, c.want)
+			}
+			if c.want == warden.Deny && d.Rule != "tools.denied" {
+				t.Errorf("Check(%s) rule = %s, want tools.denied", c.tool, d.Rule)
+			}
+		})
+	}
+}
