@@ -25,8 +25,9 @@ const (
 // durable (fdatasync'd) when AppendEvent returns nil, chained when the spool is
 // drained, which every read does first; until then ev.Seq, ev.PrevHash and
 // ev.Hash are zero. An event whose encoding is above the spool's 8 MiB record
-// limit is then refused. After an error nothing was stored and ev.Seq,
-// ev.PrevHash and ev.Hash are zero.
+// limit is then refused. Concurrent appends share a commit with each other
+// and with concurrent Records (group.go). After an error nothing was stored
+// and ev.Seq, ev.PrevHash and ev.Hash are zero.
 func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error {
 	if err := audit.NormalizeEvent(ev, s.now()); err != nil {
 		return &warden.Error{Code: warden.EInvalid, Message: "cannot append " + err.Error()}
@@ -48,9 +49,7 @@ func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error
 			return s.spoolEvent(ctx, ev)
 		}
 	}
-	err := s.write(ctx, func(w *conn) error { return insertEvent(w, ev) })
-	if err != nil {
-		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
+	if err := s.appendEventGrouped(ctx, ev); err != nil {
 		return fmt.Errorf("append security event %s: %w", ev.Type, err)
 	}
 	return nil

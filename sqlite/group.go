@@ -2,56 +2,115 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 
 	"github.com/agentwarden/warden"
 )
 
-// Group commit. In a long-lived process (the daemon serving many hooks),
-// concurrent Records without a debit share one transaction and one fsync: the
-// first caller to find no commit in flight becomes the leader and commits
-// everything queued, repeating while more arrives; the others wait for their
-// batch's result. A batch is all or nothing: if it fails, every entry in it
-// fails and nothing of it was stored, so no caller acknowledges a decision that
-// was lost. A lone caller pays exactly what a plain transaction costs.
+// Group commit. In a long-lived process (the daemon serving many hooks, the
+// egress proxy), concurrent Records without a debit and concurrent
+// AppendEvents share one transaction and one fdatasync: the first caller to
+// find no commit in flight becomes the leader and commits everything queued
+// (entries into the audit chain, events into the security-event chain, each in
+// the order queued). When more arrived meanwhile, it hands the lead to the
+// oldest of them and returns with its own result, so no caller waits for more
+// than the commit in flight and its own. A lone caller pays exactly what a
+// plain transaction costs.
+//
+// A batch is all or nothing. If it fails, each of its records is committed
+// again alone, so that one record that cannot be stored (an id already used)
+// fails only its own caller; what fails alone too was not stored, and its
+// caller gets the error: no caller acknowledges a record that was lost.
 
+// pendingEntry is one queued record: exactly one of e and ev is set.
 type pendingEntry struct {
 	e    *warden.AuditEntry
-	done chan error
+	ev   *warden.SecurityEvent
+	done chan error // the result; errLead first when this caller is to lead
 }
+
+// errLead tells a queued caller that it leads the next commit.
+var errLead = errors.New("sqlite: lead the next group commit")
 
 // recordGrouped appends e through the group committer.
 func (s *Store) recordGrouped(ctx context.Context, e *warden.AuditEntry) error {
-	p := &pendingEntry{e: e, done: make(chan error, 1)}
+	return s.commitGrouped(ctx, &pendingEntry{e: e, done: make(chan error, 1)})
+}
+
+// appendEventGrouped appends ev through the group committer.
+func (s *Store) appendEventGrouped(ctx context.Context, ev *warden.SecurityEvent) error {
+	return s.commitGrouped(ctx, &pendingEntry{ev: ev, done: make(chan error, 1)})
+}
+
+// commitGrouped queues p and waits for its result, leading a commit when
+// none is in flight or when the lead is handed to it.
+func (s *Store) commitGrouped(ctx context.Context, p *pendingEntry) error {
 	s.gmu.Lock()
 	s.queue = append(s.queue, p)
-	if s.committing {
-		s.gmu.Unlock()
-		return <-p.done
-	}
+	lead := !s.committing
 	s.committing = true
-	for len(s.queue) > 0 {
-		batch := s.queue
-		s.queue = nil
-		s.gmu.Unlock()
-		err := s.commitBatch(ctx, batch)
-		for _, q := range batch {
-			q.done <- err
-		}
-		s.gmu.Lock()
-	}
-	s.committing = false
 	s.gmu.Unlock()
+	if !lead {
+		err := <-p.done
+		if err != errLead {
+			return err
+		}
+	}
+	s.lead(ctx)
 	return <-p.done
 }
 
+// lead commits everything queued, which includes the leader's own record,
+// tells each caller its result, and hands the lead to the oldest caller
+// queued since, if any.
+func (s *Store) lead(ctx context.Context) {
+	s.gmu.Lock()
+	batch := s.queue
+	s.queue = nil
+	s.gmu.Unlock()
+	err := s.commitBatch(ctx, batch)
+	if err != nil && len(batch) > 1 {
+		for _, q := range batch {
+			q.done <- s.commitBatch(ctx, []*pendingEntry{q})
+		}
+	} else {
+		for _, q := range batch {
+			q.done <- err
+		}
+	}
+	s.gmu.Lock()
+	if len(s.queue) == 0 {
+		s.committing = false
+	} else {
+		s.queue[0].done <- errLead
+	}
+	s.gmu.Unlock()
+}
+
+// commitBatch stores batch in one transaction; on error nothing of it is
+// stored and every record's Seq, PrevHash and Hash are zero.
 func (s *Store) commitBatch(ctx context.Context, batch []*pendingEntry) error {
 	s.batches.Add(1)
 	err := s.write(ctx, func(w *conn) error {
-		seq, prev, err := head(w, sqlAuditHead)
-		if err != nil {
-			return err
-		}
+		var (
+			seq  int64
+			prev string
+			read bool
+		)
 		for _, q := range batch {
+			if q.ev != nil {
+				if err := insertEvent(w, q.ev); err != nil {
+					return err
+				}
+				continue
+			}
+			if !read {
+				var err error
+				if seq, prev, err = head(w, sqlAuditHead); err != nil {
+					return err
+				}
+				read = true
+			}
 			seq++
 			if err := insertEntry(w, q.e, seq, prev); err != nil {
 				return err
@@ -62,7 +121,11 @@ func (s *Store) commitBatch(ctx context.Context, batch []*pendingEntry) error {
 	})
 	if err != nil {
 		for _, q := range batch {
-			q.e.Seq, q.e.PrevHash, q.e.Hash = 0, "", ""
+			if q.e != nil {
+				q.e.Seq, q.e.PrevHash, q.e.Hash = 0, "", ""
+			} else {
+				q.ev.Seq, q.ev.PrevHash, q.ev.Hash = 0, "", ""
+			}
 		}
 	}
 	return err

@@ -55,3 +55,111 @@ func TestGroupCommit(t *testing.T) {
 		t.Logf("%d records in %d transactions", goroutines*each, b)
 	}
 }
+
+// TestGroupCommitSharesEventsAndEntries: concurrent Records and AppendEvents
+// on one open store share transactions, every one of them is in its chain
+// exactly once, and both chains verify.
+func TestGroupCommitSharesEventsAndEntries(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const goroutines, each = 32, 20
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				n := g*each + i
+				if g%2 == 0 {
+					e := spoolEntry(n)
+					if err := s.Record(context.Background(), e, nil); err != nil || e.Seq == 0 {
+						t.Errorf("Record %d: seq %d, %v", n, e.Seq, err)
+					}
+					continue
+				}
+				ev := testEvent(n)
+				if err := s.AppendEvent(context.Background(), ev); err != nil || ev.Seq == 0 {
+					t.Errorf("AppendEvent %d: seq %d, %v", n, ev.Seq, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	rows, err := s.Entries(context.Background(), warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := s.Events(context.Background(), warden.EventFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := goroutines / 2 * each; len(rows) != want || len(evs) != want {
+		t.Fatalf("%d entries and %d events, want %d of each", len(rows), len(evs), want)
+	}
+	if rep, err := s.Verify(context.Background()); err != nil || !rep.OK() {
+		t.Fatalf("Verify: %+v %v", rep.FirstBreak, err)
+	}
+	if b := s.batches.Load(); b >= goroutines*each {
+		t.Fatalf("%d transactions for %d concurrent records: nothing was grouped", b, goroutines*each)
+	} else {
+		t.Logf("%d records in %d transactions", goroutines*each, b)
+	}
+}
+
+// TestGroupCommitOneBadRecordFailsAlone: a batch holding a record that
+// cannot be stored (an id already in the chain) fails that record's caller
+// only; the others in the batch are stored and acknowledged.
+func TestGroupCommitOneBadRecordFailsAlone(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first := spoolEntry(0)
+	if err := s.Record(ctx, first, nil); err != nil {
+		t.Fatal(err)
+	}
+	good, dup, ev := spoolEntry(1), spoolEntry(2), testEvent(3)
+	dup.ID = first.ID
+	batch := []*pendingEntry{
+		{e: good, done: make(chan error, 1)},
+		{e: dup, done: make(chan error, 1)},
+		{ev: ev, done: make(chan error, 1)},
+	}
+	for _, p := range batch[:2] {
+		if err := s.prepareEntry(p.e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One batch, as if all three had queued behind a commit in flight.
+	s.gmu.Lock()
+	s.queue, s.committing = batch, true
+	s.gmu.Unlock()
+	s.lead(ctx)
+	if err := <-batch[0].done; err != nil || good.Seq == 0 {
+		t.Errorf("good entry: seq %d, %v; want stored", good.Seq, err)
+	}
+	if err := <-batch[1].done; err == nil || dup.Seq != 0 || dup.Hash != "" {
+		t.Errorf("entry with a used id: seq %d, hash %q, %v; want an error and nothing set", dup.Seq, dup.Hash, err)
+	}
+	if err := <-batch[2].done; err != nil || ev.Seq == 0 {
+		t.Errorf("event: seq %d, %v; want stored", ev.Seq, err)
+	}
+	if s.committing {
+		t.Error("no commit is in flight, yet the store says one is")
+	}
+	rows, err := s.Entries(ctx, warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d entries, want 2 (the first and the good one)", len(rows))
+	}
+	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
+		t.Fatalf("Verify: %+v %v", rep.FirstBreak, err)
+	}
+}

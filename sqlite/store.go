@@ -37,6 +37,7 @@ type Store struct {
 	queue      []*pendingEntry
 	committing bool
 	batches    atomic.Int64 // group commits so far, for tests
+	opened     atomic.Bool  // the database has been opened (spooling)
 
 	rmu sync.Mutex // guards r
 	r   *conn      // the read connection, opened on first use
@@ -418,8 +419,20 @@ func (s *Store) isClosed() bool {
 
 // spooling reports whether Record and AppendEvent should append to the spool:
 // the database has not been opened by this store.
+//
+// Once the database is open it stays open until Close, whose later writes
+// fail with errClosed anyway, so the answer is then false without taking
+// s.mu: a writer holds s.mu through its commit and fdatasync, and every
+// Record asking here would otherwise queue behind it instead of joining
+// the next group commit (group.go).
 func (s *Store) spooling() bool {
+	if s.opened.Load() {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.w != nil {
+		s.opened.Store(true)
+	}
 	return spoolSupported && s.w == nil && !s.closed
 }
