@@ -94,6 +94,8 @@ type App struct {
 	// process is ("" for none): a command it runs for a client never
 	// restarts that sandbox (sandbox.ErrSelfRestart).
 	Supervises string
+	// decided holds a supervisor's hook decisions for the runs they become.
+	decided decidedRuns
 
 	tradeOnce  sync.Once
 	backend    finance.Backend

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/hook"
 	"github.com/agentwarden/warden/redact"
 	"github.com/agentwarden/warden/sandbox"
 )
@@ -220,6 +220,13 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 	req := r.Base
 	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
 	req.Resource = commandLine(r.Args)
+	if r.Approval == "" && !r.HostApproved && len(r.Override.AllowDomains) == 0 {
+		// The hook's decision of this very command, in the same supervisor.
+		if d, ok := a.takeDecided(&req); ok {
+			req.TraceID = d.TraceID
+			return req, d, dir, nil
+		}
+	}
 	g := a.execGate(r.Override.AllowDomains)
 	wait := r.Wait
 	if r.Approval != "" {
@@ -485,21 +492,7 @@ func commandLine(args []string) string {
 	if len(args) == 3 && (args[0] == "bash" || args[0] == "/bin/bash") && args[1] == "-c" {
 		return args[2]
 	}
-	return quoteArgs(args)
-}
-
-// quoteArgs writes argv as one shell command line, each word quoted only as
-// much as it needs, so the shell guard parses back exactly these words.
-func quoteArgs(args []string) string {
-	words := make([]string, len(args))
-	for i, a := range args {
-		q, err := syntax.Quote(a, syntax.LangBash)
-		if err != nil {
-			q = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		words[i] = q
-	}
-	return strings.Join(words, " ")
+	return hook.CommandLine(args)
 }
 
 // execOutcome audits how a run ended: exit status, signal, the limit that

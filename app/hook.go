@@ -50,7 +50,11 @@ type hookGate struct {
 }
 
 func (g hookGate) CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error) {
-	return g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel, JoinPending: true})
+	d, err := g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel, JoinPending: true})
+	if err == nil {
+		g.app.noteDecided(req, d)
+	}
+	return d, err
 }
 
 func (g hookGate) Ran(ctx context.Context, c hook.RanCall) error { return recordRan(ctx, g.Store, c) }
@@ -68,23 +72,40 @@ func (g hookGate) EndSession(ctx context.Context, session string) error {
 }
 
 // recordRan records what a host's report that a call ran says about its
-// decision: an ask the host put to its user was approved (info); a deny was
-// run anyway (critical: the hook was bypassed or failed open); no decision at
-// all (warn). A call warden allowed or sandboxed needs no record.
+// decision: an ask the host put to its user was approved (info); a deny, or
+// an ask the hook refused (hosts that cannot ask, a headless Claude Code),
+// was run anyway (critical: the hook was bypassed or failed open); no
+// decision at all (warn). A call warden allowed or sandboxed needs no
+// record. The decision is the strongest verdict of the call's last
+// c.Requests rows under its trace id (a trace a host's identical calls
+// share holds every one of their decisions).
 func recordRan(ctx context.Context, s warden.AuditStore, c hook.RanCall) error {
-	es, err := s.Entries(ctx, warden.AuditFilter{TraceID: c.TraceID})
+	es, err := s.Entries(ctx, warden.AuditFilter{TraceID: c.TraceID}) // in log order
 	if err != nil {
 		return warden.Errorf(warden.EUnavailable, "could not read the decision of the call the host ran").Wrap(err)
 	}
+	n := max(c.Requests, 1)
+	if len(es) > n {
+		es = es[len(es)-n:]
+	}
 	ev := &warden.SecurityEvent{TraceID: c.TraceID}
+	var verdict warden.Verdict
+	for i, e := range es {
+		if i == 0 || e.Verdict.Stronger(verdict) {
+			verdict = e.Verdict
+		}
+	}
 	switch {
 	case len(es) == 0:
 		ev.Type, ev.Severity = warden.EventHostRanUndecided, warden.SevWarn
 		ev.Summary = fmt.Sprintf("%s ran %s without a warden decision", c.Host, c.Tool)
-	case es[len(es)-1].Verdict == warden.Ask:
+	case verdict == warden.Ask && c.Asked:
 		ev.Type, ev.Severity = warden.EventHostApproved, warden.SevInfo
 		ev.Summary = fmt.Sprintf("the user approved %s at %s's prompt, and it ran", c.Tool, c.Host)
-	case es[len(es)-1].Verdict == warden.Deny:
+	case verdict == warden.Ask:
+		ev.Type, ev.Severity = warden.EventHostRanDenied, warden.SevCritical
+		ev.Summary = fmt.Sprintf("%s ran %s although warden refused it until a human answers in warden", c.Host, c.Tool)
+	case verdict == warden.Deny:
 		ev.Type, ev.Severity = warden.EventHostRanDenied, warden.SevCritical
 		ev.Summary = fmt.Sprintf("%s ran %s although warden denied it", c.Host, c.Tool)
 	default:

@@ -302,17 +302,17 @@ func TestSandboxRunner(t *testing.T) {
 		name, host, payload, rewrite, want string
 	}{
 		{"claude wraps", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test","timeout":5}}`, "",
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- bash -c 'make test'","timeout":5}}}`},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- make test","timeout":5}}}`},
 		{"claude uses the rewrite", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm test"}}`, "bun test",
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- bash -c 'bun test'"}}}`},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- bun test"}}}`},
 		{"claude refuses to disable the sandbox", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make","dangerouslyDisableSandbox":true}}`, "",
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"warden lets this command run only inside its sandbox, and the call asks to disable the sandbox: fake sandbox reason (warden rule test.fake)"}}`},
 		{"claude asks for a non-shell tool", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/a"}}`, "",
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"fake sandbox reason (warden rule test.fake)"}}`},
 		{"codex wraps", "codex", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"}}`, "",
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- bash -c make"}}}`},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- make"}}}`},
 		{"gemini wraps", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"make","dir_path":"/p"}}`, "",
-			`{"decision":"allow","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- bash -c make","dir_path":"/p"}}}`},
+			`{"decision":"allow","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"/opt/warden --home /h exec --profile guard --requested-by agent -- make","dir_path":"/p"}}}`},
 		{"cursor asks", "cursor", `{"hook_event_name":"beforeShellExecution","command":"make"}`, "",
 			`{"permission":"ask","user_message":"fake sandbox reason (warden rule test.fake)","agent_message":"fake sandbox reason (warden rule test.fake)"}`},
 	}
@@ -431,17 +431,52 @@ func TestSandboxCommandQuoting(t *testing.T) {
 			words = append(words, lit)
 		}
 		want := append(append([]string{}, runner...), "--profile", "guard", "--", "bash", "-c", cmd)
+		if argv, ok := directArgs(cmd); ok {
+			want = append(append(append([]string{}, runner...), "--profile", "guard", "--"), argv...)
+		}
 		if !slices.Equal(words, want) {
 			t.Errorf("sandboxCommand(%q) = %q, which reads back as %q", cmd, wrapped, words)
 		}
 	}
 	req := &warden.Request{Session: "s 1", RequestedBy: "cron:job", Autonomous: true}
 	wrapped, err := sandboxCommand(runner, warden.Decision{Sandbox: "guard"}, req, "make")
-	if err != nil || !strings.Contains(wrapped, "--session 's 1' --requested-by cron:job --autonomous -- bash -c make") {
+	if err != nil || !strings.Contains(wrapped, "--session 's 1' --requested-by cron:job --autonomous -- make") {
 		t.Errorf("sandboxCommand for an autonomous session = %q, %v; want the requester passed on to warden exec", wrapped, err)
 	}
 	if _, err := sandboxCommand(runner, warden.Decision{}, nil, "a\x00b"); err == nil {
 		t.Errorf("sandboxCommand with a NUL byte did not refuse")
+	}
+}
+
+// TestDirectArgs: a command runs without its bash only where bash would
+// have done nothing but run the program with these very words, and its
+// command line is the same either way.
+func TestDirectArgs(t *testing.T) {
+	direct := map[string][]string{
+		"ls -la":                         {"ls", "-la"},
+		"go test ./...":                  {"go", "test", "./..."},
+		"git commit -m 'fix the bug'":    {"git", "commit", "-m", "fix the bug"},
+		"npm run build":                  {"npm", "run", "build"},
+		"grep -rn 'a|b' src":             {"grep", "-rn", "a|b", "src"},
+		"python3 -m pytest -k 'x and y'": {"python3", "-m", "pytest", "-k", "x and y"},
+		"git log --format=%H -n 1":       {"git", "log", "--format=%H", "-n", "1"},
+	}
+	for cmd, want := range direct {
+		got, ok := directArgs(cmd)
+		if !ok || !slices.Equal(got, want) {
+			t.Errorf("directArgs(%q) = %q, %v; want %q", cmd, got, ok, want)
+		}
+	}
+	for _, cmd := range []string{
+		"", "echo hi", "cd src", "true", "test -f x", "[ -f x ]", "exec ls", "source env.sh", "export A=1",
+		"ls *.go", "ls ?", "ls [ab]", "echo {a,b}", "ls ~", "ls ~/src", "cat a=~/x", "ls $HOME", `ls "$HOME"`, "ls $(pwd)", "ls `pwd`",
+		"A=1 make", "make > out", "make 2>&1", "make &", "! make", "make; ls", "make && ls", "make | tee x", "make # note",
+		`ls "a b"`, `ls a\ b`, `ls 'a'`, "ls  -la", "ls -la ", "$'ls'", "./build.sh", "/bin/true", "bin/tool x",
+		"if true; then ls; fi", "(ls)", "{ ls; }", "time ls", "ls <(true)", "cat <<EOF\nx\nEOF",
+	} {
+		if got, ok := directArgs(cmd); ok {
+			t.Errorf("directArgs(%q) = %q; want it run by bash", cmd, got)
+		}
 	}
 }
 

@@ -294,8 +294,10 @@ func globResource(dir, pattern, cwd string) string {
 
 // sandboxCommand is what runs instead of cmd under a sandbox verdict: cmd,
 // or the decision's rewrite of it, run by bash inside warden exec under the
-// decision's profile, for the same requester (req may be nil). warden exec
-// decides the command again before it runs.
+// decision's profile, for the same requester (req may be nil); a command
+// that is one program with literal words (directArgs) runs without the
+// bash, which would only exec it. warden exec decides the command again
+// before it runs (its command line is cmd either way).
 func sandboxCommand(runner Runner, d warden.Decision, req *warden.Request, cmd string, flags ...string) (string, error) {
 	if d.Rewrite != "" {
 		cmd = d.Rewrite
@@ -318,7 +320,12 @@ func sandboxCommand(runner Runner, d warden.Decision, req *warden.Request, cmd s
 			words = append(words, "--autonomous")
 		}
 	}
-	words = append(append(words, flags...), "--", "bash", "-c", cmd)
+	words = append(words, flags...)
+	if argv, ok := directArgs(cmd); ok {
+		words = append(append(words, "--"), argv...)
+	} else {
+		words = append(words, "--", "bash", "-c", cmd)
+	}
 	for i, w := range words {
 		q, err := syntax.Quote(w, syntax.LangBash)
 		if err != nil {
