@@ -29,13 +29,27 @@ const (
 // and with concurrent Records (group.go). After an error nothing was stored
 // and ev.Seq, ev.PrevHash and ev.Hash are zero.
 func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error {
+	return s.QueueEvent(ctx, ev)()
+}
+
+// QueueEvent is AppendEvent in two steps, for a caller that must not wait
+// for the commit but needs its events in order (the egress proxy's request
+// log, written after the answer went out). When QueueEvent returns, ev is
+// queued for the next group commit behind everything queued before it, so a
+// Record or AppendEvent that is queued later and returns nil implies ev is
+// stored too (or failed alone: a batch that fails is retried record by
+// record). wait must be called exactly once, and soon (until it is, a
+// commit it is to lead waits for it): it may lead the commit that
+// stores ev and others' records, and returns what AppendEvent would have. A
+// store that is spooling appends ev to the spool before QueueEvent returns.
+func (s *Store) QueueEvent(ctx context.Context, ev *warden.SecurityEvent) (wait func() error) {
 	if err := audit.NormalizeEvent(ev, s.now()); err != nil {
-		return &warden.Error{Code: warden.EInvalid, Message: "cannot append " + err.Error()}
+		return failed(&warden.Error{Code: warden.EInvalid, Message: "cannot append " + err.Error()})
 	}
 	if ev.ID == "" {
 		id, err := uuid.NewV7()
 		if err != nil {
-			return fmt.Errorf("append security event: new id: %w", err)
+			return failed(fmt.Errorf("append security event: new id: %w", err))
 		}
 		ev.ID = id.String()
 	}
@@ -43,17 +57,23 @@ func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error
 		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
 		ok, err := s.spoolReady(ctx)
 		if err != nil {
-			return fmt.Errorf("append security event %s: %w", ev.Type, err)
+			return failed(fmt.Errorf("append security event %s: %w", ev.Type, err))
 		}
 		if ok {
-			return s.spoolEvent(ctx, ev)
+			return failed(s.spoolEvent(ctx, ev))
 		}
 	}
-	if err := s.appendEventGrouped(ctx, ev); err != nil {
-		return fmt.Errorf("append security event %s: %w", ev.Type, err)
+	queued := s.queueEventGrouped(ctx, ev)
+	return func() error {
+		if err := queued(); err != nil {
+			return fmt.Errorf("append security event %s: %w", ev.Type, err)
+		}
+		return nil
 	}
-	return nil
 }
+
+// failed is a wait that returns err.
+func failed(err error) func() error { return func() error { return err } }
 
 // insertEvent chains ev after the last security event and inserts it, inside
 // the caller's write transaction.

@@ -37,19 +37,33 @@ func (s *Store) recordGrouped(ctx context.Context, e *warden.AuditEntry) error {
 	return s.commitGrouped(ctx, &pendingEntry{e: e, done: make(chan error, 1)})
 }
 
-// appendEventGrouped appends ev through the group committer.
-func (s *Store) appendEventGrouped(ctx context.Context, ev *warden.SecurityEvent) error {
-	return s.commitGrouped(ctx, &pendingEntry{ev: ev, done: make(chan error, 1)})
+// queueEventGrouped queues ev for the next group commit and returns what
+// waits for its result (see QueueEvent).
+func (s *Store) queueEventGrouped(ctx context.Context, ev *warden.SecurityEvent) (wait func() error) {
+	p := &pendingEntry{ev: ev, done: make(chan error, 1)}
+	lead := s.enqueue(p)
+	return func() error { return s.await(ctx, p, lead) }
 }
 
-// commitGrouped queues p and waits for its result, leading a commit when
-// none is in flight or when the lead is handed to it.
+// commitGrouped queues p and waits for its result.
 func (s *Store) commitGrouped(ctx context.Context, p *pendingEntry) error {
+	return s.await(ctx, p, s.enqueue(p))
+}
+
+// enqueue queues p, reporting whether its caller is to lead the next commit
+// (none was in flight).
+func (s *Store) enqueue(p *pendingEntry) (lead bool) {
 	s.gmu.Lock()
 	s.queue = append(s.queue, p)
-	lead := !s.committing
+	lead = !s.committing
 	s.committing = true
 	s.gmu.Unlock()
+	return lead
+}
+
+// await waits for p's result, leading a commit when lead is set or when the
+// lead is handed to it.
+func (s *Store) await(ctx context.Context, p *pendingEntry, lead bool) error {
 	if !lead {
 		err := <-p.done
 		if err != errLead {

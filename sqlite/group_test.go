@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentwarden/warden"
 )
@@ -158,6 +159,46 @@ func TestGroupCommitOneBadRecordFailsAlone(t *testing.T) {
 	}
 	if len(rows) != 2 {
 		t.Fatalf("%d entries, want 2 (the first and the good one)", len(rows))
+	}
+	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
+		t.Fatalf("Verify: %+v %v", rep.FirstBreak, err)
+	}
+}
+
+// TestQueueEventKeepsOrder: an event queued with QueueEvent is stored no
+// later than a Record queued after it, before anyone waits for the event;
+// its wait then returns the result.
+func TestQueueEventKeepsOrder(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 20 {
+		ev := testEvent(i)
+		wait := s.QueueEvent(ctx, ev)
+		e := spoolEntry(i)
+		recorded := make(chan error, 1)
+		go func() { recorded <- s.Record(ctx, e, nil) }()
+		if i%2 == 0 {
+			// The Record may queue behind the event's commit, which waits
+			// for its leader: the event's wait.
+			time.Sleep(time.Millisecond)
+		}
+		if err := wait(); err != nil || ev.Seq == 0 {
+			t.Fatalf("event %d: seq %d, %v", i, ev.Seq, err)
+		}
+		if err := <-recorded; err != nil {
+			t.Fatal(err)
+		}
+		evs, err := s.Events(ctx, warden.EventFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != i+1 {
+			t.Fatalf("after event %d and the Record queued after it: %d events stored, want %d", i, len(evs), i+1)
+		}
 	}
 	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
 		t.Fatalf("Verify: %+v %v", rep.FirstBreak, err)
