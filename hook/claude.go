@@ -9,9 +9,10 @@ import (
 )
 
 // claude speaks Claude Code's command-hook protocol: PreToolUse is decided;
-// PostToolUse is acknowledged, and reported to a Recorder, which records
-// whether the user approved an ask at Claude Code's prompt; anything else
-// blocks.
+// PostToolUse is scanned and reported to a Recorder, which records the
+// outcome (the user approved an ask at Claude Code's prompt, a refused call
+// ran, a call had no decision); SessionEnd ends the session's sandbox;
+// anything else blocks.
 type claude struct{}
 
 const claudeHost = "claude"
@@ -37,11 +38,12 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	case "PreToolUse":
 	case "PostToolUse":
 		trace := callTrace(claudeHost, p.SessionID, p.ToolUseID)
-		if rec, ok := d.(Recorder); ok && p.ToolUseID != "" {
-			err := rec.Ran(ctx, RanCall{Host: claudeHost, Session: p.SessionID, Tool: p.ToolName, ToolUseID: p.ToolUseID, TraceID: trace})
-			if err != nil {
-				return response{}, err
-			}
+		// An ask was put to the user at Claude Code's prompt unless the
+		// run is headless, where the hook denied it naming an approval.
+		asked := claudeAttendance(ctx) != unattended
+		err := reportRan(ctx, d, RanCall{Host: claudeHost, Session: p.SessionID, Tool: p.ToolName, ToolUseID: p.ToolUseID, TraceID: trace, Asked: asked})
+		if err != nil {
+			return response{}, err
 		}
 		return claudeScanned(ctx, d, &p, trace), nil
 	case "SessionEnd":

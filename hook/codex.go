@@ -8,11 +8,12 @@ import (
 )
 
 // codex speaks Codex's hook protocol, which follows Claude Code's wire format
-// with two limits: Codex cannot ask a person from a hook ("ask" fails open), and
-// accepts "allow" only together with updatedInput. Refusals are therefore
-// answered with exit status 2 and the reason on stderr, which every Codex
-// version with hooks treats as a block; an allow is exit status 0 with no
-// output.
+// (PreToolUse is decided; PostToolUse is scanned and its outcome reported to
+// a Recorder) with two limits: Codex cannot ask a person from a hook ("ask"
+// fails open), and accepts "allow" only together with updatedInput.
+// Refusals are therefore answered with exit status 2 and the reason on
+// stderr, which every Codex version with hooks treats as a block; an allow
+// is exit status 0 with no output.
 type codex struct{}
 
 const codexHost = "codex"
@@ -25,13 +26,26 @@ func (codex) handle(ctx context.Context, payload []byte, d Decider, runner FindR
 	switch p.HookEventName {
 	case "PreToolUse":
 	case "PostToolUse":
-		return scannedAnswer(ctx, d, codexHost, "PostToolUse", &p, ""), nil
+		trace := callTrace(codexHost, p.SessionID, p.ToolUseID)
+		n := 1
+		if _, reqs, err := codexCall(&p, payload); err == nil {
+			n = len(reqs)
+		}
+		// Codex cannot ask: an ask was refused, naming an approval.
+		err := reportRan(ctx, d, RanCall{Host: codexHost, Session: p.SessionID, Tool: p.ToolName, ToolUseID: p.ToolUseID, TraceID: trace, Requests: n})
+		if err != nil {
+			return response{}, err
+		}
+		return scannedAnswer(ctx, d, codexHost, "PostToolUse", &p, trace), nil
 	default:
 		return response{}, unknownEvent(codexHost, p.HookEventName)
 	}
 	call, reqs, err := codexCall(&p, payload)
 	if err != nil {
 		return response{}, err
+	}
+	for _, r := range reqs {
+		r.TraceID = callTrace(codexHost, p.SessionID, p.ToolUseID)
 	}
 	dec, approvals, err := decideOpening(ctx, d, reqs, "hook:"+codexHost)
 	if err != nil {

@@ -30,9 +30,12 @@ var settings = map[string]hostSettings{
 	// user is recorded as approved.
 	// SessionEnd lets the session's sandbox world and /tmp go.
 	"claude": {dir: ".claude", file: "settings.json", events: []string{"PreToolUse", "PostToolUse", "SessionEnd"}, nested: true, matcher: "*", entry: commandEntry},
-	// Codex matches tool names like Claude Code; with no matcher every tool is sent.
+	// Codex matches tool names like Claude Code; with no matcher every tool
+	// is sent. PostToolUse hands each tool's output to the injection
+	// scanner and reports the call that ran.
 	"codex": {dir: ".codex", file: "hooks.json", events: []string{"PreToolUse", "PostToolUse"}, nested: true, entry: commandEntry},
-	// AfterTool hands each tool's output to the injection scanner.
+	// AfterTool hands each tool's output to the injection scanner and
+	// reports the call that ran.
 	"gemini": {dir: ".gemini", file: "settings.json", events: []string{"BeforeTool", "AfterTool"}, nested: true, matcher: ".*",
 		entry: func(command string) *ordered {
 			e := newOrdered()

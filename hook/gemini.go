@@ -9,12 +9,12 @@ import (
 )
 
 // gemini speaks Gemini CLI's hook protocol: BeforeTool is decided, AfterTool
-// is acknowledged, anything else blocks. Gemini CLI's "ask" answer forces its
-// confirmation prompt, but a headless run (gemini -p) then ends silently:
-// exit 0, no output, no word to the model. Neither its payload nor its
-// environment says whether a person is at the prompt, so warden never
-// answers ask: it opens an approval and denies, naming it, and the agent
-// retries once a human answered it in warden.
+// is scanned and its outcome reported to a Recorder, anything else blocks.
+// Gemini CLI's "ask" answer forces its confirmation prompt, but a headless
+// run (gemini -p) then ends silently: exit 0, no output, no word to the
+// model. Neither its payload nor its environment says whether a person is at
+// the prompt, so warden never answers ask: it opens an approval and denies,
+// naming it, and the agent retries once a human answered it in warden.
 type gemini struct{}
 
 const geminiHost = "gemini"
@@ -39,7 +39,7 @@ func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	switch p.HookEventName {
 	case "BeforeTool":
 	case "AfterTool":
-		return scannedAnswer(ctx, d, geminiHost, "AfterTool", &p, ""), nil
+		return geminiAfterTool(ctx, d, &p, payload, runner)
 	default:
 		return response{}, unknownEvent(geminiHost, p.HookEventName)
 	}
@@ -47,6 +47,7 @@ func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	if err != nil {
 		return response{}, err
 	}
+	call.req.TraceID = inputTrace(geminiHost, p.SessionID, p.ToolName, p.ToolInput)
 	reqs := []*warden.Request{call.req}
 	if p.ToolName == "web_fetch" {
 		reqs = fetchRequests(call.req)
@@ -172,4 +173,33 @@ func geminiRespond(dec warden.Decision, approvals []string, call toolCall, runne
 		out.Decision, out.Reason = "deny", explain(dec)
 	}
 	return response{stdout: mustJSON(out), status: statusOK}, nil
+}
+
+// geminiAfterTool answers AfterTool, which Gemini CLI sends only for a call
+// that ran: its output is scanned, and its outcome reported. Gemini gives a
+// call no id, so the decision is found by the call's tool and input
+// (inputTrace). A shell command the hook wrapped in warden exec arrives
+// wrapped (Gemini hands AfterTool the input it ran): warden's sandbox
+// decided and recorded that run, so it is not reported.
+func geminiAfterTool(ctx context.Context, d Decider, p *basePayload, payload []byte, runner FindRunner) (response, error) {
+	trace := inputTrace(geminiHost, p.SessionID, p.ToolName, p.ToolInput)
+	if p.ToolName == "run_shell_command" {
+		if in, err := toolInput(p.ToolInput); err == nil {
+			if cmd, _, _ := in.str("command"); contained(cmd, runner) {
+				trace = ""
+			}
+		}
+	}
+	n := 1
+	if p.ToolName == "web_fetch" {
+		if call, err := geminiCall(p, payload); err == nil {
+			n = len(fetchRequests(call.req))
+		}
+	}
+	// warden never answers Gemini CLI with ask: an ask was refused, naming
+	// an approval.
+	if err := reportRan(ctx, d, RanCall{Host: geminiHost, Session: p.SessionID, Tool: p.ToolName, TraceID: trace, Requests: n}); err != nil {
+		return response{}, err
+	}
+	return scannedAnswer(ctx, d, geminiHost, "AfterTool", p, trace), nil
 }

@@ -45,8 +45,11 @@ type Opener interface {
 }
 
 // Recorder is a Decider that also records what a host reports after a call
-// ran (Claude Code's PostToolUse): for an ask the host put to its user, that
-// the user approved it. The call's decision and the report share TraceID.
+// ran (Claude Code's and Codex's PostToolUse, Gemini CLI's AfterTool): for
+// an ask the host put to its user, that the user approved it; for a call
+// the hook refused, that it ran all the same; for a call with no decision,
+// that the hook was not asked. The call's decision and the report share
+// TraceID.
 type Recorder interface {
 	Decider
 	Ran(ctx context.Context, call RanCall) error
@@ -63,6 +66,16 @@ type Ender interface {
 type RanCall struct {
 	Host, Session, Tool, ToolUseID string
 	TraceID                        string // the trace id its decision was made under
+	// Asked says the hook answered an ask by asking the host's user (Claude
+	// Code's prompt in a session someone attends), so a call warden asked
+	// about that ran was approved there. False where the hook answers an
+	// ask with a refusal naming an approval in warden (Codex, Gemini CLI,
+	// a headless Claude Code): such a call that ran got past the hook.
+	Asked bool
+	// Requests is how many requests the call's decision was made of (one
+	// per file of a Codex patch, one per URL of a Gemini web_fetch): its
+	// last Requests audit rows under TraceID. Zero means one.
+	Requests int
 }
 
 // Exit statuses Run returns: every host reads 0 as "parse stdout" and 2 as

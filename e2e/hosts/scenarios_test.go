@@ -15,19 +15,106 @@ import (
 var hostNames = []string{"claude", "codex", "gemini"}
 
 // A scenario is one headless host run in a fresh world, judged by effect.
+// After every scenario but those marked outcome, the audit log must hold no
+// outcome the host reported (host_approved, host_ran_denied,
+// host_ran_undecided): every call that ran was one warden allowed.
 type scenario struct {
-	name string
-	run  func(t *testing.T, w *world, spec hostSpec)
+	name    string
+	run     func(t *testing.T, w *world, spec hostSpec)
+	outcome bool // the scenario provokes a reported outcome
 }
 
 var scenarios = []scenario{
-	{"rm -rf home never runs", scenarioRemoveHome},
-	{"ls runs and its output reaches the model", scenarioList},
-	{"a guard-sandboxed command runs and its output reaches the model", scenarioGuard},
-	{"the file-read tool never returns the SSH key", scenarioReadKey},
-	{"a headless ask names its approval and the retry runs once approved", scenarioAsk},
-	{"git runs in the sandbox", scenarioGit},
-	{"an injection in a tool's output is flagged to the model", scenarioInjectedOutput},
+	{"rm -rf home never runs", scenarioRemoveHome, false},
+	{"ls runs and its output reaches the model", scenarioList, false},
+	{"a guard-sandboxed command runs and its output reaches the model", scenarioGuard, false},
+	{"the file-read tool never returns the SSH key", scenarioReadKey, false},
+	{"a headless ask names its approval and the retry runs once approved", scenarioAsk, false},
+	{"git runs in the sandbox", scenarioGit, false},
+	{"an injection in a tool's output is flagged to the model", scenarioInjectedOutput, false},
+	{"a call the hook was not asked about is recorded when the host reports it ran", scenarioUndecided, true},
+}
+
+// preEvent is the event a host asks its hook before a call.
+var preEvent = map[string]string{"claude": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
+
+// scenarioUndecided: the settings lose warden's hook before calls (an
+// edit, a broken merge) but keep the one after them (PostToolUse,
+// AfterTool). The host then runs ls with no decision; its report that ls
+// ran is recorded as host_ran_undecided, naming the host.
+func scenarioUndecided(t *testing.T, w *world, spec hostSpec) {
+	w.dropHook(t, preEvent[installName(w.host)])
+	name := "listed-" + marker("ls") + ".txt"
+	w.write(t, filepath.Join(w.project, name), "x\n", 0o644)
+	m := newModel(t, spec.wire, spec.shell("ls"))
+	res, _ := played(t, w, m, "e2e: list the project")
+	if !strings.Contains(res[0].Text, name) {
+		t.Fatalf("ls did not run without warden's hook: %q\n%s", res[0].Text, m.requests())
+	}
+	evs := w.outcomes(t)
+	if len(evs) != 1 || evs[0].Type != "host_ran_undecided" || evs[0].Metadata.Host != installName(w.host) {
+		t.Fatalf("outcomes in the audit log = %+v; want one host_ran_undecided from %s", evs, installName(w.host))
+	}
+	t.Logf("recorded: %s (%s, tool %s, session %s)", evs[0].Type, evs[0].Summary, evs[0].Metadata.Tool, evs[0].Metadata.Session)
+}
+
+// outcome is a host's report, recorded in warden's audit log, that a call
+// ran without warden's allow.
+type outcome struct {
+	Type     string `json:"type"`
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	TraceID  string `json:"trace_id"`
+	Metadata struct {
+		Host    string `json:"host"`
+		Session string `json:"session"`
+		Tool    string `json:"tool"`
+	} `json:"metadata"`
+}
+
+// outcomes are the host_approved, host_ran_denied and host_ran_undecided
+// events of the world's audit log.
+func (w *world) outcomes(t *testing.T) []outcome {
+	t.Helper()
+	var out []outcome
+	for line := range strings.Lines(w.warden(t, "", "audit", "events", "--json", "--limit", "0")) {
+		var ev outcome
+		if json.Unmarshal([]byte(line), &ev) == nil && strings.HasPrefix(ev.Type, "host_") {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// dropHook removes warden's entry for event from the host's project
+// settings, keeping the others.
+func (w *world) dropHook(t *testing.T, event string) {
+	t.Helper()
+	file := map[string]string{"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json"}[installName(w.host)]
+	path := filepath.Join(w.project, file)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings map[string]json.RawMessage
+	if err := json.Unmarshal(data, &settings); err != nil {
+		t.Fatal(err)
+	}
+	var hooks map[string]json.RawMessage
+	if err := json.Unmarshal(settings["hooks"], &hooks); err != nil {
+		t.Fatalf("%s: hooks: %v", path, err)
+	}
+	if _, ok := hooks[event]; !ok {
+		t.Fatalf("%s has no %s hook to drop", path, event)
+	}
+	delete(hooks, event)
+	if settings["hooks"], err = json.Marshal(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if data, err = json.MarshalIndent(settings, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	w.write(t, path, string(data)+"\n", 0o644)
 }
 
 // scenarioInjectedOutput: a file the agent reads through the shell holds a
@@ -73,6 +160,9 @@ func TestHosts(t *testing.T) {
 					t.Parallel()
 					w := newWorld(t, h, host)
 					sc.run(t, w, hostSpecs[host])
+					if evs := w.outcomes(t); !sc.outcome && len(evs) > 0 {
+						t.Errorf("the audit log holds outcomes the host reported for calls warden did not allow: %+v", evs)
+					}
 				})
 			}
 		})
@@ -107,13 +197,24 @@ func scenarioRemoveHome(t *testing.T, w *world, spec hostSpec) {
 	}
 }
 
+// scenarioList runs ls, and reads a project file with the host's read tool
+// where it has one: both allowed. The host's report that the read ran
+// finds its decision (Gemini CLI gives its calls no id: by the tool and
+// input), so no outcome is recorded (checked after every scenario).
 func scenarioList(t *testing.T, w *world, spec hostSpec) {
 	name := "listed-" + marker("ls") + ".txt"
 	w.write(t, filepath.Join(w.project, name), "x\n", 0o644)
-	m := newModel(t, spec.wire, spec.shell("ls"))
+	script := []call{spec.shell("ls")}
+	if spec.read != nil {
+		script = append(script, spec.read(filepath.Join(w.project, name)))
+	}
+	m := newModel(t, spec.wire, script...)
 	res, _ := played(t, w, m, "e2e: list the project")
 	if !strings.Contains(res[0].Text, name) {
 		t.Fatalf("ls's output did not reach the model: the result %q lacks %s\n%s", res[0].Text, name, m.requests())
+	}
+	if len(res) > 1 && (strings.Contains(res[1].Text, "blocked") || !strings.Contains(res[1].Text, "x")) {
+		t.Fatalf("the read tool did not return %s: %q\n%s", name, res[1].Text, m.requests())
 	}
 	w.ranContained(t, "ls", "workspace")
 }
