@@ -36,8 +36,10 @@ run: build
 	WARDEN=$(CURDIR)/$(BIN) WARDEN_HOME=$(HOME_DEMO) ./scripts/tour.sh
 
 # Everything CI runs: formatting, vet, and every test with the race detector.
+# The fleet store's tests get a throwaway PostgreSQL cluster
+# (WARDEN_TEST_POSTGRES_DSN; scripts/postgres.sh), unless one is given.
 test: deps
-	./scripts/test.sh
+	./scripts/postgres.sh run ./scripts/test.sh
 
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
