@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentwarden/warden/egress"
 	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/netguard"
+	"github.com/agentwarden/warden/redact"
 )
 
 // Egress builds an egress proxy that decides through this home's gate for
@@ -56,6 +58,7 @@ func (a *App) Egress(who *warden.Request, extraAllowed []string, wait *AskWait) 
 		Resolver:  Resolver(p.Network.Resolver),
 		Identity:  id,
 		Events:    a.Event,
+		Queue:     a.queueEvent,
 		Log:       a.Log,
 		Approvals: "egress",
 		NoWait:    wait == nil,
@@ -64,6 +67,23 @@ func (a *App) Egress(who *warden.Request, extraAllowed []string, wait *AskWait) 
 		proxy.Approvals, proxy.Asked = wait.Channel, wait.Notify
 	}
 	return proxy, nil
+}
+
+// queueEvent is Event in two steps (an egress.QueueFunc): the redacted event
+// is queued in order with the store's later records, and wait waits for it
+// to be stored.
+func (a *App) queueEvent(ctx context.Context, typ string, sev warden.Severity, summary string, meta json.RawMessage) (wait func() error) {
+	ev := &warden.SecurityEvent{ID: NewID(), CreatedAt: a.Now(), Type: typ, Severity: sev, Summary: redact.String(summary)}
+	if len(meta) > 0 {
+		ev.Metadata = redact.JSON(meta)
+	}
+	queued := a.Store.QueueEvent(ctx, ev)
+	return func() error {
+		if err := queued(); err != nil {
+			return warden.Errorf(warden.EUnavailable, "could not record the %s security event", ev.Type).Wrap(err)
+		}
+		return nil
+	}
 }
 
 // Resolver is the resolver the egress proxy uses: the pure-Go one, asking

@@ -62,6 +62,7 @@ func (p *Proxy) serveForward(w http.ResponseWriter, r *http.Request, e *entry, t
 	}
 	// The answer goes out before the request log is written.
 	_ = http.NewResponseController(w).Flush()
+	e.answered = true
 }
 
 // rewrite builds the outgoing request: the canonical target, nothing that

@@ -345,6 +345,8 @@ type options struct {
 	// approvals, when set, lets asks open approvals on channel "proxy".
 	approvals *fakeApprovals
 	noWait    bool
+	// queue, when set, is the proxy's Queue.
+	queue egress.QueueFunc
 }
 
 // newHarness starts a proxy judging with policy; dns may be nil.
@@ -374,6 +376,7 @@ func newHarness(t *testing.T, dns *dnstest.Server, policy netguard.Policy, o opt
 		UpstreamRoots: o.roots,
 		DialTimeout:   waitFor,
 		NoWait:        o.noWait,
+		Queue:         o.queue,
 	}
 	if o.approvals != nil {
 		h.proxy.Approvals = "proxy"

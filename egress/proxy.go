@@ -57,6 +57,12 @@ type Judge interface {
 // EventFunc appends a security event (redacting summary and meta).
 type EventFunc func(ctx context.Context, typ string, sev warden.Severity, summary string, meta json.RawMessage) error
 
+// QueueFunc queues a security event (redacting summary and meta) behind
+// every record queued before it, so that a decision recorded after it is
+// stored after it, and returns what waits for it to be stored; see
+// sqlite.Store.QueueEvent.
+type QueueFunc func(ctx context.Context, typ string, sev warden.Severity, summary string, meta json.RawMessage) (wait func() error)
+
 // Identity is who the proxy's requests are made for: they are decided,
 // rate-limited and logged under it.
 type Identity struct {
@@ -88,6 +94,13 @@ type Proxy struct {
 	Identity Identity
 	// Events receives the request log; nil keeps none.
 	Events EventFunc
+	// Queue, when set with Events, takes the request log of a request
+	// whose answer has gone out (a forwarded answer, a tunnel that ended):
+	// the event is queued before the handler returns, so it is stored no
+	// later than the connection's next decision, and the proxy waits for it
+	// off the client's path (Close waits for all of them). A refusal's event
+	// still goes through Events before the refusal is sent.
+	Queue QueueFunc
 	// Secrets are the placeholders the proxy swaps for real values.
 	Secrets *Secrets
 	// UpstreamRoots are the authorities trusted for TLS the proxy makes
@@ -108,6 +121,7 @@ type Proxy struct {
 	servers   []*http.Server
 	listeners []netip.AddrPort
 	tunnels   map[net.Conn]struct{}
+	logging   sync.WaitGroup // queued request-log events not yet stored
 }
 
 // Serve accepts connections on l until l is closed or the proxy is.
@@ -155,7 +169,32 @@ func (p *Proxy) Close() error {
 	if p.transport != nil {
 		p.transport.CloseIdleConnections()
 	}
+	p.logging.Wait()
 	return err
+}
+
+// queued waits for a queued request-log event off the client's path,
+// unless the proxy is closed, when it waits here (Close waits for every
+// wait started before it).
+func (p *Proxy) queued(wait func() error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		p.logged(wait())
+		return
+	}
+	p.logging.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.logging.Done()
+		p.logged(wait())
+	}()
+}
+
+func (p *Proxy) logged(err error) {
+	if err != nil {
+		p.log().Error("could not record the egress request", "error", err)
+	}
 }
 
 func (p *Proxy) init() {

@@ -27,6 +27,7 @@ type entry struct {
 	status   int
 	up, down atomic.Int64
 	note     string
+	answered bool // the answer went out before the request log is written
 }
 
 // record appends the request's egress_request event. The path appears only
@@ -66,9 +67,12 @@ func (p *Proxy) record(ctx context.Context, e *entry) {
 		sev = warden.SevWarn
 	}
 	summary := fmt.Sprintf("%s %s:%d %s, status %d, %d bytes up, %d down", e.method, host, port, e.v.Verdict, e.status, e.up.Load(), e.down.Load())
-	if err := p.Events(context.WithoutCancel(ctx), warden.EventEgressRequest, sev, summary, b); err != nil {
-		p.log().Error("could not record the egress request", "error", err)
+	ctx = context.WithoutCancel(ctx)
+	if e.answered && p.Queue != nil {
+		p.queued(p.Queue(ctx, warden.EventEgressRequest, sev, summary, b))
+		return
 	}
+	p.logged(p.Events(ctx, warden.EventEgressRequest, sev, summary, b))
 }
 
 // tunnel serves CONNECT: judge the authority, dial the pinned address, and
@@ -127,7 +131,7 @@ func (p *Proxy) openTunnel(w http.ResponseWriter, e *entry) (client net.Conn, rw
 		return nil, nil, nil, false
 	}
 	release = func() { p.untrack(client); client.Close() }
-	e.status = http.StatusOK
+	e.status, e.answered = http.StatusOK, true
 	if _, err := client.Write([]byte("HTTP/1.1 200 Connection Established\r\n\r\n")); err != nil {
 		release()
 		return nil, nil, nil, false
