@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -247,5 +248,65 @@ func BenchmarkEntriesUnindexedFilter(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkRecordDebitWindow is BenchmarkRecordDebit with the 24-hour window
+// already holding 10 or 10,000 debits, spread over the last 23 hours, every
+// tenth released. The cap check must not grow with the window: the figures
+// of the two sub-benchmarks should match.
+//
+//	go test -run XXX -bench RecordDebitWindow -count 3 ./sqlite/
+func BenchmarkRecordDebitWindow(b *testing.B) {
+	for _, debits := range []int{10, 10_000} {
+		b.Run(fmt.Sprintf("debits=%d", debits), func(b *testing.B) {
+			s, _ := openTest(b)
+			fillLedger(b, s, debits, time.Now())
+			b.ReportAllocs()
+			for b.Loop() {
+				d := &warden.Debit{Amount: 1, Cap: 1 << 60, Since: time.Now().Add(-warden.SpendWindow)}
+				if err := s.Record(ctx, benchEntry(), d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSpentSince is the cap check's read alone (no commit, no fsync, so
+// the disk's noise is out of it) with 10 or 10,000 debits in the window.
+func BenchmarkSpentSince(b *testing.B) {
+	for _, debits := range []int{10, 10_000} {
+		b.Run(fmt.Sprintf("debits=%d", debits), func(b *testing.B) {
+			s, _ := openTest(b)
+			now := time.Now()
+			fillLedger(b, s, debits, now)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.SpentSince(ctx, now.Add(-warden.SpendWindow)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// fillLedger records n debits of $1 spread over the 23 hours before now and
+// releases every tenth.
+func fillLedger(tb testing.TB, s *Store, n int, now time.Time) {
+	tb.Helper()
+	step := 23 * time.Hour / time.Duration(n)
+	for i := range n {
+		e := benchEntry()
+		e.TraceID = fmt.Sprintf("fill-%d", i)
+		e.CreatedAt = now.Add(-23*time.Hour + time.Duration(i)*step)
+		if err := s.Record(ctx, e, &warden.Debit{Amount: warden.MicrosPerDollar, Cap: 1 << 60, Since: e.CreatedAt.Add(-warden.SpendWindow)}); err != nil {
+			tb.Fatal(err)
+		}
+		if i%10 == 0 {
+			if err := s.Release(ctx, e.TraceID, "bench", e.CreatedAt); err != nil {
+				tb.Fatal(err)
+			}
+		}
 	}
 }

@@ -21,8 +21,6 @@ CREATE TABLE spend_releases (
 ` + appendOnly("spend_releases", "trace_id = NEW.trace_id") + paperSchema + stoplossSchema
 
 const (
-	sqlSpentSince = `SELECT COALESCE(SUM(l.amount_micros), 0) FROM spend_ledger l
-WHERE l.created_at >= ? AND NOT EXISTS (SELECT 1 FROM spend_releases r WHERE r.trace_id = l.trace_id)`
 	sqlInsertDebit   = `INSERT INTO spend_ledger (created_at, trace_id, amount_micros) VALUES (?, ?, ?)`
 	sqlDebitExists   = `SELECT 1 FROM spend_ledger WHERE trace_id = ? LIMIT 1`
 	sqlReleaseExists = `SELECT 1 FROM spend_releases WHERE trace_id = ?`
@@ -49,6 +47,9 @@ func (s *Store) Release(ctx context.Context, traceID, reason string, at time.Tim
 			return warden.Errorf(warden.ENotFound, "no reservation in the spend ledger or rate slots for trace %s", traceID)
 		}
 		if done, err := exists(w, sqlReleaseExists, traceID); err != nil || done {
+			return err
+		}
+		if err := releaseTotals(w, traceID); err != nil {
 			return err
 		}
 		st, err := w.prepare(sqlInsertRelease)
@@ -82,9 +83,10 @@ func exists(c *conn, query, arg string) (bool, error) {
 	return false, st.Err()
 }
 
-// SpentSince returns the sum of the ledger's debits dated at or after t. It
-// reads on the write connection: it is a quick indexed sum, often followed by a
-// Record, and a short process should not open a second connection for it.
+// SpentSince returns the sum of the ledger's debits dated at or after t, less
+// the released ones. It reads on the write connection: it is a few bounded
+// index ranges (see spend_totals), often followed by a Record, and a short
+// process should not open a second connection for it.
 func (s *Store) SpentSince(ctx context.Context, t time.Time) (warden.USD, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -105,8 +107,13 @@ func spentSince(c *conn, t time.Time) (warden.USD, error) {
 		return 0, err
 	}
 	defer st.Reset()
-	if err := st.BindInt64(1, ceilMillis(t)); err != nil {
-		return 0, err
+	from := ceilMillis(t)
+	b := binder{st: st}
+	b.int(from)
+	b.int(ceilTo(from, minuteMillis))
+	b.int(ceilTo(from, hourMillis))
+	if b.err != nil {
+		return 0, b.err
 	}
 	if !st.Step() {
 		return 0, st.Err()
@@ -128,20 +135,22 @@ func checkCap(w *conn, d *warden.Debit) error {
 	return nil
 }
 
-// insertDebit adds the ledger row for e's debit, dated at e.CreatedAt.
+// insertDebit adds the ledger row for e's debit, dated at e.CreatedAt, and
+// its amount to the running totals.
 func insertDebit(w *conn, e *warden.AuditEntry, amount warden.USD) error {
 	st, err := w.prepare(sqlInsertDebit)
 	if err != nil {
 		return err
 	}
+	at := e.CreatedAt.UnixMilli()
 	b := binder{st: st}
-	b.int(e.CreatedAt.UnixMilli())
+	b.int(at)
 	b.text(e.TraceID)
 	b.int(int64(amount))
 	if err := b.exec(); err != nil {
 		return fmt.Errorf("insert ledger row: %w", err)
 	}
-	return nil
+	return addTotals(w, at, int64(amount))
 }
 
 // ceilMillis returns the smallest Unix millisecond at or after t: stored times

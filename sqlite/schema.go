@@ -12,14 +12,14 @@ import (
 
 // schemaVersion is the PRAGMA user_version of a current database. Open migrates
 // older databases in one transaction and refuses newer ones.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // migrations[v] takes a database from user_version v to v+1, inside the
 // migration's write transaction. Append to it; never edit an entry that has
 // shipped.
 var migrations = []func(c *sqlite3.Conn) error{
 	sqlStep(schemaV1), sqlStep(schemaV2), sqlStep(schemaV3), sqlStep(schemaV4), schemaV5, sqlStep(schemaV6),
-	sqlStep(schemaV7),
+	sqlStep(schemaV7), sqlStep(schemaV8),
 }
 
 // sqlStep is a migration that is only SQL.
