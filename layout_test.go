@@ -14,7 +14,7 @@ const module = "github.com/agentwarden/warden"
 // package: it may import the domain and other core packages, never adapters or
 // the wiring.
 var (
-	adapters = map[string]bool{"sqlite": true, "postgres": true, "httpapi": true, "hook": true, "mcpproxy": true, "telegram": true, "httpexchange": true}
+	adapters = map[string]bool{"sqlite": true, "postgres": true, "httpapi": true, "hook": true, "mcpproxy": true, "mcp": true, "telegram": true, "httpexchange": true}
 	wiring   = map[string]bool{"app": true}
 	frontend = map[string]bool{"cli": true, "cmd/warden": true}
 )

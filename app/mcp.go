@@ -1,0 +1,366 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/approval"
+	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/mcp"
+)
+
+// MCPOptions configure `warden mcp`.
+type MCPOptions struct {
+	// Name is the server's name in tool names (mcp__NAME__TOOL); required.
+	Name string
+	// Command starts a stdio server; Upstream names a Streamable HTTP one.
+	// Exactly one is set.
+	Command  []string
+	Upstream string
+	// Listen, with Upstream, serves clients over Streamable HTTP on this
+	// address instead of over stdin and stdout.
+	Listen string
+	// Sandbox runs Command under `warden exec` (the workspace profile).
+	Sandbox    bool
+	Autonomous bool
+	Session    string
+	NoWrap     bool
+	BlockScore float64
+	Wait       time.Duration
+	// Ready, when set, is told the address Listen bound.
+	Ready func(addr string)
+}
+
+var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*(_[A-Za-z0-9-]+)*$`)
+
+// CheckMCPName refuses a server name that would make tool names ambiguous
+// (mcp__NAME__TOOL) or a file name unsafe.
+func CheckMCPName(name string) error {
+	if !serverName.MatchString(name) || len(name) > 64 {
+		return warden.Errorf(warden.EInvalid, "MCP server name %q is not usable", name).
+			WithHint("use letters, digits, - and single _ (at most 64), e.g. --name github; tools are then named mcp__github__TOOL")
+	}
+	return nil
+}
+
+// MCPProxy is the proxy for one server over this app's gate.
+func (a *App) MCPProxy(o MCPOptions) *mcp.Proxy {
+	return &mcp.Proxy{
+		Server: o.Name, Gate: mcpGate{a: a, channel: "mcp:" + o.Name},
+		BlockScore: o.BlockScore, NoWrap: o.NoWrap, Wait: o.Wait,
+		Pins: filePins{dir: filepath.Join(a.Home.Abs(), "mcp")}, Autonomous: o.Autonomous, Session: o.Session, Log: a.Log,
+	}
+}
+
+// RunMCP proxies one MCP server for the client on stdin and stdout (or, with
+// o.Listen, over HTTP) until the client or the server ends.
+func (a *App) RunMCP(ctx context.Context, o MCPOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := CheckMCPName(o.Name); err != nil {
+		return err
+	}
+	p := a.MCPProxy(o)
+	if o.Upstream != "" {
+		if o.Listen != "" {
+			return a.serveMCPHTTP(ctx, p, o)
+		}
+		up, err := (&sdk.StreamableClientTransport{Endpoint: o.Upstream, MaxRetries: -1}).Connect(ctx)
+		if err != nil {
+			return warden.Errorf(warden.EUnavailable, "connect to the MCP server at %s", o.Upstream).Wrap(err)
+		}
+		return serveResult(p.Serve(ctx, mcp.NewStreamConn(stdin, nopCloser{stdout}), up), o)
+	}
+	argv := o.Command
+	if o.Sandbox {
+		exe, err := os.Executable()
+		if err != nil {
+			return warden.Errorf(warden.EUnavailable, "find the warden binary to sandbox the server with").Wrap(err)
+		}
+		argv = append([]string{exe, "--home", a.Home.Abs(), "exec", "--profile", "workspace", "--"}, argv...)
+	}
+	srv, err := startServer(argv, stderr)
+	if err != nil {
+		return err
+	}
+	return serveResult(p.Serve(ctx, mcp.NewStreamConn(stdin, nopCloser{stdout}), srv), o)
+}
+
+func serveResult(err error, o MCPOptions) error {
+	if errors.Is(err, mcp.ErrServerGone) {
+		return warden.Errorf(warden.EUnavailable, "the MCP server %s ended", o.Name).Wrap(err).
+			WithHint("run its command by itself to see why it stops")
+	}
+	return err
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// serverProc is a stdio MCP server process and its stream.
+type serverProc struct {
+	sdk.Connection
+	cmd  *exec.Cmd
+	once sync.Once
+	err  error
+}
+
+// startServer starts argv with its stdin and stdout as the MCP stream and
+// its stderr passed through.
+func startServer(argv []string, stderr io.Writer) (*serverProc, error) {
+	if len(argv) == 0 {
+		return nil, warden.Errorf(warden.EInvalid, "no MCP server command").WithHint("warden mcp --name NAME -- COMMAND [ARGS…]")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, warden.Errorf(warden.EInvalid, "start the MCP server %s", argv[0]).Wrap(err).WithHint("check the command after --")
+	}
+	return &serverProc{Connection: mcp.NewStreamConn(out, in), cmd: cmd}, nil
+}
+
+// Close ends the server the way the MCP spec asks of a client: its stdin
+// closed, then SIGTERM, then SIGKILL.
+func (s *serverProc) Close() error {
+	s.once.Do(func() {
+		s.Connection.Close()
+		done := make(chan error, 1)
+		go func() { done <- s.cmd.Wait() }()
+		select {
+		case s.err = <-done:
+			return
+		case <-time.After(5 * time.Second):
+		}
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case s.err = <-done:
+			return
+		case <-time.After(5 * time.Second):
+		}
+		_ = s.cmd.Process.Kill()
+		s.err = <-done
+	})
+	return nil
+}
+
+// serveMCPHTTP serves MCP clients over Streamable HTTP on o.Listen, each
+// session proxied to its own session with the upstream server.
+func (a *App) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, o MCPOptions) error {
+	l, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return warden.Errorf(warden.EUnavailable, "listen on %s", o.Listen).Wrap(err).WithHint("pick a free address with --listen, e.g. 127.0.0.1:0")
+	}
+	if o.Ready != nil {
+		o.Ready(l.Addr().String())
+	}
+	h := &mcpHTTP{ctx: ctx, proxy: p, upstream: o.Upstream, sessions: map[string]*mcpSession{}, log: a}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	h.wg.Wait()
+	return nil
+}
+
+// mcpHTTP routes each client session (Mcp-Session-Id) to its transport.
+type mcpHTTP struct {
+	ctx      context.Context
+	proxy    *mcp.Proxy
+	upstream string
+	log      *App
+	mu       sync.Mutex
+	sessions map[string]*mcpSession
+	wg       sync.WaitGroup
+}
+
+// mcpSession is one HTTP client session: its transport and the proxy's
+// end of it.
+type mcpSession struct {
+	t    *sdk.StreamableServerTransport
+	down sdk.Connection
+}
+
+const sessionHeader = "Mcp-Session-Id"
+
+func (h *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(sessionHeader)
+	if id == "" {
+		if r.Method != http.MethodPost {
+			http.Error(w, "warden mcp: a new session starts with a POST of initialize", http.StatusBadRequest)
+			return
+		}
+		sess, err := h.open()
+		if err != nil {
+			http.Error(w, "warden mcp: could not reach the MCP server", http.StatusBadGateway)
+			return
+		}
+		w.Header().Set(sessionHeader, sess.t.SessionID)
+		sess.t.ServeHTTP(w, r)
+		return
+	}
+	h.mu.Lock()
+	sess := h.sessions[id]
+	h.mu.Unlock()
+	if sess == nil {
+		http.Error(w, "warden mcp: no such session", http.StatusNotFound)
+		return
+	}
+	if r.Method == http.MethodDelete {
+		h.mu.Lock()
+		delete(h.sessions, id)
+		h.mu.Unlock()
+		sess.down.Close() // ends its proxy, which closes the upstream session too
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	sess.t.ServeHTTP(w, r)
+}
+
+// open starts a session: a server transport for the client, a connection
+// to the upstream server, and the proxy between them.
+func (h *mcpHTTP) open() (*mcpSession, error) {
+	t := &sdk.StreamableServerTransport{SessionID: rand.Text()}
+	down, err := t.Connect(h.ctx)
+	if err != nil {
+		return nil, err
+	}
+	up, err := (&sdk.StreamableClientTransport{Endpoint: h.upstream, MaxRetries: -1}).Connect(h.ctx)
+	if err != nil {
+		down.Close()
+		return nil, err
+	}
+	sess := &mcpSession{t: t, down: down}
+	h.mu.Lock()
+	h.sessions[t.SessionID] = sess
+	h.mu.Unlock()
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		p := *h.proxy
+		if err := p.Serve(h.ctx, down, up); err != nil {
+			h.log.Log.Warn("mcp: a session ended", "error", err)
+		}
+		h.mu.Lock()
+		delete(h.sessions, t.SessionID)
+		h.mu.Unlock()
+	}()
+	return sess, nil
+}
+
+// mcpGate is the gate as the MCP proxy uses it.
+type mcpGate struct {
+	a       *App
+	channel string
+}
+
+var _ mcp.Gate = mcpGate{}
+
+func (g mcpGate) Check(ctx context.Context, req *warden.Request, distrust *mcp.Distrust) (warden.Decision, error) {
+	gt := g.a.Gate
+	if distrust != nil {
+		c := *gt
+		c.Decider = distrustDecider{inner: gt.Decider, d: *distrust}
+		gt = &c
+	}
+	return gt.CheckWith(ctx, req, gate.CheckOptions{Approval: g.channel, JoinPending: true})
+}
+
+func (g mcpGate) Preview(ctx context.Context, req *warden.Request) warden.Decision {
+	r := *req
+	return g.a.Gate.Decider.Decide(ctx, &r)
+}
+
+func (g mcpGate) Await(ctx context.Context, req *warden.Request, d warden.Decision) (warden.Decision, error) {
+	return g.a.Gate.Await(ctx, req, d)
+}
+
+func (g mcpGate) Answer(ctx context.Context, id string, approve bool, by string) error {
+	ans := warden.AnswerDeny
+	if approve {
+		ans = warden.AnswerOnce
+	}
+	_, err := g.a.Queue.Answer(ctx, id, ans, approval.Who{Name: by, Channel: "mcp-elicitation"})
+	return err
+}
+
+func (g mcpGate) Record(ctx context.Context, ev mcp.Event) error {
+	meta, _ := json.Marshal(ev.Meta)
+	return appendEvent(ctx, g.a.Store, &warden.SecurityEvent{ID: NewID(), TraceID: ev.TraceID, CreatedAt: g.a.Now(), Type: ev.Type, Severity: ev.Severity}, ev.Summary, meta)
+}
+
+// distrustDecider adds what the proxy holds against a tool to the
+// pipeline's decision: an ask makes an allow or sandbox an ask, a deny
+// denies.
+type distrustDecider struct {
+	inner gate.Decider
+	d     mcp.Distrust
+}
+
+func (x distrustDecider) Decide(ctx context.Context, req *warden.Request) warden.Decision {
+	d := x.inner.Decide(ctx, req)
+	d.Stages = append(d.Stages, warden.StageAnswer{Stage: "mcp", Verdict: x.d.Verdict, Rule: x.d.Rule, Reason: x.d.Reason})
+	if warden.Strongest(d.Verdict, x.d.Verdict) == x.d.Verdict && d.Verdict != x.d.Verdict {
+		d.Verdict, d.Rule, d.Reason = x.d.Verdict, x.d.Rule, x.d.Reason
+		d.Sandbox, d.Rewrite = "", ""
+	}
+	return d
+}
+
+// filePins keeps each server's tool definitions in DIR/NAME.tools.json.
+type filePins struct{ dir string }
+
+func (f filePins) path(server string) string { return filepath.Join(f.dir, server+".tools.json") }
+
+func (f filePins) Load(server string) (map[string]string, error) {
+	b, err := os.ReadFile(f.path(server))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s is not a JSON object of tool hashes: %w", f.path(server), err)
+	}
+	return m, nil
+}
+
+func (f filePins) Save(server string, pins map[string]string) error {
+	if err := os.MkdirAll(f.dir, 0o700); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(pins, "", "  ")
+	if err != nil {
+		return err
+	}
+	return config.WriteAtomic(f.path(server), append(b, '\n'), 0o600)
+}

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"fmt"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentwarden/warden/app"
+)
+
+func mcpCmd(e *env) *cobra.Command {
+	var o app.MCPOptions
+	c := &cobra.Command{
+		Use:   "mcp [--name NAME] (-- SERVER COMMAND… | --upstream URL)",
+		Short: "Run an MCP server behind warden: tool calls gated, tool lists filtered, results scanned",
+		Long: `Run an MCP server behind warden's gate. The MCP client (an agent host) starts
+warden mcp instead of the server and talks to it on stdin and stdout; warden
+starts the server command after -- (or connects to a Streamable HTTP server
+with --upstream URL) and passes the conversation through, judging it:
+
+  tools/list  tools the policy denies outright (tools.denied, the kill
+              switch, tier 3 on autonomous turns) are hidden, and so are tools
+              whose description or schema reads as a prompt injection
+  tools/call  decided like every warden request: capability tool, resource
+              mcp__NAME__TOOL, params the arguments, the tier from
+              tools.tiers (an unknown tool is tier 3). A deny is answered with
+              an isError result the model can read; an ask is put to the
+              client as an elicitation when it can ask its user, else waits
+              (--wait) for the approval warden opened and, unanswered, is
+              refused naming it (approve it, then retry the call)
+  results     sanitised, scanned for prompt injection and fenced in random
+              delimiters; a flagged result comes with a warning, one scoring
+              at or above --block-score is withheld
+
+A tool whose definition changes after it was first seen asks again until a
+call to it is approved. Every call is audited: its decision, then an
+action_result event with the server, tool, argument hash, verdict and result
+size. See docs/mcp.md.
+
+With --upstream and --listen ADDRESS, warden serves MCP clients over
+Streamable HTTP at http://ADDRESS/ instead of stdin and stdout.`,
+		Example: `  warden mcp --name fs -- npx -y @modelcontextprotocol/server-filesystem ~/project
+  warden mcp --name github --upstream https://api.githubcopilot.com/mcp/
+  warden mcp --name remote --upstream http://127.0.0.1:9000/mcp --listen 127.0.0.1:7400`,
+		RunE: func(c *cobra.Command, args []string) error {
+			dash := c.ArgsLenAtDash()
+			switch {
+			case o.Upstream != "" && len(args) > 0:
+				return usageError(c, "give either a server command after -- or --upstream URL, not both")
+			case o.Upstream == "" && (dash < 0 || len(args) == 0):
+				return usageError(c, "give the MCP server's command after --, e.g. warden mcp --name fs -- npx -y @modelcontextprotocol/server-filesystem DIR, or --upstream URL")
+			case dash > 0:
+				return usageError(c, "unexpected arguments before --: "+strings.Join(args[:dash], " "))
+			case o.Listen != "" && o.Upstream == "":
+				return usageError(c, "--listen serves a Streamable HTTP server given with --upstream")
+			case o.BlockScore < 0 || o.BlockScore > 1:
+				return usageError(c, fmt.Sprintf("--block-score %v is out of range; give a score in (0, 1], or 1 to withhold only certain injections", o.BlockScore))
+			}
+			o.Command = args
+			if o.Name == "" {
+				o.Name = defaultMCPName(o)
+			}
+			if err := app.CheckMCPName(o.Name); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			a, err := e.openServing(ctx)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if o.Listen != "" {
+				o.Ready = func(addr string) {
+					fmt.Fprintf(e.stderr, "warden mcp: serving %s at http://%s/\n", o.Name, addr)
+				}
+			}
+			return a.RunMCP(ctx, o, e.stdin, e.stdout, e.stderr)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Name, "name", "", "the server's name in tool names, mcp__NAME__TOOL (default: from the command or URL)")
+	f.StringVar(&o.Upstream, "upstream", "", "the `URL` of a Streamable HTTP MCP server, instead of a command")
+	f.StringVar(&o.Listen, "listen", "", "with --upstream: serve clients over Streamable HTTP on this `ADDRESS` instead of stdin/stdout")
+	f.BoolVar(&o.Sandbox, "sandbox", false, "run the server command under warden exec, in the workspace sandbox")
+	f.BoolVar(&o.Autonomous, "autonomous", false, "the client's turns have no human in the loop (tier 3 tools are denied, and hidden, unless autopilot is on)")
+	f.StringVar(&o.Session, "session", "", "the warden session the calls belong to")
+	f.BoolVar(&o.NoWrap, "no-wrap", false, "pass result text sanitised and scanned but not fenced in delimiters")
+	f.Float64Var(&o.BlockScore, "block-score", 0, "withhold a result whose injection score is at least this (default 0.9)")
+	f.DurationVar(&o.Wait, "wait", 0, "how long a call waits for a human's approval before it is refused naming it (default 2m; negative: never wait)")
+	return c
+}
+
+// defaultMCPName names a server after its package or command, or its
+// URL's host: @modelcontextprotocol/server-filesystem → filesystem.
+func defaultMCPName(o app.MCPOptions) string {
+	var base string
+	if o.Upstream != "" {
+		base = o.Upstream
+		if i := strings.Index(base, "://"); i >= 0 {
+			base = base[i+3:]
+		}
+		base, _, _ = strings.Cut(base, "/")
+		base, _, _ = strings.Cut(base, ":")
+		base = strings.ReplaceAll(base, ".", "-")
+	} else {
+		for _, a := range o.Command {
+			if !strings.HasPrefix(a, "-") && a != "npx" && a != "uvx" && a != "node" && a != "python3" && a != "python" && a != "bunx" {
+				base = a
+				break
+			}
+		}
+		base = filepath.Base(base)
+		if at := strings.LastIndex(base, "@"); at > 0 {
+			base = base[:at] // a version
+		}
+		base = strings.TrimPrefix(strings.TrimPrefix(base, "server-"), "mcp-server-")
+		base = strings.TrimSuffix(strings.TrimSuffix(base, ".js"), ".py")
+	}
+	var b strings.Builder
+	for _, r := range base {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	for strings.Contains(name, "--") {
+		name = strings.ReplaceAll(name, "--", "-")
+	}
+	if name == "" {
+		return "server"
+	}
+	return name
+}
