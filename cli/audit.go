@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -103,19 +102,31 @@ func auditCmd(e *env) *cobra.Command {
   warden audit verify`,
 		Args: rangeArgs(0, 0, "no arguments; see the subcommands"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			limit := f.limit
+			if limit > 0 {
+				f.limit++ // one more, to know whether the list is cut
+			}
 			rows, _, s, err := e.entries(c, &f)
+			f.limit = limit
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			if asJSON {
+			cut := limit > 0 && len(rows) > limit
+			if cut {
+				rows = rows[len(rows)-limit:]
+			}
+			if !e.forPeople(asJSON) {
+				if cut {
+					fmt.Fprintf(e.stderr, "warden: showing the newest %d rows; older ones match too (raise --limit, 0 for all, or narrow with --since or a filter)\n", limit)
+				}
 				return writeJSONLines(e.stdout, rows)
 			}
-			return writeTable(e.stdout, rows)
+			return writeAuditForPeople(e.stdout, rows, f.trace, cut, colour())
 		},
 	}
 	f.register(c, 50)
-	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row instead of a table")
+	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row at a terminal too (it always is when piped)")
 	c.AddCommand(auditExportCmd(e), auditTailCmd(e), auditVerifyCmd(e), auditRecoverCmd(e), auditEventsCmd(e))
 	return c
 }
@@ -172,13 +183,14 @@ func auditTailCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer s.Close()
+			people := e.forPeople(asJSON)
 			print := func(rows []warden.AuditEntry) error {
-				if asJSON {
+				if !people {
 					return writeJSONLines(e.stdout, rows)
 				}
-				return writeRows(e.stdout, rows)
+				return writeRows(e.stdout, rows, colour())
 			}
-			if !asJSON {
+			if people {
 				writeHeader(e.stdout)
 			}
 			if err := print(rows); err != nil {
@@ -225,7 +237,7 @@ func auditTailCmd(e *env) *cobra.Command {
 	}
 	f.register(c, 10)
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new rows as they are recorded")
-	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row")
+	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row at a terminal too (it always is when piped)")
 	c.Flags().DurationVar(&every, "interval", 200*time.Millisecond, "how often to look for new rows with -f")
 	c.Flags().DurationVar(&maxWait, "for", 0, "with -f, stop after this long (0: until interrupted)")
 	return c
@@ -383,27 +395,25 @@ func auditEventsCmd(e *env) *cobra.Command {
 			// By time: a spooled event enters the log when the spool is
 			// drained, after events recorded later.
 			slices.SortStableFunc(evs, func(a, b warden.SecurityEvent) int { return a.CreatedAt.Compare(b.CreatedAt) })
-			if asJSON {
+			if !e.forPeople(asJSON) {
 				return writeJSONLines(e.stdout, evs)
 			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TIME\tSEVERITY\tTYPE\tSUMMARY")
-			for _, ev := range evs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.CreatedAt.Local().Format(time.DateTime), ev.Severity, ev.Type, cell(ev.Summary, 100))
-			}
-			return tw.Flush()
+			return writeEventsForPeople(e.stdout, evs, colour())
 		},
 	}
 	c.Flags().StringVar(&since, "since", "", "only events at or after this time")
 	c.Flags().StringVar(&typ, "type", "", "only this event type, e.g. kill_switch_on, config_invalid")
 	c.Flags().StringVar(&severity, "severity", "", "only this severity or worse")
 	c.Flags().IntVar(&limit, "limit", 50, "at most this many events, the newest (0: all); stderr says when there are more")
-	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per event")
+	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per event at a terminal too (it always is when piped)")
 	return c
 }
 
+// writeJSONLines writes rows one JSON object a line, <, > and & as they
+// are (a command reads as written).
 func writeJSONLines[T any](w io.Writer, rows []T) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	for i := range rows {
 		if err := enc.Encode(&rows[i]); err != nil {
 			return err
@@ -416,25 +426,17 @@ const tableHeader = "TIME\tVERDICT\tCAPABILITY\tACTION\tRESOURCE\tTIER\tRULE\tTR
 
 func writeHeader(w io.Writer) { fmt.Fprintln(w, strings.ReplaceAll(tableHeader, "\t", "  ")) }
 
-func writeTable(w io.Writer, rows []warden.AuditEntry) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, tableHeader)
+// writeRows writes rows as `audit tail` shows them at a terminal, one line
+// each as they come, the verdict coloured when colour is on.
+func writeRows(w io.Writer, rows []warden.AuditEntry, colour bool) error {
 	for i := range rows {
-		writeRow(tw, &rows[i])
-	}
-	return tw.Flush()
-}
-
-func writeRows(w io.Writer, rows []warden.AuditEntry) error {
-	for i := range rows {
-		r := &rows[i]
-		fmt.Fprintf(w, "%s  %s  %s  %s  %s  %d  %s  %s\n", r.CreatedAt.Local().Format(time.DateTime), r.Verdict, r.Capability, r.Action, cell(r.Resource, 40), r.Tier, r.Rule, r.TraceID)
+		cells := auditCells(&rows[i])
+		cells[1] = paintVerdict(cells[1], colour)
+		if _, err := fmt.Fprintln(w, strings.Join(cells, "  ")); err != nil {
+			return err
+		}
 	}
 	return nil
-}
-
-func writeRow(w io.Writer, r *warden.AuditEntry) {
-	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.CreatedAt.Local().Format(time.DateTime), r.Verdict, r.Capability, r.Action, cell(r.Resource, 40), r.Tier, r.Rule, r.TraceID)
 }
 
 // cell shortens s to n runes, "…" included, for a table cell, on one line.
