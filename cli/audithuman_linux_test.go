@@ -52,7 +52,7 @@ func TestAuditForPeopleAtATerminal(t *testing.T) {
 		{name: "audit NO_COLOR", env: []string{"NO_COLOR=1"}, args: []string{"audit", "--limit", "1"},
 			want: []string{"1 decision: ", "older ones match too (raise --limit"}, notWant: []string{"\x1b["}},
 		{name: "audit one trace", env: []string{"NO_COLOR=1"}, args: []string{"audit", "--trace", trace},
-			want: []string{"  asked   filesystem read /tmp/notes-", "  rule    ", "  stage   ", "  by      no requester named", "trace " + trace},
+			want:    []string{"  asked   filesystem read /tmp/notes-", "  rule    ", "  stage   ", "  by      no requester named", "trace " + trace},
 			notWant: []string{"\x1b]2;owned", "VERDICT"}},
 		{name: "audit nothing", args: []string{"audit", "--since", "2099-01-01"}, want: []string{"no audit rows match"}},
 		{name: "audit --json", args: []string{"audit", "--json"}, want: []string{`{"seq":1,`}, notWant: []string{"VERDICT"}},
