@@ -51,3 +51,8 @@ echo
 # The sandbox start per command, beside bubblewrap and Codex's sandbox, and
 # the whole hook path (its own script, also runnable alone).
 ./scripts/bench_sandbox.sh
+
+echo
+# The egress proxy beside smokescreen, squid and tinyproxy (its own script,
+# also runnable alone).
+./scripts/bench_proxy.sh
