@@ -2,12 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/finance"
 	"github.com/agentwarden/warden/signing"
 )
 
@@ -69,8 +71,10 @@ func approvalDetails(r *warden.Request) []string {
 	return out
 }
 
-// signDetails are a signing request's lines: the value in ETH and USD, the
-// destination and chain, and the decoded call.
+// signDetails are a signing request's lines: the value in the chain's
+// native coin (ETH) and USD, the destination and chain, and the decoded
+// call with its amount in the token's units where warden's token registry
+// lists the token (else in base units, saying so).
 func signDetails(r *warden.Request, usd string) []string {
 	s, err := signing.FromWarden(r)
 	if err != nil || s.Tx == nil {
@@ -81,7 +85,19 @@ func signDetails(r *warden.Request, usd string) []string {
 	}
 	var out []string
 	add := func(label, value string) { out = append(out, fmt.Sprintf("%-9s %s", label+":", value)) }
-	value := ethAmount(s.Tx.Value) + " ETH"
+	res := finance.Resolver{Testnets: true}
+	var (
+		chain    finance.Chain
+		chainErr = errors.New("no chain id")
+	)
+	if id := s.Tx.ChainID; id != nil && id.IsInt64() {
+		chain, chainErr = res.Chain(id.String())
+	}
+	coin := "ETH"
+	if native, ok := res.Native(chain); chainErr == nil && ok {
+		coin = native.Symbol
+	}
+	value := ethAmount(s.Tx.Value) + " " + coin
 	if usd != "" {
 		value += " (" + usd + ")"
 	}
@@ -92,7 +108,11 @@ func signDetails(r *warden.Request, usd string) []string {
 		add("to", "contract creation")
 	}
 	if s.Tx.ChainID != nil {
-		add("chain", s.Tx.ChainID.String())
+		name := s.Tx.ChainID.String()
+		if chainErr == nil {
+			name = chain.Name + " (" + name + ")"
+		}
+		add("chain", name)
 	}
 	call, err := signing.DecodeCall(s.Tx.Data)
 	switch {
@@ -102,9 +122,22 @@ func signDetails(r *warden.Request, usd string) []string {
 	case call.Name == "":
 		add("calls", "an unknown function "+signing.SelectorHex(call.Selector))
 	default:
+		var token *signing.Address
+		switch {
+		case call.Token != nil: // Permit2 approve names its token
+			token = call.Token
+		case s.Tx.To != nil:
+			token = s.Tx.To
+		}
+		var listed *finance.Token
+		if token != nil && chainErr == nil {
+			if t, ok := res.Listed(chain, signing.Checksum(*token)); ok {
+				listed = &t
+			}
+		}
 		line := call.Name
 		if call.Amount != nil {
-			line += " of " + call.Amount.String() + " base units"
+			line += " of " + tokenAmount(call.Amount, listed)
 		}
 		if call.To != nil {
 			line += " to " + signing.Checksum(*call.To)
@@ -115,12 +148,42 @@ func signDetails(r *warden.Request, usd string) []string {
 		if call.Operator != nil {
 			line += fmt.Sprintf(", operator %s (approved %v)", signing.Checksum(*call.Operator), call.Approved)
 		}
-		if s.Tx.To != nil {
-			line += " on token " + signing.Checksum(*s.Tx.To)
+		if token != nil {
+			line += " on token " + signing.Checksum(*token)
+			if listed == nil {
+				line += " (not in warden's token registry)"
+			}
 		}
 		add("calls", line)
 	}
 	return out
+}
+
+// tokenAmount is amount base units for a person: in t's units with its
+// symbol ("25 USDC (25000000 base units)"), "unlimited" for an infinite
+// allowance, or in base units when t is nil (a token warden does not list,
+// whose decimals it does not know).
+func tokenAmount(amount *big.Int, t *finance.Token) string {
+	switch {
+	case signing.Unlimited(amount):
+		if t != nil {
+			return "an unlimited amount of " + t.Symbol
+		}
+		return "an unlimited amount"
+	case t == nil:
+		return amount.String() + " base units"
+	}
+	return units(amount, t.Decimals) + " " + t.Symbol + " (" + amount.String() + " base units)"
+}
+
+// units is amount base units of a token with decimals, as a decimal
+// number without trailing zeros.
+func units(amount *big.Int, decimals int) string {
+	if amount.Sign() == 0 || decimals <= 0 {
+		return amount.String()
+	}
+	r := new(big.Rat).SetFrac(amount, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil))
+	return strings.TrimRight(strings.TrimRight(r.FloatString(decimals), "0"), ".")
 }
 
 // ethAmount formats wei as ETH with up to 18 decimals.
@@ -128,9 +191,7 @@ func ethAmount(wei *big.Int) string {
 	if wei == nil || wei.Sign() == 0 {
 		return "0"
 	}
-	r := new(big.Rat).SetFrac(wei, big.NewInt(1_000_000_000_000_000_000))
-	s := strings.TrimRight(strings.TrimRight(r.FloatString(18), "0"), ".")
-	return s
+	return units(wei, 18)
 }
 
 // byteSize is n bytes for a person: "812 bytes", "12.5 KB", "3.1 MB".

@@ -12,6 +12,8 @@ func TestApprovalDetails(t *testing.T) {
 	const (
 		recipient = "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4"
 		usdc      = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+		weth      = "0x4200000000000000000000000000000000000006"
+		unlisted  = "0x1111111111111111111111111111111111111111"
 	)
 	params := func(kv ...string) map[string]json.RawMessage {
 		m := map[string]json.RawMessage{}
@@ -22,11 +24,21 @@ func TestApprovalDetails(t *testing.T) {
 	}
 	// transfer(recipient, 25 USDC): selector, then two 32-byte words.
 	transfer := "0xa9059cbb" + strings.Repeat("0", 24) + strings.ToLower(recipient[2:]) + strings.Repeat("0", 57) + "17d7840"
-	tx := func(to, value, data string) json.RawMessage {
-		b, _ := json.Marshal(map[string]any{"type": 2, "chainId": 8453, "to": to, "value": value, "data": data,
+	// transferOf and approveOf are calldata: the selector, an address and
+	// an amount in hex, as 32-byte words.
+	word := func(hexAmount string) string { return strings.Repeat("0", 64-len(hexAmount)) + hexAmount }
+	transferOf := func(to, hexAmount string) string {
+		return "0xa9059cbb" + strings.Repeat("0", 24) + strings.ToLower(to[2:]) + word(hexAmount)
+	}
+	approveOf := func(spender, hexAmount string) string {
+		return "0x095ea7b3" + strings.Repeat("0", 24) + strings.ToLower(spender[2:]) + word(hexAmount)
+	}
+	txOn := func(chain int, to, value, data string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"type": 2, "chainId": chain, "to": to, "value": value, "data": data,
 			"gas": "60000", "maxFeePerGas": "2000000000", "maxPriorityFeePerGas": "100000000", "nonce": 1})
 		return b
 	}
+	tx := func(to, value, data string) json.RawMessage { return txOn(8453, to, value, data) }
 	tests := []struct {
 		name string
 		req  warden.Request
@@ -40,16 +52,29 @@ func TestApprovalDetails(t *testing.T) {
 			want: []string{"amount:   $25", "token:    USDC", "recipient: 0xabc"}},
 		{name: "sign ether", req: warden.Request{Capability: warden.CapSign, Action: "eth_signTransaction",
 			Params: map[string]json.RawMessage{"tx": tx(recipient, "5000000000000000", "0x"), "amount_usd": json.RawMessage("15.1")}},
-			want: []string{"value:    0.005 ETH ($15.1)", "to:       " + recipient, "chain:    8453"}},
+			want: []string{"value:    0.005 ETH ($15.1)", "to:       " + recipient, "chain:    base (8453)"}},
 		{name: "sign token transfer", req: warden.Request{Capability: warden.CapSign, Action: "eth_signTransaction",
 			Params: map[string]json.RawMessage{"tx": tx(usdc, "0", transfer)}},
-			want: []string{"value:    0 ETH", "calls:    transfer of 25000000 base units to " + recipient + " on token " + usdc}},
+			want: []string{"value:    0 ETH", "chain:    base (8453)",
+				"calls:    transfer of 25 USDC (25000000 base units) to " + recipient + " on token " + usdc + "\n"}},
+		{name: "sign 18-decimal token transfer", req: warden.Request{Capability: warden.CapSign, Action: "eth_signTransaction",
+			Params: map[string]json.RawMessage{"tx": tx(weth, "0", transferOf(recipient, "14d1120d7b160000"))}},
+			want: []string{"calls:    transfer of 1.5 WETH (1500000000000000000 base units) to " + recipient}},
+		{name: "sign unlimited approval", req: warden.Request{Capability: warden.CapSign, Action: "eth_signTransaction",
+			Params: map[string]json.RawMessage{"tx": tx(usdc, "0", approveOf(recipient, strings.Repeat("f", 64)))}},
+			want: []string{"calls:    approve of an unlimited amount of USDC, spender " + recipient + " on token " + usdc}},
+		{name: "sign unlisted token transfer", req: warden.Request{Capability: warden.CapSign, Action: "eth_signTransaction",
+			Params: map[string]json.RawMessage{"tx": tx(unlisted, "0", transfer)}},
+			want: []string{"calls:    transfer of 25000000 base units to " + recipient + " on token " + unlisted + " (not in warden's token registry)"}},
+		{name: "sign on an unknown chain", req: warden.Request{Capability: warden.CapSign, Action: "eth_signTransaction",
+			Params: map[string]json.RawMessage{"tx": txOn(999999, usdc, "0", transfer)}},
+			want: []string{"chain:    999999", "transfer of 25000000 base units", "(not in warden's token registry)"}},
 		{name: "file write", req: warden.Request{Capability: "filesystem", Action: "write", Resource: "/w/notes.txt", Params: params("bytes", "2048")},
 			want: []string{"size:     2.0 KB (2048 bytes)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := strings.Join(approvalDetails(&tt.req), "\n")
+			got := strings.Join(approvalDetails(&tt.req), "\n") + "\n"
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("approvalDetails(%s) =\n%s\nwant a line %q", tt.name, got, w)
