@@ -169,9 +169,13 @@ func NewID() string {
 // Pipeline builds the pipeline for a policy: the global stages in their fixed
 // order, then each capability's own. Capabilities without stages yet are denied
 // by the pipeline ("no policy for capability X").
+//
+// Each capability's stages are compiled on its first request (a one-shot
+// process compiles only what its request needs), and the filesystem guard
+// once for both the filesystem stage and the shell guard's path operands.
 func Pipeline(home Home, p *config.Policy, problems []config.Problem, store *sqlite.Store, now func() time.Time) *pipeline.Pipeline {
 	resolver := tools.NewResolver(p.Tools)
-	files, filesErr := FilesystemGuard(home, p)
+	files := sync.OnceValues(func() (*fsguard.Guard, error) { return FilesystemGuard(home, p) })
 	var integrity safety.PolicyIntegrity
 	for _, pr := range problems {
 		if pr.Section == "safety" {
@@ -188,12 +192,21 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, store *sql
 			safety.TierGate{Autopilot: p.Safety.Autopilot},
 		),
 		Capabilities: map[string][]warden.Stage{
-			warden.CapTool:       {tools.Stage{Autopilot: p.Safety.Autopilot, Denied: p.Tools.Denied}},
-			warden.CapShell:      {shellguard.Stage{Policy: ShellPolicy(p, shellPaths(files, filesErr)), Project: projectLayer}},
-			warden.CapFilesystem: {fsguard.Stage{Guard: files, Err: filesErr}},
-			warden.CapNetwork:    {netStage(p, now)},
-			warden.CapTrade:      RiskManager(home, p, backendOrFailed(home, p, store, now)).Stages(),
-			warden.CapSign:       signingStages(home, p, store, now),
+			warden.CapTool: {tools.Stage{Autopilot: p.Safety.Autopilot, Denied: p.Tools.Denied}},
+		},
+		Lazy: map[string]func() []warden.Stage{
+			warden.CapShell: func() []warden.Stage {
+				return []warden.Stage{shellguard.Stage{Policy: ShellPolicy(p, lazyPaths{files}), Project: projectLayer}}
+			},
+			warden.CapFilesystem: func() []warden.Stage {
+				g, err := files()
+				return []warden.Stage{fsguard.Stage{Guard: g, Err: err}}
+			},
+			warden.CapNetwork: func() []warden.Stage { return []warden.Stage{netStage(p, now)} },
+			warden.CapTrade: func() []warden.Stage {
+				return RiskManager(home, p, backendOrFailed(home, p, store, now)).Stages()
+			},
+			warden.CapSign: func() []warden.Stage { return signingStages(home, p, store, now) },
 		},
 		Tier:      resolver.Tier,
 		NoSandbox: !p.Sandbox.Available(),
@@ -295,6 +308,21 @@ func shellPaths(files *fsguard.Guard, err error) shellguard.PathGuard {
 		return files
 	}
 	return unjudgeablePaths{err}
+}
+
+// lazyPaths is the shell guard's path judge, compiling the filesystem guard
+// on the first path operand it is asked about: a command that names no path
+// never pays for the filesystem policy.
+type lazyPaths struct {
+	files func() (*fsguard.Guard, error)
+}
+
+func (l lazyPaths) guard() shellguard.PathGuard { return shellPaths(l.files()) }
+
+func (l lazyPaths) Denied(p, cwd string) (warden.Decision, bool) { return l.guard().Denied(p, cwd) }
+
+func (l lazyPaths) DeniedWithin(p, cwd string) (warden.Decision, bool) {
+	return l.guard().DeniedWithin(p, cwd)
 }
 
 type unjudgeablePaths struct{ err error }

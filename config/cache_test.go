@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,13 +15,13 @@ import (
 // Parse returned.
 func checkCacheRoundTrip(t *testing.T, l *Loaded) {
 	t.Helper()
-	body, err := json.Marshal(cached{Policy: l.Policy, Problems: l.Problems})
+	body, err := encodeCache(cached{Policy: l.Policy, Problems: l.Problems})
 	if err != nil {
 		t.Fatalf("encode for the cache: %v", err)
 	}
-	var c cached
-	if err := json.Unmarshal(body, &c); err != nil {
-		t.Fatalf("decode from the cache: %v", err)
+	c, ok := decodeCache(body)
+	if !ok {
+		t.Fatalf("the cache's body does not decode:\n%q", body)
 	}
 	if !reflect.DeepEqual(c.Policy, l.Policy) || !reflect.DeepEqual(c.Problems, l.Problems) {
 		t.Fatalf("the cache changes the policy:\nparsed %+v %+v\ncached %+v %+v\n%s", l.Policy, l.Problems, c.Policy, c.Problems, body)

@@ -8,6 +8,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/agentwarden/warden"
@@ -24,6 +25,7 @@ type TierFunc func(*warden.Request) warden.Tier
 type Pipeline struct {
 	global       []warden.Stage
 	capabilities map[string][]warden.Stage
+	lazy         map[string]*lazyStages
 	tier         TierFunc
 	timeout      time.Duration
 	noSandbox    bool
@@ -36,6 +38,13 @@ type Config struct {
 	// Capabilities maps a capability name to its own stages. A capability that is
 	// missing or has no stages is denied: "no policy for capability X".
 	Capabilities map[string][]warden.Stage
+	// Lazy maps a capability to a function that builds its stages, called
+	// once, on the first request for that capability: a process that decides
+	// one request compiles only the policy that request needs. A capability in
+	// both maps uses Capabilities. A builder that panics, or returns no
+	// stages, leaves its capability denied (the panic is each decision's
+	// reason).
+	Lazy map[string]func() []warden.Stage
 	// Tier resolves a request's tier; nil gives every request warden.DefaultTier.
 	Tier TierFunc
 	// StageTimeout bounds each stage; zero means DefaultStageTimeout.
@@ -48,6 +57,12 @@ type Config struct {
 // New builds a pipeline.
 func New(c Config) *Pipeline {
 	p := &Pipeline{global: c.Global, capabilities: c.Capabilities, tier: c.Tier, timeout: c.StageTimeout, noSandbox: c.NoSandbox}
+	for name, build := range c.Lazy {
+		if p.lazy == nil {
+			p.lazy = make(map[string]*lazyStages, len(c.Lazy))
+		}
+		p.lazy[name] = &lazyStages{build: build}
+	}
 	if p.timeout <= 0 {
 		p.timeout = DefaultStageTimeout
 	}
@@ -66,7 +81,10 @@ func (p *Pipeline) Decide(ctx context.Context, req *warden.Request) warden.Decis
 	var stages []warden.Stage
 	if p != nil {
 		stages = append(stages, p.global...)
-		capStages := p.capabilities[req.Capability]
+		capStages, ok := p.capabilities[req.Capability]
+		if l := p.lazy[req.Capability]; !ok && l != nil {
+			capStages = l.get()
+		}
 		if len(capStages) == 0 {
 			capStages = []warden.Stage{noPolicy{}}
 		}
@@ -248,6 +266,35 @@ func stageName(s warden.Stage) (name string) {
 		return "<nil stage>"
 	}
 	return s.Name()
+}
+
+// lazyStages builds a capability's stages on first use.
+type lazyStages struct {
+	once   sync.Once
+	build  func() []warden.Stage
+	stages []warden.Stage
+}
+
+func (l *lazyStages) get() []warden.Stage {
+	l.once.Do(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				l.stages = []warden.Stage{failedBuild{fmt.Errorf("building the capability's stages panicked: %v", r)}}
+			}
+		}()
+		l.stages = l.build()
+	})
+	return l.stages
+}
+
+// failedBuild stands for the stages of a capability whose builder panicked:
+// it fails every request, which the pipeline records as a deny.
+type failedBuild struct{ err error }
+
+func (failedBuild) Name() string { return "capability" }
+
+func (f failedBuild) Check(context.Context, *warden.Request) (warden.Decision, error) {
+	return warden.Decision{}, f.err
 }
 
 // noPolicy denies a request whose capability has no stages.
