@@ -130,25 +130,61 @@ func (r textRef) put(s string) {
 	r.it[r.sub] = b
 }
 
-// textRefs finds the text fields of content blocks.
-func textRefs(items []item) []textRef {
-	var refs []textRef
-	for _, it := range items {
-		typ, _ := it.str("type")
-		switch {
-		case typ == "text":
-			if _, ok := it.str("text"); ok {
-				refs = append(refs, textRef{it: it, key: "text"})
-			}
-		case typ == "resource":
-			refs = append(refs, textRef{it: it, key: "text", sub: "resource"})
-		case typ == "" && it["text"] != nil: // resources/read contents
-			if _, ok := it.str("text"); ok {
-				refs = append(refs, textRef{it: it, key: "text"})
+// ambiguous refuses an object holding a key that differs only in case
+// from one the proxy reads: a case-insensitive client could read the
+// variant the proxy never scanned.
+func ambiguous(m map[string]json.RawMessage, keys ...string) error {
+	for k := range m {
+		for _, want := range keys {
+			if k != want && strings.EqualFold(k, want) {
+				return fmt.Errorf("it has both %q-like keys and the proxy reads only %q", k, want)
 			}
 		}
 	}
-	return refs
+	return nil
+}
+
+// textRefs finds the text fields of content blocks. A block that should
+// hold text and does not hold a string is an error: it is never passed on
+// unscanned.
+func textRefs(items []item) ([]textRef, error) {
+	var refs []textRef
+	for _, it := range items {
+		if it == nil {
+			return nil, fmt.Errorf("a content block is null")
+		}
+		if err := ambiguous(it, "type", "text", "resource"); err != nil {
+			return nil, err
+		}
+		typ, _ := it.str("type")
+		switch {
+		case typ == "text":
+			if _, ok := it.str("text"); !ok {
+				return nil, fmt.Errorf("a text block has no text string")
+			}
+			refs = append(refs, textRef{it: it, key: "text"})
+		case typ == "resource":
+			var inner item
+			if json.Unmarshal(it["resource"], &inner) != nil || inner == nil {
+				return nil, fmt.Errorf("an embedded resource is not an object")
+			}
+			if err := ambiguous(inner, "text"); err != nil {
+				return nil, err
+			}
+			if raw, ok := inner["text"]; ok {
+				if _, ok := inner.str("text"); !ok {
+					return nil, fmt.Errorf("an embedded resource's text is not a string: %s", clip(string(raw), 20))
+				}
+				refs = append(refs, textRef{it: it, key: "text", sub: "resource"})
+			}
+		case typ == "" && it["text"] != nil: // resources/read contents
+			if _, ok := it.str("text"); !ok {
+				return nil, fmt.Errorf("a resource's text is not a string")
+			}
+			refs = append(refs, textRef{it: it, key: "text"})
+		}
+	}
+	return refs, nil
 }
 
 // scan scans the texts and structured values of a result.
@@ -215,13 +251,19 @@ func (p *Proxy) guardResult(name string, raw json.RawMessage) (json.RawMessage, 
 	if err := json.Unmarshal(raw, &res); err != nil || res == nil {
 		return nil, scanned{}, fmt.Errorf("the result is not a JSON object")
 	}
+	if err := ambiguous(res, "content", "structuredContent"); err != nil {
+		return nil, scanned{}, err
+	}
 	var items []item
 	if c, ok := res["content"]; ok && string(c) != "null" {
 		if err := json.Unmarshal(c, &items); err != nil {
 			return nil, scanned{}, fmt.Errorf("its content is not a list of content blocks")
 		}
 	}
-	refs := textRefs(items)
+	refs, err := textRefs(items)
+	if err != nil {
+		return nil, scanned{}, err
+	}
 	sc := p.scan(refs, res["structuredContent"])
 	if sc.withheld {
 		return nil, sc, nil
@@ -268,6 +310,9 @@ func (s *session) contentResult(ctx context.Context, method string, m *jsonrpc.R
 	if err := json.Unmarshal(m.Result, &res); err != nil || res == nil {
 		return errorResponse(m.ID, jsonrpc.CodeInternalError, "warden: the MCP server's answer to "+method+" could not be read, so it is withheld")
 	}
+	if err := ambiguous(res, "contents", "messages"); err != nil {
+		return errorResponse(m.ID, jsonrpc.CodeInternalError, "warden: the MCP server's answer to "+method+" is ambiguous ("+err.Error()+"), so it is withheld")
+	}
 	key := "contents"
 	if method == "prompts/get" {
 		key = "messages"
@@ -281,13 +326,21 @@ func (s *session) contentResult(ctx context.Context, method string, m *jsonrpc.R
 	if method == "prompts/get" {
 		for i, msg := range items {
 			var c item
-			if json.Unmarshal(msg["content"], &c) == nil && c != nil {
-				contents[i] = c
-				refs = append(refs, textRefs([]item{c})...)
+			if msg == nil || ambiguous(msg, "content") != nil || json.Unmarshal(msg["content"], &c) != nil || c == nil {
+				return errorResponse(m.ID, jsonrpc.CodeInternalError, "warden: a message of the MCP server's prompt could not be read, so it is withheld")
 			}
+			contents[i] = c
+			r, err := textRefs([]item{c})
+			if err != nil {
+				return errorResponse(m.ID, jsonrpc.CodeInternalError, "warden: the MCP server's prompt could not be read ("+err.Error()+"), so it is withheld")
+			}
+			refs = append(refs, r...)
 		}
 	} else {
-		refs = textRefs(items)
+		var err error
+		if refs, err = textRefs(items); err != nil {
+			return errorResponse(m.ID, jsonrpc.CodeInternalError, "warden: the MCP server's resource could not be read ("+err.Error()+"), so it is withheld")
+		}
 	}
 	sc := p.scan(refs, nil)
 	what := method + " from " + p.Server

@@ -181,6 +181,9 @@ func (d *definitions) filter(ctx context.Context, raw json.RawMessage) (json.Raw
 	if err := json.Unmarshal(raw, &res); err != nil || res == nil {
 		return nil, fmt.Errorf("the result is not a JSON object")
 	}
+	if err := ambiguous(res, "tools"); err != nil {
+		return nil, err
+	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(res["tools"], &list); err != nil {
 		return nil, fmt.Errorf("its tools are not a list")
@@ -193,7 +196,9 @@ func (d *definitions) filter(ctx context.Context, raw json.RawMessage) (json.Raw
 	pinsChanged := false
 	for _, raw := range list {
 		var t tool
-		if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" || json.Unmarshal(raw, &keys) != nil ||
+			ambiguous(keys, "name", "title", "description", "inputSchema", "outputSchema", "annotations") != nil {
 			d.p.Log.Warn("mcp: hid a tool whose definition could not be read", "server", d.p.Server)
 			continue
 		}
