@@ -57,11 +57,12 @@ func New(p Policy) (*Guard, error) {
 		return nil, fmt.Errorf("workspace %q is not an absolute path", p.Workspace)
 	}
 	g.workspace = physical(filepath.Clean(ws))
+	fsys := newMemoLinks(patternBases(p, g.userHome))
 	for _, d := range p.Denied {
 		if err := CheckPattern(d, false); err != nil {
 			return nil, err
 		}
-		pats, err := compile(d, g.userHome, true)
+		pats, err := compile(d, g.userHome, true, fsys)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +72,7 @@ func New(p Policy) (*Guard, error) {
 		if err := CheckPattern(r.Pattern, true); err != nil {
 			return nil, err
 		}
-		pats, err := compile(r.Pattern, g.userHome, false)
+		pats, err := compile(r.Pattern, g.userHome, false, fsys)
 		if err != nil {
 			return nil, err
 		}
@@ -86,6 +87,24 @@ func New(p Policy) (*Guard, error) {
 		g.allowed = append(g.allowed, ar)
 	}
 	return g, nil
+}
+
+// patternBases lists the literal directories p's patterns start from that
+// compile resolves, for memoLinks to plan its reads.
+func patternBases(p Policy, userHome string) []string {
+	var bases []string
+	add := func(pat string, denied bool) {
+		if _, _, base, err := expand(pat, userHome, denied); err == nil && base != "" {
+			bases = append(bases, base)
+		}
+	}
+	for _, d := range p.Denied {
+		add(d, true)
+	}
+	for _, r := range p.Allowed {
+		add(r.Pattern, false)
+	}
+	return bases
 }
 
 func actionIndex(a Action) int {

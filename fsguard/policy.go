@@ -129,32 +129,44 @@ type pattern struct {
 // when the literal directory the pattern starts from is itself reached
 // through a symlink: a path is resolved before matching, so the pattern must
 // also name where that directory really is.
-func compile(p, userHome string, denied bool) ([]pattern, error) {
+func compile(p, userHome string, denied bool, fsys *memoLinks) ([]pattern, error) {
 	fold := denied
 	text := p
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if userHome == "" {
-			return nil, fmt.Errorf("path pattern %q uses ~ but the user's home directory is unknown", p)
-		}
-		p = escapeMeta(filepath.Clean(userHome)) + p[1:]
-	}
-	relative := !strings.HasPrefix(p, "/") && !denied
-	if strings.HasPrefix(p, "/") {
-		p = cleanPattern(p)
+	p, relative, base, err := expand(p, userHome, denied)
+	if err != nil {
+		return nil, err
 	}
 	out := []pattern{newPattern(text, p, relative, fold)}
-	if !strings.HasPrefix(p, "/") {
+	if base == "" {
 		return out, nil
 	}
-	base, _ := doublestar.SplitPattern(p)
-	if strings.ContainsRune(base, '\\') || base == "/" {
-		return out, nil
-	}
-	if real, err := resolve(base); err == nil && real.path != base && !real.viaProc {
+	if real, err := fsys.resolve(base); err == nil && real.path != base && !real.viaProc {
 		alias := escapeMeta(real.path) + strings.TrimPrefix(p, base)
 		out = append(out, newPattern(text, alias, false, fold))
 	}
 	return out, nil
+}
+
+// expand returns pattern p with ~ expanded and, when absolute, cleaned;
+// whether it is relative to the project; and the literal directory it starts
+// from when that must be resolved for an alias ("" when not).
+func expand(p, userHome string, denied bool) (glob string, relative bool, base string, err error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if userHome == "" {
+			return "", false, "", fmt.Errorf("path pattern %q uses ~ but the user's home directory is unknown", p)
+		}
+		p = escapeMeta(filepath.Clean(userHome)) + p[1:]
+	}
+	relative = !strings.HasPrefix(p, "/") && !denied
+	if !strings.HasPrefix(p, "/") {
+		return p, relative, "", nil
+	}
+	p = cleanPattern(p)
+	base, _ = doublestar.SplitPattern(p)
+	if strings.ContainsRune(base, '\\') || base == "/" {
+		base = ""
+	}
+	return p, relative, base, nil
 }
 
 func newPattern(text, glob string, relative, fold bool) pattern {
@@ -209,6 +221,9 @@ func (pt *pattern) match(path, rel string) bool {
 // does not treat "//" or "/./" specially, and paths are cleaned before they
 // are matched.
 func cleanPattern(p string) string {
+	if !strings.Contains(p, "//") && !strings.Contains(p, "/./") && !strings.HasSuffix(p, "/.") && (!strings.HasSuffix(p, "/") || p == "/") {
+		return p // already clean
+	}
 	trailing := strings.HasSuffix(p, "/") && len(p) > 1
 	segs := strings.Split(p, "/")
 	out := segs[:1]

@@ -24,6 +24,7 @@ type resolved struct {
 	// missing is set when some component did not exist; the rest was kept
 	// as written.
 	missing bool
+	links   int // symlinks followed
 }
 
 // resolve follows every symlink in abs (absolute and clean) the way the
@@ -32,11 +33,43 @@ type resolved struct {
 // directories, or cannot be read, are kept as written: a write may create
 // them, and the kernel would stop there anyway. A loop is errLoop; a name too
 // long for the system is an error.
-func resolve(abs string) (resolved, error) {
-	var r resolved
-	cur := "/"
-	rest := strings.TrimPrefix(abs, "/")
-	links := 0
+func resolve(abs string) (resolved, error) { return resolveWith(abs, osLinks{}) }
+
+// links is what resolution asks the filesystem: the type of a name (not
+// following it) and a symlink's target.
+type links interface {
+	lstat(name string) (fs.FileMode, error)
+	readlink(name string) (string, error)
+}
+
+// osLinks asks the system each time.
+type osLinks struct{}
+
+func (osLinks) lstat(name string) (fs.FileMode, error) {
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode(), nil
+}
+
+func (osLinks) readlink(name string) (string, error) { return os.Readlink(name) }
+
+func resolveWith(abs string, fsys links) (resolved, error) {
+	return resolveFrom(resolved{path: "/"}, abs, fsys)
+}
+
+// resolveFrom goes on resolving rest (relative to from.path, or absolute)
+// from a resolution already made: resolving a directory and then a name in
+// it is resolving the whole path.
+func resolveFrom(from resolved, rest string, fsys links) (resolved, error) {
+	r := from
+	cur := from.path
+	if strings.HasPrefix(rest, "/") {
+		cur = "/"
+	}
+	rest = strings.TrimPrefix(rest, "/")
+	links := from.links
 	for rest != "" {
 		var name string
 		name, rest, _ = strings.Cut(rest, "/")
@@ -48,7 +81,7 @@ func resolve(abs string) (resolved, error) {
 			continue
 		}
 		next := join(cur, name)
-		fi, err := os.Lstat(next)
+		mode, err := fsys.lstat(next)
 		if err != nil {
 			if errors.Is(err, syscall.ENAMETOOLONG) {
 				return r, err
@@ -58,14 +91,14 @@ func resolve(abs string) (resolved, error) {
 			cur = next
 			continue
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
+		if mode&fs.ModeSymlink == 0 {
 			cur = next
 			continue
 		}
 		if links++; links > maxLinks {
 			return r, errLoop
 		}
-		target, err := os.Readlink(next)
+		target, err := fsys.readlink(next)
 		if err != nil {
 			return r, err
 		}
@@ -82,7 +115,7 @@ func resolve(abs string) (resolved, error) {
 		}
 		rest = strings.TrimPrefix(rest, "/")
 	}
-	r.path = cur
+	r.path, r.links = cur, links
 	return r, nil
 }
 
