@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin/warden
 HOME_DEMO := $(CURDIR)/.warden-demo
 
-.PHONY: all build run test test-short lint fuzz bench clean deps install uninstall
+.PHONY: all build run test test-short lint fuzz bench soak clean deps install uninstall
 
 all: build
 
@@ -53,6 +53,12 @@ fuzz:
 # Benchmarks: in-process (go test -bench) and the built binary's cold start.
 bench: build
 	./scripts/bench.sh
+
+# The memory soak (issue 26): a daemon decides a million tool calls and
+# answers a hundred thousand approvals; its live heap must stay flat. The
+# normal tests run the same check with 5,000 and 500.
+soak:
+	WARDEN_SOAK_DECISIONS=1000000 WARDEN_SOAK_APPROVALS=100000 $(GO) test -run TestDaemonMemoryIsFlat -count=1 -timeout 60m -v ./app/
 
 deps:
 	./scripts/deps.sh
