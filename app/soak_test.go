@@ -28,7 +28,6 @@ import (
 // of about 2 KiB. The clients run in this process; their memory is per
 // request, not kept.
 //
-//
 //	WARDEN_SOAK_DECISIONS=1000000 WARDEN_SOAK_APPROVALS=100000 go test -run TestDaemonMemoryIsFlat -timeout 60m -v ./app/
 func TestDaemonMemoryIsFlat(t *testing.T) {
 	decisions := envInt(t, "WARDEN_SOAK_DECISIONS", 5_000)
@@ -141,4 +140,3 @@ func envInt(t *testing.T, name string, def int) int {
 	}
 	return n
 }
-

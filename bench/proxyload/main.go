@@ -133,14 +133,15 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 			}
 		}
 		fmt.Printf("small GETs (16 bytes) over kept-alive connections, %d rounds of %v each, interleaved\n", rounds, d)
-		fmt.Printf("%-12s %8s %24s %22s %22s\n", "proxy", "clients", "req/s (each round)", "p50 ms", "p99 ms")
+		fmt.Printf("%-12s %8s %24s %22s %22s %22s\n", "proxy", "clients", "req/s (each round)", "p50 ms", "p99 ms", "proxy CPU µs/req")
 		for _, c := range counts {
 			for _, p := range all {
 				rs := results[key{p.name, c}]
-				fmt.Printf("%-12s %8d %24s %22s %22s\n", p.name, c,
+				fmt.Printf("%-12s %8d %24s %22s %22s %22s\n", p.name, c,
 					join(rs, func(r smallResult) string { return fmt.Sprintf("%.0f", r.rate) }),
 					join(rs, func(r smallResult) string { return fmt.Sprintf("%.2f", ms(r.p50)) }),
-					join(rs, func(r smallResult) string { return fmt.Sprintf("%.2f", ms(r.p99)) }))
+					join(rs, func(r smallResult) string { return fmt.Sprintf("%.2f", ms(r.p99)) }),
+					join(rs, func(r smallResult) string { return fmt.Sprintf("%.0f", float64(r.cpu)/float64(time.Microsecond)) }))
 			}
 		}
 		fmt.Println()
@@ -232,6 +233,7 @@ func serve(addr string, h http.Handler, overTLS bool) (*httptest.Server, error) 
 type smallResult struct {
 	rate     float64
 	p50, p99 time.Duration
+	cpu      time.Duration // the proxy's CPU time per request (0: no pid)
 }
 
 // smallRun has n clients, each with its own kept-alive connection, GET u
@@ -257,6 +259,7 @@ func smallRun(p proxy, u string, n int, d time.Duration) (smallResult, error) {
 		lats  []time.Duration
 		first atomic.Pointer[error]
 	)
+	cpu0 := cpuTime(p.pid)
 	start := time.Now()
 	for range n {
 		wg.Go(func() {
@@ -276,6 +279,7 @@ func smallRun(p proxy, u string, n int, d time.Duration) (smallResult, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := cpuTime(p.pid) - cpu0
 	if err := first.Load(); err != nil {
 		return smallResult{}, *err
 	}
@@ -287,6 +291,7 @@ func smallRun(p proxy, u string, n int, d time.Duration) (smallResult, error) {
 		rate: float64(len(lats)) / elapsed.Seconds(),
 		p50:  lats[len(lats)/2],
 		p99:  lats[len(lats)*99/100],
+		cpu:  cpu / time.Duration(len(lats)),
 	}, nil
 }
 
@@ -333,6 +338,27 @@ func join(rs []smallResult, f func(smallResult) string) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// cpuTime is the user and system CPU time pid has used (0 for pid 0 or
+// when it cannot be read), from /proc/PID/stat in clock ticks of 10 ms.
+func cpuTime(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b)[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
 
 // residentKB is the process's VmRSS in KiB (0 when it cannot be read).
 func residentKB(pid int) int64 { return statusKB(pid, "VmRSS:") }
