@@ -264,7 +264,10 @@ func (s *session) clientRequest(ctx context.Context, m *jsonrpc.Request) {
 			s.elicit = len(p.Capabilities.Elicitation) > 0 && string(p.Capabilities.Elicitation) != "null"
 			s.mu.Unlock()
 		}
-	case "tools/list", "resources/read", "prompts/get":
+		if m.IsCall() {
+			s.track(m.ID, pending{method: m.Method})
+		}
+	case "tools/list", "resources/read", "prompts/get", "server/discover":
 		if m.IsCall() {
 			s.track(m.ID, pending{method: m.Method})
 		}
@@ -306,6 +309,9 @@ func (s *session) fromServer(ctx context.Context) error {
 			if m.Method == "notifications/tools/list_changed" {
 				s.defs.stale()
 			}
+			if m.Method == "sampling/createMessage" && m.IsCall() && !s.sampling(ctx, m) {
+				continue
+			}
 			s.toClient(ctx, m)
 		}
 	}
@@ -336,6 +342,8 @@ func (s *session) serverResponse(ctx context.Context, m *jsonrpc.Response) {
 		m = s.callResult(ctx, p.call, m)
 	case "resources/read", "prompts/get":
 		m = s.contentResult(ctx, p.method, m)
+	case "initialize", "server/discover":
+		m = s.instructions(ctx, m)
 	}
 	s.toClient(ctx, m)
 }

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -307,5 +308,45 @@ func TestSecretsInArgumentsAreRedactedFromTheAudit(t *testing.T) {
 		if strings.Contains(string(ev.Metadata), secret) || strings.Contains(ev.Summary, secret) {
 			t.Errorf("event %s holds the token", ev.Type)
 		}
+	}
+}
+
+func TestPoisonedInstructionsAreRemoved(t *testing.T) {
+	a := openApp(t, testPolicy)
+	ts := newTestServer("Echo the text back.")
+	ts.Server = sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ServerOptions{Instructions: injection})
+	for _, version := range []string{"", "2025-06-18"} {
+		pr := connectVersion(t, a.MCPProxy(app.MCPOptions{Name: "test"}), serve(t, ts), nil, version)
+		res := pr.client.InitializeResult()
+		if res == nil || strings.Contains(res.Instructions, "developer mode") || !strings.Contains(res.Instructions, "warden removed the instructions") {
+			t.Errorf("client %q got instructions %+v; want warden's note instead of the payload", version, res)
+		}
+	}
+	if evs := events(t, a, warden.EventInjectionFound); len(evs) != 2 {
+		t.Errorf("injection_found events = %d, want one per session", len(evs))
+	}
+}
+
+func TestPoisonedSamplingRequestIsRefused(t *testing.T) {
+	ts := newTestServer("Echo the text back.")
+	var sampled int
+	sdk.AddTool(ts.Server, &sdk.Tool{Name: "summarise"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		_, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{MaxTokens: 10,
+			Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: injection}}}})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("sampling error: %v", err)}}}, nil, nil
+	})
+	copts := &sdk.ClientOptions{CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+		sampled++
+		return &sdk.CreateMessageResult{Role: "assistant", Content: &sdk.TextContent{Text: "ok"}}, nil
+	}}
+	policy := strings.Replace(testPolicy, "    mcp__test__echo: 1\n", "    mcp__test__echo: 1\n    mcp__test__summarise: 1\n", 1)
+	a := openApp(t, policy)
+	pr := connectVersion(t, a.MCPProxy(app.MCPOptions{Name: "test"}), serve(t, ts), copts, "2025-06-18")
+	res := call(t, pr, "summarise", nil)
+	if sampled != 0 || !strings.Contains(text(res), "reads as a prompt injection") {
+		t.Errorf("sampled %d times, result %q; want the sampling request refused to the server", sampled, text(res))
+	}
+	if evs := events(t, a, warden.EventInjectionFound); len(evs) == 0 {
+		t.Error("no injection_found event for the sampling request")
 	}
 }

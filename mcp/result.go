@@ -188,7 +188,7 @@ func textRefs(items []item) ([]textRef, error) {
 }
 
 // scan scans the texts and structured values of a result.
-func (p *Proxy) scan(refs []textRef, structured json.RawMessage) scanned {
+func (p *Proxy) scan(refs []textRef, structured ...json.RawMessage) scanned {
 	var b strings.Builder
 	for _, r := range refs {
 		if b.Len() >= maxScanned {
@@ -197,9 +197,9 @@ func (p *Proxy) scan(refs []textRef, structured json.RawMessage) scanned {
 		b.WriteString(r.get())
 		b.WriteByte('\n')
 	}
-	if len(structured) > 0 {
+	for _, raw := range structured {
 		var v any
-		if json.Unmarshal(structured, &v) == nil {
+		if len(raw) > 0 && json.Unmarshal(raw, &v) == nil {
 			collectStrings(&b, v, maxScanned)
 		}
 	}
@@ -251,7 +251,7 @@ func (p *Proxy) guardResult(name string, raw json.RawMessage) (json.RawMessage, 
 	if err := json.Unmarshal(raw, &res); err != nil || res == nil {
 		return nil, scanned{}, fmt.Errorf("the result is not a JSON object")
 	}
-	if err := ambiguous(res, "content", "structuredContent"); err != nil {
+	if err := ambiguous(res, "content", "structuredContent", "inputRequests"); err != nil {
 		return nil, scanned{}, err
 	}
 	var items []item
@@ -264,7 +264,9 @@ func (p *Proxy) guardResult(name string, raw json.RawMessage) (json.RawMessage, 
 	if err != nil {
 		return nil, scanned{}, err
 	}
-	sc := p.scan(refs, res["structuredContent"])
+	// Structured content, and the input a stateless server asks the
+	// client for (a sampling request's messages reach the model too).
+	sc := p.scan(refs, res["structuredContent"], res["inputRequests"])
 	if sc.withheld {
 		return nil, sc, nil
 	}
@@ -342,7 +344,7 @@ func (s *session) contentResult(ctx context.Context, method string, m *jsonrpc.R
 			return errorResponse(m.ID, jsonrpc.CodeInternalError, "warden: the MCP server's resource could not be read ("+err.Error()+"), so it is withheld")
 		}
 	}
-	sc := p.scan(refs, nil)
+	sc := p.scan(refs)
 	what := method + " from " + p.Server
 	if sc.res.Injection {
 		s.recordInjection(ctx, "", method, sc)
@@ -383,4 +385,66 @@ func (s *session) recordInjection(ctx context.Context, trace, source string, sc 
 	if err := s.p.Gate.Record(ctx, ev); err != nil {
 		s.p.Log.Warn("mcp: could not record an injection finding", "error", err)
 	}
+}
+
+// instructions scans the instructions a server gives the model when the
+// session starts (the initialize or server/discover result): flagged
+// instructions are removed, and the model told why.
+func (s *session) instructions(ctx context.Context, m *jsonrpc.Response) *jsonrpc.Response {
+	var res map[string]json.RawMessage
+	if json.Unmarshal(m.Result, &res) != nil || res == nil {
+		return m
+	}
+	if err := ambiguous(res, "instructions"); err != nil {
+		return errorResponse(m.ID, jsonrpc.CodeInternalError, "warden: the MCP server's handshake is ambiguous ("+err.Error()+"), so the session is refused")
+	}
+	var text string
+	if json.Unmarshal(res["instructions"], &text) != nil || strings.TrimSpace(text) == "" {
+		return m
+	}
+	sc := s.p.scan([]textRef{{it: item{"text": res["instructions"]}, key: "text"}})
+	if !sc.res.Injection {
+		b, _ := json.Marshal(inject.Sanitize(text))
+		res["instructions"] = b
+	} else {
+		s.recordInjection(ctx, "", "its instructions", sc)
+		b, _ := json.Marshal(fmt.Sprintf("warden removed the instructions of MCP server %s: they read as a prompt injection (score %.2f; %s).",
+			s.p.Server, sc.res.Score, categories(sc.res.Categories)))
+		res["instructions"] = b
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		return m
+	}
+	return &jsonrpc.Response{ID: m.ID, Result: out}
+}
+
+// sampling scans a server's sampling request (text the server wants the
+// client's model to read) and reports whether it may go on to the client;
+// a flagged one is refused to the server and recorded.
+func (s *session) sampling(ctx context.Context, m *jsonrpc.Request) bool {
+	var p struct {
+		Messages     []map[string]json.RawMessage `json:"messages"`
+		SystemPrompt string                       `json:"systemPrompt"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		s.toServer(ctx, errorResponse(m.ID, jsonrpc.CodeInvalidParams, "warden: the sampling request could not be read, so it was not passed on"))
+		return false
+	}
+	var b strings.Builder
+	b.WriteString(p.SystemPrompt + "\n")
+	for _, msg := range p.Messages {
+		var v any
+		if json.Unmarshal(msg["content"], &v) == nil {
+			collectStrings(&b, v, maxScanned)
+		}
+	}
+	sc := scanned{text: clip(b.String(), maxScanned)}
+	sc.res = s.p.Scanner.Scan(sc.text)
+	if !sc.res.Injection {
+		return true
+	}
+	s.recordInjection(ctx, "", "a sampling request", sc)
+	s.toServer(ctx, errorResponse(m.ID, jsonrpc.CodeInvalidRequest, "warden: the sampling request reads as a prompt injection, so it was not passed to the client"))
+	return false
 }
