@@ -84,7 +84,7 @@ type App struct {
 	Home     Home
 	Policy   *config.Policy
 	Problems []config.Problem
-	Store    *sqlite.Store
+	Store    Store
 	Gate     *gate.Gate
 	// Queue holds approvals: asks waiting for a human, and remembered answers.
 	Queue *approval.Queue
@@ -113,6 +113,9 @@ type Options struct {
 	// Prompt asks the operator for a secret on the daemon's terminal (the
 	// signing key's passphrase); nil means there is no terminal.
 	Prompt func(msg string) ([]byte, error)
+	// Store, when set, is a fleet's postgres:// URL (`--store`), which
+	// overrides the policy's store.dsn; "" keeps the policy's choice.
+	Store string
 }
 
 // Open loads the home's policy and opens its database. Problems in the policy
@@ -129,13 +132,12 @@ func Open(ctx context.Context, home Home, opt Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Deferred: a plain decision is spooled durably without opening SQLite;
-	// anything that needs the database opens it (and drains the spool) then.
-	store := home.deferredStore()
-	if opt.OpenDatabase {
-		if store, err = openStore(ctx, home, sqlite.Options{LongLived: true}); err != nil {
-			return nil, err
-		}
+	// SQLite, deferred: a plain decision is spooled durably without opening
+	// SQLite; anything that needs the database opens it (and drains the
+	// spool) then. Or the fleet's PostgreSQL database the policy names.
+	store, err := openHomeStore(ctx, home, policy, opt.Store, opt.OpenDatabase)
+	if err != nil {
+		return nil, err
 	}
 	a := &App{Home: home, Policy: policy, Problems: problems, Store: store, Log: opt.Log, Now: opt.Now}
 	if err := reportProblems(ctx, a.Log, a.Store, home, a.Now(), a.Problems); err != nil {
@@ -173,7 +175,7 @@ func NewID() string {
 // Each capability's stages are compiled on its first request (a one-shot
 // process compiles only what its request needs), and the filesystem guard
 // once for both the filesystem stage and the shell guard's path operands.
-func Pipeline(home Home, p *config.Policy, problems []config.Problem, store *sqlite.Store, now func() time.Time) *pipeline.Pipeline {
+func Pipeline(home Home, p *config.Policy, problems []config.Problem, store Store, now func() time.Time) *pipeline.Pipeline {
 	resolver := tools.NewResolver(p.Tools)
 	files := sync.OnceValues(func() (*fsguard.Guard, error) { return FilesystemGuard(home, p) })
 	var integrity safety.PolicyIntegrity

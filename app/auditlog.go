@@ -61,6 +61,33 @@ func openStore(ctx context.Context, home Home, opt sqlite.Options) (*sqlite.Stor
 // does not refuse a log that lost rows or was replaced; the report names
 // what is missing and the first row that differs.
 func VerifyAudit(ctx context.Context, home Home) (warden.VerifyReport, error) {
+	return VerifyAuditWith(ctx, home, "")
+}
+
+// VerifyAuditWith is VerifyAudit of the fleet's database when the policy
+// (or override, --store) names one: its chains, their keyed checkpoints
+// and the spend ledger's running totals.
+func VerifyAuditWith(ctx context.Context, home Home, override string) (warden.VerifyReport, error) {
+	p, err := policyForStore(home)
+	if err != nil {
+		return warden.VerifyReport{}, err
+	}
+	f, err := fleetOf(home, p, override)
+	if err != nil {
+		return warden.VerifyReport{}, err
+	}
+	if f != nil {
+		pg, err := f.open(ctx, false)
+		if err != nil {
+			return warden.VerifyReport{}, err
+		}
+		defer pg.Close()
+		rep, err := pg.Verify(ctx)
+		if err != nil {
+			return rep, warden.Errorf(warden.EUnavailable, "verify the fleet's audit log").Wrap(err)
+		}
+		return rep, nil
+	}
 	s, err := openStore(ctx, home, sqlite.Options{Inspect: true})
 	if err != nil {
 		return warden.VerifyReport{}, err
@@ -82,6 +109,10 @@ func RecoverAudit(ctx context.Context, home Home, by string, now time.Time) (sql
 	if _, err := os.Stat(home.PolicyPath()); err != nil {
 		return sqlite.RecoverResult{}, warden.Errorf(warden.EInvalid, "%s is not a warden home: it has no policy file", home.Abs()).Wrap(err).
 			WithHint("`warden init` creates a new home")
+	}
+	if p, err := policyForStore(home); err == nil && p.Store.DSN != "" {
+		return sqlite.RecoverResult{}, warden.Errorf(warden.EInvalid, "this home's audit log is the fleet's PostgreSQL database, which `warden audit recover` does not touch").
+			WithHint("a fleet's database is restored from its backups (docs/fleet.md); `warden audit verify` says what it holds")
 	}
 	res, err := sqlite.Recover(ctx, home.DatabasePath(), home.storeOptions(), by, now)
 	if err != nil {

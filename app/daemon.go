@@ -26,7 +26,6 @@ import (
 	"github.com/agentwarden/warden/netguard"
 	"github.com/agentwarden/warden/signing/keystore"
 	"github.com/agentwarden/warden/signing/service"
-	"github.com/agentwarden/warden/sqlite"
 	"github.com/agentwarden/warden/telegram"
 )
 
@@ -623,7 +622,7 @@ func NewAPIToken(home Home, scope string) (string, error) {
 // feedingStore records through the SQLite store and, once a row is stored,
 // puts it on the live feed.
 type feedingStore struct {
-	*sqlite.Store
+	Store
 	feed *feed.Feed
 }
 

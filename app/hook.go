@@ -168,7 +168,7 @@ func (r *remoteHook) Ran(ctx context.Context, c hook.RanCall) error {
 	if r.local != nil {
 		return recordRan(ctx, r.local.Store, c)
 	}
-	s, err := OpenStore(ctx, r.home)
+	s, err := OpenLogStore(ctx, r.home, "")
 	if err != nil {
 		return err
 	}

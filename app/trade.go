@@ -24,12 +24,11 @@ import (
 	"github.com/agentwarden/warden/finance/tokensafety"
 	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/httpexchange"
-	"github.com/agentwarden/warden/sqlite"
 )
 
 // NewBackend builds the trading backend the policy names: the embedded
 // paper exchange (persisted in the home's database) or a REST venue.
-func NewBackend(home Home, p *config.Policy, store *sqlite.Store, now func() time.Time) (finance.Backend, error) {
+func NewBackend(home Home, p *config.Policy, store Store, now func() time.Time) (finance.Backend, error) {
 	t := p.Trade
 	switch t.Backend {
 	case "", "paper":
@@ -116,7 +115,7 @@ func (f failedBackend) Transfer(context.Context, finance.TransferOrder, finance.
 
 // backendOrFailed is the policy's backend, or a stand-in that fails every
 // call with the reason it could not be built.
-func backendOrFailed(home Home, p *config.Policy, store *sqlite.Store, now func() time.Time) finance.Backend {
+func backendOrFailed(home Home, p *config.Policy, store Store, now func() time.Time) finance.Backend {
 	b, err := NewBackend(home, p, store, now)
 	if err != nil {
 		return failedBackend{err}

@@ -253,7 +253,7 @@ func auditVerifyCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := app.VerifyAudit(c.Context(), home)
+			rep, err := app.VerifyAuditWith(c.Context(), home, e.storeDSN)
 			if err != nil {
 				return err
 			}

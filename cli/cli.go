@@ -26,6 +26,9 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// storeDSN is --store: a fleet's postgres:// URL, overriding the
+	// policy's store.dsn.
+	storeDSN string
 	// status is set by commands whose exit status encodes an outcome rather
 	// than an error (check --exit-code, audit verify).
 	status int
@@ -77,7 +80,7 @@ func (e *env) open(ctx context.Context) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := app.Open(ctx, home, app.Options{Log: e.logger()})
+	a, err := app.Open(ctx, home, app.Options{Log: e.logger(), Store: e.storeDSN})
 	if err == nil {
 		a.Supervises = e.supervises
 	}
@@ -111,7 +114,7 @@ func (e *env) openServing(ctx context.Context) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	return app.Open(ctx, home, app.Options{Log: e.logger(), OpenDatabase: true})
+	return app.Open(ctx, home, app.Options{Log: e.logger(), OpenDatabase: true, Store: e.storeDSN})
 }
 
 // Main runs warden with args (without the program name) and returns the exit
@@ -144,9 +147,10 @@ func newRoot(e *env) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&e.home, "home", "", "warden home directory (default $WARDEN_HOME or ~/.warden)")
+	root.PersistentFlags().StringVar(&e.storeDSN, "store", "", "a fleet's PostgreSQL database, postgres://USER@HOST/DATABASE (no password: it comes from store.passwordFile, store.passwordEnv or PGPASSWORD); overrides store.dsn")
 	root.AddCommand(initCmd(e), checkCmd(e), configCmd(e), auditCmd(e), killCmd(e), unkillCmd(e),
 		hookCmd(e), installCmd(e, false), installCmd(e, true), fsCmd(e), execCmd(e), sandboxCmd(e), proxyCmd(e),
-		serveCmd(e), mcpCmd(e), approvalsCmd(e), tokenCmd(e), tradeCmd(e), portfolioCmd(e), stoplossCmd(e), signerCmd(e), statusCmd(e), versionCmd(e))
+		serveCmd(e), migrateCmd(e), mcpCmd(e), approvalsCmd(e), tokenCmd(e), tradeCmd(e), portfolioCmd(e), stoplossCmd(e), signerCmd(e), statusCmd(e), versionCmd(e))
 	root.AddCommand(injectCmds(e)...)
 	setVersion(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

@@ -47,7 +47,7 @@ Shutdown finishes requests in flight and flushes the audit log.`,
 			if err != nil {
 				return err
 			}
-			d, err := app.NewDaemon(ctx, home, app.Options{Log: e.logger(), Prompt: terminalPrompt()})
+			d, err := app.NewDaemon(ctx, home, app.Options{Log: e.logger(), Prompt: terminalPrompt(), Store: e.storeDSN})
 			if err != nil {
 				return err
 			}

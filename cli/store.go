@@ -25,7 +25,7 @@ func (e *env) store(ctx context.Context) (logStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return app.OpenStore(ctx, home)
+	return app.OpenLogStore(ctx, home, e.storeDSN)
 }
 
 // entries reads the audit rows that the flags select.

@@ -356,6 +356,19 @@ signing:
   legacyTransactions: false # also sign legacy (type 0, EIP-155) transactions; default false
   # Risky switches, each off by default:
   unsafeAllowContractCreation: false # transactions with no recipient, which deploy a contract
+
+store:
+  # Where the audit log, spend ledger, rate limits and approvals live. ""
+  # is this home's SQLite database. A postgres://USER@HOST/DATABASE URL puts
+  # them in a PostgreSQL database that several daemons share (a fleet: one
+  # cap, one approval queue, one audit log; see docs/fleet.md). Never write
+  # the password here: it comes from passwordFile or passwordEnv (or the
+  # driver's PGPASSWORD / PGPASSFILE). An invalid store section stops every
+  # decision until it is fixed. Default "".
+  dsn: ""
+  passwordFile: "" # file holding the database password (absolute or ~/ path); default none
+  passwordEnv: "" # environment variable holding it, e.g. WARDEN_PG_PASSWORD; default none
+  keyFile: "" # the fleet's checkpoint key, the same file on every host; "" = audit.key in the home
 `
 
 // DefaultFile returns the commented default policy file that `warden init`

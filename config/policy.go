@@ -23,6 +23,7 @@ type Policy struct {
 	StopLoss   StopLoss
 	Trade      Trade
 	Signing    Signing
+	Store      Store
 }
 
 // Safety holds the global money and emergency-stop limits (the safety section).

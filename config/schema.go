@@ -30,6 +30,7 @@ var sections = []section{
 	stopLossSection,
 	tradeSection,
 	signingSection,
+	storeSection,
 }
 
 // section is one top-level section of warden.yaml.

@@ -137,11 +137,11 @@ func TestOpenChecksTheSchema(t *testing.T) {
 	if warden.ErrorCodeOf(err) != warden.EConflict || !strings.Contains(warden.UserMessage(err), "warden migrate") {
 		t.Errorf("Open before migrating = %q; want a conflict naming `warden migrate`", warden.UserMessage(err))
 	}
-	from, to, err := Migrate(ctx, dsn)
+	from, to, err := Migrate(ctx, dsn, "")
 	if err != nil || from != 0 || to != SchemaVersion() {
 		t.Fatalf("Migrate = %d, %d, %v; want 0 → %d", from, to, err, SchemaVersion())
 	}
-	if from, to, err := Migrate(ctx, dsn); err != nil || from != to {
+	if from, to, err := Migrate(ctx, dsn, ""); err != nil || from != to {
 		t.Errorf("a second Migrate = %d, %d, %v; want nothing to do", from, to, err)
 	}
 	s, err := Open(ctx, dsn, Options{})
@@ -156,7 +156,7 @@ func TestOpenChecksTheSchema(t *testing.T) {
 	if _, err := Open(ctx, dsn, Options{}); warden.ErrorCodeOf(err) != warden.EConflict || !strings.Contains(err.Error(), "knows only up to") {
 		t.Errorf("Open on a newer schema = %v; want it refused as unknown", err)
 	}
-	if _, _, err := Migrate(ctx, dsn); err == nil || !strings.Contains(err.Error(), "knows only up to") {
+	if _, _, err := Migrate(ctx, dsn, ""); err == nil || !strings.Contains(err.Error(), "knows only up to") {
 		t.Errorf("Migrate on a newer schema = %v; want it refused", err)
 	}
 }
@@ -171,7 +171,7 @@ func TestConcurrentMigrations(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, errs[i] = Migrate(ctx, dsn)
+			_, _, errs[i] = Migrate(ctx, dsn, "")
 		}()
 	}
 	wg.Wait()

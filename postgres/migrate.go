@@ -74,13 +74,21 @@ const sqlSchemaTable = `CREATE TABLE IF NOT EXISTS warden_schema (
 // its own transaction under an advisory lock (daemons migrating at once
 // wait for each other). It returns the versions before and after. A database
 // with a newer schema is refused. Run it as the role that owns warden's
-// tables (see docs/fleet.md), not as the daemons' writer role.
-func Migrate(ctx context.Context, dsn string) (from, to int, err error) {
+// tables (see docs/fleet.md), not as the daemons' writer role. password,
+// when set, is the role's password, kept out of the DSN.
+func Migrate(ctx context.Context, dsn, password string) (from, to int, err error) {
 	ms, err := loadMigrations()
 	if err != nil {
 		return 0, 0, err
 	}
-	c, err := pgx.Connect(ctx, dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return 0, 0, warden.Errorf(warden.EInvalid, "the PostgreSQL DSN cannot be read: %s", scrub(err, dsn))
+	}
+	if password != "" {
+		cfg.Password = password
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return 0, 0, unavailable("connect to PostgreSQL", err)
 	}

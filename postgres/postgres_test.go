@@ -44,7 +44,7 @@ func openTest(t testing.TB) (*Store, string) {
 func newDatabase(t testing.TB) string {
 	t.Helper()
 	tmpl := pgtest.Prepared(t, "migrated", func(dsn string) error {
-		if _, _, err := Migrate(ctx, dsn); err != nil {
+		if _, _, err := Migrate(ctx, dsn, ""); err != nil {
 			return err
 		}
 		c, err := pgx.Connect(ctx, dsn)

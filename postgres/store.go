@@ -42,6 +42,9 @@ type Options struct {
 	Now func() time.Time
 	// LongLived stores (the daemon) take a checkpoint when they close.
 	LongLived bool
+	// Password, when set, is the database password, kept out of the DSN
+	// (read from a file or an environment variable by the caller).
+	Password string
 }
 
 // Store is warden's audit log, spend ledger, rate slots, approvals and grants
@@ -70,6 +73,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	}
 	if opt.MaxConns > 0 {
 		cfg.MaxConns = opt.MaxConns
+	}
+	if opt.Password != "" {
+		cfg.ConnConfig.Password = opt.Password
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

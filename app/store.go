@@ -1,0 +1,229 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/audit"
+	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/finance/paper"
+	"github.com/agentwarden/warden/finance/stoploss"
+	"github.com/agentwarden/warden/postgres"
+	"github.com/agentwarden/warden/sqlite"
+)
+
+// Store is a home's store: the audit log, security events, spend ledger,
+// rate slots, approvals and grants, and the per-host paper book and
+// stop-loss rules. It is the home's SQLite database, or, when the policy's
+// store.dsn (or --store) names one, a fleet's PostgreSQL database shared
+// by many daemons (then the paper book and the stop-loss rules stay in the
+// home's SQLite database).
+type Store interface {
+	warden.AuditStore
+	warden.Ledger
+	warden.SlotReader
+	warden.ApprovalStore
+	// QueueEvent is AppendEvent for a caller that must not wait for the
+	// commit (see sqlite.Store.QueueEvent); wait must be called once.
+	QueueEvent(ctx context.Context, ev *warden.SecurityEvent) (wait func() error)
+	PaperBook() paper.Store
+	StopLoss() stoploss.Store
+	Close() error
+}
+
+var (
+	_ Store = localStore{}
+	_ Store = fleetStore{}
+)
+
+// localStore is the home's SQLite database as a Store.
+type localStore struct{ *sqlite.Store }
+
+func (s localStore) PaperBook() paper.Store   { return s.Store.PaperBook() }
+func (s localStore) StopLoss() stoploss.Store { return s.Store.StopLoss() }
+
+// fleetStore is a fleet's PostgreSQL database as a Store, with the home's
+// SQLite database (opened only when used) for the paper book and the
+// stop-loss rules, which are per host.
+type fleetStore struct {
+	*postgres.Store
+	local *sqlite.Store
+}
+
+// QueueEvent appends ev before it returns: in order, like the SQLite
+// store's queue, only without the wait taken off the caller.
+func (f fleetStore) QueueEvent(ctx context.Context, ev *warden.SecurityEvent) func() error {
+	err := f.Store.AppendEvent(ctx, ev)
+	return func() error { return err }
+}
+
+func (f fleetStore) PaperBook() paper.Store   { return f.local.PaperBook() }
+func (f fleetStore) StopLoss() stoploss.Store { return f.local.StopLoss() }
+
+func (f fleetStore) Close() error { return errors.Join(f.Store.Close(), f.local.Close()) }
+
+// fleet is how to reach a fleet's database: resolved from the policy's
+// store section, or from --store, which overrides store.dsn.
+type fleet struct {
+	dsn      string
+	password string // never printed
+	keyPath  string // the fleet's checkpoint key, read by open
+}
+
+// fleetOf returns the fleet store the policy (or override, a postgres://
+// URL from --store) names, or nil for the home's SQLite database. An
+// invalid store section is refused: falling back to SQLite would split a
+// fleet's log and cap without anyone noticing.
+func fleetOf(home Home, p *config.Policy, override string) (*fleet, error) {
+	sc := p.Store
+	if override != "" {
+		if why := config.CheckStoreDSN(override); why != "" {
+			return nil, warden.Errorf(warden.EInvalid, "--store %s", why)
+		}
+		sc.DSN, sc.Invalid = override, false
+	}
+	if sc.Invalid {
+		return nil, warden.Errorf(warden.EInvalid, "the store section of %s is invalid, so warden cannot tell which database holds the audit log", home.PolicyPath()).
+			WithHint("`warden config validate` says what is wrong; fix it and try again")
+	}
+	if sc.DSN == "" {
+		return nil, nil
+	}
+	f := &fleet{dsn: sc.DSN}
+	switch {
+	case sc.PasswordFile != "":
+		b, err := readSecretFile(expandHome(sc.PasswordFile))
+		if err != nil {
+			return nil, warden.Errorf(warden.EInvalid, "read the fleet database's password from store.passwordFile %s", sc.PasswordFile).Wrap(err).
+				WithHint("the file holds the password alone, readable by its owner only (chmod 600)")
+		}
+		f.password = strings.TrimRight(string(b), "\r\n")
+	case sc.PasswordEnv != "":
+		v, ok := os.LookupEnv(sc.PasswordEnv)
+		if !ok || v == "" {
+			return nil, warden.Errorf(warden.EInvalid, "store.passwordEnv names %s, which is not set", sc.PasswordEnv).
+				WithHint("set " + sc.PasswordEnv + " to the fleet database's password in warden's environment")
+		}
+		f.password = v
+	}
+	f.keyPath = home.KeyPath()
+	if sc.KeyFile != "" {
+		f.keyPath = expandHome(sc.KeyFile)
+	}
+	return f, nil
+}
+
+// readSecretFile reads a file that holds a secret, refusing one that others
+// may read.
+func readSecretFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("others may read it (mode %04o): chmod 600 %s", fi.Mode().Perm(), path)
+	}
+	return os.ReadFile(path)
+}
+
+// open opens the fleet's database; the schema must be the one this warden
+// knows (`warden migrate` brings it there).
+func (f *fleet) open(ctx context.Context, longLived bool) (*postgres.Store, error) {
+	b, err := readSecretFile(f.keyPath)
+	if err != nil {
+		return nil, warden.Errorf(warden.EInvalid, "read the fleet's checkpoint key %s", f.keyPath).Wrap(err).
+			WithHint("every daemon of a fleet holds the same key file (mode 0600); copy it from the host that made it, or set store.keyFile")
+	}
+	key, err := audit.DecodeKey(b)
+	if err != nil {
+		return nil, warden.Errorf(warden.EInvalid, "the fleet's checkpoint key %s: %v", f.keyPath, err)
+	}
+	return postgres.Open(ctx, f.dsn, postgres.Options{Key: key, Password: f.password, LongLived: longLived})
+}
+
+// openHomeStore opens the store the policy names for the home: a deferred
+// SQLite store (or an open one, openDatabase), or the fleet's database.
+func openHomeStore(ctx context.Context, home Home, p *config.Policy, override string, openDatabase bool) (Store, error) {
+	f, err := fleetOf(home, p, override)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil {
+		pg, err := f.open(ctx, openDatabase)
+		if err != nil {
+			return nil, err
+		}
+		return fleetStore{Store: pg, local: home.deferredStore()}, nil
+	}
+	if !openDatabase {
+		return localStore{home.deferredStore()}, nil
+	}
+	s, err := openStore(ctx, home, sqlite.Options{LongLived: true})
+	if err != nil {
+		return nil, err
+	}
+	return localStore{s}, nil
+}
+
+// OpenLogStore opens the store that holds the home's audit log: the fleet's
+// database when the policy (or override, --store) names one, else the
+// home's SQLite database as OpenStore does. A policy with problems
+// elsewhere still opens; one that cannot be read at all (not YAML) says
+// nothing about a fleet, so then the home's own log is used: `warden
+// kill` and `warden audit` work whatever state the policy is in.
+func OpenLogStore(ctx context.Context, home Home, override string) (Store, error) {
+	p, err := policyForStore(home)
+	if err != nil {
+		p = config.Default()
+	}
+	f, err := fleetOf(home, p, override)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil {
+		pg, err := f.open(ctx, false)
+		if err != nil {
+			return nil, err
+		}
+		return fleetStore{Store: pg, local: home.deferredStore()}, nil
+	}
+	s, err := OpenStore(ctx, home)
+	if err != nil {
+		return nil, err
+	}
+	return localStore{s}, nil
+}
+
+// policyForStore loads the policy for its store section; a home without a
+// policy file has the default (SQLite) store.
+func policyForStore(home Home) (*config.Policy, error) {
+	p, _, err := home.LoadPolicy()
+	if errors.Is(err, fs.ErrNotExist) {
+		return config.Default(), nil
+	}
+	return p, err
+}
+
+// Migrate is `warden migrate`: it applies the fleet database's migrations,
+// as the role the DSN names (the owner of warden's tables, see
+// docs/fleet.md). It returns the schema versions before and after.
+func Migrate(ctx context.Context, home Home, override string) (from, to int, err error) {
+	p, err := policyForStore(home)
+	if err != nil {
+		return 0, 0, err
+	}
+	f, err := fleetOf(home, p, override)
+	if err != nil {
+		return 0, 0, err
+	}
+	if f == nil {
+		return 0, 0, warden.Errorf(warden.EInvalid, "this home keeps its audit log in SQLite, which migrates itself").
+			WithHint("`warden migrate` is for a fleet's PostgreSQL database: set store.dsn in the policy file, or pass --store postgres://USER@HOST/DATABASE")
+	}
+	return postgres.Migrate(ctx, f.dsn, f.password)
+}
