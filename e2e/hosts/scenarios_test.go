@@ -381,7 +381,11 @@ func TestCodexInItsWorkspaceWriteSandbox(t *testing.T) {
 	spec := hostSpecs[host]
 	t.Run("guard", func(t *testing.T) {
 		t.Parallel()
-		scenarioGuard(t, newWorld(t, h, host), spec)
+		w := newWorld(t, h, host)
+		scenarioGuard(t, w, spec)
+		if evs := w.outcomes(t); len(evs) > 0 {
+			t.Errorf("the audit log holds outcomes the host reported for calls warden did not allow: %+v", evs)
+		}
 	})
 	t.Run("workspace", func(t *testing.T) {
 		t.Parallel()
@@ -396,5 +400,8 @@ func TestCodexInItsWorkspaceWriteSandbox(t *testing.T) {
 			t.Fatalf("ls's output did not reach the model: the result %q lacks %s\n%s", res[0].Text, name, m.requests())
 		}
 		w.ranContained(t, "ls", "workspace")
+		if evs := w.outcomes(t); len(evs) > 0 {
+			t.Errorf("the audit log holds outcomes the host reported for calls warden did not allow: %+v", evs)
+		}
 	})
 }
