@@ -24,6 +24,7 @@ import (
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/mcp"
+	"github.com/agentwarden/warden/sandbox"
 )
 
 // MCPOptions configure `warden mcp`.
@@ -37,8 +38,11 @@ type MCPOptions struct {
 	// Listen, with Upstream, serves clients over Streamable HTTP on this
 	// address instead of over stdin and stdout.
 	Listen string
-	// Sandbox runs Command under `warden exec` (the workspace profile).
-	Sandbox    bool
+	// NoSandbox runs Command on the host; by default it runs under `warden
+	// exec --profile workspace`, and where no sandbox can run it is refused
+	// unless the policy's sandbox.unsafe_host_when_unavailable allows the
+	// host.
+	NoSandbox  bool
 	Autonomous bool
 	Session    string
 	NoWrap     bool
@@ -87,7 +91,11 @@ func (a *App) RunMCP(ctx context.Context, o MCPOptions, stdin io.Reader, stdout,
 		return serveResult(p.Serve(ctx, mcp.NewStreamConn(stdin, nopCloser{stdout}), up), o)
 	}
 	argv := o.Command
-	if o.Sandbox {
+	sandboxed, err := a.mcpSandboxed(o, stderr)
+	if err != nil {
+		return err
+	}
+	if sandboxed {
 		exe, err := os.Executable()
 		if err != nil {
 			return warden.Errorf(warden.EUnavailable, "find the warden binary to sandbox the server with").Wrap(err)
@@ -99,6 +107,32 @@ func (a *App) RunMCP(ctx context.Context, o MCPOptions, stdin io.Reader, stdout,
 		return err
 	}
 	return serveResult(p.Serve(ctx, mcp.NewStreamConn(stdin, nopCloser{stdout}), srv), o)
+}
+
+// mcpSandboxed says whether the server command runs in the workspace
+// sandbox: always, unless --no-sandbox; where none can run, the policy's
+// sandbox.unsafe_host_when_unavailable runs it on the host, else it is
+// refused.
+func (a *App) mcpSandboxed(o MCPOptions, stderr io.Writer) (bool, error) {
+	if o.NoSandbox {
+		return false, nil
+	}
+	why := ""
+	switch {
+	case !a.Policy.Sandbox.Available():
+		why = "sandbox.mode is off"
+	case sandbox.Supported() != nil:
+		why = sandbox.Supported().Error()
+	}
+	if why == "" {
+		return true, nil
+	}
+	if a.Policy.Sandbox.UnsafeHostWhenUnavailable {
+		fmt.Fprintf(stderr, "warden mcp: no sandbox can run here (%s); sandbox.unsafe_host_when_unavailable runs the server on the host\n", why)
+		return false, nil
+	}
+	return false, warden.Errorf(warden.EUnavailable, "no sandbox can run the MCP server here: %s", why).
+		WithHint("pass --no-sandbox to run the server on the host, or set sandbox.unsafe_host_when_unavailable in the policy file")
 }
 
 func serveResult(err error, o MCPOptions) error {

@@ -36,6 +36,10 @@ with --upstream URL) and passes the conversation through, judging it:
               delimiters; a flagged result comes with a warning, one scoring
               at or above --block-score is withheld
 
+The server command runs under warden exec in the workspace sandbox (its
+start decided and audited like any command; /tmp is private to it, and its
+network goes through the egress proxy); --no-sandbox runs it on the host.
+
 A tool whose definition changes after it was first seen asks again until a
 call to it is approved. Every call is audited: its decision, then an
 action_result event with the server, tool, argument hash, verdict and result
@@ -86,7 +90,7 @@ Streamable HTTP at http://ADDRESS/ instead of stdin and stdout.`,
 	f.StringVar(&o.Name, "name", "", "the server's name in tool names, mcp__NAME__TOOL (default: from the command or URL)")
 	f.StringVar(&o.Upstream, "upstream", "", "the `URL` of a Streamable HTTP MCP server, instead of a command")
 	f.StringVar(&o.Listen, "listen", "", "with --upstream: serve clients over Streamable HTTP on this `ADDRESS` instead of stdin/stdout")
-	f.BoolVar(&o.Sandbox, "sandbox", false, "run the server command under warden exec, in the workspace sandbox")
+	f.BoolVar(&o.NoSandbox, "no-sandbox", false, "run the server command on the host instead of under warden exec in the workspace sandbox")
 	f.BoolVar(&o.Autonomous, "autonomous", false, "the client's turns have no human in the loop (tier 3 tools are denied, and hidden, unless autopilot is on)")
 	f.StringVar(&o.Session, "session", "", "the warden session the calls belong to")
 	f.BoolVar(&o.NoWrap, "no-wrap", false, "pass result text sanitised and scanned but not fenced in delimiters")

@@ -29,7 +29,10 @@ tools:
 `
 
 // openApp opens a fresh warden home with policy as its policy file.
-func openApp(t *testing.T, policy string) *app.App {
+func openApp(t *testing.T, policy string) *app.App { return openAppB(t, policy) }
+
+// openAppB is openApp for tests and benchmarks.
+func openAppB(t testing.TB, policy string) *app.App {
 	t.Helper()
 	home := app.Home(filepath.Join(t.TempDir(), "home"))
 	ctx := context.Background()
@@ -106,9 +109,14 @@ func connect(t *testing.T, p *mcp.Proxy, server sdk.Connection, copts *sdk.Clien
 	return connectVersion(t, p, server, copts, "")
 }
 
+// connectB is connect for benchmarks: the client session.
+func connectB(b testing.TB, p *mcp.Proxy, server sdk.Connection) *sdk.ClientSession {
+	return connectVersion(b, p, server, nil, "").client
+}
+
 // connectVersion is connect with the client speaking protocol version
 // ("" for the SDK's latest).
-func connectVersion(t *testing.T, p *mcp.Proxy, server sdk.Connection, copts *sdk.ClientOptions, version string) *proxied {
+func connectVersion(t testing.TB, p *mcp.Proxy, server sdk.Connection, copts *sdk.ClientOptions, version string) *proxied {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/sandbox"
 )
 
 // The real MCP servers, pinned and installed from npm by
@@ -163,7 +164,7 @@ func TestRealFilesystemServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := newHome(t, fsPolicy)
-	cs := throughWarden(t, home, "--name", "fs", "--wait", "-1s", "--", server, dir)
+	cs := throughWarden(t, home, "--name", "fs", "--no-sandbox", "--wait", "-1s", "--", server, dir)
 
 	got := names(t, cs)
 	for _, hidden := range []string{"write_file", "edit_file", "move_file", "create_directory"} {
@@ -231,7 +232,7 @@ tools:
 func TestRealEverythingServer(t *testing.T) {
 	server := realServer(t, "mcp-server-everything")
 	home := newHome(t, everythingPolicy)
-	cs := throughWarden(t, home, "--name", "everything", "--wait", "-1s", "--", server, "stdio")
+	cs := throughWarden(t, home, "--name", "everything", "--no-sandbox", "--wait", "-1s", "--", server, "stdio")
 	checkEverything(t, cs)
 }
 
@@ -325,4 +326,35 @@ func waitPort(t *testing.T, addr string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("nothing listens on %s", addr)
+}
+
+// TestRealServerInTheSandbox: by default the real filesystem server
+// runs under warden exec in the workspace sandbox, its stdio passed
+// through, and the start of the server is itself decided and audited.
+func TestRealServerInTheSandbox(t *testing.T) {
+	server := realServer(t, "mcp-server-filesystem")
+	if err := sandbox.Supported(); err != nil {
+		t.Skipf("no sandbox can run here: %v", err)
+	}
+	dir, err := filepath.Abs("testdata/fs") // the project: /tmp is private in the sandbox
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := newHome(t, fsPolicy)
+	cs := throughWarden(t, home, "--name", "fs", "--wait", "-1s", "--", server, dir) // sandboxed by default
+	res := realCall(t, cs, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
+	if res.IsError || !strings.Contains(text(res), "sandboxed notes") {
+		t.Fatalf("read_text_file in the sandbox = %q; want the file's text", text(res))
+	}
+	cs.Close()
+	a := openHome(t, home)
+	var sandboxed bool
+	for _, ev := range events(t, a, warden.EventActionResult) {
+		if m := meta(t, ev); m["profile"] == "workspace" {
+			sandboxed = true
+		}
+	}
+	if !sandboxed {
+		t.Error("no action_result of a workspace-sandboxed run: the server did not run under warden exec")
+	}
 }
