@@ -12,6 +12,16 @@ import (
 // except, when last is set, the final allowed rule.
 func benchGuard(b *testing.B, n int, last bool) (*Guard, target) {
 	b.Helper()
+	g, err := New(benchPolicy(b, n, last))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := "/home/bench/project/internal/server/handler.go"
+	return g, target{lexical: p, real: p}
+}
+
+// benchPolicy is benchGuard's policy.
+func benchPolicy(b *testing.B, n int, last bool) Policy {
 	root := b.TempDir()
 	var allowed []Rule
 	var denied []string
@@ -34,12 +44,7 @@ func benchGuard(b *testing.B, n int, last bool) (*Guard, target) {
 	if last {
 		allowed[len(allowed)-1] = Rule{Pattern: "/home/bench/project/**", Actions: []Action{Read}, Level: Auto}
 	}
-	g, err := New(Policy{Workspace: root + "/ws", Allowed: allowed, Denied: denied, WardenHome: root + "/warden", UserHome: "/home/bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := "/home/bench/project/internal/server/handler.go"
-	return g, target{lexical: p, real: p}
+	return Policy{Workspace: root + "/ws", Allowed: allowed, Denied: denied, WardenHome: root + "/warden", UserHome: "/home/bench"}
 }
 
 // BenchmarkRules measures rule evaluation alone (denied paths, warden's home,
@@ -84,6 +89,25 @@ func BenchmarkDecide(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				w.g.Decide(Read, c.path, w.project)
+			}
+		})
+	}
+}
+
+// BenchmarkNew measures compiling a policy of n allowed rules and n denied
+// patterns (benchGuard's shapes): what a one-shot filesystem decision pays
+// before it judges its path.
+//
+//	go test -run XXX -bench 'BenchmarkNew$' ./fsguard/
+func BenchmarkNew(b *testing.B) {
+	for _, n := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) {
+			p := benchPolicy(b, n, false)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := New(p); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

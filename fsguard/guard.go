@@ -57,54 +57,47 @@ func New(p Policy) (*Guard, error) {
 		return nil, fmt.Errorf("workspace %q is not an absolute path", p.Workspace)
 	}
 	g.workspace = physical(filepath.Clean(ws))
-	fsys := newMemoLinks(patternBases(p, g.userHome))
-	for _, d := range p.Denied {
+	denied := make([]expanded, len(p.Denied))
+	allowed := make([]expanded, len(p.Allowed))
+	bases := make([]string, 0, len(p.Denied)+len(p.Allowed))
+	var err error
+	for i, d := range p.Denied {
 		if err := CheckPattern(d, false); err != nil {
 			return nil, err
 		}
-		pats, err := compile(d, g.userHome, true, fsys)
-		if err != nil {
+		if denied[i], err = expand(d, g.userHome, true); err != nil {
 			return nil, err
 		}
-		g.denied = append(g.denied, pats...)
+		bases = append(bases, denied[i].base)
 	}
-	for _, r := range p.Allowed {
+	g.allowed = make([]allowedRule, len(p.Allowed))
+	for i, r := range p.Allowed {
 		if err := CheckPattern(r.Pattern, true); err != nil {
 			return nil, err
 		}
-		pats, err := compile(r.Pattern, g.userHome, false, fsys)
-		if err != nil {
-			return nil, err
-		}
-		ar := allowedRule{pats: pats, level: r.Level, text: r.Pattern}
+		ar := &g.allowed[i]
+		ar.level, ar.text = r.Level, r.Pattern
 		for _, a := range r.Actions {
-			i := actionIndex(a)
-			if i < 0 {
+			k := actionIndex(a)
+			if k < 0 {
 				return nil, fmt.Errorf("allowed path %q names the unknown action %q; want read, write, list or delete", r.Pattern, a)
 			}
-			ar.actions[i] = true
+			ar.actions[k] = true
 		}
-		g.allowed = append(g.allowed, ar)
+		if allowed[i], err = expand(r.Pattern, g.userHome, false); err != nil {
+			return nil, err
+		}
+		bases = append(bases, allowed[i].base)
+	}
+	fsys := newMemoLinks(bases)
+	g.denied = make([]pattern, 0, len(p.Denied))
+	for i, d := range p.Denied {
+		g.denied = append(g.denied, compile(d, denied[i], true, fsys)...)
+	}
+	for i, r := range p.Allowed {
+		g.allowed[i].pats = compile(r.Pattern, allowed[i], false, fsys)
 	}
 	return g, nil
-}
-
-// patternBases lists the literal directories p's patterns start from that
-// compile resolves, for memoLinks to plan its reads.
-func patternBases(p Policy, userHome string) []string {
-	var bases []string
-	add := func(pat string, denied bool) {
-		if _, _, base, err := expand(pat, userHome, denied); err == nil && base != "" {
-			bases = append(bases, base)
-		}
-	}
-	for _, d := range p.Denied {
-		add(d, true)
-	}
-	for _, r := range p.Allowed {
-		add(r.Pattern, false)
-	}
-	return bases
 }
 
 func actionIndex(a Action) int {

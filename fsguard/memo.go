@@ -17,9 +17,10 @@ const listAt = 8
 // rule: each name is asked about once; a name below one that is missing or
 // not a directory gets the kernel's answer without a call (ENOENT, ENOTDIR);
 // and a directory holding listAt or more of the names asked about is read
-// once (getdents) for all of their types. A name the listing lacks is asked
-// with lstat (a case-insensitive directory may still have it). It is for one
-// goroutine.
+// once (getdents) for all of their types. A name the listing lacks is
+// missing unless some entry has it in another case or a name involved is not
+// ASCII: then it is asked with lstat, since a case-insensitive directory
+// (ext4 casefold, vfat) may still have it. It is for one goroutine.
 type memoLinks struct {
 	sys      links // the system: osLinks, or a test's counter
 	modes    map[string]modeErr
@@ -41,37 +42,67 @@ type modeErr struct {
 type dirList struct {
 	read  bool
 	types map[string]fs.FileMode // nil when the directory could not be read
+	// lower holds the entries' names in lower case; nonASCII is set when
+	// some name is not ASCII (then no name is known missing).
+	lower    map[string]struct{}
+	nonASCII bool
+}
+
+// missing reports whether the listing shows that name is not in the
+// directory even if the filesystem ignores case (ext4 casefold, vfat): no
+// entry has its name in any case, and every name involved is ASCII, whose
+// case folding is plain.
+func (l *dirList) missing(name string) bool {
+	if l.nonASCII || !isASCII(name) {
+		return false
+	}
+	_, ok := l.lower[strings.ToLower(name)]
+	return !ok
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // newMemoLinks prepares for resolving paths (absolute and clean).
 func newMemoLinks(paths []string) *memoLinks {
-	children := make(map[string]map[string]struct{})
+	seen := make(map[string]struct{}, 2*len(paths)) // every directory prefix of paths
+	children := make(map[string]int)                // how many of them each directory holds
 	for _, p := range paths {
-		cur := "/"
-		for name := range strings.SplitSeq(strings.TrimPrefix(p, "/"), "/") {
-			if name == "" || name == "." || name == ".." {
+		if !strings.HasPrefix(p, "/") {
+			continue
+		}
+		parent := "/"
+		for i := 1; i <= len(p); i++ {
+			if i < len(p) && p[i] != '/' {
+				continue
+			}
+			prefix := p[:i]
+			if name := prefix[len(parent):]; name == "" || name == "/" || name == "/." || name == "/.." || name == "." || name == ".." {
 				break
 			}
-			set := children[cur]
-			if set == nil {
-				set = make(map[string]struct{})
-				children[cur] = set
+			if _, ok := seen[prefix]; !ok {
+				seen[prefix] = struct{}{}
+				children[parent]++
 			}
-			set[name] = struct{}{}
-			cur = join(cur, name)
+			parent = prefix
 		}
 	}
-	m := &memoLinks{sys: osLinks{}, modes: make(map[string]modeErr), dirs: make(map[string]*dirList), resolved: make(map[string]resolution)}
-	for dir, set := range children {
-		if len(set) >= listAt {
+	m := &memoLinks{sys: osLinks{}, modes: make(map[string]modeErr, len(seen)), dirs: make(map[string]*dirList),
+		resolved: make(map[string]resolution, len(seen))}
+	for dir, n := range children {
+		if n >= listAt {
 			m.dirs[dir] = &dirList{}
 		}
 	}
 	return m
 }
 
-// resolve is resolveWith(abs, m) for a clean absolute path, from the
-// resolution of its directory when that was made (and made without error).
 func (m *memoLinks) resolve(abs string) (resolved, error) {
 	if x, ok := m.resolved[abs]; ok {
 		return x.r, x.err
@@ -115,18 +146,21 @@ func (m *memoLinks) ask(name string) (fs.FileMode, error) {
 				return 0, &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOTDIR}
 			}
 		}
-		if types := m.listing(dir); types != nil {
-			if t, ok := types[base]; ok {
+		if l := m.listing(dir); l != nil {
+			if t, ok := l.types[base]; ok {
 				return t, nil
+			}
+			if l.missing(base) {
+				return 0, &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOENT}
 			}
 		}
 	}
 	return m.sys.lstat(name)
 }
 
-// listing returns the types of dir's entries when dir is worth reading whole
-// and could be read, else nil.
-func (m *memoLinks) listing(dir string) map[string]fs.FileMode {
+// listing returns dir's entries when dir is worth reading whole and could be
+// read, else nil.
+func (m *memoLinks) listing(dir string) *dirList {
 	l := m.dirs[dir]
 	if l == nil {
 		return nil
@@ -144,11 +178,17 @@ func (m *memoLinks) listing(dir string) map[string]fs.FileMode {
 			return nil
 		}
 		l.types = make(map[string]fs.FileMode, len(entries))
+		l.lower = make(map[string]struct{}, len(entries))
 		for _, e := range entries {
 			l.types[e.Name()] = e.Type()
+			l.lower[strings.ToLower(e.Name())] = struct{}{}
+			l.nonASCII = l.nonASCII || !isASCII(e.Name())
 		}
 	}
-	return l.types
+	if l.types == nil {
+		return nil
+	}
+	return l
 }
 
 func (m *memoLinks) readlink(name string) (string, error) { return m.sys.readlink(name) }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // countingLinks counts the questions the system is asked.
@@ -122,5 +124,15 @@ func TestCompileCallsPerDirectory(t *testing.T) {
 	if calls := sys.n + m.listings; calls > 20 {
 		t.Errorf("resolving 2,000 rule directories made %d filesystem calls (%d lstat/readlink, %d listings); want a few per directory holding them",
 			calls, sys.n, m.listings)
+	}
+}
+
+func TestSplitPatternAsDoublestar(t *testing.T) {
+	for _, p := range []string{"", "/", "/a", "/a/b", "/a/b/**", "/a/*/b", "a", "a/b", "**", "**/x", "/a/b?/c", "/a/[bc]/d",
+		"/a/{b,c}/d", "/a\\*b/c/*", "/a/b\\/c/**", "/a/b/c.txt", "~/x/**", "/a//b/*"} {
+		wantBase, wantRest := doublestar.SplitPattern(p)
+		if base, rest := splitPattern(p); base != wantBase || rest != wantRest {
+			t.Errorf("splitPattern(%q) = %q, %q; doublestar says %q, %q", p, base, rest, wantBase, wantRest)
+		}
 	}
 }

@@ -122,51 +122,49 @@ type pattern struct {
 	relative   bool
 }
 
-// compile expands ~ in p and compiles it. A denied pattern is case-folded,
-// for matching without regard to letter case, and one starting with "**"
-// matches anywhere; an allowed pattern that is neither absolute nor "~/…" is
-// relative to the project. compile returns one pattern, plus a second one
-// when the literal directory the pattern starts from is itself reached
-// through a symlink: a path is resolved before matching, so the pattern must
-// also name where that directory really is.
-func compile(p, userHome string, denied bool, fsys *memoLinks) ([]pattern, error) {
-	fold := denied
-	text := p
-	p, relative, base, err := expand(p, userHome, denied)
-	if err != nil {
-		return nil, err
+// compile compiles pattern text, expanded by expand. A denied pattern is
+// case-folded, for matching without regard to letter case, and one starting
+// with "**" matches anywhere; an allowed pattern that is neither absolute nor
+// "~/…" is relative to the project. compile returns one pattern, plus a
+// second one when the literal directory the pattern starts from is itself
+// reached through a symlink: a path is resolved before matching, so the
+// pattern must also name where that directory really is.
+func compile(text string, e expanded, denied bool, fsys *memoLinks) []pattern {
+	out := []pattern{newPattern(text, e.glob, e.relative, denied)}
+	if e.base == "" {
+		return out
 	}
-	out := []pattern{newPattern(text, p, relative, fold)}
-	if base == "" {
-		return out, nil
+	if real, err := fsys.resolve(e.base); err == nil && real.path != e.base && !real.viaProc {
+		alias := escapeMeta(real.path) + strings.TrimPrefix(e.glob, e.base)
+		out = append(out, newPattern(text, alias, false, denied))
 	}
-	if real, err := fsys.resolve(base); err == nil && real.path != base && !real.viaProc {
-		alias := escapeMeta(real.path) + strings.TrimPrefix(p, base)
-		out = append(out, newPattern(text, alias, false, fold))
-	}
-	return out, nil
+	return out
 }
 
-// expand returns pattern p with ~ expanded and, when absolute, cleaned;
-// whether it is relative to the project; and the literal directory it starts
-// from when that must be resolved for an alias ("" when not).
-func expand(p, userHome string, denied bool) (glob string, relative bool, base string, err error) {
+// expanded is a pattern with ~ expanded and, when absolute, cleaned.
+type expanded struct {
+	glob     string
+	relative bool   // relative to the project
+	base     string // the literal directory it starts from, when compile resolves it; else ""
+}
+
+// expand expands ~ in p and cleans it when absolute.
+func expand(p, userHome string, denied bool) (expanded, error) {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if userHome == "" {
-			return "", false, "", fmt.Errorf("path pattern %q uses ~ but the user's home directory is unknown", p)
+			return expanded{}, fmt.Errorf("path pattern %q uses ~ but the user's home directory is unknown", p)
 		}
 		p = escapeMeta(filepath.Clean(userHome)) + p[1:]
 	}
-	relative = !strings.HasPrefix(p, "/") && !denied
 	if !strings.HasPrefix(p, "/") {
-		return p, relative, "", nil
+		return expanded{glob: p, relative: !denied}, nil
 	}
 	p = cleanPattern(p)
-	base, _ = doublestar.SplitPattern(p)
+	base, _ := splitPattern(p)
 	if strings.ContainsRune(base, '\\') || base == "/" {
 		base = ""
 	}
-	return p, relative, base, nil
+	return expanded{glob: p, base: base}, nil
 }
 
 func newPattern(text, glob string, relative, fold bool) pattern {
@@ -178,7 +176,7 @@ func newPattern(text, glob string, relative, fold bool) pattern {
 		pt.last = glob[i+1:]
 	}
 	if !relative {
-		base, _ := doublestar.SplitPattern(glob)
+		base, _ := splitPattern(glob)
 		if !strings.ContainsRune(base, '\\') && base != "." {
 			pt.base = base
 		}
@@ -242,6 +240,30 @@ func cleanPattern(p string) string {
 		c = strings.TrimSuffix(c, "/") + "/**"
 	}
 	return c
+}
+
+// splitPattern is doublestar.SplitPattern, without its unescaping of the
+// base (a strings.Replacer, most of compiling a simple pattern) when the
+// pattern has no backslash to unescape.
+func splitPattern(p string) (base, rest string) {
+	if strings.IndexByte(p, '\\') >= 0 {
+		return doublestar.SplitPattern(p)
+	}
+	split := -1
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c == '/' {
+			split = i
+		} else if c == '*' || c == '?' || c == '[' || c == '{' {
+			break
+		}
+	}
+	switch {
+	case split == 0:
+		return "/", p[1:]
+	case split > 0:
+		return p[:split], p[split+1:]
+	}
+	return ".", p
 }
 
 // escapeMeta escapes the glob metacharacters in a literal path.

@@ -181,15 +181,11 @@ func CanonicalHost(host string) (name string, addr netip.Addr, err error) {
 	if strings.Contains(host, "%") {
 		return "", netip.Addr{}, fmt.Errorf("host %q contains '%%', which only an IPv6 zone may", host)
 	}
-	mapped, err := hostProfile.ToASCII(host)
-	if err != nil {
-		return "", netip.Addr{}, fmt.Errorf("host %q is not a valid international domain name: %v", host, err)
-	}
-	mapped = strings.TrimSuffix(strings.ToLower(mapped), ".")
-	if again, err := hostProfile.ToASCII(mapped); err != nil || again != mapped {
-		// Punycode that does not decode to a valid name, or a name the
-		// mapping would change again, has no one canonical form.
-		return "", netip.Addr{}, fmt.Errorf("host %q has no stable canonical form", host)
+	mapped, ok := plainHost(host)
+	if !ok {
+		if mapped, err = idnaCanonical(host); err != nil {
+			return "", netip.Addr{}, err
+		}
 	}
 	if a, ok := ParseLegacyIPv4(mapped); ok {
 		return a.String(), a, nil
@@ -212,6 +208,57 @@ func CanonicalHost(host string) (name string, addr netip.Addr, err error) {
 		return "", netip.Addr{}, fmt.Errorf("host %q ends in a number but is not an IPv4 address", host)
 	}
 	return mapped, netip.Addr{}, nil
+}
+
+// idnaCanonical maps host through UTS #46 and checks that the result is
+// stable: lower-case ASCII without a trailing dot.
+func idnaCanonical(host string) (string, error) {
+	mapped, err := hostProfile.ToASCII(host)
+	if err != nil {
+		return "", fmt.Errorf("host %q is not a valid international domain name: %v", host, err)
+	}
+	mapped = strings.TrimSuffix(strings.ToLower(mapped), ".")
+	if again, err := hostProfile.ToASCII(mapped); err != nil || again != mapped {
+		// Punycode that does not decode to a valid name, or a name the
+		// mapping would change again, has no one canonical form.
+		return "", fmt.Errorf("host %q has no stable canonical form", host)
+	}
+	return mapped, nil
+}
+
+// plainHost is idnaCanonical for the hosts nearly every rule and request
+// names, without the IDNA tables (two ToASCII calls were most of compiling a
+// network rule): labels of ASCII letters, digits and '_', with single '-'
+// inside them, and an optional trailing dot. UTS #46 only lower-cases such a
+// name. Anything else (empty labels, leading or trailing hyphens, "--"
+// anywhere, so every punycode label) reports false and takes the IDNA path.
+// FuzzPlainHost checks that both agree.
+func plainHost(host string) (string, bool) {
+	h := strings.TrimSuffix(host, ".")
+	if h == "" {
+		return "", false
+	}
+	start := 0
+	for i := 0; i <= len(h); i++ {
+		if i < len(h) && h[i] != '.' {
+			c := h[i]
+			switch {
+			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+			case c == '-':
+				if i == start || i+1 == len(h) || h[i+1] == '.' || h[i+1] == '-' {
+					return "", false
+				}
+			default:
+				return "", false
+			}
+			continue
+		}
+		if i == start {
+			return "", false // an empty label
+		}
+		start = i + 1
+	}
+	return strings.ToLower(h), true
 }
 
 // numericLabel reports whether l reads as a number (decimal, or 0x hex), the
