@@ -21,6 +21,15 @@ func foldCase(s string) string {
 	if ascii {
 		return s
 	}
+	if isASCII(s) {
+		b := []byte(s)
+		for i, c := range b {
+			if 'a' <= c && c <= 'z' {
+				b[i] = c - 'a' + 'A'
+			}
+		}
+		return string(b)
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {

@@ -61,11 +61,12 @@ func New(p Policy) (*Guard, error) {
 	allowed := make([]expanded, len(p.Allowed))
 	bases := make([]string, 0, len(p.Denied)+len(p.Allowed))
 	var err error
+	tilde := homeGlob(g.userHome)
 	for i, d := range p.Denied {
 		if err := CheckPattern(d, false); err != nil {
 			return nil, err
 		}
-		if denied[i], err = expand(d, g.userHome, true); err != nil {
+		if denied[i], err = expand(d, tilde, true); err != nil {
 			return nil, err
 		}
 		bases = append(bases, denied[i].base)
@@ -84,7 +85,7 @@ func New(p Policy) (*Guard, error) {
 			}
 			ar.actions[k] = true
 		}
-		if allowed[i], err = expand(r.Pattern, g.userHome, false); err != nil {
+		if allowed[i], err = expand(r.Pattern, tilde, false); err != nil {
 			return nil, err
 		}
 		bases = append(bases, allowed[i].base)

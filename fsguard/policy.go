@@ -100,15 +100,28 @@ func CheckPattern(p string, relative bool) error {
 	case !doublestar.ValidatePattern(p):
 		return fmt.Errorf("path pattern %q is not a valid glob (check its [ ] and { } pairs)", p)
 	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." {
-			return fmt.Errorf("path pattern %q has a .. element; write the directory it means", p)
-		}
+	if hasDotDot(p) {
+		return fmt.Errorf("path pattern %q has a .. element; write the directory it means", p)
 	}
 	if !relative && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "**") {
 		return fmt.Errorf("denied path %q must be absolute, start with ~/ or start with ** (to match anywhere)", p)
 	}
 	return nil
+}
+
+// hasDotDot reports whether p has a ".." element.
+func hasDotDot(p string) bool {
+	for i := strings.Index(p, ".."); i >= 0; {
+		if (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
+			return true
+		}
+		j := strings.Index(p[i+1:], "..")
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // pattern is one compiled glob.
@@ -148,13 +161,23 @@ type expanded struct {
 	base     string // the literal directory it starts from, when compile resolves it; else ""
 }
 
-// expand expands ~ in p and cleans it when absolute.
-func expand(p, userHome string, denied bool) (expanded, error) {
+// homeGlob is userHome as the start of a pattern: clean, its glob
+// metacharacters escaped.
+func homeGlob(userHome string) string {
+	if userHome == "" {
+		return ""
+	}
+	return escapeMeta(filepath.Clean(userHome))
+}
+
+// expand expands ~ in p (home is homeGlob's, "" when unknown) and cleans it
+// when absolute.
+func expand(p, home string, denied bool) (expanded, error) {
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		if userHome == "" {
+		if home == "" {
 			return expanded{}, fmt.Errorf("path pattern %q uses ~ but the user's home directory is unknown", p)
 		}
-		p = escapeMeta(filepath.Clean(userHome)) + p[1:]
+		p = home + p[1:]
 	}
 	if !strings.HasPrefix(p, "/") {
 		return expanded{glob: p, relative: !denied}, nil
