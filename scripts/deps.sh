@@ -7,7 +7,8 @@ go mod download
 # The sandbox tests run python3 from /usr/bin inside the sandbox (the
 # system's, not a version manager's shim under $HOME, which the sandbox
 # cannot read), and curl through the egress proxy.
-for need in python3:/usr/bin/python3 curl:/usr/bin/curl chromium:/usr/bin/chromium; do
+# gcc builds the C warden-exec (scripts/warden-exec.sh), which its tests run.
+for need in python3:/usr/bin/python3 curl:/usr/bin/curl chromium:/usr/bin/chromium gcc:/usr/bin/gcc; do
 	pkg=${need%%:*} bin=${need#*:}
 	[ -x "$bin" ] && continue
 	if [ "$(id -u)" = 0 ]; then

@@ -83,13 +83,16 @@ func main() {
 // supervisor; ok is false when nothing ran and the warden binary is to run
 // it instead.
 func throughSupervisor(wardenPath, home, session string, args []string, payload []byte) (status int, ok bool) {
-	c, err := execwire.Dial(execwire.SocketPath(home, session))
+	dir, err := os.Getwd()
 	if err != nil {
 		return 0, false
 	}
-	dir, err := os.Getwd()
+	req := execwire.Request{Version: execwire.Version, Warden: wardenPath, Args: args, Dir: dir, Env: os.Environ(), Stdin: payload}
+	if !req.Sendable() {
+		return 0, false
+	}
+	c, err := execwire.Dial(execwire.SocketPath(home, session))
 	if err != nil {
-		c.Close()
 		return 0, false
 	}
 	// Interrupted or told to stop, hang up: the supervisor stops the
@@ -101,7 +104,6 @@ func throughSupervisor(wardenPath, home, session string, args []string, payload 
 		c.Close()
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
-	req := execwire.Request{Version: execwire.Version, Warden: wardenPath, Args: args, Dir: dir, Env: os.Environ(), Stdin: payload}
 	status, err = c.Call(req, [3]int{0, 1, 2})
 	c.Close()
 	switch {

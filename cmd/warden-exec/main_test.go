@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 // exits 2, which every host reads as "blocked" (any other failure lets the
 // call through); a command exits 126 or 127, as a shell would.
 func TestAHookThatCannotReachWardenBlocks(t *testing.T) {
+	cls := clients(t)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -32,15 +33,17 @@ func TestAHookThatCannotReachWardenBlocks(t *testing.T) {
 		{"command, warden not found", []string{"no-such-warden-xyz", "--home", "/tmp/h", "exec", "--", "true"}, 127},
 		{"command, warden cannot start", []string{"/dev/null", "--home", "/tmp/h", "exec", "--", "true"}, 126},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], c.args...)
-			cmd.Env = append(os.Environ(), "WARDEN_EXEC_AS_MAIN=1", "PATH=/nonexistent")
-			cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`)
-			out, err := cmd.CombinedOutput()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != c.want {
-				t.Errorf("warden-exec %v: %v, want exit %d\n%s", c.args, err, c.want, out)
-			}
-		})
+		for _, cl := range cls {
+			t.Run(cl.name+"/"+c.name, func(t *testing.T) {
+				cmd := exec.Command(cl.path, c.args...)
+				cmd.Env = append(append(os.Environ(), cl.env...), "PATH=/nonexistent")
+				cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+				out, err := cmd.CombinedOutput()
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != c.want {
+					t.Errorf("warden-exec %v: %v, want exit %d\n%s", c.args, err, c.want, out)
+				}
+			})
+		}
 	}
 }

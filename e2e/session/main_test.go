@@ -110,13 +110,19 @@ func newHarness() (*harness, error) {
 	}
 	// warden-exec beside warden, as `make build` installs them: the hooks
 	// then run each command through the session's supervisor.
-	for _, b := range []struct{ out, pkg string }{{h.warden, "./cmd/warden"}, {filepath.Join(base, "bin", "warden-exec"), "./cmd/warden-exec"}} {
-		build := exec.Command("go", "build", "-o", b.out, b.pkg)
-		build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
-		}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	build := exec.Command("go", "build", "-o", h.warden, "./cmd/warden")
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build ./cmd/warden: %v\n%s", err, out)
+	}
+	// The same warden-exec `make build` makes (the C client where a C
+	// compiler is here).
+	build = exec.Command("scripts/warden-exec.sh", filepath.Join(base, "bin", "warden-exec"))
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("scripts/warden-exec.sh: %v\n%s", err, out)
 	}
 
 	h.path = hostPath()

@@ -15,11 +15,12 @@
 package execwire
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // Version is the version of the messages; a server answers Fallback to any
@@ -59,10 +60,32 @@ type Response struct {
 // sandbox).
 const RunDir = "run"
 
-// SocketPath is the socket that serves session's commands in home.
+// SocketPath is the socket that serves session's commands in home: named
+// by the FNV-1a 64 hash of the session id (cmd/warden-exec/native computes
+// the same). Two sessions that share a name cost speed only: a supervisor
+// answers Fallback to another session's requests.
 func SocketPath(home, session string) string {
-	sum := sha256.Sum256([]byte(session))
-	return filepath.Join(home, RunDir, "exec-"+hex.EncodeToString(sum[:10])+".sock")
+	h := fnv.New64a()
+	h.Write([]byte(session))
+	return filepath.Join(home, RunDir, fmt.Sprintf("exec-%016x.sock", h.Sum64()))
+}
+
+// Sendable reports whether every string of r survives JSON as it is:
+// encoding/json replaces bytes that are not UTF-8, and the supervisor would
+// run other words than these. A request that is not sendable goes to the
+// warden binary.
+func (r Request) Sendable() bool {
+	if !utf8.ValidString(r.Warden) || !utf8.ValidString(r.Dir) {
+		return false
+	}
+	for _, ss := range [][]string{r.Args, r.Env} {
+		for _, s := range ss {
+			if !utf8.ValidString(s) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // HookEvents are the hook events a supervisor answers: a tool call's
