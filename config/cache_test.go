@@ -179,3 +179,35 @@ func BenchmarkLoadCached(b *testing.B) {
 		}
 	}
 }
+
+// FuzzDecodeCache feeds decodeCache bodies: it never panics, and what it
+// accepts encodes back to a body that decodes to the same policy.
+func FuzzDecodeCache(f *testing.F) {
+	for _, data := range [][]byte{DefaultFile(), bigFile(20)} {
+		l, err := Parse(data)
+		if err != nil {
+			f.Fatal(err)
+		}
+		body, err := encodeCache(cached{Policy: l.Policy, Problems: l.Problems})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(body)
+	}
+	f.Add([]byte("{}\n"))
+	f.Add([]byte(`{"policy":{}}` + "\n\x00\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c, ok := decodeCache(body)
+		if !ok {
+			return
+		}
+		again, err := encodeCache(c)
+		if err != nil {
+			t.Fatalf("a decoded cache does not encode: %v", err)
+		}
+		c2, ok := decodeCache(again)
+		if !ok || !reflect.DeepEqual(c2, c) {
+			t.Fatalf("decode(encode(decode(body))) = %+v, %v; want %+v", c2, ok, c)
+		}
+	})
+}
