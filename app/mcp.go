@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -245,6 +246,13 @@ type mcpSession struct {
 const sessionHeader = "Mcp-Session-Id"
 
 func (h *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A web page the user visits must not reach the tools (DNS rebinding):
+	// the spec asks a local server to check Origin; only a loopback origin,
+	// or none (a non-browser client), is served.
+	if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
+		http.Error(w, "warden mcp: requests from web origins are refused", http.StatusForbidden)
+		return
+	}
 	id := r.Header.Get(sessionHeader)
 	if id == "" {
 		if r.Method != http.MethodPost {
@@ -276,6 +284,20 @@ func (h *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess.t.ServeHTTP(w, r)
+}
+
+// loopbackOrigin reports whether an Origin header names a loopback host.
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // open starts a session: a server transport for the client, a connection

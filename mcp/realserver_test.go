@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,6 +273,12 @@ func TestRealEverythingServerOverHTTP(t *testing.T) {
 				t.Log(sc.Text())
 			}
 		}()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+listen+"/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Origin", "https://evil.example")
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a request from a web origin = %v, %v; want 403", resp, err)
+		}
 		c := sdk.NewClient(&sdk.Implementation{Name: "warden-test", Version: "1"}, nil)
 		cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: "http://" + listen + "/", MaxRetries: -1}, nil)
 		if err != nil {
