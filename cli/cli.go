@@ -47,6 +47,9 @@ type env struct {
 	// shared, when set, is the opened home a command uses instead of
 	// opening its own (the supervisor's); it is not closed by the command.
 	shared *app.App
+	// only, when set, is the one command a supervisor's request runs
+	// ("hook" or "exec"): the only one built.
+	only string
 }
 
 // homeDir is the home --home, $WARDEN_HOME or the default names, as an
@@ -148,11 +151,20 @@ func newRoot(e *env) *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&e.home, "home", "", "warden home directory (default $WARDEN_HOME or ~/.warden)")
 	root.PersistentFlags().StringVar(&e.storeDSN, "store", "", "a fleet's PostgreSQL database, postgres://USER@HOST/DATABASE (no password: it comes from store.passwordFile, store.passwordEnv or PGPASSWORD); overrides store.dsn")
-	root.AddCommand(initCmd(e), checkCmd(e), configCmd(e), auditCmd(e), killCmd(e), unkillCmd(e),
-		hookCmd(e), installCmd(e, false), installCmd(e, true), fsCmd(e), execCmd(e), sandboxCmd(e), proxyCmd(e),
-		serveCmd(e), migrateCmd(e), mcpCmd(e), approvalsCmd(e), tokenCmd(e), tradeCmd(e), portfolioCmd(e), stoplossCmd(e), signerCmd(e), statusCmd(e), versionCmd(e))
-	root.AddCommand(injectCmds(e)...)
-	setVersion(root)
+	// A supervisor serves one command per request (hook or exec): it
+	// builds only that one, not the whole tree, for every request.
+	switch e.only {
+	case "hook":
+		root.AddCommand(hookCmd(e))
+	case "exec":
+		root.AddCommand(execCmd(e))
+	default:
+		root.AddCommand(initCmd(e), checkCmd(e), configCmd(e), auditCmd(e), killCmd(e), unkillCmd(e),
+			hookCmd(e), installCmd(e, false), installCmd(e, true), fsCmd(e), execCmd(e), sandboxCmd(e), proxyCmd(e),
+			serveCmd(e), migrateCmd(e), mcpCmd(e), approvalsCmd(e), tokenCmd(e), tradeCmd(e), portfolioCmd(e), stoplossCmd(e), signerCmd(e), statusCmd(e), versionCmd(e))
+		root.AddCommand(injectCmds(e)...)
+		setVersion(root)
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if strings.HasPrefix(err.Error(), "unknown shorthand flag") {
 			return warden.Errorf(warden.EInvalid, "%s", err.Error()).

@@ -184,9 +184,10 @@ func serveExec(ctx context.Context, c *net.UnixConn, homes *openedHomes) {
 		return
 	}
 	defer homes.release(h)
-	e := &env{stdin: files[0], stdout: files[1], stderr: files[2], dir: req.Dir, environ: req.Env, supervises: homes.world, shared: h.app}
+	e := &env{stdin: files[0], stdout: files[1], stderr: files[2], dir: req.Dir, environ: req.Env, supervises: homes.world, shared: h.app, only: "exec"}
 	if req.Stdin != nil {
 		e.stdin = bytes.NewReader(req.Stdin) // a hook's payload
+		e.only = "hook"
 	}
 	status := e.main(ctx, req.Args)
 	if e.fallback != "" {
