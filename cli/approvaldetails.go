@@ -1,12 +1,21 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/big"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/finance"
@@ -218,18 +227,69 @@ func firstOf(ss ...string) string {
 // maxDiffLines bounds the diff an approval's view shows.
 const maxDiffLines = 200
 
-// writeDiff is the change a file write or edit asks for, as lines a person
-// reads: "- " for what an edit replaces, "+ " for what it writes; "" when
-// the request carries no content (a host's payload: Claude Code's Write and
-// Edit, Gemini CLI's write_file and replace, in tool_input or args). The
-// caller shows it through terminalText.
+// maxDiffFile bounds the file a diff reads from disk.
+const maxDiffFile = 1 << 20
+
+// writeDiff is the change a file write or edit asks for, for a person, or
+// "" when the request carries no content (a host's payload: Claude Code's
+// Write, Edit and MultiEdit, Gemini CLI's write_file and replace, in
+// tool_input or args). Where the file can be read on this machine (a
+// regular text file of at most 1 MB, or none yet), it is a unified diff of
+// the file as it is now against the file the call would leave; else the
+// text the call replaces ("- ") and writes ("+ "), saying why. The caller
+// shows it through terminalText.
 func writeDiff(r *warden.Request) string {
-	if r.Capability != "filesystem" || len(r.Raw) == 0 {
+	w, ok := proposedWrite(r)
+	if !ok {
 		return ""
+	}
+	path := r.Resource
+	if !filepath.IsAbs(path) && r.Cwd != "" {
+		path = filepath.Join(r.Cwd, path)
+	}
+	now, err := readForDiff(path)
+	var after string
+	if err == nil {
+		after, err = w.apply(now)
+	}
+	if err != nil {
+		return "the change (" + err.Error() + "; the text it replaces and writes):\n" + clipLines(w.plain())
+	}
+	if now == after {
+		return "the change: none (the file on this machine already reads so)\n"
+	}
+	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: diffLines(now), B: diffLines(after),
+		FromFile: path + " (now)", ToFile: path + " (after the write)", Context: 3,
+	})
+	if err != nil {
+		return "the change (" + err.Error() + "; the text it replaces and writes):\n" + clipLines(w.plain())
+	}
+	return "the change, against the file on this machine now:\n" + clipLines(diff)
+}
+
+// fileWrite is what a write or edit call asks for: the whole new content,
+// or edits of the file's text.
+type fileWrite struct {
+	content *string
+	edits   []textEdit
+}
+
+// textEdit replaces old by repl: the first time, or every time with all.
+type textEdit struct {
+	old, repl string
+	all       bool
+}
+
+// proposedWrite reads the write a host's payload asks for; ok is false
+// when it carries none.
+func proposedWrite(r *warden.Request) (fileWrite, bool) {
+	if r.Capability != "filesystem" || len(r.Raw) == 0 {
+		return fileWrite{}, false
 	}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(r.Raw, &top) != nil {
-		return ""
+		return fileWrite{}, false
 	}
 	input := top
 	for _, k := range []string{"tool_input", "toolInput", "args", "input"} {
@@ -239,36 +299,138 @@ func writeDiff(r *warden.Request) string {
 			break
 		}
 	}
-	text := func(key string) (string, bool) {
-		var s string
-		raw, ok := input[key]
-		return s, ok && json.Unmarshal(raw, &s) == nil
+	var in struct {
+		Content              *string `json:"content"`
+		OldString            *string `json:"old_string"`
+		NewString            *string `json:"new_string"`
+		ReplaceAll           bool    `json:"replace_all"`
+		ExpectedReplacements int     `json:"expected_replacements"`
+		Edits                []struct {
+			OldString  *string `json:"old_string"`
+			NewString  *string `json:"new_string"`
+			ReplaceAll bool    `json:"replace_all"`
+		} `json:"edits"`
 	}
+	b, _ := json.Marshal(input)
+	if json.Unmarshal(b, &in) != nil {
+		return fileWrite{}, false
+	}
+	switch {
+	case in.OldString != nil && in.NewString != nil:
+		return fileWrite{edits: []textEdit{{*in.OldString, *in.NewString, in.ReplaceAll || in.ExpectedReplacements > 1}}}, true
+	case len(in.Edits) > 0:
+		var w fileWrite
+		for _, e := range in.Edits {
+			if e.OldString == nil || e.NewString == nil {
+				return fileWrite{}, false
+			}
+			w.edits = append(w.edits, textEdit{*e.OldString, *e.NewString, e.ReplaceAll})
+		}
+		return w, true
+	case in.Content != nil:
+		return fileWrite{content: in.Content}, true
+	}
+	return fileWrite{}, false
+}
+
+// apply is the text the write leaves in a file that reads now; an error
+// when an edit's text is not in it.
+func (w fileWrite) apply(now string) (string, error) {
+	if w.content != nil {
+		return *w.content, nil
+	}
+	for _, e := range w.edits {
+		if e.old == "" || !strings.Contains(now, e.old) {
+			return "", errors.New("the text to replace is not in the file on this machine")
+		}
+		n := 1
+		if e.all {
+			n = -1
+		}
+		now = strings.Replace(now, e.old, e.repl, n)
+	}
+	return now, nil
+}
+
+// plain is the write as the text it replaces ("- ") and writes ("+ ").
+func (w fileWrite) plain() string {
 	var b strings.Builder
-	n := 0
 	emit := func(prefix, s string) {
 		for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-			if n == maxDiffLines {
-				b.WriteString("… (more lines not shown)\n")
-				n++
-			}
-			if n > maxDiffLines {
-				return
-			}
 			b.WriteString(prefix + l + "\n")
-			n++
 		}
 	}
-	if old, ok := text("old_string"); ok {
-		if repl, ok := text("new_string"); ok {
-			emit("- ", old)
-			emit("+ ", repl)
-			return b.String()
+	if w.content != nil {
+		emit("+ ", *w.content)
+	}
+	for _, e := range w.edits {
+		emit("- ", e.old)
+		emit("+ ", e.repl)
+	}
+	return b.String()
+}
+
+// readForDiff reads the file a write would change, as text: "" for one
+// that does not exist yet. It never blocks on a FIFO or a device (opened
+// non-blocking, then only a regular file is read) and reads at most
+// maxDiffFile bytes.
+func readForDiff(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", errors.New("the file on this machine cannot be read")
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return "", errors.New("the file on this machine cannot be read")
+	case !st.Mode().IsRegular():
+		return "", errors.New("the path on this machine is not a regular file")
+	case st.Size() > maxDiffFile:
+		return "", errors.New("the file on this machine is larger than 1 MB")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxDiffFile+1))
+	switch {
+	case err != nil:
+		return "", errors.New("the file on this machine cannot be read")
+	case len(data) > maxDiffFile:
+		return "", errors.New("the file on this machine is larger than 1 MB")
+	case !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0:
+		return "", errors.New("the file on this machine is not text")
+	}
+	return string(data), nil
+}
+
+// diffLines splits s into lines, each ending in a newline (difflib's
+// SplitLines adds an empty line after a final newline, and makes an empty
+// file one empty line).
+func diffLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		return lines[:len(lines)-1]
+	}
+	lines[len(lines)-1] += "\n"
+	return lines
+}
+
+// clipLines keeps the first maxDiffLines lines of s.
+func clipLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) <= maxDiffLines {
+		out := strings.Join(lines, "")
+		if !strings.HasSuffix(out, "\n") {
+			out += "\n"
 		}
+		return out
 	}
-	if content, ok := text("content"); ok {
-		emit("+ ", content)
-		return b.String()
-	}
-	return ""
+	return strings.Join(lines[:maxDiffLines], "") + "… (more lines not shown)\n"
 }

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/agentwarden/warden"
@@ -84,32 +87,94 @@ func TestApprovalDetails(t *testing.T) {
 	}
 }
 
+// TestWriteDiff: viewing a write shows a unified diff of the file as it is
+// on this machine against what the call leaves (Claude Code's Write, Edit
+// and MultiEdit, Gemini CLI's write_file and replace); where the file
+// cannot be read (not a regular file, not text) or an edit's text is not
+// in it, the text the call replaces and writes, saying why. A FIFO never
+// blocks the view.
 func TestWriteDiff(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	goFile := write("a.go", "package a\n\nfunc f() {\n\tx := 1\n\treturn\n}\n")
+	notes := write("notes.txt", "one\ntwo\nthree\ntwo\n")
+	binary := write("blob.bin", "\x00\x01\x02")
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	tests := []struct {
-		name string
-		raw  string
-		want string
+		name, path, raw string
+		want            []string
+		notWant         []string
 	}{
-		{name: "claude edit", raw: `{"tool_name":"Edit","tool_input":{"file_path":"/p/a.go","old_string":"x := 1\n","new_string":"x := 2\ny := 3"}}`,
-			want: "- x := 1\n+ x := 2\n+ y := 3\n"},
-		{name: "claude write", raw: `{"tool_name":"Write","tool_input":{"file_path":"/p/b.txt","content":"hello\nworld\n"}}`,
-			want: "+ hello\n+ world\n"},
-		{name: "gemini write_file", raw: `{"tool_name":"write_file","tool_input":{"file_path":"/p/c","content":"one"}}`,
-			want: "+ one\n"},
-		{name: "no content", raw: `{"tool_name":"Write","tool_input":{"file_path":"/p/d"}}`, want: ""},
-		{name: "not JSON", raw: `nope`, want: ""},
+		{name: "claude edit", path: goFile, raw: `{"tool_name":"Edit","tool_input":{"file_path":` + quote(goFile) + `,"old_string":"x := 1\n","new_string":"x := 2\n\ty := 3\n"}}`,
+			want: []string{"the change, against the file on this machine now:\n--- " + goFile + " (now)\n+++ " + goFile + " (after the write)\n",
+				"@@ -1,6 +1,7 @@\n", " func f() {\n-\tx := 1\n+\tx := 2\n+\ty := 3\n \treturn\n"}},
+		{name: "claude write over a file", path: notes, raw: `{"tool_name":"Write","tool_input":{"file_path":` + quote(notes) + `,"content":"one\n2\nthree\ntwo\n"}}`,
+			want: []string{" one\n-two\n+2\n three\n"}},
+		{name: "claude multi edit, replace all", path: notes, raw: `{"tool_name":"MultiEdit","tool_input":{"file_path":` + quote(notes) +
+			`,"edits":[{"old_string":"two","new_string":"2","replace_all":true},{"old_string":"one","new_string":"1"}]}}`,
+			want: []string{"-one\n-two\n+1\n+2\n three\n-two\n+2\n"}},
+		{name: "gemini replace, a relative path", path: "notes.txt", raw: `{"tool_name":"replace","tool_input":{"file_path":"notes.txt","old_string":"three","new_string":"3"}}`,
+			want: []string{"-three\n+3\n"}},
+		{name: "gemini write_file, a new file", path: filepath.Join(dir, "new.txt"), raw: `{"tool_name":"write_file","tool_input":{"file_path":"new.txt","content":"fresh"}}`,
+			want: []string{"@@ -0,0 +1 @@\n+fresh\n"}},
+		{name: "the text to replace is gone", path: notes, raw: `{"tool_name":"Edit","tool_input":{"file_path":` + quote(notes) + `,"old_string":"four","new_string":"4"}}`,
+			want: []string{"the change (the text to replace is not in the file on this machine; the text it replaces and writes):\n- four\n+ 4\n"}},
+		{name: "not text", path: binary, raw: `{"tool_name":"Write","tool_input":{"file_path":` + quote(binary) + `,"content":"x"}}`,
+			want: []string{"is not text", "+ x\n"}},
+		{name: "a FIFO", path: fifo, raw: `{"tool_name":"Write","tool_input":{"file_path":` + quote(fifo) + `,"content":"x"}}`,
+			want: []string{"not a regular file", "+ x\n"}},
+		{name: "no change", path: notes, raw: `{"tool_name":"Write","tool_input":{"file_path":` + quote(notes) + `,"content":"one\ntwo\nthree\ntwo\n"}}`,
+			want: []string{"the change: none"}},
+		{name: "no content", path: notes, raw: `{"tool_name":"Write","tool_input":{"file_path":` + quote(notes) + `}}`},
+		{name: "not JSON", path: notes, raw: `nope`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &warden.Request{Capability: "filesystem", Action: "write", Raw: json.RawMessage(tt.raw)}
-			if got := writeDiff(r); got != tt.want {
-				t.Errorf("writeDiff(%s) = %q, want %q", tt.name, got, tt.want)
+			r := &warden.Request{Capability: "filesystem", Action: "write", Resource: tt.path, Cwd: dir, Raw: json.RawMessage(tt.raw)}
+			got := writeDiff(r)
+			if len(tt.want) == 0 && got != "" {
+				t.Errorf("writeDiff(%s) = %q, want nothing", tt.name, got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("writeDiff(%s) =\n%s\nwant it to hold %q", tt.name, got, w)
+				}
 			}
 		})
 	}
 	long := `{"tool_input":{"content":"` + strings.Repeat(`l\n`, 500) + `"}}`
-	got := writeDiff(&warden.Request{Capability: "filesystem", Raw: json.RawMessage(long)})
-	if n := strings.Count(got, "\n"); n != maxDiffLines+1 || !strings.HasSuffix(got, "… (more lines not shown)\n") {
+	got := writeDiff(&warden.Request{Capability: "filesystem", Resource: filepath.Join(dir, "long.txt"), Raw: json.RawMessage(long)})
+	if n := strings.Count(got, "\n"); n != maxDiffLines+2 || !strings.HasSuffix(got, "… (more lines not shown)\n") {
 		t.Errorf("writeDiff of 500 lines showed %d lines, ending %q", n, got[max(0, len(got)-40):])
 	}
+}
+
+// FuzzWriteDiff: whatever a host's payload and the file hold, the view of a
+// write never panics and never shows more than its bound.
+func FuzzWriteDiff(f *testing.F) {
+	f.Add(`{"tool_input":{"old_string":"a","new_string":"b","replace_all":true}}`, "a a a\n")
+	f.Add(`{"tool_input":{"content":"x\ny"}}`, "")
+	f.Add(`{"args":{"edits":[{"old_string":"","new_string":"z"}]}}`, "q")
+	f.Add(`{"tool_input":{"old_string":"\n","new_string":"\n\n","expected_replacements":2}}`, "\n\n")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, raw, file string) {
+		path := filepath.Join(dir, "f")
+		if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := writeDiff(&warden.Request{Capability: "filesystem", Action: "write", Resource: path, Raw: json.RawMessage(raw)})
+		if n := strings.Count(got, "\n"); n > maxDiffLines+2 {
+			t.Errorf("writeDiff showed %d lines, more than %d", n, maxDiffLines+2)
+		}
+	})
 }

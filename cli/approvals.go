@@ -227,7 +227,7 @@ func askOne(ctx context.Context, ap app.Approver, a warden.Approval, r *bufio.Re
 		case "v":
 			fmt.Fprintln(out, terminalText(approval.Content(&a), true))
 			if d := writeDiff(&a.Request); d != "" {
-				fmt.Fprint(out, "the change:\n"+terminalText(d, true))
+				fmt.Fprint(out, terminalText(d, true))
 			}
 			continue
 		default:
