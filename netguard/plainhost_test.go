@@ -1,6 +1,9 @@
 package netguard
 
-import "testing"
+import (
+	"net/netip"
+	"testing"
+)
 
 // checkPlainHost fails when plainHost accepts a host that UTS #46 maps to
 // anything else, or refuses.
@@ -50,4 +53,16 @@ func FuzzPlainHost(f *testing.F) {
 		f.Add(h)
 	}
 	f.Fuzz(func(t *testing.T, host string) { checkPlainHost(t, host) })
+}
+
+// FuzzMaybeAddr: whatever netip.ParseAddr reads, maybeAddr lets through.
+func FuzzMaybeAddr(f *testing.F) {
+	for _, h := range []string{"1.2.3.4", "::1", "fe80::1%eth0", "::ffff:1.2.3.4", "example.com", "1.2.3.4.", "0x7f.1", ""} {
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, host string) {
+		if _, err := netip.ParseAddr(host); err == nil && !maybeAddr(host) {
+			t.Fatalf("netip.ParseAddr reads %q but maybeAddr says it cannot", host)
+		}
+	})
 }

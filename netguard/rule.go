@@ -1,6 +1,7 @@
 package netguard
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -48,7 +49,9 @@ func ParseRule(text string) (Rule, error) {
 		s = strings.TrimSpace(rest)
 	}
 	host := s
-	if h, ports, err := net.SplitHostPort(s); err == nil {
+	// Without a ':' there is no port (net.SplitHostPort would fail, at the
+	// cost of an error).
+	if h, ports, err := splitHostPort(s); err == nil {
 		host = h
 		for _, p := range strings.Split(ports, ",") {
 			n, err := strconv.ParseUint(strings.TrimSpace(p), 10, 16)
@@ -83,6 +86,15 @@ func ParseRule(text string) (Rule, error) {
 	}
 	r.Host = name
 	return r, nil
+}
+
+var errNoPort = errors.New("no port")
+
+func splitHostPort(s string) (host, port string, err error) {
+	if strings.IndexByte(s, ':') < 0 {
+		return "", "", errNoPort
+	}
+	return net.SplitHostPort(s)
 }
 
 // hostMatches reports whether the canonical host h is covered by the rule.

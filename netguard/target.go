@@ -172,8 +172,10 @@ func CanonicalHost(host string) (name string, addr netip.Addr, err error) {
 	if len(host) > 1024 {
 		return "", netip.Addr{}, errors.New("the host is longer than 1024 bytes")
 	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		return a.WithZone("").String(), a, nil
+	if maybeAddr(host) {
+		if a, err := netip.ParseAddr(host); err == nil {
+			return a.WithZone("").String(), a, nil
+		}
 	}
 	if !utf8.ValidString(host) {
 		return "", netip.Addr{}, fmt.Errorf("host %q is not valid UTF-8", host)
@@ -208,6 +210,16 @@ func CanonicalHost(host string) (name string, addr netip.Addr, err error) {
 		return "", netip.Addr{}, fmt.Errorf("host %q ends in a number but is not an IPv4 address", host)
 	}
 	return mapped, netip.Addr{}, nil
+}
+
+// maybeAddr reports whether netip.ParseAddr could read host: an IPv6
+// literal has a ':', and an IPv4 one ends in a label of digits.
+func maybeAddr(host string) bool {
+	if strings.IndexByte(host, ':') >= 0 {
+		return true
+	}
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	return last != "" && strings.Trim(last, "0123456789") == ""
 }
 
 // idnaCanonical maps host through UTS #46 and checks that the result is
