@@ -249,7 +249,7 @@ func (d *Daemon) SetConfig(ctx context.Context, key, value, by string) error {
 
 // KillSwitch implements httpapi.Backend.
 func (d *Daemon) KillSwitch() bool {
-	return d.current().policy.Safety.KillSwitch || d.App.Home.Killed()
+	return d.current().policy.Safety.KillSwitch || killEngaged(d.App.Home, d.App.Store)()
 }
 
 // SetKillSwitch implements httpapi.Backend.
@@ -352,6 +352,11 @@ func (d *Daemon) Serve(ctx context.Context, ready func(Listening)) error {
 	defer stop()
 	wg.Go(func() { d.sweep(bg) })
 	wg.Go(func() { d.stopLoss(bg) })
+	if f, ok := d.App.Store.(fleetStore); ok {
+		// An approval answered on another daemon of the fleet releases
+		// this one's waiters at once.
+		wg.Go(func() { _ = f.Listen(bg, d.Queue.Wake, nil) })
+	}
 	if d.telegram != nil {
 		wg.Go(func() {
 			if err := d.telegram.Run(bg); err != nil {

@@ -42,7 +42,26 @@ type killState struct {
 // file is in. Off removes it, and also turns off the policy file's own
 // safety.killSwitchActive when that is set, which needs a policy file that
 // can be written: until then the stop stays on, and the error says why.
+//
+// In a fleet (the policy's store.dsn), the fleet's stop is turned too, after
+// this home's: on stops every daemon of the fleet, off needs the fleet's off
+// as well, or the stop stays on everywhere and the error says so.
 func SetKill(h Home, on bool, by, reason string, now time.Time) error {
+	if err := setKill(h, on, by, reason, now); err != nil {
+		return err
+	}
+	if err := setFleetKill(h, on, by, reason, now); err != nil {
+		what := "off"
+		if on {
+			what = "on"
+		}
+		return warden.Errorf(warden.EUnavailable, "the emergency stop could not be turned %s for the fleet", what).Wrap(err).
+			WithHint("this home's own stop is " + what + "; check that the fleet's database is reachable and run the command again")
+	}
+	return nil
+}
+
+func setKill(h Home, on bool, by, reason string, now time.Time) error {
 	if on {
 		b, _ := json.Marshal(killState{On: true, By: by, Reason: reason, At: now.UTC()})
 		if err := os.MkdirAll(h.Abs(), 0o700); err != nil {

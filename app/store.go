@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/audit"
@@ -53,6 +55,63 @@ func (s localStore) StopLoss() stoploss.Store { return s.Store.StopLoss() }
 type fleetStore struct {
 	*postgres.Store
 	local *sqlite.Store
+	kill  *killCache
+}
+
+// killCache is the fleet's emergency stop as last read: what a decision
+// goes by while the database cannot be reached.
+type killCache struct {
+	mu sync.Mutex
+	on bool
+}
+
+// engaged is the emergency stop's state for home in a fleet: on when the
+// home's own stop is, or the fleet's. The fleet's is read on every
+// decision; when it cannot be, the last state read stands.
+func (f fleetStore) engaged(home Home) func() bool {
+	return func() bool {
+		if home.Killed() {
+			return true
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		on, err := f.Store.Killed(ctx)
+		cancel()
+		f.kill.mu.Lock()
+		defer f.kill.mu.Unlock()
+		if err == nil {
+			f.kill.on = on
+		}
+		return f.kill.on
+	}
+}
+
+// killEngaged is the emergency stop's state function for a store of home.
+func killEngaged(home Home, store Store) func() bool {
+	if f, ok := store.(fleetStore); ok {
+		return f.engaged(home)
+	}
+	return home.Killed
+}
+
+// setFleetKill turns the emergency stop of the fleet the home's policy
+// names on or off; a home of no fleet has nothing to do.
+func setFleetKill(h Home, on bool, by, reason string, now time.Time) error {
+	p, err := policyForStore(h)
+	if err != nil {
+		return nil // no policy to name a fleet: the home's own stop is what there is
+	}
+	f, err := fleetOf(h, p, "")
+	if err != nil || f == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pg, err := f.open(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer pg.Close()
+	return pg.SetKill(ctx, on, by, reason, now)
 }
 
 // QueueEvent appends ev before it returns: in order, like the SQLite
@@ -66,6 +125,14 @@ func (f fleetStore) PaperBook() paper.Store   { return f.local.PaperBook() }
 func (f fleetStore) StopLoss() stoploss.Store { return f.local.StopLoss() }
 
 func (f fleetStore) Close() error { return errors.Join(f.Store.Close(), f.local.Close()) }
+
+// newFleetStore is pg with the home's SQLite database for what stays per
+// host, and the fleet's emergency stop as it stands now.
+func newFleetStore(ctx context.Context, pg *postgres.Store, home Home) fleetStore {
+	f := fleetStore{Store: pg, local: home.deferredStore(), kill: &killCache{}}
+	f.kill.on, _ = pg.Killed(ctx)
+	return f
+}
 
 // fleet is how to reach a fleet's database: resolved from the policy's
 // store section, or from --store, which overrides store.dsn.
@@ -158,7 +225,7 @@ func openHomeStore(ctx context.Context, home Home, p *config.Policy, override st
 		if err != nil {
 			return nil, err
 		}
-		return fleetStore{Store: pg, local: home.deferredStore()}, nil
+		return newFleetStore(ctx, pg, home), nil
 	}
 	if !openDatabase {
 		return localStore{home.deferredStore()}, nil
@@ -190,7 +257,7 @@ func OpenLogStore(ctx context.Context, home Home, override string) (Store, error
 		if err != nil {
 			return nil, err
 		}
-		return fleetStore{Store: pg, local: home.deferredStore()}, nil
+		return newFleetStore(ctx, pg, home), nil
 	}
 	s, err := OpenStore(ctx, home)
 	if err != nil {

@@ -370,15 +370,23 @@ func (q *Queue) Covers(ctx context.Context, req *warden.Request, hash string) (b
 	return ok, err
 }
 
-func (q *Queue) ended(ctx context.Context, a warden.Approval) {
+// Wake makes the waiters of approval id look at the store now, instead of
+// at their next poll: for a store shared with other processes, which
+// announce the approvals they changed (a fleet's LISTEN/NOTIFY). An id
+// nobody waits for does nothing.
+func (q *Queue) Wake(id string) {
 	q.mu.Lock()
-	for _, ch := range q.waiters[a.ID] {
+	for _, ch := range q.waiters[id] {
 		select {
 		case ch <- struct{}{}:
 		default:
 		}
 	}
 	q.mu.Unlock()
+}
+
+func (q *Queue) ended(ctx context.Context, a warden.Approval) {
+	q.Wake(a.ID)
 	for _, n := range q.Notifiers {
 		if err := n.Ended(ctx, a); err != nil {
 			q.log("approval channel could not be told an approval ended", "channel", n.Name(), "approval", a.ID, "error", err)

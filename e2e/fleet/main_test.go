@@ -36,8 +36,8 @@ var (
 	buildErr  error
 )
 
-// warden returns the warden binary, built once per test binary.
-func warden(t *testing.T) string {
+// wardenBinary returns the warden binary, built once per test binary.
+func wardenBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("the fleet tests build warden and run daemons; skipped with -short")
@@ -77,7 +77,7 @@ func run(t *testing.T, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, warden(t), args...)
+	cmd := exec.CommandContext(ctx, wardenBinary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
