@@ -11,6 +11,9 @@
 #
 #	scripts/bench_proxy.sh                 # ROUNDS=3 DURATION=3s SIZE=104857600
 #
+# Then warden serve alone: its resident memory idle and right after /v1/check
+# from 16 and 64 clients (bench/daemonload).
+#
 # Figures go to docs/benchmarks.md ("Egress proxy beside smokescreen, squid
 # and tinyproxy").
 set -euo pipefail
@@ -39,6 +42,7 @@ fi
 
 make --no-print-directory build >/dev/null
 go build -o bin/proxyload ./bench/proxyload
+go build -o bin/daemonload ./bench/daemonload
 
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/warden-proxybench.XXXXXX")
 pids=()
@@ -110,3 +114,15 @@ bin/proxyload -small "$SMALL" -bulk "$BULK" -tls "$TLS" -rounds "$ROUNDS" -durat
 	-proxy "warden=$W,pid=$wpid" -proxy "smokescreen=$S,pid=$spid" -proxy "squid=$Q,pid=$qpid" -proxy "tinyproxy=$T,pid=$tpid"
 n=$(bin/warden --home "$home" audit events --type egress_request --json --limit 100000000 2>/dev/null | grep -c '"type":"egress_request"' || true)
 echo "warden's audit log holds $n egress_request events"
+
+echo
+echo "== the daemon's resident memory"
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+pids=()
+dhome=$dir/daemon
+bin/warden --home "$dhome" init >/dev/null
+bin/warden --home "$dhome" serve --no-proxy 2>"$dir/serve.log" &
+pids+=($!); dpid=$!
+for _ in $(seq 100); do [ -S "$dhome/warden.sock" ] && break; sleep 0.1; done
+sleep 1
+bin/daemonload -home "$dhome" -pid "$dpid" -clients 16,64 -duration "$DURATION"
