@@ -33,7 +33,7 @@ import (
 // file itself.
 
 // cacheMagic starts a cache file; bump the number when the format changes.
-const cacheMagic = "warden-policy-cache 2"
+const cacheMagic = "warden-policy-cache 3"
 
 // cached is the JSON body of a cache file.
 type cached struct {
@@ -191,13 +191,57 @@ func (w *listWriter) paths(list []AllowedPath) {
 	for _, a := range list {
 		w.n(len(a.Pattern))
 		w.b = append(w.b, a.Pattern...)
-		w.strings(a.Actions)
+		if m := actionMask(a.Actions); m != 0 {
+			w.b = append(w.b, m)
+		} else {
+			w.b = append(w.b, 0)
+			w.strings(a.Actions)
+		}
 		if a.Auto {
 			w.b = append(w.b, 1)
 		} else {
 			w.b = append(w.b, 0)
 		}
 	}
+}
+
+// cacheActions are the filesystem actions in the order a mask's bits name
+// them.
+var cacheActions = [4]string{"read", "write", "list", "delete"}
+
+// maskActions[m] is the list of the actions whose bits m sets, in
+// cacheActions' order; index 0 is unused. Lists are shared by every rule
+// with the same actions, so their capacity is their length (append copies).
+var maskActions = func() (t [16][]string) {
+	for m := 1; m < 16; m++ {
+		for i, a := range cacheActions {
+			if m&(1<<i) != 0 {
+				t[m] = append(t[m], a)
+			}
+		}
+		t[m] = t[m][:len(t[m]):len(t[m])]
+	}
+	return t
+}()
+
+// actionMask returns the mask whose maskActions entry equals actions, or 0
+// when there is none (actions out of that order, repeated, unknown, or
+// none): such a list is written as it is.
+func actionMask(actions []string) byte {
+	var m byte
+	next := 0
+	for _, a := range actions {
+		i := next
+		for i < len(cacheActions) && cacheActions[i] != a {
+			i++
+		}
+		if i == len(cacheActions) {
+			return 0
+		}
+		m |= 1 << i
+		next = i + 1
+	}
+	return m
 }
 
 // listReader reads what listWriter wrote; bad is set at the first thing that
@@ -251,7 +295,17 @@ func (r *listReader) paths() []AllowedPath {
 	list := make([]AllowedPath, n-1)
 	for i := range list {
 		list[i].Pattern = r.str()
-		list[i].Actions = r.strings()
+		if r.s == "" || r.s[0] >= byte(len(maskActions)) {
+			r.bad = true
+			return nil
+		}
+		m := r.s[0]
+		r.s = r.s[1:]
+		if m != 0 {
+			list[i].Actions = maskActions[m]
+		} else {
+			list[i].Actions = r.strings()
+		}
 		if r.bad || r.s == "" || r.s[0] > 1 {
 			r.bad = true
 			return nil

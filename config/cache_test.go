@@ -211,3 +211,30 @@ func FuzzDecodeCache(f *testing.F) {
 		}
 	})
 }
+
+// TestCacheKeepsAllowedPathActions: actions in the usual order are written
+// as a mask, any others as they are; all come back exactly.
+func TestCacheKeepsAllowedPathActions(t *testing.T) {
+	p := Default()
+	p.Filesystem.Allowed = []AllowedPath{
+		{Pattern: "a", Actions: []string{"read", "list"}, Auto: true},
+		{Pattern: "b", Actions: []string{"list", "read"}},
+		{Pattern: "c", Actions: []string{"read", "read"}},
+		{Pattern: "d", Actions: []string{"read", "write", "list", "delete"}},
+		{Pattern: "e", Actions: []string{}},
+		{Pattern: "f"},
+		{Pattern: "g", Actions: []string{"delete"}, Auto: true},
+	}
+	body, err := encodeCache(cached{Policy: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := decodeCache(body)
+	if !ok || !reflect.DeepEqual(c.Policy.Filesystem.Allowed, p.Filesystem.Allowed) {
+		t.Fatalf("allowed paths through the cache = %#v, %v; want %#v", c.Policy.Filesystem.Allowed, ok, p.Filesystem.Allowed)
+	}
+	a := c.Policy.Filesystem.Allowed[0].Actions
+	if cap(a) != len(a) {
+		t.Errorf("a shared action list has room to grow (len %d, cap %d): an append would write into other rules' lists", len(a), cap(a))
+	}
+}
