@@ -51,7 +51,7 @@ func conformance(t *testing.T, node, url string) map[string]string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, suite, "server", "--url", url)
-	cmd.Dir = t.TempDir() // it writes results/ there
+	cmd.Dir = t.TempDir()          // it writes results/ there
 	out, _ := cmd.CombinedOutput() // exit 1 when a scenario fails: compared below
 	got := map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
