@@ -93,10 +93,15 @@ func New(p Policy) (*Guard, error) {
 	fsys := newMemoLinks(bases)
 	g.denied = make([]pattern, 0, len(p.Denied))
 	for i, d := range p.Denied {
-		g.denied = append(g.denied, compile(d, denied[i], true, fsys)...)
+		g.denied = compile(g.denied, d, denied[i], true, fsys)
 	}
+	// One backing array for every rule's patterns; each rule's slice is
+	// capped, so nothing appended to one reaches the next.
+	pats := make([]pattern, 0, len(p.Allowed)+len(p.Allowed)/8)
 	for i, r := range p.Allowed {
-		g.allowed[i].pats = compile(r.Pattern, allowed[i], false, fsys)
+		start := len(pats)
+		pats = compile(pats, r.Pattern, allowed[i], false, fsys)
+		g.allowed[i].pats = pats[start:len(pats):len(pats)]
 	}
 	return g, nil
 }

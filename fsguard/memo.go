@@ -71,7 +71,7 @@ func isASCII(s string) bool {
 
 // newMemoLinks prepares for resolving paths (absolute and clean).
 func newMemoLinks(paths []string) *memoLinks {
-	seen := make(map[string]struct{}, 2*len(paths)) // every directory prefix of paths
+	seen := make(map[string]struct{}, len(paths)) // every directory prefix of paths
 	children := make(map[string]int)                // how many of them each directory holds
 	for _, p := range paths {
 		if !strings.HasPrefix(p, "/") {
@@ -141,9 +141,9 @@ func (m *memoLinks) ask(name string) (fs.FileMode, error) {
 		if r, ok := m.modes[dir]; ok {
 			switch {
 			case errors.Is(r.err, fs.ErrNotExist):
-				return 0, &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOENT}
+				return 0, syscall.ENOENT // resolution only asks errors.Is; no PathError to build
 			case r.err == nil && !r.mode.IsDir() && r.mode&fs.ModeSymlink == 0:
-				return 0, &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOTDIR}
+				return 0, syscall.ENOTDIR
 			}
 		}
 		if l := m.listing(dir); l != nil {
@@ -151,7 +151,7 @@ func (m *memoLinks) ask(name string) (fs.FileMode, error) {
 				return t, nil
 			}
 			if l.missing(base) {
-				return 0, &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOENT}
+				return 0, syscall.ENOENT
 			}
 		}
 	}

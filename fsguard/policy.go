@@ -135,23 +135,23 @@ type pattern struct {
 	relative   bool
 }
 
-// compile compiles pattern text, expanded by expand. A denied pattern is
+// compile appends to dst pattern text, expanded by expand. A denied pattern is
 // case-folded, for matching without regard to letter case, and one starting
 // with "**" matches anywhere; an allowed pattern that is neither absolute nor
-// "~/…" is relative to the project. compile returns one pattern, plus a
+// "~/…" is relative to the project. compile appends one pattern, plus a
 // second one when the literal directory the pattern starts from is itself
 // reached through a symlink: a path is resolved before matching, so the
 // pattern must also name where that directory really is.
-func compile(text string, e expanded, denied bool, fsys *memoLinks) []pattern {
-	out := []pattern{newPattern(text, e.glob, e.relative, denied)}
+func compile(dst []pattern, text string, e expanded, denied bool, fsys *memoLinks) []pattern {
+	dst = append(dst, newPattern(text, e.glob, e.relative, denied))
 	if e.base == "" {
-		return out
+		return dst
 	}
 	if real, err := fsys.resolve(e.base); err == nil && real.path != e.base && !real.viaProc {
 		alias := escapeMeta(real.path) + strings.TrimPrefix(e.glob, e.base)
-		out = append(out, newPattern(text, alias, false, denied))
+		dst = append(dst, newPattern(text, alias, false, denied))
 	}
-	return out
+	return dst
 }
 
 // expanded is a pattern with ~ expanded and, when absolute, cleaned.
