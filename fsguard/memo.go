@@ -72,7 +72,7 @@ func isASCII(s string) bool {
 // newMemoLinks prepares for resolving paths (absolute and clean).
 func newMemoLinks(paths []string) *memoLinks {
 	seen := make(map[string]struct{}, len(paths)) // every directory prefix of paths
-	children := make(map[string]int)                // how many of them each directory holds
+	children := make(map[string]int)              // how many of them each directory holds
 	for _, p := range paths {
 		if !strings.HasPrefix(p, "/") {
 			continue
