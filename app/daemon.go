@@ -356,6 +356,7 @@ func (d *Daemon) Serve(ctx context.Context, ready func(Listening)) error {
 		// An approval answered on another daemon of the fleet releases
 		// this one's waiters at once.
 		wg.Go(func() { _ = f.Listen(bg, d.Queue.Wake, nil) })
+		wg.Go(func() { f.replayJournal(bg, d.App.Log.Warn) })
 	}
 	if d.telegram != nil {
 		wg.Go(func() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -134,12 +135,40 @@ func newFleetStore(ctx context.Context, pg *postgres.Store, home Home) fleetStor
 	return f
 }
 
+// JournalFile is where a fleet home keeps, while the fleet's database
+// cannot be reached, the decisions and events that need no shared state
+// (see postgres.Options.Journal).
+const JournalFile = "fleet.journal"
+
+// JournalPath is the fleet journal's path.
+func (h Home) JournalPath() string { return filepath.Join(string(h), JournalFile) }
+
+// replayJournal chains what the home journaled while the fleet's database
+// was out of reach, as soon as it answers again, until ctx ends.
+func (f fleetStore) replayJournal(ctx context.Context, log func(msg string, args ...any)) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		if n, err := f.Store.Replay(ctx); err != nil && !postgres.Unreachable(err) && ctx.Err() == nil {
+			log("the fleet journal could not be replayed", "error", warden.UserMessage(err))
+		} else if n > 0 {
+			log("replayed the fleet journal into the fleet's database", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // fleet is how to reach a fleet's database: resolved from the policy's
 // store section, or from --store, which overrides store.dsn.
 type fleet struct {
 	dsn      string
 	password string // never printed
 	keyPath  string // the fleet's checkpoint key, read by open
+	journal  string // this host's journal for while the database is out of reach
 }
 
 // fleetOf returns the fleet store the policy (or override, a postgres://
@@ -161,7 +190,7 @@ func fleetOf(home Home, p *config.Policy, override string) (*fleet, error) {
 	if sc.DSN == "" {
 		return nil, nil
 	}
-	f := &fleet{dsn: sc.DSN}
+	f := &fleet{dsn: sc.DSN, journal: home.JournalPath()}
 	switch {
 	case sc.PasswordFile != "":
 		b, err := readSecretFile(expandHome(sc.PasswordFile))
@@ -210,7 +239,7 @@ func (f *fleet) open(ctx context.Context, longLived bool) (*postgres.Store, erro
 	if err != nil {
 		return nil, warden.Errorf(warden.EInvalid, "the fleet's checkpoint key %s: %v", f.keyPath, err)
 	}
-	return postgres.Open(ctx, f.dsn, postgres.Options{Key: key, Password: f.password, LongLived: longLived})
+	return postgres.Open(ctx, f.dsn, postgres.Options{Key: key, Password: f.password, LongLived: longLived, Journal: f.journal})
 }
 
 // openHomeStore opens the store the policy names for the home: a deferred

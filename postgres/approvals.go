@@ -43,6 +43,9 @@ func (s *Store) CreateApproval(ctx context.Context, a *warden.Approval) error {
 
 // GetApproval returns one approval as stored, or ENotFound.
 func (s *Store) GetApproval(ctx context.Context, id string) (warden.Approval, error) {
+	if err := s.ready(ctx); err != nil {
+		return warden.Approval{}, fmt.Errorf("read approval %s: %w", id, readErr("read an approval", err))
+	}
 	a, err := getApproval(ctx, s.pool, id, false)
 	if err != nil {
 		var we *warden.Error
@@ -84,6 +87,9 @@ func (s *Store) ListApprovals(ctx context.Context, f warden.ApprovalFilter) ([]w
 	if f.Limit > 0 {
 		args = append(args, f.Limit)
 		sql += fmt.Sprintf(` LIMIT $%d`, len(args))
+	}
+	if err := s.ready(ctx); err != nil {
+		return nil, fmt.Errorf("list approvals: %w", readErr("list approvals", err))
 	}
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
@@ -189,10 +195,12 @@ ORDER BY kind = 'once', created_at LIMIT 1`
 		}
 		return nil
 	}
-	var err error
-	if q.Peek {
+	err := s.ready(ctx)
+	switch {
+	case err != nil: // reported below
+	case q.Peek:
 		err = scan(s.pool.QueryRow(ctx, find, args...))
-	} else {
+	default:
 		// A once grant is spent by a conditional update: of two daemons
 		// that found the same one, the second updates nothing and looks
 		// again.

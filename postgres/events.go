@@ -37,10 +37,9 @@ func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error
 		if err != nil {
 			return err
 		}
-		ev.Seq, ev.PrevHash = seq+1, prev
-		ev.Hash = audit.HashEvent(prev, ev)
-		if _, err := tx.Exec(ctx, sqlInsertEvent, ev.Seq, col(ev.ID), col(ev.TraceID), ev.CreatedAt.UnixMilli(), col(ev.Type),
-			string(ev.Severity), col(ev.Summary), audit.AppendEvent(nil, ev), ev.PrevHash, ev.Hash); err != nil {
+		b := &pgx.Batch{}
+		queueEvent(b, ev, seq+1, prev)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("insert security event: %w", err)
 		}
 		if s.opt.Key != nil && ev.Seq%CheckpointEvery == 0 {
@@ -57,6 +56,13 @@ func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error
 			return nil
 		}
 	}
+	if err != nil && s.offline(err) {
+		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
+		if jerr := s.journal.append(journalRecord(journalEvent, audit.AppendEvent(nil, ev))); jerr != nil {
+			return fmt.Errorf("append security event %s: the fleet database cannot be reached and %w", ev.Type, jerr)
+		}
+		return nil
+	}
 	if err != nil {
 		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
 		if Unreachable(err) && warden.ErrorCodeOf(err) != warden.EUnavailable {
@@ -65,4 +71,12 @@ func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error
 		return fmt.Errorf("append security event %s: %w", ev.Type, err)
 	}
 	return nil
+}
+
+// queueEvent sets ev's Seq, PrevHash and Hash and queues its insert.
+func queueEvent(b *pgx.Batch, ev *warden.SecurityEvent, seq int64, prev string) {
+	ev.Seq, ev.PrevHash = seq, prev
+	ev.Hash = audit.HashEvent(prev, ev)
+	b.Queue(sqlInsertEvent, ev.Seq, col(ev.ID), col(ev.TraceID), ev.CreatedAt.UnixMilli(), col(ev.Type),
+		string(ev.Severity), col(ev.Summary), audit.AppendEvent(nil, ev), ev.PrevHash, ev.Hash)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/audit"
 )
 
 var auditAll = warden.AuditFilter{}
@@ -23,3 +24,5 @@ func sqlf(format string, args ...any) string {
 	}
 	return fmt.Sprintf(format, args...)
 }
+
+func appendEntry(e *warden.AuditEntry) []byte { return audit.AppendEntry(nil, e) }

@@ -26,6 +26,9 @@ const sqlSpentSince = `SELECT
 // SpentSince returns the sum of the ledger's debits dated at or after t,
 // less the released ones.
 func (s *Store) SpentSince(ctx context.Context, t time.Time) (warden.USD, error) {
+	if err := s.ready(ctx); err != nil {
+		return 0, readErr("read the spend ledger", err)
+	}
 	u, err := spentSince(ctx, s.pool, t)
 	if err != nil {
 		if Unreachable(err) {

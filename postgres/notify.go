@@ -111,6 +111,9 @@ func (s *Store) SetKill(ctx context.Context, on bool, by, reason string, at time
 // Killed reports whether the fleet's emergency stop is on: the newest row
 // of kill_switch says so.
 func (s *Store) Killed(ctx context.Context) (bool, error) {
+	if err := s.ready(ctx); err != nil {
+		return false, readErr("read the fleet's emergency stop", err)
+	}
 	var on bool
 	err := s.pool.QueryRow(ctx, `SELECT engaged FROM kill_switch ORDER BY seq DESC LIMIT 1`).Scan(&on)
 	if errors.Is(err, pgx.ErrNoRows) {

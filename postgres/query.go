@@ -84,6 +84,9 @@ func (s *Store) Entries(ctx context.Context, f warden.AuditFilter) ([]warden.Aud
 	if f.AfterSeq > 0 {
 		w.add("seq > ?", f.AfterSeq)
 	}
+	if err := s.ready(ctx); err != nil {
+		return nil, readErr("query audit log", err)
+	}
 	q, args := selection("seq, enc, prev_hash, hash", "audit", w, f.Limit)
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
@@ -138,6 +141,9 @@ func (s *Store) Events(ctx context.Context, f warden.EventFilter) ([]warden.Secu
 	}
 	if f.AfterSeq > 0 {
 		w.add("seq > ?", f.AfterSeq)
+	}
+	if err := s.ready(ctx); err != nil {
+		return nil, readErr("query security events", err)
 	}
 	q, args := selection("seq, enc, prev_hash, hash", "security_events", w, f.Limit)
 	rows, err := s.pool.Query(ctx, q, args...)

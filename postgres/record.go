@@ -56,6 +56,9 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 		}
 		return nil
 	})
+	if err != nil && debit == nil && s.offline(err) {
+		return s.journalEntries(e)
+	}
 	if err != nil {
 		e.Seq, e.PrevHash, e.Hash = 0, "", ""
 		var (
@@ -79,6 +82,26 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 	return nil
 }
 
+// offline reports whether err is the database out of reach while this
+// store has a journal to take what needs no shared state.
+func (s *Store) offline(err error) bool {
+	return s.journal != nil && !errors.Is(err, errClosed) && Unreachable(err)
+}
+
+// journalEntries appends es to the journal, to be chained when the
+// database answers; until then their Seq, PrevHash and Hash are zero.
+func (s *Store) journalEntries(es ...*warden.AuditEntry) error {
+	recs := make([][]byte, len(es))
+	for i, e := range es {
+		e.Seq, e.PrevHash, e.Hash = 0, "", ""
+		recs[i] = journalRecord(journalEntry, audit.AppendEntry(nil, e))
+	}
+	if err := s.journal.append(recs...); err != nil {
+		return fmt.Errorf("record audit entry: the fleet database cannot be reached and %w", err)
+	}
+	return nil
+}
+
 // RecordBatch appends es in order in one transaction. If any entry cannot be
 // stored, none is, and every entry's Seq, PrevHash and Hash are zero.
 func (s *Store) RecordBatch(ctx context.Context, es []*warden.AuditEntry) error {
@@ -90,7 +113,11 @@ func (s *Store) RecordBatch(ctx context.Context, es []*warden.AuditEntry) error 
 			return err
 		}
 	}
-	if err := s.appendTx(ctx, es, nil, nil); err != nil {
+	err := s.appendTx(ctx, es, nil, nil)
+	if err != nil && s.offline(err) {
+		return s.journalEntries(es...)
+	}
+	if err != nil {
 		for _, e := range es {
 			e.Seq, e.PrevHash, e.Hash = 0, "", ""
 		}

@@ -155,6 +155,9 @@ func releaseSlots(ctx context.Context, tx pgx.Tx, traceID, reason string, at tim
 
 // HeldSlots implements warden.SlotReader.
 func (s *Store) HeldSlots(ctx context.Context, kind string, since, at time.Time, exceptTrace string) (int, error) {
+	if err := s.ready(ctx); err != nil {
+		return 0, readErr("count rate slots", err)
+	}
 	n, err := heldSlots(ctx, s.pool, col(kind), since, at, col(exceptTrace))
 	if err != nil {
 		if Unreachable(err) {
@@ -167,6 +170,9 @@ func (s *Store) HeldSlots(ctx context.Context, kind string, since, at time.Time,
 
 // SlotKeyTrace implements warden.SlotReader.
 func (s *Store) SlotKeyTrace(ctx context.Context, kind, key string) (string, error) {
+	if err := s.ready(ctx); err != nil {
+		return "", readErr("look up a request id", err)
+	}
 	trace, err := slotKeyTrace(ctx, s.pool, col(kind), col(key))
 	if err != nil {
 		if Unreachable(err) {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,6 +46,13 @@ type Options struct {
 	// Password, when set, is the database password, kept out of the DSN
 	// (read from a file or an environment variable by the caller).
 	Password string
+	// Journal, when set, is this host's journal file (see journal.go):
+	// while the database cannot be reached, Record without a debit and
+	// AppendEvent append there and succeed, and Open succeeds without
+	// having checked the schema (it is checked at first contact); the
+	// journal is replayed, in order and exactly once, when the database
+	// answers again. Without it they fail, and so does Open.
+	Journal string
 }
 
 // Store is warden's audit log, spend ledger, rate slots, approvals and grants
@@ -55,6 +63,9 @@ type Store struct {
 	pool *pgxpool.Pool
 	opt  Options
 	now  func() time.Time
+
+	journal  *journal    // nil: no journal
+	schemaOK atomic.Bool // the schema was checked on a connection that worked
 
 	mu     sync.Mutex
 	closed bool
@@ -85,11 +96,39 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if err := s.checkSchema(ctx); err != nil {
-		pool.Close()
-		return nil, err
+	if opt.Journal != "" {
+		s.journal = &journal{path: opt.Journal}
 	}
+	if err := s.checkSchema(ctx); err != nil {
+		if s.journal == nil || !Unreachable(err) {
+			pool.Close()
+			return nil, err
+		}
+		return s, nil // checked at first contact; meanwhile the journal takes what it can
+	}
+	s.schemaOK.Store(true)
 	return s, nil
+}
+
+// ready checks the schema once a connection works, and replays the journal
+// before anything else reaches the database, so that what this host
+// acknowledged while offline enters the chain before what follows.
+func (s *Store) ready(ctx context.Context) error {
+	if s.isClosed() {
+		return errClosed
+	}
+	if !s.schemaOK.Load() {
+		if err := s.checkSchema(ctx); err != nil {
+			return err
+		}
+		s.schemaOK.Store(true)
+	}
+	if s.journal != nil && s.journal.pending() {
+		if _, err := s.replay(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close takes a last keyed checkpoint (a long-lived store with a key) and
@@ -127,6 +166,14 @@ func (s *Store) Ping(ctx context.Context) error {
 // commit fails, nothing of it is stored (a commit whose outcome was lost
 // with the connection is settled by the caller, see Record).
 func (s *Store) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	return s.txRaw(ctx, fn)
+}
+
+// txRaw is tx without ready: for the replay itself.
+func (s *Store) txRaw(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if s.isClosed() {
 		return errClosed
 	}

@@ -22,6 +22,9 @@ import (
 // done, not that a row is bad.
 func (s *Store) Verify(ctx context.Context) (warden.VerifyReport, error) {
 	var rep warden.VerifyReport
+	if err := s.ready(ctx); err != nil {
+		return rep, readErr("verify the fleet audit log", err)
+	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return rep, readErr("verify the fleet audit log", err)

@@ -4,6 +4,7 @@
 #   scripts/postgres.sh install        install Debian's postgresql when initdb is missing (root only)
 #   scripts/postgres.sh start DIR      initdb into DIR and start it; prints the DSN
 #   scripts/postgres.sh stop DIR       stop the cluster in DIR and remove DIR
+#   scripts/postgres.sh halt DIR       stop the server in DIR, keeping its data; resume DIR starts it again
 #   scripts/postgres.sh run CMD…       run CMD with WARDEN_TEST_POSTGRES_DSN set to a fresh
 #                                      cluster, stopped afterwards (what `make test` does)
 #
@@ -58,10 +59,29 @@ start() {
 		{ cat "$dir/initdb.log" >&2; return 1; }
 	local fsync=off
 	[ "${WARDEN_PG_DURABLE:-}" = 1 ] && fsync=on
-	as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
-		-o "-c listen_addresses='' -c unix_socket_directories='$dir' -c fsync=$fsync -c full_page_writes=$fsync -c max_connections=300" >/dev/null ||
-		{ cat "$dir/server.log" >&2; return 1; }
+	cat >>"$dir/data/postgresql.conf" <<-EOF
+		listen_addresses = ''
+		unix_socket_directories = '$dir'
+		fsync = $fsync
+		full_page_writes = $fsync
+		max_connections = 300
+	EOF
+	resume "$dir" || return 1
 	echo "postgres://postgres@/postgres?host=$dir&sslmode=disable"
+}
+
+# halt stops the server of the cluster in DIR and keeps its data (a database
+# outage, for the failure tests); resume starts it again.
+halt() {
+	local bin
+	bin=$(bindir) || return 1
+	as "$bin/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null
+}
+
+resume() {
+	local bin
+	bin=$(bindir) || return 1
+	as "$bin/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 60 start >/dev/null || { cat "$1/server.log" >&2; return 1; }
 }
 
 stop() {
@@ -95,9 +115,11 @@ case $cmd in
 install) install ;;
 start) start "$1" ;;
 stop) stop "$1" ;;
+halt) halt "$1" ;;
+resume) resume "$1" ;;
 run) run "$@" ;;
 *)
-	echo "usage: $0 install | start DIR | stop DIR | run CMD..." >&2
+	echo "usage: $0 install | start DIR | stop DIR | halt DIR | resume DIR | run CMD..." >&2
 	exit 2
 	;;
 esac

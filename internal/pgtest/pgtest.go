@@ -219,3 +219,62 @@ func WithRole(t testing.TB, dsn, role string) string {
 	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20") // pgx reads + as itself
 	return u.String()
 }
+
+// Cluster is a PostgreSQL server of one test's own, which the test may stop
+// and start again (a database outage). Its data stays until the test ends.
+type Cluster struct {
+	// DSN names the cluster's postgres database as its superuser.
+	DSN string
+	dir string
+}
+
+// NewCluster starts a cluster for t alone with scripts/postgres.sh, stopped
+// and removed when t ends; t is skipped, saying why, when none can start
+// here (a server given by WARDEN_TEST_POSTGRES_DSN cannot be stopped by a
+// test, so this always needs a local PostgreSQL).
+func NewCluster(t testing.TB) *Cluster {
+	t.Helper()
+	sp := script()
+	dir, err := os.MkdirTemp("/tmp", "warden-pg.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(sp, "start", dir).Output()
+	if err != nil {
+		os.RemoveAll(dir)
+		msg := err.Error()
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = strings.TrimSpace(string(ee.Stderr))
+		}
+		t.Skipf("this test stops and starts a PostgreSQL server of its own, and none could start here (%s); run `scripts/postgres.sh install` (Debian's postgresql)", msg)
+	}
+	c := &Cluster{DSN: strings.TrimSpace(string(out)), dir: dir}
+	t.Cleanup(func() { _ = exec.Command(sp, "stop", dir).Run() })
+	return c
+}
+
+// Halt stops the server, keeping its data.
+func (c *Cluster) Halt(t testing.TB) {
+	t.Helper()
+	if out, err := exec.Command(script(), "halt", c.dir).CombinedOutput(); err != nil {
+		t.Fatalf("stop the test's PostgreSQL server: %v\n%s", err, out)
+	}
+}
+
+// Resume starts the halted server again.
+func (c *Cluster) Resume(t testing.TB) {
+	t.Helper()
+	if out, err := exec.Command(script(), "resume", c.dir).CombinedOutput(); err != nil {
+		t.Fatalf("start the test's PostgreSQL server again: %v\n%s", err, out)
+	}
+}
+
+// Database creates an empty database name in the cluster and returns its
+// DSN.
+func (c *Cluster) Database(t testing.TB, name string) string {
+	t.Helper()
+	if err := adminExec(c.DSN, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatalf("create database %s: %v", name, err)
+	}
+	return WithDatabase(t, c.DSN, name)
+}
