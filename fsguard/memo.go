@@ -71,30 +71,16 @@ func isASCII(s string) bool {
 
 // newMemoLinks prepares for resolving paths (absolute and clean).
 func newMemoLinks(paths []string) *memoLinks {
-	seen := make(map[string]struct{}, len(paths)) // every directory prefix of paths
-	children := make(map[string]int)              // how many of them each directory holds
+	children := make(map[string]int) // how many of paths each directory holds
 	for _, p := range paths {
-		if !strings.HasPrefix(p, "/") {
-			continue
-		}
-		parent := "/"
-		for i := 1; i <= len(p); i++ {
-			if i < len(p) && p[i] != '/' {
-				continue
-			}
-			prefix := p[:i]
-			if name := prefix[len(parent):]; name == "" || name == "/" || name == "/." || name == "/.." || name == "." || name == ".." {
-				break
-			}
-			if _, ok := seen[prefix]; !ok {
-				seen[prefix] = struct{}{}
-				children[parent]++
-			}
-			parent = prefix
+		if i := strings.LastIndexByte(p, '/'); i > 0 {
+			children[p[:i]]++
+		} else if i == 0 && len(p) > 1 {
+			children["/"]++
 		}
 	}
-	m := &memoLinks{sys: osLinks{}, modes: make(map[string]modeErr, len(seen)), dirs: make(map[string]*dirList),
-		resolved: make(map[string]resolution, len(seen))}
+	m := &memoLinks{sys: osLinks{}, modes: make(map[string]modeErr), dirs: make(map[string]*dirList),
+		resolved: make(map[string]resolution)}
 	for dir, n := range children {
 		if n >= listAt {
 			m.dirs[dir] = &dirList{}
@@ -103,59 +89,72 @@ func newMemoLinks(paths []string) *memoLinks {
 	return m
 }
 
+// resolve is resolveWith(abs, m) for a clean absolute path: its directory
+// is resolved once for all the paths in it, and the path from there.
 func (m *memoLinks) resolve(abs string) (resolved, error) {
-	if x, ok := m.resolved[abs]; ok {
-		return x.r, x.err
-	}
-	var x resolution
 	i := strings.LastIndexByte(abs, '/')
 	if name := abs[i+1:]; i > 0 && name != "" && name != "." && name != ".." {
-		if dir, err := m.resolve(abs[:i]); err == nil {
-			x.r, x.err = resolveFrom(dir, name, m)
-		} else {
-			x.r, x.err = resolveWith(abs, m)
+		if dir, err := m.resolveDir(abs[:i]); err == nil {
+			return resolveFrom(dir, name, m)
 		}
-	} else {
-		x.r, x.err = resolveWith(abs, m)
 	}
-	m.resolved[abs] = x
-	return x.r, x.err
+	return resolveWith(abs, m)
 }
 
+func (m *memoLinks) resolveDir(dir string) (resolved, error) {
+	if x, ok := m.resolved[dir]; ok {
+		return x.r, x.err
+	}
+	r, err := m.resolve(dir)
+	m.resolved[dir] = resolution{r, err}
+	return r, err
+}
+
+// lstat answers from what is known (a missing or non-directory parent, a
+// listing) or asks the system, remembering only what the system said.
 func (m *memoLinks) lstat(name string) (fs.FileMode, error) {
 	if r, ok := m.modes[name]; ok {
 		return r.mode, r.err
 	}
-	mode, err := m.ask(name)
+	if mode, err, ok := m.known(name); ok {
+		return mode, err
+	}
+	mode, err := m.sys.lstat(name)
 	m.modes[name] = modeErr{mode, err}
 	return mode, err
 }
 
-func (m *memoLinks) ask(name string) (fs.FileMode, error) {
+// known answers for name without asking the system, when it can.
+func (m *memoLinks) known(name string) (fs.FileMode, error, bool) {
 	i := strings.LastIndexByte(name, '/')
 	dir, base := name[:i], name[i+1:]
 	if dir == "" {
 		dir = "/"
 	}
-	if len(name) < PathMax && len(base) <= 255 {
-		if r, ok := m.modes[dir]; ok {
-			switch {
-			case errors.Is(r.err, fs.ErrNotExist):
-				return 0, syscall.ENOENT // resolution only asks errors.Is; no PathError to build
-			case r.err == nil && !r.mode.IsDir() && r.mode&fs.ModeSymlink == 0:
-				return 0, syscall.ENOTDIR
-			}
-		}
-		if l := m.listing(dir); l != nil {
-			if t, ok := l.types[base]; ok {
-				return t, nil
-			}
-			if l.missing(base) {
-				return 0, syscall.ENOENT
-			}
+	if len(name) >= PathMax || len(base) > 255 || dir == name {
+		return 0, nil, false
+	}
+	d, ok := m.modes[dir]
+	if !ok {
+		d.mode, d.err, ok = m.known(dir)
+	}
+	if ok {
+		switch {
+		case errors.Is(d.err, fs.ErrNotExist):
+			return 0, syscall.ENOENT, true // resolution only asks errors.Is; no PathError to build
+		case d.err == nil && !d.mode.IsDir() && d.mode&fs.ModeSymlink == 0:
+			return 0, syscall.ENOTDIR, true
 		}
 	}
-	return m.sys.lstat(name)
+	if l := m.listing(dir); l != nil {
+		if t, ok := l.types[base]; ok {
+			return t, nil, true
+		}
+		if l.missing(base) {
+			return 0, syscall.ENOENT, true
+		}
+	}
+	return 0, nil, false
 }
 
 // listing returns dir's entries when dir is worth reading whole and could be
