@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -348,5 +349,35 @@ func TestPoisonedSamplingRequestIsRefused(t *testing.T) {
 	}
 	if evs := events(t, a, warden.EventInjectionFound); len(evs) == 0 {
 		t.Error("no injection_found event for the sampling request")
+	}
+}
+
+func TestStructuredContentIsFencedToo(t *testing.T) {
+	a := openApp(t, strings.Replace(testPolicy, "    mcp__test__echo: 1\n", "    mcp__test__echo: 1\n    mcp__test__lookup: 1\n", 1))
+	ts := newTestServer("Echo the text back.")
+	type out struct {
+		Summary string `json:"summary"`
+		ID      string `json:"id"`
+		Count   int64  `json:"count"`
+	}
+	reply := out{Summary: "the launch is on tuesday", ID: "doc-42", Count: 1000000000000007}
+	sdk.AddTool(ts.Server, &sdk.Tool{Name: "lookup"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, out, error) {
+		return nil, reply, nil
+	})
+	pr := connect(t, a.MCPProxy(app.MCPOptions{Name: "test"}), serve(t, ts), nil)
+	res := call(t, pr, "lookup", nil)
+	b, _ := json.Marshal(res.StructuredContent)
+	var got map[string]any
+	d := json.NewDecoder(strings.NewReader(string(b)))
+	d.UseNumber()
+	if err := d.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	summary, _ := got["summary"].(string)
+	if !strings.Contains(summary, "⟦untrusted id=") || !strings.Contains(summary, "the launch is on tuesday") {
+		t.Errorf("structured summary = %q; want it fenced", summary)
+	}
+	if got["id"] != "doc-42" || got["count"].(json.Number).String() != "1000000000000007" {
+		t.Errorf("structured id and count = %v, %v; want them as the server sent them", got["id"], got["count"])
 	}
 }

@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -278,6 +280,15 @@ func (p *Proxy) guardResult(name string, raw json.RawMessage) (json.RawMessage, 
 		warn.set("type", "text")
 		warn.set("text", warning("the result of "+name, sc))
 		items = append([]item{warn}, items...)
+		// A client that reads the structured content (Claude Code does)
+		// would not see the warning: it gets the content blocks instead.
+		delete(res, "structuredContent")
+	} else if sv, ok := res["structuredContent"]; ok && string(sv) != "null" {
+		out, err := p.guardStructured(sv, "mcp:"+name)
+		if err != nil {
+			return nil, sc, err
+		}
+		res["structuredContent"] = out
 	}
 	if items != nil {
 		b, err := json.Marshal(items)
@@ -288,6 +299,53 @@ func (p *Proxy) guardResult(name string, raw json.RawMessage) (json.RawMessage, 
 	}
 	out, err := json.Marshal(res)
 	return out, sc, err
+}
+
+// guardStructured fences the free text in structured content: every string
+// value holding whitespace is sanitised and fenced (or only sanitised with
+// NoWrap); identifiers, numbers and other values are kept as they are, and
+// numbers keep their exact digits.
+func (p *Proxy) guardStructured(raw json.RawMessage, source string) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("its structured content is not JSON: %w", err)
+	}
+	var walk func(any) (any, error)
+	walk = func(x any) (any, error) {
+		switch t := x.(type) {
+		case string:
+			if !strings.ContainsFunc(t, unicode.IsSpace) {
+				return inject.Sanitize(t), nil
+			}
+			if p.NoWrap {
+				return inject.Sanitize(t), nil
+			}
+			w, err := p.Wrapper.Wrap(t, source)
+			return w.Text, err
+		case []any:
+			for i := range t {
+				var err error
+				if t[i], err = walk(t[i]); err != nil {
+					return nil, err
+				}
+			}
+		case map[string]any:
+			for k := range t {
+				var err error
+				if t[k], err = walk(t[k]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return x, nil
+	}
+	v, err := walk(v)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
 }
 
 // withheldResult is the isError result that replaces a withheld one.

@@ -1,0 +1,92 @@
+package hosts
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestClaudeCodeMCPThroughWarden: the real Claude Code is the MCP client,
+// its MCP config pointing at `warden mcp -- server-filesystem PROJECT` (the
+// server from npm, pinned by scripts/mcp-servers.sh, in warden's workspace
+// sandbox). The tool the policy denies is never offered to the model, a
+// call to it never reaches the server, and an allowed call's result reaches
+// the model fenced as untrusted data.
+func TestClaudeCodeMCPThroughWarden(t *testing.T) {
+	h := setup(t)
+	server := filepath.Join(h.module, "bin", "cache", "npm-mcp", "node_modules", ".bin", "mcp-server-filesystem")
+	if _, err := os.Stat(server); err != nil {
+		t.Skipf("server-filesystem is not installed (%v): run scripts/mcp-servers.sh (make test does)", err)
+	}
+	w := newWorld(t, h, "claude")
+	w.warden(t, "", "config", "set", "tools.tiers.mcp__fs__read_text_file", "1")
+	w.warden(t, "", "config", "set", "tools.denied", `["mcp__fs__write_file"]`)
+	w.write(t, filepath.Join(w.project, "NOTES.txt"), "the launch is on tuesday\n", 0o644)
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fs": map[string]any{
+		"command": "warden", "args": []string{"mcp", "--name", "fs", "--", server, w.project},
+	}}})
+	mcpConfig := filepath.Join(w.root, "mcp.json")
+	w.write(t, mcpConfig, string(cfg), 0o644)
+
+	written := filepath.Join(w.project, "written.txt")
+	m := newModel(t, anthropicWire{},
+		call{Tool: "mcp__fs__read_text_file", Args: map[string]any{"path": filepath.Join(w.project, "NOTES.txt")}},
+		call{Tool: "mcp__fs__write_file", Args: map[string]any{"path": written, "content": "x"}},
+	)
+	res := runClaudeWith(t, w, m, "e2e: read the notes, then write a file", "--mcp-config", mcpConfig, "--strict-mcp-config")
+
+	offered := m.offered()
+	if !slices.Contains(offered, "mcp__fs__read_text_file") {
+		t.Fatalf("Claude Code offered the model %v; want the proxied read_text_file", offered)
+	}
+	if slices.Contains(offered, "mcp__fs__write_file") {
+		t.Errorf("Claude Code offered the model mcp__fs__write_file, which the policy denies")
+	}
+	if !strings.Contains(res[0].Text, "the launch is on tuesday") || !strings.Contains(res[0].Text, "untrusted id=") {
+		t.Errorf("read_text_file reached the model as %q; want the file's text fenced by warden", clip(res[0].Text, 1000))
+	}
+	if !res[1].Error {
+		t.Errorf("write_file reached the model as %q, not an error", clip(res[1].Text, 500))
+	}
+	if _, err := os.Stat(written); err == nil {
+		t.Error("write_file reached the server: the file exists")
+	}
+	if out := w.warden(t, "", "audit", "events", "--json", "--limit", "50"); !strings.Contains(out, `"server":"fs"`) {
+		t.Errorf("no action_result of the proxied call in the audit log:\n%s", clip(out, 2000))
+	}
+}
+
+// runClaudeWith runs the world's Claude Code headless with extra arguments
+// and returns what reached the model, failing unless it made every call of
+// the script.
+func runClaudeWith(t *testing.T, w *world, m *model, prompt string, extra ...string) []toolResult {
+	t.Helper()
+	args, env := hostSpecs["claude"].command(t, w, m, prompt)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, w.h.bin["claude"], append(args, extra...)...)
+	c.Dir = w.project
+	// MCP tools offered to the model up front, not behind Claude Code's
+	// tool search, so that what warden listed is what the model sees.
+	c.Env = append(append(append([]string{}, w.env...), env...), "ENABLE_TOOL_SEARCH=false")
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	c.WaitDelay = 5 * time.Second
+	err := c.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("claude did not finish within %s\nstdout: %s\nstderr: %s\n%s", runTimeout, clip(stdout.String(), 4000), clip(stderr.String(), 4000), m.requests())
+	}
+	res := m.results()
+	if len(res) != len(m.script) {
+		t.Fatalf("claude sent back %d tool results, want %d; err %v\nstdout: %s\nstderr: %s\n%s",
+			len(res), len(m.script), err, clip(stdout.String(), 3000), clip(stderr.String(), 3000), m.requests())
+	}
+	return res
+}
