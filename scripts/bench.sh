@@ -56,3 +56,8 @@ echo
 # The egress proxy beside smokescreen, squid and tinyproxy (its own script,
 # also runnable alone).
 ./scripts/bench_proxy.sh
+
+echo
+# One-shot decisions with the default policy and with 1,000 filesystem and
+# 1,000 network rules more (its own script, also runnable alone).
+./scripts/bench_policy.sh
