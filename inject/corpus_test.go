@@ -12,15 +12,15 @@ import (
 )
 
 // The quality bar on the shared injection corpus. Issue 25's target is
-// recall >= 90 % at <= 2 % false positives; the built-in scanner reaches
-// 83.9 % at 1.7 % (docs/status.md: partial), so the test asserts what it
-// reaches and fails on any regression. Most misses are goal hijacks with no
-// override phrasing (BIPIA questions, CyberSecEval personal-data requests),
-// which no payload database can catch; that is the Classifier's job. No
+// recall >= 90 % at <= 2 % false positives, and the test asserts it. The
+// built-in scanner reaches 90.2 % at 1.7 %; most of what it misses are goal
+// hijacks with no override phrasing and no message around them to be out of
+// place in (CyberSecEval personal-data requests, few-shot dialogues), which
+// no payload database can catch: that is the Classifier's job. No
 // benign row may be flagged for invisible characters alone. The same test
 // measures a held-out file named by $WARDEN_INJECTION_CORPUS (same format).
 const (
-	wantRecall = 0.83 // target 0.90: not reached
+	wantRecall = 0.90 // the issue's target
 	wantFPR    = 0.02
 )
 

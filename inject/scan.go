@@ -142,6 +142,7 @@ func (s *Scanner) matches(text string) []Match {
 	v := normalize(text)
 	s.scanView(&ms, v, "text")
 	ms = append(ms, repeatedTokens(v)...)
+	ms = append(ms, splicedRequests(v)...)
 	if d, ok := deleet(v); ok {
 		s.scanView(&ms, d, "leetspeak")
 	}

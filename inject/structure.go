@@ -1,6 +1,9 @@
 package inject
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Structural signals that need no payload database.
 
@@ -55,4 +58,61 @@ func isNumber(s string) bool {
 		}
 	}
 	return true
+}
+
+// A request to an assistant standing as a line of its own inside a record
+// (an email, a message, a form) is a goal the data hands the model: the
+// "embedded goal" of BIPIA's email attacks, a question or a task that has
+// nothing to do with the message around it, often spliced into the middle
+// of one of its sentences. A person writing to a person asks "Can you send
+// the report?"; these ask what an assistant is asked ("How do I back up my
+// documents folder?", "Write a script to…", "Is this feedback positive?").
+var (
+	// recordMarks says a text is a record: header fields or a greeting.
+	recordMarks = regexp.MustCompile(`(^|\n|\|)\s*(subject|email_from|from|to|cc|received date|content|date)\s*:|(^|\n)\s*(hi|hello|dear)\s+\pL+`)
+	// assistantTask is a line that gives an assistant a task (one that
+	// does not speak to its reader: "Write to us at…" is a person's).
+	assistantTask = regexp.MustCompile(`^(write |provide |show me |give me |tell me |explain |describe |summari[sz]e |analy[sz]e |determine |generate |compose |translate |suggest |calculate |help me |recommend |outline |draft |compare |identify |evaluate |discuss |classify |rewrite |paraphrase |predict |estimate |assess )`)
+	// assistantQuestion is a line that is one question, ending in "?" or
+	// in a quoted passage the question is about, of the kinds put to an
+	// assistant: how, what, why or which, not addressed to the reader (a
+	// person writing to a person asks "What time suits you?"), or asking
+	// it to judge or transform something.
+	assistantQuestion = regexp.MustCompile(`^((how|what|why|which)\b|(is|are|does|do) (this|these|the following|that)\b|(can|could|would) you (please )?(classify|translate|summari[sz]e|analy[sz]e|explain|describe|write|generate|list|tell me|rewrite|paraphrase|convert|determine|identify|calculate|suggest|recommend|compose|create|draft|give me|provide|name|find|evaluate|assess|predict|estimate|compare|outline|use|reply|respond|answer|render|encode|encrypt|substitute|invert|reverse)\b)[^?\n]{10,250}\?(['"]|\s+['"‘“].{0,300})?$`)
+	// addressed says a question speaks to its reader.
+	addressed = regexp.MustCompile(`\b(you|your|yours|we|us|our)\b`)
+)
+
+// splicedRequests finds, in a record, lines that give an assistant a task
+// or ask it a question: 20 to 300 bytes, four words or more.
+func splicedRequests(v view) []Match {
+	if !recordMarks.MatchString(v.text) {
+		return nil
+	}
+	var ms []Match
+	for start := 0; start < len(v.text); {
+		end := strings.IndexByte(v.text[start:], '\n')
+		if end < 0 {
+			end = len(v.text)
+		} else {
+			end += start
+		}
+		a, b := start, end
+		for a < b && v.text[a] == ' ' {
+			a++
+		}
+		for b > a && v.text[b-1] == ' ' {
+			b--
+		}
+		line := v.text[a:b]
+		if len(line) >= 20 && len(line) <= 300 && len(strings.Fields(line)) >= 4 &&
+			(assistantTask.MatchString(line) && !addressed.MatchString(line) || assistantQuestion.MatchString(line) &&
+				(!addressed.MatchString(line) || strings.HasPrefix(line, "can you") || strings.HasPrefix(line, "could you") || strings.HasPrefix(line, "would you"))) {
+			ms = append(ms, Match{Rule: "structure.spliced-request", Category: Override, Score: 0.5,
+				Span: v.span(a, b), View: "text",
+				Why: "a task or question for an assistant standing as a line of its own in a message: a goal the data gives the model"})
+		}
+		start = end + 1
+	}
+	return ms
 }
