@@ -16,7 +16,9 @@ const module = "github.com/agentwarden/warden"
 var (
 	adapters = map[string]bool{"sqlite": true, "postgres": true, "httpapi": true, "hook": true, "mcpproxy": true, "mcp": true, "telegram": true, "httpexchange": true}
 	wiring   = map[string]bool{"app": true}
-	frontend = map[string]bool{"cli": true, "cmd/warden": true}
+	// bench holds programs that drive warden from outside, as a user's
+	// tools would (a load generator through the daemon): front ends too.
+	frontend = map[string]bool{"cli": true, "cmd/warden": true, "bench": true}
 )
 
 type listedPackage struct {
