@@ -176,6 +176,9 @@ func refusal(name string, d warden.Decision) string {
 	if why == "" {
 		why = "the policy does not allow it"
 	}
+	if d.Verdict == warden.Ask {
+		return fmt.Sprintf("warden: %s still needs a human's approval: %s (rule %s). The call did not reach the server; ask the user to approve it in warden, then call the tool again.", name, why, d.Rule)
+	}
 	return fmt.Sprintf("warden denied %s: %s (rule %s). The call did not reach the server.", name, why, d.Rule)
 }
 

@@ -136,10 +136,11 @@ func (p *Proxy) Serve(ctx context.Context, client, server sdk.Connection) error 
 	defer cancel()
 	s := &session{
 		p: p, client: client, server: server,
-		pending: map[jsonrpc.ID]pending{},
-		mine:    map[jsonrpc.ID]chan *jsonrpc.Response{},
-		calls:   map[jsonrpc.ID]context.CancelFunc{},
-		defs:    newDefinitions(p),
+		pending:     map[jsonrpc.ID]pending{},
+		mine:        map[jsonrpc.ID]chan *jsonrpc.Response{},
+		calls:       map[jsonrpc.ID]context.CancelFunc{},
+		serverAsked: map[jsonrpc.ID]jsonrpc.ID{}, serverIDs: map[jsonrpc.ID]jsonrpc.ID{},
+		defs: newDefinitions(p),
 	}
 	errc := make(chan error, 2)
 	go func() { errc <- s.fromClient(ctx) }()
@@ -169,10 +170,14 @@ type session struct {
 	pending map[jsonrpc.ID]pending
 	mine    map[jsonrpc.ID]chan *jsonrpc.Response // the proxy's own requests to the client
 	calls   map[jsonrpc.ID]context.CancelFunc     // tools/call being decided
-	elicit  bool                                  // the client declared elicitation
-	next    atomic.Int64
-	defs    *definitions
-	wg      sync.WaitGroup
+	// serverAsked maps the proxy's id of a server request forwarded to the
+	// client to the server's own; serverIDs the other way.
+	serverAsked map[jsonrpc.ID]jsonrpc.ID
+	serverIDs   map[jsonrpc.ID]jsonrpc.ID
+	elicit      bool // the client declared elicitation
+	next        atomic.Int64
+	defs        *definitions
+	wg          sync.WaitGroup
 }
 
 // fromClient reads the client's messages until it ends (nil) or the stream
@@ -204,7 +209,16 @@ func (s *session) fromClient(ctx context.Context) error {
 				ch <- m
 				continue
 			}
-			s.toServer(ctx, m)
+			s.mu.Lock()
+			orig, asked := s.serverAsked[m.ID]
+			delete(s.serverAsked, m.ID)
+			delete(s.serverIDs, orig)
+			s.mu.Unlock()
+			if !asked {
+				s.p.Log.Warn("mcp: dropped a response from the client to no request of the server's")
+				continue
+			}
+			s.toServer(ctx, &jsonrpc.Response{ID: orig, Result: m.Result, Error: m.Error})
 		case *jsonrpc.Request:
 			s.clientRequest(ctx, m)
 		}
@@ -267,10 +281,12 @@ func (s *session) clientRequest(ctx context.Context, m *jsonrpc.Request) {
 		if m.IsCall() {
 			s.track(m.ID, pending{method: m.Method})
 		}
-	case "tools/list", "resources/read", "prompts/get", "server/discover":
-		if m.IsCall() {
-			s.track(m.ID, pending{method: m.Method})
-		}
+	}
+	if m.IsCall() {
+		// Every request forwarded is tracked: a response from the server
+		// to anything else (a call still being decided, or never sent) is
+		// dropped, never passed to the client.
+		s.track(m.ID, pending{method: m.Method})
 	}
 	s.toServer(ctx, m)
 }
@@ -312,9 +328,46 @@ func (s *session) fromServer(ctx context.Context) error {
 			if m.Method == "sampling/createMessage" && m.IsCall() && !s.sampling(ctx, m) {
 				continue
 			}
-			s.toClient(ctx, m)
+			s.toClient(ctx, s.fromServerID(m))
 		}
 	}
+}
+
+// fromServerID gives a request of the server's an id of the proxy's
+// ("server-N"), remembering the server's, so that no id the server chose
+// reaches the client: a server cannot answer for the client, nor have the
+// client answer the proxy's own questions (its elicitations). A
+// cancellation of such a request names the proxy's id.
+func (s *session) fromServerID(m *jsonrpc.Request) *jsonrpc.Request {
+	if m.Method == "notifications/cancelled" {
+		var p map[string]json.RawMessage
+		var rid any
+		if json.Unmarshal(m.Params, &p) == nil && json.Unmarshal(p["requestId"], &rid) == nil {
+			if id, err := jsonrpc.MakeID(rid); err == nil {
+				s.mu.Lock()
+				mine, ok := s.serverIDs[id]
+				s.mu.Unlock()
+				if ok {
+					p["requestId"], _ = json.Marshal(mine.Raw())
+					b, _ := json.Marshal(p)
+					return &jsonrpc.Request{Method: m.Method, Params: b}
+				}
+			}
+		}
+		return m
+	}
+	if !m.IsCall() {
+		return m
+	}
+	id, err := jsonrpc.MakeID("server-" + strconv.FormatInt(s.next.Add(1), 10))
+	if err != nil {
+		return m
+	}
+	s.mu.Lock()
+	s.serverAsked[id] = m.ID
+	s.serverIDs[m.ID] = id
+	s.mu.Unlock()
+	return &jsonrpc.Request{ID: id, Method: m.Method, Params: m.Params}
 }
 
 // serverResponse passes a response on, after the proxy's judgement of the
@@ -325,7 +378,7 @@ func (s *session) serverResponse(ctx context.Context, m *jsonrpc.Response) {
 	delete(s.pending, m.ID)
 	s.mu.Unlock()
 	if !ok {
-		s.toClient(ctx, m)
+		s.p.Log.Warn("mcp: dropped a response from the server to no request it was sent")
 		return
 	}
 	if m.Error != nil {

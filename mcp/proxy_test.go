@@ -45,6 +45,14 @@ func TestToolsListHidesDeniedAndPoisonedTools(t *testing.T) {
 	if evs := events(t, a, mcp.EventToolPoisoned); len(evs) != 1 || meta(t, evs[0])["tool"] != "helper" {
 		t.Errorf("mcp_tool_poisoned events = %+v, want one for helper", evs)
 	}
+	// Called anyway, the poisoned tool is refused and audited.
+	res := call(t, pr, "helper", nil)
+	if !res.IsError || !strings.Contains(text(res), "mcp.tool_poisoned") || ts.calls.Load() != 0 {
+		t.Errorf("helper = %q (server calls %d); want a refusal by mcp.tool_poisoned that never reached the server", text(res), ts.calls.Load())
+	}
+	if es := entries(t, a, "mcp__test__helper"); len(es) != 1 || es[0].Rule != "mcp.tool_poisoned" {
+		t.Errorf("audit of helper = %+v; want one deny by mcp.tool_poisoned", es)
+	}
 }
 
 func TestAutonomousHidesTier3Tools(t *testing.T) {
