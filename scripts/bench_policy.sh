@@ -9,6 +9,7 @@
 # policy's ratio to the default's (target: at most 1.2).
 #
 #	scripts/bench_policy.sh            # RUNS=300 ROUNDS=10 RULES=2000
+#	WARDEN=path/to/other/warden scripts/bench_policy.sh   # another build
 #
 # Figures go to docs/benchmarks.md ("Flat in policy size").
 set -euo pipefail
@@ -17,12 +18,14 @@ RUNS=${RUNS:-300}
 ROUNDS=${ROUNDS:-10}
 RULES=${RULES:-2000}
 OUT=bin/policy-bench
+WARDEN=${WARDEN:-bin/warden}
 
 if ! command -v hyperfine >/dev/null; then
 	if [ "$(id -u)" = 0 ]; then apt-get install -y hyperfine >/dev/null; else
 		echo "bench_policy: hyperfine is missing; install it with: sudo apt-get install -y hyperfine" >&2; exit 1; fi
 fi
-[ -x bin/warden ] || CGO_ENABLED=0 go build -trimpath -o bin/warden ./cmd/warden
+[ -x "$WARDEN" ] || CGO_ENABLED=0 go build -trimpath -o "$WARDEN" ./cmd/warden
+WARDEN=$(realpath "$WARDEN")
 rm -rf "$OUT" && mkdir -p "$OUT"
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/warden-policy-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -32,7 +35,7 @@ export HOME=$work/user
 mkdir -p "$HOME/projects" "$HOME/private"
 (cd "$HOME/projects" && seq -f 'p%.0f' 0 $(( RULES / 2 - 1 )) | xargs mkdir)
 (cd "$HOME/private" && seq -f 'd%.0f' 0 $(( RULES - RULES / 2 - 1 )) | xargs mkdir)
-for h in default big; do bin/warden --home "$work/$h" init >/dev/null; done
+for h in default big; do "$WARDEN" --home "$work/$h" init >/dev/null; done
 python3 - "$work/big/warden.yaml" "$RULES" <<'PY'
 import re, sys
 path, n = sys.argv[1], int(sys.argv[2])
@@ -46,7 +49,7 @@ s = re.sub(r"(?m)^  allowed_domains: \[", lambda m: "  allowed_domains: [" + lst
 s = re.sub(r"(?m)^  denied_domains: \[\]", lambda m: "  denied_domains: [" + lst('"*.bad%d.example.net"', n - half) + "]", s, count=1)
 open(path, "w").write(s)
 PY
-bin/warden --home "$work/big" config validate >/dev/null
+"$WARDEN" --home "$work/big" config validate >/dev/null
 mkdir -p "$work/project" && echo hello >"$work/project/a.txt"
 cd "$work/project"
 declare -A cmd=(
@@ -57,7 +60,7 @@ declare -A cmd=(
 names=()
 for h in default big; do
 	for c in shell network filesystem; do
-		"$OLDPWD/bin/warden" --home "$work/$h" ${cmd[$c]} >/dev/null # writes the policy cache
+		"$WARDEN" --home "$work/$h" ${cmd[$c]} >/dev/null # writes the policy cache
 		names+=("$h/$c")
 	done
 done
@@ -65,7 +68,7 @@ per=$(( RUNS / ROUNDS ))
 for r in $(seq 1 "$ROUNDS"); do
 	args=()
 	for n in "${names[@]}"; do
-		args+=(-n "$n" "$OLDPWD/bin/warden --home $work/${n%/*} ${cmd[${n#*/}]}")
+		args+=(-n "$n" "$WARDEN --home $work/${n%/*} ${cmd[${n#*/}]}")
 	done
 	hyperfine -N --warmup 3 --runs "$per" --export-json "$OLDPWD/$OUT/round-$r.json" "${args[@]}" >/dev/null
 done
