@@ -9,7 +9,7 @@
 # HTTP and over CONNECT, each proxy once per round in a rotated order. Called
 # by `make bench`; alone:
 #
-#	scripts/bench_proxy.sh                 # ROUNDS=3 DURATION=3s SIZE=104857600
+#	scripts/bench_proxy.sh     # ROUNDS=3 BULK_ROUNDS=7 DURATION=3s SIZE=104857600
 #
 # Then warden serve alone: its resident memory idle and right after /v1/check
 # from 16 and 64 clients (bench/daemonload).
@@ -19,6 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
+BULK_ROUNDS=${BULK_ROUNDS:-7}
 DURATION=${DURATION:-3s}
 SIZE=${SIZE:-104857600}
 SMOKESCREEN_VERSION=${SMOKESCREEN_VERSION:-v0.1.0}
@@ -110,7 +111,7 @@ for a in $W $S $Q $T; do
 done
 
 echo "== egress proxies side by side: warden $(bin/warden version 2>/dev/null | head -1), smokescreen $SMOKESCREEN_VERSION, $(squid -v | head -1), $(tinyproxy -v 2>&1 | head -1)"
-bin/proxyload -small "$SMALL" -bulk "$BULK" -tls "$TLS" -rounds "$ROUNDS" -duration "$DURATION" -size "$SIZE" \
+bin/proxyload -small "$SMALL" -bulk "$BULK" -tls "$TLS" -rounds "$ROUNDS" -bulk-rounds "$BULK_ROUNDS" -duration "$DURATION" -size "$SIZE" \
 	-proxy "warden=$W,pid=$wpid" -proxy "smokescreen=$S,pid=$spid" -proxy "squid=$Q,pid=$qpid" -proxy "tinyproxy=$T,pid=$tpid"
 n=$(bin/warden --home "$home" audit events --type egress_request --json --limit 100000000 2>/dev/null | grep -c '"type":"egress_request"' || true)
 echo "warden's audit log holds $n egress_request events"

@@ -74,16 +74,17 @@ func main() {
 		rounds   = flag.Int("rounds", 3, "rounds; each measures every proxy once, in a rotated order")
 		size     = flag.Int64("size", 100<<20, "bytes of the large download")
 		bulkOnly = flag.Bool("bulk-only", false, "skip the small requests")
+		bulkN    = flag.Int("bulk-rounds", 7, "rounds of the large downloads")
 	)
 	flag.Var(&list, "proxy", "NAME=HOST:PORT[,pid=N] (repeatable)")
 	flag.Parse()
-	if err := run(list, *small, *bulk, *tlsAddr, *clients, *duration, *rounds, *size, *bulkOnly); err != nil {
+	if err := run(list, *small, *bulk, *tlsAddr, *clients, *duration, *rounds, *bulkN, *size, *bulkOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "proxyload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration, rounds int, size int64, bulkOnly bool) error {
+func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration, rounds, bulkRounds int, size int64, bulkOnly bool) error {
 	var counts []int
 	for _, f := range strings.Split(clientList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -159,7 +160,7 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 		tls  bool
 	}
 	rates := map[bulkKey][]float64{}
-	for r := range rounds {
+	for r := range bulkRounds {
 		for i := range all {
 			p := all[(i+r)%len(all)]
 			for _, overTLS := range []bool{false, true} {
@@ -175,8 +176,8 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 			}
 		}
 	}
-	fmt.Printf("one %d MiB download per round, %d rounds, interleaved; share = rate / direct's rate in the same round\n", size>>20, rounds)
-	fmt.Printf("%-12s %-16s %30s %24s\n", "proxy", "how", "MB/s (each round)", "share of direct")
+	fmt.Printf("one %d MiB download per round, %d rounds, interleaved; share = rate / direct's rate in the same round\n", size>>20, bulkRounds)
+	fmt.Printf("%-12s %-16s %30s %30s %8s\n", "proxy", "how", "MB/s (each round)", "share of direct", "median")
 	for _, overTLS := range []bool{false, true} {
 		how := "plain HTTP"
 		if overTLS {
@@ -186,11 +187,14 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 		for _, p := range all {
 			rs := rates[bulkKey{p.name, overTLS}]
 			var mbs, share []string
+			var shares []float64
 			for i, v := range rs {
 				mbs = append(mbs, fmt.Sprintf("%.0f", v/1e6))
 				share = append(share, fmt.Sprintf("%.2f", v/direct[i]))
+				shares = append(shares, v/direct[i])
 			}
-			fmt.Printf("%-12s %-16s %30s %24s\n", p.name, how, strings.Join(mbs, " "), strings.Join(share, " "))
+			slices.Sort(shares)
+			fmt.Printf("%-12s %-16s %30s %30s %8.2f\n", p.name, how, strings.Join(mbs, " "), strings.Join(share, " "), shares[len(shares)/2])
 		}
 	}
 	return nil
