@@ -355,7 +355,7 @@ func (d *Daemon) Serve(ctx context.Context, ready func(Listening)) error {
 	if f, ok := d.App.Store.(fleetStore); ok {
 		// An approval answered on another daemon of the fleet releases
 		// this one's waiters at once.
-		wg.Go(func() { _ = f.Listen(bg, d.Queue.Wake, nil) })
+		wg.Go(func() { _ = f.Listen(bg, d.Queue.Wake, f.kill.set) })
 		wg.Go(func() { f.replayJournal(bg, d.App.Log.Warn) })
 	}
 	if d.telegram != nil {

@@ -59,30 +59,50 @@ type fleetStore struct {
 	kill  *killCache
 }
 
-// killCache is the fleet's emergency stop as last read: what a decision
-// goes by while the database cannot be reached.
+// killCache is the fleet's emergency stop as last read or announced: what
+// a decision goes by for up to killFresh, and while the database cannot be
+// reached.
 type killCache struct {
 	mu sync.Mutex
 	on bool
+	at time.Time // when on was read or announced
+}
+
+// killFresh is how long a decision goes by the fleet's stop as last read
+// before it reads it again. A daemon also hears the stop turned (NOTIFY), at
+// once; a stop turned on elsewhere reaches a decision at most this late.
+const killFresh = 250 * time.Millisecond
+
+// set records the stop's state as announced or read now.
+func (k *killCache) set(on bool) {
+	k.mu.Lock()
+	k.on, k.at = on, time.Now()
+	k.mu.Unlock()
 }
 
 // engaged is the emergency stop's state for home in a fleet: on when the
-// home's own stop is, or the fleet's. The fleet's is read on every
-// decision; when it cannot be, the last state read stands.
+// home's own stop is (read every time), or the fleet's (read again when the
+// last read is older than killFresh; when it cannot be read, the last state
+// stands).
 func (f fleetStore) engaged(home Home) func() bool {
 	return func() bool {
 		if home.Killed() {
 			return true
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		on, err := f.Store.Killed(ctx)
-		cancel()
 		f.kill.mu.Lock()
-		defer f.kill.mu.Unlock()
-		if err == nil {
-			f.kill.on = on
+		on, fresh := f.kill.on, time.Since(f.kill.at) < killFresh
+		f.kill.mu.Unlock()
+		if fresh {
+			return on
 		}
-		return f.kill.on
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		now, err := f.Store.Killed(ctx)
+		cancel()
+		if err != nil {
+			return on
+		}
+		f.kill.set(now)
+		return now
 	}
 }
 
@@ -131,7 +151,9 @@ func (f fleetStore) Close() error { return errors.Join(f.Store.Close(), f.local.
 // host, and the fleet's emergency stop as it stands now.
 func newFleetStore(ctx context.Context, pg *postgres.Store, home Home) fleetStore {
 	f := fleetStore{Store: pg, local: home.deferredStore(), kill: &killCache{}}
-	f.kill.on, _ = pg.Killed(ctx)
+	if on, err := pg.Killed(ctx); err == nil {
+		f.kill.set(on)
+	}
 	return f
 }
 

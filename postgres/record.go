@@ -35,10 +35,18 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 	if err := s.prepareEntry(e); err != nil {
 		return err
 	}
-	err := s.appendTx(ctx, []*warden.AuditEntry{e}, func(tx pgx.Tx) error {
-		if debit == nil {
-			return nil
+	if debit == nil {
+		err := s.recordGrouped(ctx, []*warden.AuditEntry{e})
+		if err != nil && s.offline(err) {
+			return s.journalEntries(e)
 		}
+		if err != nil {
+			e.Seq, e.PrevHash, e.Hash = 0, "", ""
+			return fmt.Errorf("record audit entry: %w", err)
+		}
+		return nil
+	}
+	err := s.appendTx(ctx, []*warden.AuditEntry{e}, func(tx pgx.Tx) error {
 		if debit.MovesFunds() {
 			if err := checkCap(ctx, tx, debit); err != nil {
 				return err
@@ -51,14 +59,11 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 		}
 		return nil
 	}, func(tx pgx.Tx) error {
-		if debit != nil && debit.MovesFunds() {
+		if debit.MovesFunds() {
 			return insertDebit(ctx, tx, e, debit.Amount)
 		}
 		return nil
 	})
-	if err != nil && debit == nil && s.offline(err) {
-		return s.journalEntries(e)
-	}
 	if err != nil {
 		e.Seq, e.PrevHash, e.Hash = 0, "", ""
 		var (

@@ -36,7 +36,8 @@ type Options struct {
 	// Key is the checkpoint key (audit.KeySize bytes), the same on every
 	// daemon of the fleet; nil takes and verifies no keyed checkpoints.
 	Key []byte
-	// MaxConns bounds the pool; zero is pgxpool's default (at least 4).
+	// MaxConns bounds the pool; zero is 16 for a long-lived store and
+	// pgxpool's default (at least 4) otherwise.
 	MaxConns int32
 	// Now is the clock for entries and events without CreatedAt; nil is
 	// time.Now.
@@ -64,6 +65,10 @@ type Store struct {
 	opt  Options
 	now  func() time.Time
 
+	gmu        sync.Mutex // guards queue and committing (group.go)
+	queue      []*pendingRecord
+	committing bool
+
 	journal  *journal    // nil: no journal
 	schemaOK atomic.Bool // the schema was checked on a connection that worked
 
@@ -82,8 +87,11 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 		return nil, warden.Errorf(warden.EInvalid, "the PostgreSQL DSN cannot be read: %s", scrub(err, dsn)).
 			WithHint("give a postgres://user@host/db URL; the password goes in a file or an environment variable (see docs/fleet.md)")
 	}
-	if opt.MaxConns > 0 {
+	switch {
+	case opt.MaxConns > 0:
 		cfg.MaxConns = opt.MaxConns
+	case opt.LongLived:
+		cfg.MaxConns = 16 // a daemon's concurrent decisions wait less for a connection
 	}
 	if opt.Password != "" {
 		cfg.ConnConfig.Password = opt.Password

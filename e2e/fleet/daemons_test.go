@@ -28,7 +28,7 @@ type daemon struct {
 
 // fleetHomes makes n homes on dsn sharing one checkpoint key, a $2,000
 // daily cap and a paper exchange with a fresh ETH price.
-func fleetHomes(t *testing.T, dsn string, n int) []string {
+func fleetHomes(t testing.TB, dsn string, n int) []string {
 	t.Helper()
 	dir := t.TempDir()
 	prices := filepath.Join(dir, "prices.json")
@@ -63,7 +63,7 @@ func fleetHomes(t *testing.T, dsn string, n int) []string {
 }
 
 // serve starts `warden serve` on home and waits until it listens.
-func serve(t *testing.T, home string) *daemon {
+func serve(t testing.TB, home string) *daemon {
 	t.Helper()
 	cmd := exec.Command(wardenBinary(t), "--home", home, "serve", "--no-proxy")
 	stderr, err := cmd.StderrPipe()
@@ -108,7 +108,7 @@ func serve(t *testing.T, home string) *daemon {
 }
 
 // stop ends the daemon as an operator would (SIGTERM) and waits for it.
-func (d *daemon) stop(t *testing.T) {
+func (d *daemon) stop(t testing.TB) {
 	if d.cmd.ProcessState != nil {
 		return
 	}

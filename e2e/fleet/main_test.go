@@ -37,7 +37,7 @@ var (
 )
 
 // wardenBinary returns the warden binary, built once per test binary.
-func wardenBinary(t *testing.T) string {
+func wardenBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("the fleet tests build warden and run daemons; skipped with -short")
@@ -73,7 +73,7 @@ type result struct {
 }
 
 // run runs warden with args and env (KEY=VALUE) added to this process's.
-func run(t *testing.T, env []string, args ...string) result {
+func run(t testing.TB, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -92,7 +92,7 @@ func run(t *testing.T, env []string, args ...string) result {
 }
 
 // must runs warden and fails the test unless it exits 0.
-func must(t *testing.T, env []string, args ...string) result {
+func must(t testing.TB, env []string, args ...string) result {
 	t.Helper()
 	r := run(t, env, args...)
 	if r.code != 0 {
@@ -102,7 +102,7 @@ func must(t *testing.T, env []string, args ...string) result {
 }
 
 // newHome makes a warden home with settings applied (config set KEY VALUE).
-func newHome(t *testing.T, settings ...[2]string) string {
+func newHome(t testing.TB, settings ...[2]string) string {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "home")
 	must(t, nil, "--home", home, "init")
@@ -114,7 +114,7 @@ func newHome(t *testing.T, settings ...[2]string) string {
 
 // migrated returns the owner DSN of a fresh database that `warden migrate`
 // brought to the current schema.
-func migrated(t *testing.T) string {
+func migrated(t testing.TB) string {
 	t.Helper()
 	dsn := pgtest.NewDatabase(t)
 	r := must(t, nil, "--store", dsn, "migrate")
@@ -125,7 +125,7 @@ func migrated(t *testing.T) string {
 }
 
 // count returns the result of a one-number query on dsn.
-func count(t *testing.T, dsn, sql string) int64 {
+func count(t testing.TB, dsn, sql string) int64 {
 	t.Helper()
 	c, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
@@ -140,7 +140,7 @@ func count(t *testing.T, dsn, sql string) int64 {
 }
 
 // decision reads a printed decision.
-func decision(t *testing.T, out string) map[string]any {
+func decision(t testing.TB, out string) map[string]any {
 	t.Helper()
 	var d map[string]any
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
