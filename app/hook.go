@@ -62,10 +62,14 @@ func (g hookGate) Ran(ctx context.Context, c hook.RanCall) error { return record
 // Injection records a prompt injection the hook found in a tool's output.
 func (g hookGate) Injection(ctx context.Context, f hook.InjectionFinding) error {
 	b, _ := json.Marshal(map[string]any{"host": f.Host, "session": f.Session, "tool": f.Tool, "tool_use_id": f.ToolUseID,
-		"score": f.Score, "categories": f.Categories, "excerpt": f.Excerpt})
+		"score": f.Score, "categories": f.Categories, "excerpt": f.Excerpt, "withheld": f.Withheld})
 	ev := &warden.SecurityEvent{ID: NewID(), TraceID: f.TraceID, CreatedAt: g.app.Now(), Type: warden.EventInjectionFound, Severity: warden.SevWarn}
 	return appendEvent(ctx, g.Store, ev, fmt.Sprintf("a prompt injection in the output of %s (score %.2f)", f.Tool, f.Score), b)
 }
+
+// BlockScore is the policy's inject.blockScore: the injection score at
+// which a tool's output is withheld where the host allows it.
+func (g hookGate) BlockScore() float64 { return g.app.Policy.Inject.BlockScore }
 
 func (g hookGate) EndSession(ctx context.Context, session string) error {
 	return g.app.EndSession(ctx, session)

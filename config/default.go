@@ -357,6 +357,14 @@ signing:
   # Risky switches, each off by default:
   unsafeAllowContractCreation: false # transactions with no recipient, which deploy a contract
 
+inject:
+  # Every tool output the hooks and warden mcp see is scanned for prompt
+  # injections. One scoring 0.5 or more reaches the model with a warning that
+  # it is data, not instructions; one scoring blockScore or more is withheld
+  # where the host lets warden replace it (Claude Code, warden mcp), and
+  # warned of elsewhere.
+  blockScore: 0.9 # from 0.5 to 1; default 0.9
+
 store:
   # Where the audit log, spend ledger, rate limits and approvals live. ""
   # is this home's SQLite database. A postgres://USER@HOST/DATABASE URL puts

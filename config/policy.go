@@ -23,6 +23,7 @@ type Policy struct {
 	StopLoss   StopLoss
 	Trade      Trade
 	Signing    Signing
+	Inject     Inject
 	Store      Store
 }
 

@@ -30,6 +30,7 @@ var sections = []section{
 	stopLossSection,
 	tradeSection,
 	signingSection,
+	injectSection,
 	storeSection,
 }
 
