@@ -69,9 +69,18 @@ func CheckMCPName(name string) error {
 func (a *App) MCPProxy(o MCPOptions) *mcp.Proxy {
 	return &mcp.Proxy{
 		Server: o.Name, Gate: mcpGate{a: a, channel: "mcp:" + o.Name},
-		BlockScore: o.BlockScore, NoWrap: o.NoWrap, Wait: o.Wait,
+		BlockScore: a.mcpBlockScore(o.BlockScore), NoWrap: o.NoWrap, Wait: o.Wait,
 		Pins: filePins{dir: filepath.Join(a.Home.Abs(), "mcp")}, Autonomous: o.Autonomous, Session: o.Session, Log: a.Log,
 	}
+}
+
+// mcpBlockScore is --block-score when given, else the policy's
+// inject.blockScore.
+func (a *App) mcpBlockScore(flag float64) float64 {
+	if flag > 0 {
+		return flag
+	}
+	return a.Policy.Inject.BlockScore
 }
 
 // RunMCP proxies one MCP server for the client on stdin and stdout (or, with
@@ -419,4 +428,41 @@ func (f filePins) Save(server string, pins map[string]string) error {
 		return err
 	}
 	return config.WriteAtomic(f.path(server), append(b, '\n'), 0o600)
+}
+
+// mcpConfigFiles are, per host and scope, the file holding its MCP servers
+// and its key for a Streamable HTTP server's address.
+var mcpConfigFiles = map[string]struct{ project, user, urlKey string }{
+	"claude": {project: ".mcp.json", user: ".claude.json", urlKey: "url"},
+	"cursor": {project: ".cursor/mcp.json", user: ".cursor/mcp.json", urlKey: "url"},
+	"gemini": {project: ".gemini/settings.json", user: ".gemini/settings.json", urlKey: "httpUrl"},
+}
+
+// WrapMCPServers routes the MCP servers configured for host (in the
+// project's or the user's file) through `warden mcp`, run as wardenCmd with
+// home, or with undo puts them back. Codex keeps its servers in TOML, which
+// is not rewritten yet.
+func WrapMCPServers(host string, scope HookScope, projectDir, homeDir, wardenCmd string, home Home, undo bool) (mcp.WrapResult, error) {
+	f, ok := mcpConfigFiles[host]
+	if !ok {
+		hint := "wrap its servers by hand: docs/mcp.md shows how"
+		if host == "codex" {
+			hint = "Codex keeps its MCP servers in config.toml, which warden does not rewrite yet; " + hint
+		}
+		return mcp.WrapResult{}, warden.Errorf(warden.EInvalid, "warden cannot route %s's MCP servers itself", host).WithHint(hint)
+	}
+	path := filepath.Join(projectDir, f.project)
+	if scope == HookUser {
+		path = filepath.Join(homeDir, f.user)
+	}
+	prefix := []string{wardenCmd}
+	if named := HookHomeArg(home, homeDir); named != "" {
+		prefix = append(prefix, "--home", named)
+	}
+	res, err := mcp.WrapHostConfig(path, prefix, f.urlKey, undo)
+	if err != nil {
+		return res, warden.Errorf(warden.EInvalid, "route the MCP servers in %s through warden", path).Wrap(err).
+			WithHint("fix the file, or move it aside; warden wrote nothing")
+	}
+	return res, nil
 }

@@ -62,7 +62,7 @@ hook decides in this process instead.`,
 }
 
 func installCmd(e *env, remove bool) *cobra.Command {
-	var user, project, anyPath bool
+	var user, project, anyPath, mcpServers bool
 	verb, short := "install", "Add warden's hook to an agent host's settings (a backup is kept)"
 	if remove {
 		verb, short = "uninstall", "Remove exactly the hook entries `warden install` added"
@@ -133,6 +133,11 @@ func installCmd(e *env, remove bool) *cobra.Command {
 			if res.Backup != "" {
 				fmt.Fprintf(e.stdout, "backup of the previous file: %s\n", res.Backup)
 			}
+			if mcpServers {
+				if err := e.wrapMCPServers(args[0], scope, projectDir, homeDir, remove, anyPath); err != nil {
+					return err
+				}
+			}
 			if !remove && !app.HookRewrites(args[0]) {
 				fmt.Fprintf(e.stdout, "%s cannot rewrite a command: the commands warden allows run on the host, not in warden's sandbox (weaker than Claude Code, Codex and Gemini CLI; see `warden status`).\n", args[0])
 			}
@@ -144,6 +149,11 @@ func installCmd(e *env, remove bool) *cobra.Command {
 	}
 	c.Flags().BoolVar(&project, "project", false, "this project's settings (the default)")
 	c.Flags().BoolVar(&user, "user", false, "your user settings, for every project")
+	mcpHelp := "also run the host's configured MCP servers behind warden mcp (claude, cursor, gemini)"
+	if remove {
+		mcpHelp = "also put back the host's MCP servers warden mcp was routing"
+	}
+	c.Flags().BoolVar(&mcpServers, "mcp", false, mcpHelp)
 	if !remove {
 		c.Flags().BoolVar(&anyPath, "allow-any-path", false, "accept this binary in a build or temporary directory (for tests), and name it by its absolute path where $PATH finds no warden or another one")
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
 )
 
@@ -94,7 +96,7 @@ Streamable HTTP at http://ADDRESS/ instead of stdin and stdout.`,
 	f.BoolVar(&o.Autonomous, "autonomous", false, "the client's turns have no human in the loop (tier 3 tools are denied, and hidden, unless autopilot is on)")
 	f.StringVar(&o.Session, "session", "", "the warden session the calls belong to")
 	f.BoolVar(&o.NoWrap, "no-wrap", false, "pass result text sanitised and scanned but not fenced in delimiters")
-	f.Float64Var(&o.BlockScore, "block-score", 0, "withhold a result whose injection score is at least this (default 0.9)")
+	f.Float64Var(&o.BlockScore, "block-score", 0, "withhold a result whose injection score is at least this (default: the policy's inject.blockScore, 0.9 unless set)")
 	f.DurationVar(&o.Wait, "wait", 0, "how long a call waits for a human's approval before it is refused naming it (default 2m; negative: never wait)")
 	return c
 }
@@ -142,4 +144,46 @@ func defaultMCPName(o app.MCPOptions) string {
 		return "server"
 	}
 	return name
+}
+
+// wrapMCPServers routes (or, with undo, puts back) the MCP servers host
+// is configured with, and says what it did to each.
+func (e *env) wrapMCPServers(host string, scope app.HookScope, projectDir, homeDir string, undo, anyPath bool) error {
+	home, err := e.homeDir()
+	if err != nil {
+		return err
+	}
+	cmd := "warden"
+	if !undo {
+		self, err := os.Executable()
+		if err == nil {
+			self, err = filepath.EvalSymlinks(self)
+		}
+		if err != nil {
+			return warden.Errorf(warden.EInvalid, "cannot find the warden binary's path").Wrap(err)
+		}
+		bin, err := app.HookBinariesFor(self, scope, app.BinaryOptions{AnyPath: anyPath})
+		if err != nil {
+			return err
+		}
+		cmd = bin.Warden
+	}
+	res, err := app.WrapMCPServers(host, scope, projectDir, homeDir, cmd, home, undo)
+	if err != nil {
+		return err
+	}
+	for _, s := range res.Servers {
+		line := fmt.Sprintf("MCP server %s: %s", s.Name, s.Action)
+		if s.Why != "" {
+			line += " (" + s.Why + ")"
+		}
+		fmt.Fprintln(e.stdout, line)
+	}
+	switch {
+	case res.Changed:
+		fmt.Fprintf(e.stdout, "rewrote %s (backup: %s)\n", res.Path, res.Backup)
+	case len(res.Servers) == 0:
+		fmt.Fprintf(e.stdout, "%s: no MCP servers configured\n", res.Path)
+	}
+	return nil
 }
