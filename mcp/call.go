@@ -103,8 +103,10 @@ func (s *session) toolCall(cctx, ctx context.Context, m *jsonrpc.Request) {
 		s.refuse(ctx, c, refusal(name, d))
 		return
 	}
-	if asked && distrust != nil {
-		s.defs.accept(ctx, params.Name) // a human approved the changed tool
+	if distrust != nil && (asked || strings.HasPrefix(d.Rule, "grant.") || d.Rule == "approvals.always") {
+		// A human approved a call to the changed tool (now, or by the
+		// answer a retry uses): its new definition is the one seen.
+		s.defs.accept(ctx, params.Name)
 	}
 	if ours {
 		m = withoutAnswer(m) // the server never asked for it

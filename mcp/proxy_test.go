@@ -298,6 +298,17 @@ func TestChangedToolAsksAgain(t *testing.T) {
 	if len(as) != 1 || as[0].Decision.Rule != "mcp.tool_changed" {
 		t.Fatalf("pending approvals = %+v; want one by mcp.tool_changed", as)
 	}
+	// Approved, the retry runs, and the new definition is the one seen:
+	// the next call no longer asks.
+	if _, err := a.Queue.Answer(context.Background(), as[0].ID, warden.AnswerOnce, approval.Who{Name: "op", Channel: "terminal"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, pr2, "echo", map[string]any{"text": "b"}); r.IsError {
+		t.Fatalf("the retry after the approval = %q; want it forwarded", text(r))
+	}
+	if r := call(t, pr2, "echo", map[string]any{"text": "c"}); r.IsError || second.calls.Load() != 2 {
+		t.Fatalf("a later call = %q (server calls %d); want it allowed at its tier again", text(r), second.calls.Load())
+	}
 }
 
 func TestSecretsInArgumentsAreRedactedFromTheAudit(t *testing.T) {
