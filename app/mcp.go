@@ -39,6 +39,9 @@ type MCPOptions struct {
 	// Listen, with Upstream, serves clients over Streamable HTTP on this
 	// address instead of over stdin and stdout.
 	Listen string
+	// Headers are sent with every request to Upstream (credentials: their
+	// values are never logged or audited).
+	Headers http.Header
 	// NoSandbox runs Command on the host; by default it runs under `warden
 	// exec --profile workspace`, and where no sandbox can run it is refused
 	// unless the policy's sandbox.unsafe_host_when_unavailable allows the
@@ -94,7 +97,7 @@ func (a *App) RunMCP(ctx context.Context, o MCPOptions, stdin io.Reader, stdout,
 		if o.Listen != "" {
 			return a.serveMCPHTTP(ctx, p, o)
 		}
-		up, err := (&sdk.StreamableClientTransport{Endpoint: o.Upstream, MaxRetries: -1}).Connect(ctx)
+		up, err := upstream(o).Connect(ctx)
 		if err != nil {
 			return warden.Errorf(warden.EUnavailable, "connect to the MCP server at %s", o.Upstream).Wrap(err)
 		}
@@ -143,6 +146,29 @@ func (a *App) mcpSandboxed(o MCPOptions, stderr io.Writer) (bool, error) {
 	}
 	return false, warden.Errorf(warden.EUnavailable, "no sandbox can run the MCP server here: %s", why).
 		WithHint("pass --no-sandbox to run the server on the host, or set sandbox.unsafe_host_when_unavailable in the policy file")
+}
+
+// upstream is the client transport to o.Upstream, sending o.Headers.
+func upstream(o MCPOptions) *sdk.StreamableClientTransport {
+	t := &sdk.StreamableClientTransport{Endpoint: o.Upstream, MaxRetries: -1}
+	if len(o.Headers) > 0 {
+		t.HTTPClient = &http.Client{Transport: withHeaders{base: http.DefaultTransport, h: o.Headers}}
+	}
+	return t
+}
+
+// withHeaders adds headers to every request.
+type withHeaders struct {
+	base http.RoundTripper
+	h    http.Header
+}
+
+func (w withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, vs := range w.h {
+		r.Header[k] = vs
+	}
+	return w.base.RoundTrip(r)
 }
 
 func serveResult(err error, o MCPOptions) error {
@@ -221,7 +247,7 @@ func (a *App) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, o MCPOptions) erro
 	if o.Ready != nil {
 		o.Ready(l.Addr().String())
 	}
-	h := &mcpHTTP{ctx: ctx, proxy: p, upstream: o.Upstream, sessions: map[string]*mcpSession{}, log: a}
+	h := &mcpHTTP{ctx: ctx, proxy: p, opts: o, sessions: map[string]*mcpSession{}, log: a}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
@@ -238,7 +264,7 @@ func (a *App) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, o MCPOptions) erro
 type mcpHTTP struct {
 	ctx      context.Context
 	proxy    *mcp.Proxy
-	upstream string
+	opts     MCPOptions
 	log      *App
 	mu       sync.Mutex
 	sessions map[string]*mcpSession
@@ -317,7 +343,7 @@ func (h *mcpHTTP) open() (*mcpSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	up, err := (&sdk.StreamableClientTransport{Endpoint: h.upstream, MaxRetries: -1}).Connect(h.ctx)
+	up, err := upstream(h.opts).Connect(h.ctx)
 	if err != nil {
 		down.Close()
 		return nil, err

@@ -1,6 +1,15 @@
 package app
 
-import "testing"
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 func TestLoopbackOrigin(t *testing.T) {
 	for origin, want := range map[string]bool{
@@ -26,5 +35,43 @@ func TestCheckMCPName(t *testing.T) {
 		if err := CheckMCPName(name); (err == nil) != ok {
 			t.Errorf("CheckMCPName(%q) = %v, want ok=%v", name, err, ok)
 		}
+	}
+}
+
+// TestMCPUpstreamHeaders: --header-env's headers reach the upstream server
+// with every request, and a server that needs them works through the proxy.
+func TestMCPUpstreamHeaders(t *testing.T) {
+	a := openTestApp(t)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "authed", Version: "1"}, nil)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	var refused atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			refused.Add(1)
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- a.RunMCP(ctx, MCPOptions{Name: "authed", Upstream: ts.URL, Headers: http.Header{"Authorization": {"Bearer s3cret"}}}, inR, outW, io.Discard)
+	}()
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect through the proxy: %v", err)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("ListTools through the proxy to a server that needs the header: %v", err)
+	}
+	cs.Close()
+	if n := refused.Load(); n != 0 {
+		t.Errorf("the upstream refused %d requests without the header", n)
 	}
 }

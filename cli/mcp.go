@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 func mcpCmd(e *env) *cobra.Command {
 	var o app.MCPOptions
+	var headers []string
 	c := &cobra.Command{
 		Use:   "mcp [--name NAME] (-- SERVER COMMAND… | --upstream URL)",
 		Short: "Run an MCP server behind warden: tool calls gated, tool lists filtered, results scanned",
@@ -66,6 +68,23 @@ Streamable HTTP at http://ADDRESS/ instead of stdin and stdout.`,
 			case o.BlockScore < 0 || o.BlockScore > 1:
 				return usageError(c, fmt.Sprintf("--block-score %v is out of range; give a score in (0, 1], or 1 to withhold only certain injections", o.BlockScore))
 			}
+			for _, h := range headers {
+				name, env, ok := strings.Cut(h, "=")
+				if !ok || name == "" || env == "" {
+					return usageError(c, "--header-env "+h+" is not HEADER=ENVVAR")
+				}
+				v, set := os.LookupEnv(env)
+				if !set {
+					return usageError(c, "--header-env "+name+": $"+env+" is not set")
+				}
+				if o.Upstream == "" {
+					return usageError(c, "--header-env goes with --upstream")
+				}
+				if o.Headers == nil {
+					o.Headers = http.Header{}
+				}
+				o.Headers.Add(name, v)
+			}
 			o.Command = args
 			if o.Name == "" {
 				o.Name = defaultMCPName(o)
@@ -91,6 +110,7 @@ Streamable HTTP at http://ADDRESS/ instead of stdin and stdout.`,
 	f := c.Flags()
 	f.StringVar(&o.Name, "name", "", "the server's name in tool names, mcp__NAME__TOOL (default: from the command or URL)")
 	f.StringVar(&o.Upstream, "upstream", "", "the `URL` of a Streamable HTTP MCP server, instead of a command")
+	f.StringArrayVar(&headers, "header-env", nil, "with --upstream: send the header `HEADER=ENVVAR`, its value from the environment variable (e.g. Authorization=GITHUB_MCP_AUTH); repeatable")
 	f.StringVar(&o.Listen, "listen", "", "with --upstream: serve clients over Streamable HTTP on this `ADDRESS` instead of stdin/stdout")
 	f.BoolVar(&o.NoSandbox, "no-sandbox", false, "run the server command on the host instead of under warden exec in the workspace sandbox")
 	f.BoolVar(&o.Autonomous, "autonomous", false, "the client's turns have no human in the loop (tier 3 tools are denied, and hidden, unless autopilot is on)")
