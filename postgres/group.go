@@ -2,30 +2,40 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/agentwarden/warden"
 )
 
-// Group commit: concurrent Records without a debit share one transaction
-// (one chain lock, one commit, one fsync on the server). The first caller
-// to find no commit under way leads: it commits everything queued, then
-// whatever queued meanwhile, until the queue is empty; the others wait for
-// their entries' outcome. A batch that fails is retried entry by entry, so
-// one bad entry (a duplicate id) fails alone, and an entry's outcome is
-// always its own: after an error nothing of it was stored.
+// Group commit: concurrent Records share one transaction (one chain lock,
+// one commit, one fsync on the server). The first caller to find no commit
+// under way leads: it commits everything queued, then whatever queued
+// meanwhile, until the queue is empty; the others wait for their entry's
+// outcome. Entries without a debit go in first, in one pipelined batch;
+// then each debit in turn, inside a savepoint: its cap check and rate slot
+// see everything before it in the transaction, and a debit refused (the
+// cap, a limit) is rolled back to its savepoint alone and refused. A
+// group that fails otherwise is retried entry by entry, so every outcome is
+// an entry's own: after an error nothing of it was stored.
 
 type pendingRecord struct {
-	es   []*warden.AuditEntry
-	done chan error
+	es    []*warden.AuditEntry
+	debit *warden.Debit // nil: no debit (then es may hold several)
+	done  chan error
 }
 
-// groupTimeout bounds one group commit, whose caller's context may end
+// groupTimeout bounds one group commit, whose leader's context may end
 // before the entries of others in it are stored.
 const groupTimeout = 30 * time.Second
 
-func (s *Store) recordGrouped(ctx context.Context, es []*warden.AuditEntry) error {
-	p := &pendingRecord{es: es, done: make(chan error, 1)}
+func (s *Store) recordGrouped(ctx context.Context, es []*warden.AuditEntry, debit *warden.Debit) error {
+	if err := ctx.Err(); err != nil {
+		return err // nothing queued: nothing stored
+	}
+	p := &pendingRecord{es: es, debit: debit, done: make(chan error, 1)}
 	s.gmu.Lock()
 	s.queue = append(s.queue, p)
 	if s.committing {
@@ -47,29 +57,120 @@ func (s *Store) recordGrouped(ctx context.Context, es []*warden.AuditEntry) erro
 	return <-p.done
 }
 
+// one records p in a transaction of its own.
+func (s *Store) one(ctx context.Context, p *pendingRecord) error {
+	if p.debit != nil {
+		return s.recordDebit(ctx, p.es[0], p.debit)
+	}
+	return s.appendTx(ctx, p.es, nil, nil)
+}
+
 func (s *Store) commitGroup(ctx context.Context, batch []*pendingRecord) {
 	if len(batch) == 1 {
-		batch[0].done <- s.appendTx(ctx, batch[0].es, nil, nil)
+		batch[0].done <- s.one(ctx, batch[0])
 		return
 	}
-	var all []*warden.AuditEntry
-	for _, p := range batch {
-		all = append(all, p.es...)
-	}
-	err := s.appendTx(ctx, all, nil, nil)
-	if err == nil {
-		for _, p := range batch {
-			p.done <- nil
+	refused := make([]error, len(batch))
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		return s.groupTx(ctx, tx, batch, refused)
+	})
+	if err != nil && ambiguous(err) {
+		// The commit's answer was lost: what the log holds decides.
+		for i, p := range batch {
+			if refused[i] != nil {
+				p.done <- refused[i]
+				continue
+			}
+			if ok, lerr := s.committed(p.es[0]); lerr == nil && ok {
+				p.done <- nil
+			} else {
+				p.done <- unavailable("record", err)
+			}
 		}
 		return
 	}
-	if s.offline(err) {
-		for _, p := range batch {
-			p.done <- err // each caller journals its own, in the order they return
+	switch {
+	case err == nil:
+		for i, p := range batch {
+			p.done <- refused[i]
 		}
-		return
+	case s.offline(err) || Unreachable(err):
+		if warden.ErrorCodeOf(err) != warden.EUnavailable {
+			err = unavailable("record", err)
+		}
+		for _, p := range batch {
+			p.done <- err // each caller journals its own (no debit) or is denied
+		}
+	default:
+		for _, p := range batch {
+			p.done <- s.one(ctx, p)
+		}
 	}
+}
+
+// groupTx appends the group's entries under the chain lock; refused[i] is
+// set for each debit refused (rolled back to its savepoint).
+func (s *Store) groupTx(ctx context.Context, tx pgx.Tx, batch []*pendingRecord, refused []error) error {
+	if err := lockChainsTx(ctx, tx); err != nil {
+		return err
+	}
+	seq, prev, err := head(ctx, tx, `SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`)
+	if err != nil {
+		return err
+	}
+	first := seq
+	b := &pgx.Batch{}
 	for _, p := range batch {
-		p.done <- s.appendTx(ctx, p.es, nil, nil)
+		if p.debit == nil {
+			for _, e := range p.es {
+				seq++
+				queueEntry(b, e, seq, prev)
+				prev = e.Hash
+			}
+		}
 	}
+	if b.Len() > 0 {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("insert audit rows: %w", err)
+		}
+	}
+	for i, p := range batch {
+		if p.debit == nil {
+			continue
+		}
+		e := p.es[0]
+		if _, err := tx.Exec(ctx, `SAVEPOINT debit`); err != nil {
+			return err
+		}
+		derr := checkDebit(ctx, tx, e, p.debit)
+		if derr == nil {
+			db := &pgx.Batch{}
+			queueEntry(db, e, seq+1, prev)
+			if p.debit.MovesFunds() {
+				db.Queue(`INSERT INTO spend_ledger (created_at, trace_id, amount_micros) VALUES ($1, $2, $3)`,
+					e.CreatedAt.UnixMilli(), col(e.TraceID), int64(p.debit.Amount))
+			}
+			derr = tx.SendBatch(ctx, db).Close()
+		}
+		if derr != nil {
+			if _, err := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT debit`); err != nil {
+				return err
+			}
+			if !refusal(derr) {
+				return derr // a failure, not a refusal: the group goes one by one
+			}
+			e.Seq, e.PrevHash, e.Hash = 0, "", ""
+			refused[i] = derr
+			continue
+		}
+		if _, err := tx.Exec(ctx, `RELEASE SAVEPOINT debit`); err != nil {
+			return err
+		}
+		seq++
+		prev = e.Hash
+	}
+	if s.opt.Key != nil && seq/CheckpointEvery > first/CheckpointEvery {
+		return s.checkpoint(ctx, tx, false)
+	}
+	return nil
 }

@@ -36,7 +36,7 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 		return err
 	}
 	if debit == nil {
-		err := s.recordGrouped(ctx, []*warden.AuditEntry{e})
+		err := s.recordGrouped(ctx, []*warden.AuditEntry{e}, nil)
 		if err != nil && s.offline(err) {
 			return s.journalEntries(e)
 		}
@@ -46,24 +46,7 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 		}
 		return nil
 	}
-	err := s.appendTx(ctx, []*warden.AuditEntry{e}, func(tx pgx.Tx) error {
-		if debit.MovesFunds() {
-			if err := checkCap(ctx, tx, debit); err != nil {
-				return err
-			}
-		}
-		if debit.Slot != nil {
-			if err := takeSlot(ctx, tx, e, debit.Slot); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, func(tx pgx.Tx) error {
-		if debit.MovesFunds() {
-			return insertDebit(ctx, tx, e, debit.Amount)
-		}
-		return nil
-	})
+	err := s.recordGrouped(ctx, []*warden.AuditEntry{e}, debit)
 	if err != nil {
 		e.Seq, e.PrevHash, e.Hash = 0, "", ""
 		var (
@@ -85,6 +68,44 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 		return fmt.Errorf("record audit entry: %w", err)
 	}
 	return nil
+}
+
+// recordDebit records e with its debit in a transaction of its own.
+func (s *Store) recordDebit(ctx context.Context, e *warden.AuditEntry, debit *warden.Debit) error {
+	return s.appendTx(ctx, []*warden.AuditEntry{e}, func(tx pgx.Tx) error {
+		return checkDebit(ctx, tx, e, debit)
+	}, func(tx pgx.Tx) error {
+		if debit.MovesFunds() {
+			return insertDebit(ctx, tx, e, debit.Amount)
+		}
+		return nil
+	})
+}
+
+// checkDebit checks e's debit against the cap and takes its rate slot,
+// inside the transaction that holds the chain lock.
+func checkDebit(ctx context.Context, tx pgx.Tx, e *warden.AuditEntry, debit *warden.Debit) error {
+	if debit.MovesFunds() {
+		if err := checkCap(ctx, tx, debit); err != nil {
+			return err
+		}
+	}
+	if debit.Slot != nil {
+		return takeSlot(ctx, tx, e, debit.Slot)
+	}
+	return nil
+}
+
+// refusal reports whether err is a debit refused (the cap, a rate limit,
+// held asks, a replayed request id), as opposed to a failure.
+func refusal(err error) bool {
+	var (
+		capErr    *warden.CapExceededError
+		rateErr   *warden.RateExceededError
+		holdsErr  *warden.HoldsExceededError
+		replayErr *warden.ReplayError
+	)
+	return errors.As(err, &capErr) || errors.As(err, &rateErr) || errors.As(err, &holdsErr) || errors.As(err, &replayErr)
 }
 
 // offline reports whether err is the database out of reach while this
