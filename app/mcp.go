@@ -92,6 +92,12 @@ func (a *App) RunMCP(ctx context.Context, o MCPOptions, stdin io.Reader, stdout,
 	if err := CheckMCPName(o.Name); err != nil {
 		return err
 	}
+	if o.Session == "" {
+		// One session per run of the proxy (one host session, as hosts
+		// start their servers): "approve for this session" then lasts
+		// while the host keeps the server.
+		o.Session = "mcp-" + o.Name + "-" + NewID()
+	}
 	p := a.MCPProxy(o)
 	if o.Upstream != "" {
 		if o.Listen != "" {

@@ -114,7 +114,7 @@ Streamable HTTP at http://ADDRESS/ instead of stdin and stdout.`,
 	f.StringVar(&o.Listen, "listen", "", "with --upstream: serve clients over Streamable HTTP on this `ADDRESS` instead of stdin/stdout")
 	f.BoolVar(&o.NoSandbox, "no-sandbox", false, "run the server command on the host instead of under warden exec in the workspace sandbox")
 	f.BoolVar(&o.Autonomous, "autonomous", false, "the client's turns have no human in the loop (tier 3 tools are denied, and hidden, unless autopilot is on)")
-	f.StringVar(&o.Session, "session", "", "the warden session the calls belong to")
+	f.StringVar(&o.Session, "session", "", "the warden session the calls belong to (default: one per run, so \"approve for this session\" lasts while the host keeps the server)")
 	f.BoolVar(&o.NoWrap, "no-wrap", false, "pass result text sanitised and scanned but not fenced in delimiters")
 	f.Float64Var(&o.BlockScore, "block-score", 0, "withhold a result whose injection score is at least this (default: the policy's inject.blockScore, 0.9 unless set)")
 	f.DurationVar(&o.Wait, "wait", 0, "how long a call waits for a human's approval before it is refused naming it (default 2m; negative: never wait)")

@@ -400,3 +400,25 @@ func TestStructuredContentIsFencedToo(t *testing.T) {
 		t.Errorf("structured id and count = %v, %v; want them as the server sent them", got["id"], got["count"])
 	}
 }
+
+func TestSessionApprovalCoversLaterCalls(t *testing.T) {
+	a := openApp(t, testPolicy)
+	ts := newTestServer("Echo the text back.")
+	pr := connect(t, a.MCPProxy(app.MCPOptions{Name: "test", Wait: -1, Session: "host-session-1"}), serve(t, ts), nil)
+	call(t, pr, "add", map[string]any{"A": 1, "B": 2})
+	as, _ := a.Queue.List(context.Background(), warden.ApprovalFilter{Pending: true})
+	if len(as) != 1 {
+		t.Fatalf("pending approvals = %d, want 1", len(as))
+	}
+	if _, err := a.Queue.Answer(context.Background(), as[0].ID, warden.AnswerSession, approval.Who{Name: "op", Channel: "terminal"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if r := call(t, pr, "add", map[string]any{"A": 1, "B": 2}); r.IsError {
+			t.Fatalf("call %d after a session approval = %q; want it forwarded", i, text(r))
+		}
+	}
+	if ts.calls.Load() != 2 {
+		t.Errorf("server calls = %d, want 2", ts.calls.Load())
+	}
+}
