@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -52,4 +53,29 @@ func TestStoreRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCheckStoreDSN: whatever the DSN, the problem never repeats a
+// password it holds.
+func FuzzCheckStoreDSN(f *testing.F) {
+	for _, s := range []string{"postgres://u:pw@h/db", "postgres://u@h/db?password=pw", "host=h password=pw", "pw", "postgresql://:pw@/x", "postgres://u:p%40w@h/d"} {
+		f.Add(s, "pw")
+	}
+	f.Fuzz(func(t *testing.T, dsn, pw string) {
+		if len(pw) < 4 || !strings.Contains(dsn, pw) {
+			return
+		}
+		u, err := url.Parse(dsn)
+		secret := err == nil && u.User != nil
+		if secret {
+			p, ok := u.User.Password()
+			secret = ok && p == pw
+		}
+		if !secret && !strings.Contains(strings.ToLower(dsn), "password") {
+			return
+		}
+		if why := CheckStoreDSN(dsn); strings.Contains(why, pw) {
+			t.Fatalf("CheckStoreDSN(%q) = %q repeats the password %q", dsn, why, pw)
+		}
+	})
 }
