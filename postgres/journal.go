@@ -161,7 +161,8 @@ func (j *journal) drain(replay func(rows []journalRow) error) (int, error) {
 	}
 	rows, err := parseJournal(buf.Bytes())
 	if err != nil {
-		return 0, fmt.Errorf("%w: %v", errJournalBad, err)
+		return 0, warden.Errorf(warden.EConflict, "the fleet journal %s cannot be read back: %v", j.path, err).Wrap(errJournalBad).
+			WithHint("nothing is recorded until it is dealt with: move it aside (and keep it: it holds decisions not yet in the fleet's log)")
 	}
 	if len(rows) > 0 {
 		if err := replay(rows); err != nil {
