@@ -138,6 +138,7 @@ func (p *Proxy) Serve(ctx context.Context, client, server sdk.Connection) error 
 		p: p, client: client, server: server,
 		pending:     map[jsonrpc.ID]pending{},
 		mine:        map[jsonrpc.ID]chan *jsonrpc.Response{},
+		ownSent:     map[jsonrpc.ID]chan *jsonrpc.Response{},
 		calls:       map[jsonrpc.ID]context.CancelFunc{},
 		serverAsked: map[jsonrpc.ID]jsonrpc.ID{}, serverIDs: map[jsonrpc.ID]jsonrpc.ID{},
 		defs: newDefinitions(p),
@@ -149,8 +150,8 @@ func (p *Proxy) Serve(ctx context.Context, client, server sdk.Connection) error 
 	cancel()
 	server.Close()
 	s.failPending(ctx, err)
+	s.wg.Wait() // calls being decided are answered before the client's side closes
 	client.Close()
-	s.wg.Wait()
 	return err
 }
 
@@ -169,6 +170,8 @@ type session struct {
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]pending
 	mine    map[jsonrpc.ID]chan *jsonrpc.Response // the proxy's own requests to the client
+	ownSent map[jsonrpc.ID]chan *jsonrpc.Response // and to the server
+	listMu  sync.Mutex                            // one listing of the proxy's own at a time
 	calls   map[jsonrpc.ID]context.CancelFunc     // tools/call being decided
 	// serverAsked maps the proxy's id of a server request forwarded to the
 	// client to the server's own; serverIDs the other way.
@@ -374,6 +377,12 @@ func (s *session) fromServerID(m *jsonrpc.Request) *jsonrpc.Request {
 // requests it tracks.
 func (s *session) serverResponse(ctx context.Context, m *jsonrpc.Response) {
 	s.mu.Lock()
+	if ch, own := s.ownSent[m.ID]; own {
+		delete(s.ownSent, m.ID)
+		s.mu.Unlock()
+		ch <- m
+		return
+	}
 	p, ok := s.pending[m.ID]
 	delete(s.pending, m.ID)
 	s.mu.Unlock()
@@ -417,6 +426,10 @@ func (s *session) failPending(ctx context.Context, why error) {
 		close(ch)
 		delete(s.mine, id)
 	}
+	for id, ch := range s.ownSent {
+		close(ch)
+		delete(s.ownSent, id)
+	}
 	s.mu.Unlock()
 	msg := "warden: the MCP server ended before answering"
 	if why != nil {
@@ -434,6 +447,12 @@ func (s *session) failPending(ctx context.Context, why error) {
 // request sends a request of the proxy's own to the client and waits for
 // its answer (nil when the session ended).
 func (s *session) request(ctx context.Context, method string, params any) (*jsonrpc.Response, error) {
+	return s.send(ctx, s.client, s.mine, method, params)
+}
+
+// send sends a request of the proxy's own on conn, its answer expected in
+// waiting, and waits for the answer.
+func (s *session) send(ctx context.Context, conn sdk.Connection, waiting map[jsonrpc.ID]chan *jsonrpc.Response, method string, params any) (*jsonrpc.Response, error) {
 	id := jsonrpc.ID{}
 	var err error
 	if id, err = jsonrpc.MakeID("warden-" + strconv.FormatInt(s.next.Add(1), 10)); err != nil {
@@ -446,14 +465,14 @@ func (s *session) request(ctx context.Context, method string, params any) (*json
 	req := &jsonrpc.Request{ID: id, Method: method, Params: raw}
 	ch := make(chan *jsonrpc.Response, 1)
 	s.mu.Lock()
-	s.mine[id] = ch
+	waiting[id] = ch
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		delete(s.mine, id)
+		delete(waiting, id)
 		s.mu.Unlock()
 	}()
-	if err := s.client.Write(ctx, req); err != nil {
+	if err := conn.Write(ctx, req); err != nil {
 		return nil, err
 	}
 	select {
@@ -464,6 +483,45 @@ func (s *session) request(ctx context.Context, method string, params any) (*json
 		return r, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// listTools reads the server's tool list for the proxy itself, when the
+// client calls a tool before listing any in this session (a client with
+// the list cached): the call is then judged against the definitions as
+// they are now, changed or poisoned. An error leaves every tool unverified.
+func (s *session) listTools(ctx context.Context) {
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	if s.defs.wasListed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cursor := ""
+	for range 50 {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		r, err := s.send(ctx, s.server, s.ownSent, "tools/list", params)
+		if err == nil && r.Error != nil {
+			err = r.Error
+		}
+		if err == nil {
+			_, err = s.defs.filter(ctx, r.Result)
+		}
+		if err != nil {
+			s.defs.unverified(fmt.Errorf("warden could not read the server's tool list: %w", err))
+			return
+		}
+		var page struct {
+			NextCursor string `json:"nextCursor"`
+		}
+		_ = json.Unmarshal(r.Result, &page)
+		if cursor = page.NextCursor; cursor == "" {
+			return
+		}
 	}
 }
 
@@ -480,7 +538,9 @@ func (s *session) toServer(ctx context.Context, m jsonrpc.Message) {
 }
 
 func (s *session) toClient(ctx context.Context, m jsonrpc.Message) {
-	if err := s.client.Write(ctx, m); err != nil && ctx.Err() == nil {
+	// Written even when the session is ending: a call refused because the
+	// server went away is still answered.
+	if err := s.client.Write(context.WithoutCancel(ctx), m); err != nil && ctx.Err() == nil {
 		s.p.Log.Warn("mcp: could not write to the client", "error", err)
 	}
 }

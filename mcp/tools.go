@@ -107,6 +107,22 @@ type definitions struct {
 	pinsErr error
 	tools   map[string]state
 	told    map[string]bool // events already recorded, by kind and hash
+	listed  bool            // a listing was read in this session
+	listErr error           // the proxy's own listing failed
+}
+
+// wasListed reports whether a listing was read in this session.
+func (d *definitions) wasListed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.listed || d.listErr != nil
+}
+
+// unverified records that the tools could not be listed: every call asks.
+func (d *definitions) unverified(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.listErr = err
 }
 
 func newDefinitions(p *Proxy) *definitions {
@@ -138,6 +154,9 @@ func (d *definitions) distrust(name string) *Distrust {
 	d.load()
 	if st, ok := d.tools[name]; ok {
 		return st.distrust
+	}
+	if d.listErr != nil && !d.listed {
+		return &Distrust{Rule: "mcp.tool_unverified", Verdict: warden.Ask, Reason: d.listErr.Error() + ", so its definition cannot be checked"}
 	}
 	if d.pinsErr != nil {
 		return &Distrust{Rule: "mcp.tool_unverified", Verdict: warden.Ask,
@@ -190,6 +209,9 @@ func (d *definitions) filter(ctx context.Context, raw json.RawMessage) (json.Raw
 	}
 	d.mu.Lock()
 	d.load()
+	d.mu.Unlock()
+	d.mu.Lock()
+	d.listed = true
 	d.mu.Unlock()
 	kept := make([]json.RawMessage, 0, len(list))
 	var events []Event
