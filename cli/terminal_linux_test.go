@@ -99,11 +99,18 @@ func (tm *terminal) send(line string) {
 	}
 }
 
-// wait waits for the command to end and returns everything the terminal showed.
+// wait waits for the command to end and returns everything the terminal
+// showed. It reads the terminal while it waits: a command that writes more
+// than the terminal buffers (a spinner on a slow machine) would otherwise
+// block on its write and never end.
 func (tm *terminal) wait() (string, error) {
+	rest := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(tm.ptm) // EIO once the child is gone
+		rest <- b
+	}()
 	err := tm.cmd.Wait()
-	rest, _ := io.ReadAll(tm.ptm) // EIO once the child is gone
-	tm.seen.Write(rest)
+	tm.seen.Write(<-rest)
 	return tm.seen.String(), err
 }
 
