@@ -76,8 +76,10 @@ func (s *Store) await(ctx context.Context, p *pendingEntry, lead bool) error {
 
 // lead commits everything queued, which includes the leader's own record,
 // tells each caller its result, and hands the lead to the oldest caller
-// queued since, if any.
+// queued since, if any. The commit does not end with the leader's context:
+// a leader whose client went away must not fail the others' records.
 func (s *Store) lead(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
 	s.gmu.Lock()
 	batch := s.queue
 	s.queue = nil

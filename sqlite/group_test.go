@@ -204,3 +204,32 @@ func TestQueueEventKeepsOrder(t *testing.T) {
 		t.Fatalf("Verify: %+v %v", rep.FirstBreak, err)
 	}
 }
+
+// TestGroupCommitOutlivesTheLeadersContext: a leader whose context is
+// cancelled (its client went away) still commits the batch, so the other
+// callers in it are not failed by someone else's cancellation.
+func TestGroupCommitOutlivesTheLeadersContext(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mine, other := spoolEntry(1), spoolEntry(2)
+	batch := []*pendingEntry{{e: mine, done: make(chan error, 1)}, {e: other, done: make(chan error, 1)}}
+	for _, p := range batch {
+		if err := s.prepareEntry(p.e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.gmu.Lock()
+	s.queue, s.committing = batch, true
+	s.gmu.Unlock()
+	s.lead(gone)
+	for i, p := range batch {
+		if err := <-p.done; err != nil || p.e.Seq == 0 {
+			t.Errorf("record %d: seq %d, %v; want stored although the leader's context was cancelled", i, p.e.Seq, err)
+		}
+	}
+}
