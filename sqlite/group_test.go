@@ -233,3 +233,30 @@ func TestGroupCommitOutlivesTheLeadersContext(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenStoreJoinsTheNextCommitWithoutTheWritersLock: once the database
+// is open, a Record asking whether to spool does not wait for the writer's
+// lock, which a commit holds through its fdatasync; it joins the queue of
+// the next commit instead.
+func TestOpenStoreJoinsTheNextCommitWithoutTheWritersLock(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Record(context.Background(), spoolEntry(0), nil); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock() // as a commit in flight holds it
+	answered := make(chan bool, 1)
+	go func() { answered <- s.spooling() }()
+	select {
+	case spool := <-answered:
+		if spool {
+			t.Error("an open store says it spools")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("spooling() waited for the writer's lock")
+	}
+	s.mu.Unlock()
+}
