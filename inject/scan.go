@@ -128,6 +128,7 @@ func (s *Scanner) ScanContext(ctx context.Context, text string) (Result, error) 
 
 // matches runs every rule over every view of text.
 func (s *Scanner) matches(text string) []Match {
+	text = maskFrames(text) // warden's own fences, read back
 	var ms []Match
 	var hid *hidden
 	h := func(text string) hidden {
