@@ -70,6 +70,9 @@ func CheckMCPName(name string) error {
 
 // MCPProxy is the proxy for one server over this app's gate.
 func (a *App) MCPProxy(o MCPOptions) *mcp.Proxy {
+	if o.BlockScore == 0 {
+		o.BlockScore = a.Policy.Inject.BlockScore // the hooks' setting too; 0 (none) is the proxy's default
+	}
 	return &mcp.Proxy{
 		Server: o.Name, Gate: mcpGate{a: a, channel: "mcp:" + o.Name},
 		BlockScore: a.mcpBlockScore(o.BlockScore), NoWrap: o.NoWrap, Wait: o.Wait,
