@@ -96,3 +96,24 @@ func benchDaemons(b *testing.B, homes []string, req *warden.Request) {
 		d.stop(b)
 	}
 }
+
+// BenchmarkOneShotCheck is one `warden check` process per decision (what a
+// hook without a daemon costs): the home's SQLite (the decision spooled)
+// against a fleet home on a durable PostgreSQL of the benchmark's own
+// (connect, check the schema, read the emergency stop, record, close).
+//
+//	go test -run XXX -bench BenchmarkOneShotCheck -benchtime 100x ./e2e/fleet/
+func BenchmarkOneShotCheck(b *testing.B) {
+	b.Setenv("WARDEN_PG_DURABLE", "1")
+	c := pgtest.NewCluster(b)
+	dsn := c.Database(b, "warden")
+	must(b, nil, "--store", dsn, "migrate")
+	homes := map[string]string{"sqlite": newHome(b), "postgres": newHome(b, [2]string{"store.dsn", dsn})}
+	for _, name := range []string{"sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				must(b, nil, "--home", homes[name], "check", "tool", "call", "get_price")
+			}
+		})
+	}
+}
