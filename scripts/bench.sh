@@ -14,7 +14,7 @@ fi
 
 echo "== in-process benchmarks (go test -bench, count=$COUNT)"
 go test -run '^$' -bench . -benchmem -count "$COUNT" \
-	./app ./pipeline ./sqlite ./config ./redact ./shellguard/... ./hook ./fsguard ./fstools ./sandbox ./netguard ./finance/... 2>&1 | grep -E '^(Benchmark|goos|cpu)' | tee bin/bench-go.txt
+	./app ./pipeline ./sqlite ./config ./redact ./shellguard/... ./hook ./fsguard ./fstools ./sandbox ./netguard ./finance/... ./mcp 2>&1 | grep -E '^(Benchmark|goos|cpu)' | tee bin/bench-go.txt
 
 echo
 echo "== cold start: warden check vs hello-world (hyperfine, $RUNS runs each)"
