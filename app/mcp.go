@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,6 +55,10 @@ type MCPOptions struct {
 	Wait       time.Duration
 	// Ready, when set, is told the address Listen bound.
 	Ready func(addr string)
+	// IdleSession ends an HTTP client session with no request in flight
+	// for this long (a client that went away without ending it); 0 is
+	// 30 minutes.
+	IdleSession time.Duration
 }
 
 var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*(_[A-Za-z0-9-]+)*$`)
@@ -262,6 +267,11 @@ func (a *App) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, o MCPOptions) erro
 		<-ctx.Done()
 		srv.Close()
 	}()
+	idle := o.IdleSession
+	if idle == 0 {
+		idle = 30 * time.Minute
+	}
+	go h.reap(ctx, idle)
 	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -283,8 +293,42 @@ type mcpHTTP struct {
 // mcpSession is one HTTP client session: its transport and the proxy's
 // end of it.
 type mcpSession struct {
-	t    *sdk.StreamableServerTransport
-	down sdk.Connection
+	t      *sdk.StreamableServerTransport
+	down   sdk.Connection
+	active atomic.Int32 // requests in flight (a GET stream stays in flight)
+	last   atomic.Int64 // when the last request ended, Unix nanoseconds
+}
+
+// reap ends the sessions idle for longer than idle, checking every tenth
+// of it.
+func (h *mcpHTTP) reap(ctx context.Context, idle time.Duration) {
+	t := time.NewTicker(max(idle/10, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			h.mu.Lock()
+			for id, sess := range h.sessions {
+				if sess.active.Load() == 0 && now.Sub(time.Unix(0, sess.last.Load())) > idle {
+					delete(h.sessions, id)
+					sess.down.Close() // ends its proxy and the upstream session
+				}
+			}
+			h.mu.Unlock()
+		}
+	}
+}
+
+// serve is one request of the session.
+func (sess *mcpSession) serve(w http.ResponseWriter, r *http.Request) {
+	sess.active.Add(1)
+	defer func() {
+		sess.last.Store(time.Now().UnixNano())
+		sess.active.Add(-1)
+	}()
+	sess.t.ServeHTTP(w, r)
 }
 
 const sessionHeader = "Mcp-Session-Id"
@@ -309,7 +353,7 @@ func (h *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set(sessionHeader, sess.t.SessionID)
-		sess.t.ServeHTTP(w, r)
+		sess.serve(w, r)
 		return
 	}
 	h.mu.Lock()
@@ -327,7 +371,7 @@ func (h *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	sess.t.ServeHTTP(w, r)
+	sess.serve(w, r)
 }
 
 // loopbackOrigin reports whether an Origin header names a loopback host.
@@ -358,6 +402,7 @@ func (h *mcpHTTP) open() (*mcpSession, error) {
 		return nil, err
 	}
 	sess := &mcpSession{t: t, down: down}
+	sess.last.Store(time.Now().UnixNano())
 	h.mu.Lock()
 	h.sessions[t.SessionID] = sess
 	h.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -73,5 +74,33 @@ func TestMCPUpstreamHeaders(t *testing.T) {
 	cs.Close()
 	if n := refused.Load(); n != 0 {
 		t.Errorf("the upstream refused %d requests without the header", n)
+	}
+}
+
+// TestMCPListenEndsIdleSessions: a client that goes away without ending
+// its session does not keep it (and its upstream session) forever.
+func TestMCPListenEndsIdleSessions(t *testing.T) {
+	a := openTestApp(t)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "up", Version: "1"}, nil)
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	defer up.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan string, 1)
+	go a.RunMCP(ctx, MCPOptions{Name: "up", Upstream: up.URL, Listen: "127.0.0.1:0", IdleSession: 300 * time.Millisecond,
+		Ready: func(s string) { addr <- s }}, nil, io.Discard, io.Discard)
+	listen := <-addr
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: "http://" + listen + "/", MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The client goes quiet without ending its session.
+	time.Sleep(2 * time.Second)
+	if _, err := cs.ListTools(ctx, nil); err == nil {
+		t.Error("a request on a session idle past IdleSession succeeded; want it ended")
 	}
 }
