@@ -165,6 +165,13 @@ const JournalFile = "fleet.journal"
 // JournalPath is the fleet journal's path.
 func (h Home) JournalPath() string { return filepath.Join(string(h), JournalFile) }
 
+// FleetAnchorFile is where a fleet home keeps what it saw committed to the
+// fleet's chains, for `warden audit verify` (see postgres.Options.Anchor).
+const FleetAnchorFile = "fleet.anchor"
+
+// FleetAnchorPath is the fleet anchor's path.
+func (h Home) FleetAnchorPath() string { return filepath.Join(string(h), FleetAnchorFile) }
+
 // replayJournal chains what the home journaled while the fleet's database
 // was out of reach, as soon as it answers again, until ctx ends.
 func (f fleetStore) replayJournal(ctx context.Context, log func(msg string, args ...any)) {
@@ -191,6 +198,7 @@ type fleet struct {
 	password string // never printed
 	keyPath  string // the fleet's checkpoint key, read by open
 	journal  string // this host's journal for while the database is out of reach
+	anchor   string // this host's anchor: what it saw committed
 }
 
 // fleetOf returns the fleet store the policy (or override, a postgres://
@@ -212,7 +220,7 @@ func fleetOf(home Home, p *config.Policy, override string) (*fleet, error) {
 	if sc.DSN == "" {
 		return nil, nil
 	}
-	f := &fleet{dsn: sc.DSN, journal: home.JournalPath()}
+	f := &fleet{dsn: sc.DSN, journal: home.JournalPath(), anchor: home.FleetAnchorPath()}
 	switch {
 	case sc.PasswordFile != "":
 		b, err := readSecretFile(expandHome(sc.PasswordFile))
@@ -261,7 +269,7 @@ func (f *fleet) open(ctx context.Context, longLived bool) (*postgres.Store, erro
 	if err != nil {
 		return nil, warden.Errorf(warden.EInvalid, "the fleet's checkpoint key %s: %v", f.keyPath, err)
 	}
-	return postgres.Open(ctx, f.dsn, postgres.Options{Key: key, Password: f.password, LongLived: longLived, Journal: f.journal})
+	return postgres.Open(ctx, f.dsn, postgres.Options{Key: key, Password: f.password, LongLived: longLived, Journal: f.journal, Anchor: f.anchor})
 }
 
 // openHomeStore opens the store the policy names for the home: a deferred

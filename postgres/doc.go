@@ -56,7 +56,8 @@
 // when a long-lived store closes. Verify checks each MAC and that the chains
 // pass through it, so a chain rewritten and rehashed with warden's own code
 // is caught. Rows cut from the end after the last checkpoint cannot be told
-// from the database alone.
+// from the database alone: with Options.Anchor, each host keeps what it saw
+// committed (anchor.go), and Verify names the rows that are gone.
 //
 // # Failures
 //

@@ -56,6 +56,9 @@ func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error
 			return nil
 		}
 	}
+	if err == nil {
+		s.saw(0, "", ev.Seq, ev.Hash)
+	}
 	if err != nil && s.offline(err) {
 		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
 		if jerr := s.journal.append(journalRecord(journalEvent, audit.AppendEvent(nil, ev))); jerr != nil {

@@ -91,6 +91,17 @@ func (s *Store) commitGroup(ctx context.Context, batch []*pendingRecord) {
 	}
 	switch {
 	case err == nil:
+		var last *warden.AuditEntry
+		for i, p := range batch {
+			for _, e := range p.es {
+				if refused[i] == nil && (last == nil || e.Seq > last.Seq) {
+					last = e
+				}
+			}
+		}
+		if last != nil {
+			s.saw(last.Seq, last.Hash, 0, "")
+		}
 		for i, p := range batch {
 			p.done <- refused[i]
 		}

@@ -193,6 +193,8 @@ func (s *Store) Replay(ctx context.Context) (int, error) {
 }
 
 func (s *Store) replay(ctx context.Context) (int, error) {
+	var aSeq, eSeq int64
+	var aPrev, ePrev string
 	n, err := s.journal.drain(func(rows []journalRow) error {
 		return s.txRaw(ctx, func(tx pgx.Tx) error {
 			if err := lockChainsTx(ctx, tx); err != nil {
@@ -223,12 +225,10 @@ func (s *Store) replay(ctx context.Context) (int, error) {
 			if err := got.Err(); err != nil {
 				return err
 			}
-			aSeq, aPrev, err := head(ctx, tx, `SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`)
-			if err != nil {
+			if aSeq, aPrev, err = head(ctx, tx, `SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1`); err != nil {
 				return err
 			}
-			eSeq, ePrev, err := head(ctx, tx, `SELECT seq, hash FROM security_events ORDER BY seq DESC LIMIT 1`)
-			if err != nil {
+			if eSeq, ePrev, err = head(ctx, tx, `SELECT seq, hash FROM security_events ORDER BY seq DESC LIMIT 1`); err != nil {
 				return err
 			}
 			a0, e0 := aSeq, eSeq
@@ -257,6 +257,9 @@ func (s *Store) replay(ctx context.Context) (int, error) {
 			return nil
 		})
 	})
+	if err == nil && n > 0 {
+		s.saw(aSeq, aPrev, eSeq, ePrev)
+	}
 	if err != nil && Unreachable(err) && warden.ErrorCodeOf(err) != warden.EUnavailable {
 		err = unavailable("replay the fleet journal", err)
 	}

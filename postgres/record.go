@@ -192,10 +192,15 @@ func (s *Store) appendTx(ctx context.Context, es []*warden.AuditEntry, before, a
 	})
 	if err != nil && ambiguous(err) {
 		if ok, lerr := s.committed(es[0]); lerr == nil && ok {
-			return nil
+			err = nil
 		}
 	}
-	if err != nil && Unreachable(err) && warden.ErrorCodeOf(err) != warden.EUnavailable {
+	if err == nil {
+		last := es[len(es)-1]
+		s.saw(last.Seq, last.Hash, 0, "")
+		return nil
+	}
+	if Unreachable(err) && warden.ErrorCodeOf(err) != warden.EUnavailable {
 		return unavailable("record", err)
 	}
 	return err

@@ -54,6 +54,10 @@ type Options struct {
 	// journal is replayed, in order and exactly once, when the database
 	// answers again. Without it they fail, and so does Open.
 	Journal string
+	// Anchor, when set with Key, is this host's anchor file (see
+	// anchor.go): what this host saw committed, which Verify checks the
+	// database still holds.
+	Anchor string
 }
 
 // Store is warden's audit log, spend ledger, rate slots, approvals and grants
@@ -70,6 +74,7 @@ type Store struct {
 	committing bool
 
 	journal  *journal    // nil: no journal
+	anchor   *hostAnchor // nil: no host anchor
 	schemaOK atomic.Bool // the schema was checked on a connection that worked
 
 	mu     sync.Mutex
@@ -106,6 +111,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	}
 	if opt.Journal != "" {
 		s.journal = &journal{path: opt.Journal}
+	}
+	if opt.Anchor != "" && opt.Key != nil {
+		s.anchor = &hostAnchor{path: opt.Anchor, key: opt.Key}
 	}
 	if err := s.checkSchema(ctx); err != nil {
 		if s.journal == nil || !Unreachable(err) {
@@ -270,4 +278,11 @@ func scrub(err error, dsn string) string {
 		}
 	}
 	return msg
+}
+
+// saw raises the host anchor to what a commit ended with (see anchor.go).
+func (s *Store) saw(auditRows int64, auditHead string, eventRows int64, eventHead string) {
+	if s.anchor != nil {
+		s.anchor.advance(auditRows, auditHead, eventRows, eventHead)
+	}
 }

@@ -25,6 +25,13 @@ func (s *Store) Verify(ctx context.Context) (warden.VerifyReport, error) {
 	if err := s.ready(ctx); err != nil {
 		return rep, readErr("verify the fleet audit log", err)
 	}
+	// The host anchor is read before the snapshot starts: written after
+	// each commit, it can then only lag what the snapshot holds.
+	var anchor *anchorRead
+	if s.anchor != nil {
+		af, ok, err := s.anchor.read()
+		anchor = &anchorRead{file: af, ok: ok, err: err}
+	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return rep, readErr("verify the fleet audit log", err)
@@ -43,6 +50,11 @@ func (s *Store) Verify(ctx context.Context) (warden.VerifyReport, error) {
 	}
 	if s.opt.Key != nil {
 		if rep.Checkpoints, err = verifyCheckpoints(ctx, tx, s.opt.Key, f); err != nil {
+			return warden.VerifyReport{}, readErr("verify the fleet audit log", err)
+		}
+	}
+	if anchor != nil {
+		if err := verifyAnchor(ctx, tx, s.anchor, anchor, f); err != nil {
 			return warden.VerifyReport{}, readErr("verify the fleet audit log", err)
 		}
 	}
@@ -278,4 +290,55 @@ func verifyCheckpoints(ctx context.Context, tx pgx.Tx, key []byte, f *findings) 
 		}
 	}
 	return ok, nil
+}
+
+// anchorRead is the host anchor as Verify read it.
+type anchorRead struct {
+	file anchorFile
+	ok   bool
+	err  error
+}
+
+// verifyAnchor checks that the database still holds what this host saw
+// committed (its anchor r, read before the snapshot of tx was taken).
+func verifyAnchor(ctx context.Context, tx pgx.Tx, a *hostAnchor, r *anchorRead, f *findings) error {
+	if r.err != nil {
+		f.missing = append(f.missing, fmt.Sprintf("a readable host anchor: %v", r.err))
+		return nil
+	}
+	if !r.ok {
+		return nil
+	}
+	af := r.file
+	if !af.Authentic(a.key, af.MAC) {
+		f.missing = append(f.missing, fmt.Sprintf("a genuine host anchor: %s does not carry a valid MAC under the fleet's key", a.path))
+		return nil
+	}
+	for _, ch := range []struct {
+		table, sql, count string
+		rows              int64
+		head              string
+	}{
+		{audit.TableAudit, `SELECT hash FROM audit WHERE seq = $1`, `SELECT count(*) FROM audit`, af.AuditRows, af.AuditHead},
+		{audit.TableEvents, `SELECT hash FROM security_events WHERE seq = $1`, `SELECT count(*) FROM security_events`, af.EventRows, af.EventHead},
+	} {
+		if ch.rows == 0 {
+			continue
+		}
+		var h string
+		err := tx.QueryRow(ctx, ch.sql, ch.rows).Scan(&h)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			var n int64
+			if err := tx.QueryRow(ctx, ch.count).Scan(&n); err != nil {
+				return err
+			}
+			f.missing = append(f.missing, fmt.Sprintf("%s rows %d to %d, which this host saw committed (its anchor %s): the fleet's log was cut short", ch.table, n+1, ch.rows, a.path))
+		case err != nil:
+			return err
+		case h != ch.head:
+			f.breakAt(ch.table, ch.rows, fmt.Sprintf("this row's hash is not the %.16s… this host saw committed (its anchor %s): the chain was rewritten", ch.head, a.path))
+		}
+	}
+	return nil
 }
