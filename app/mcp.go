@@ -82,6 +82,7 @@ func (a *App) MCPProxy(o MCPOptions) *mcp.Proxy {
 		Server: o.Name, Gate: mcpGate{a: a, channel: "mcp:" + o.Name},
 		BlockScore: a.mcpBlockScore(o.BlockScore), NoWrap: o.NoWrap, Wait: o.Wait,
 		Pins: filePins{dir: filepath.Join(a.Home.Abs(), "mcp")}, Autonomous: o.Autonomous, Session: o.Session, Log: a.Log,
+		Cwd: cwd(),
 	}
 }
 
@@ -134,6 +135,12 @@ func (a *App) RunMCP(ctx context.Context, o MCPOptions, stdin io.Reader, stdout,
 		return err
 	}
 	return serveResult(p.Serve(ctx, mcp.NewStreamConn(stdin, nopCloser{stdout}), srv), o)
+}
+
+// cwd is this process's working directory ("" when unknown).
+func cwd() string {
+	d, _ := os.Getwd()
+	return d
 }
 
 // mcpSandboxed says whether the server command runs in the workspace

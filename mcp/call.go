@@ -52,7 +52,7 @@ func (s *session) toolCall(cctx, ctx context.Context, m *jsonrpc.Request) {
 	name := ToolName(s.p.Server, params.Name)
 	c := &toolCall{id: m.ID, tool: params.Name, start: time.Now(), argsHash: argsHash(params.Arguments)}
 	c.req = &warden.Request{Capability: warden.CapTool, Action: tools.ActionCall, Resource: name, Tool: name,
-		Params: args, Autonomous: s.p.Autonomous, Session: s.p.Session, Host: "mcp", RequestedBy: "agent", Raw: m.Params}
+		Params: args, Autonomous: s.p.Autonomous, Session: s.p.Session, Host: "mcp", RequestedBy: "agent", Raw: m.Params, Cwd: s.p.Cwd}
 	if !s.defs.wasListed() {
 		s.listTools(cctx)
 	}

@@ -106,7 +106,11 @@ type Proxy struct {
 	Autonomous bool
 	// Session is the warden session the calls belong to.
 	Session string
-	Log     *slog.Logger
+	// Cwd is the directory the host started the server in (its project):
+	// the calls carry it as a hook's do, so that an answer bound to a
+	// call's input (an always rule) covers it through either path.
+	Cwd string
+	Log *slog.Logger
 	// Wrapper draws the fences' nonces (tests fix it).
 	Wrapper inject.Wrapper
 }

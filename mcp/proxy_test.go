@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -420,5 +421,37 @@ func TestSessionApprovalCoversLaterCalls(t *testing.T) {
 	}
 	if ts.calls.Load() != 2 {
 		t.Errorf("server calls = %d, want 2", ts.calls.Load())
+	}
+}
+
+// TestAlwaysRuleFromAHookCoversTheProxy: an "always" answer bound to the
+// input a host's hook saw for an MCP tool (Claude Code's mcp__SERVER__TOOL
+// request, in the project the host started the server in) covers the same
+// call through the proxy: one input, one answer.
+func TestAlwaysRuleFromAHookCoversTheProxy(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hookReq := &warden.Request{Capability: warden.CapTool, Action: "call", Resource: "mcp__test__add", Tool: "mcp__test__add",
+		Params: map[string]json.RawMessage{"A": json.RawMessage("1"), "B": json.RawMessage("2")}, Cwd: wd, Session: "claude-session", Host: "claude"}
+	policy := testPolicy + fmt.Sprintf(`approvals:
+  always:
+    - input_hash: %q
+      capability: tool
+      action: call
+      resource: mcp__test__add
+      approved_by: op
+      approval: a1
+      added: "2026-11-28T00:00:00Z"
+`, warden.InputHash(hookReq))
+	a := openApp(t, policy)
+	ts := newTestServer("Echo the text back.")
+	pr := connect(t, a.MCPProxy(app.MCPOptions{Name: "test", Wait: -1}), serve(t, ts), nil)
+	if r := call(t, pr, "add", map[string]any{"A": 1, "B": 2}); r.IsError {
+		t.Fatalf("add = %q; want it allowed by the always rule the hook's answer wrote", text(r))
+	}
+	if r := call(t, pr, "add", map[string]any{"A": 1, "B": 3}); !r.IsError {
+		t.Error("add with other arguments was allowed; the rule covers only the input it was given for")
 	}
 }
