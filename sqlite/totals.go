@@ -3,6 +3,10 @@ package sqlite
 import (
 	"fmt"
 	"math"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/ncruces/go-sqlite3"
 )
 
 // The spend cap's running totals. The cap check asks what the ledger holds
@@ -121,4 +125,37 @@ func releaseTotals(w *conn, traceID string) error {
 		}
 	}
 	return nil
+}
+
+// sqlTotalsMismatch finds the first bucket whose running total is not what
+// the ledger holds in it (its debits less the released ones).
+const sqlTotalsMismatch = `WITH want AS (
+	SELECT s.span AS span_ms, l.created_at - ((l.created_at % s.span) + s.span) % s.span AS start_ms, SUM(l.amount_micros) AS amount
+	FROM spend_ledger l, (SELECT 60000 AS span UNION ALL SELECT 3600000) s
+	WHERE NOT EXISTS (SELECT 1 FROM spend_releases r WHERE r.trace_id = l.trace_id)
+	GROUP BY 1, 2)
+SELECT span_ms, start_ms, SUM(w), SUM(h) FROM (
+	SELECT span_ms, start_ms, amount AS w, 0 AS h FROM want
+	UNION ALL SELECT span_ms, start_ms, 0, amount_micros FROM spend_totals)
+GROUP BY span_ms, start_ms HAVING SUM(w) != SUM(h) ORDER BY start_ms, span_ms LIMIT 1`
+
+// verifyTotals checks the running totals against the ledger: a total
+// written outside warden (lowered, to let more be spent) is reported as a
+// break in spend_totals.
+func verifyTotals(r *conn) (*warden.ChainBreak, error) {
+	if v, err := userVersion(r.c); err != nil || v < 8 {
+		return nil, err // a database from before the totals
+	}
+	var brk *warden.ChainBreak
+	err := query(r, sqlTotalsMismatch, nil, func(st *sqlite3.Stmt) error {
+		span := "minute"
+		if st.ColumnInt64(0) == hourMillis {
+			span = "hour"
+		}
+		brk = &warden.ChainBreak{Table: "spend_totals", Why: fmt.Sprintf(
+			"the running total of the %s from %s is %s µ$ but the ledger's debits in it, less the released ones, are %s µ$ (the totals were written outside warden)",
+			span, time.UnixMilli(st.ColumnInt64(1)).UTC().Format(time.RFC3339), st.ColumnText(3), st.ColumnText(2))}
+		return nil
+	})
+	return brk, err
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,4 +186,30 @@ func TestMigrationBuildsSpendTotals(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSpentSince(t, s, c, append(ats, base-10*minuteMillis))
+}
+
+// TestVerifyFindsTamperedTotals: Verify passes a ledger with debits and
+// releases, and reports a running total lowered outside warden.
+func TestVerifyFindsTamperedTotals(t *testing.T) {
+	s, path := openTest(t)
+	at := time.Date(2026, 11, 28, 10, 30, 0, 0, time.UTC)
+	for i, id := range []string{"a", "b", "c"} {
+		e := &warden.AuditEntry{TraceID: id, CreatedAt: at.Add(time.Duration(i) * time.Minute), Capability: warden.CapTrade, Verdict: warden.Allow}
+		if err := s.Record(ctx, e, &warden.Debit{Amount: 5 * warden.MicrosPerDollar, Cap: 100 * warden.MicrosPerDollar}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Release(ctx, "b", "refused", at); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
+		t.Fatalf("Verify of an untouched ledger = %+v (break %+v), %v", rep, rep.FirstBreak, err)
+	}
+	if err := rawConn(t, path).Exec(`UPDATE spend_totals SET amount_micros = 0 WHERE span_ms = 3600000`); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Verify(ctx)
+	if err != nil || rep.FirstBreak == nil || rep.FirstBreak.Table != "spend_totals" || !strings.Contains(rep.FirstBreak.Why, "hour from 2026-11-28T10:00:00Z") {
+		t.Fatalf("Verify after the hour's total was zeroed = break %+v, %v; want a spend_totals break naming the hour", rep.FirstBreak, err)
+	}
 }

@@ -73,6 +73,12 @@ func (s *Store) Verify(ctx context.Context) (warden.VerifyReport, error) {
 		if err != nil {
 			return err
 		}
+		if brk, err = verifyTotals(r); err != nil {
+			return err
+		}
+		if rep.FirstBreak == nil {
+			rep.FirstBreak = brk
+		}
 		if key != nil {
 			if rep.Checkpoints, err = verifyCheckpoints(r, key, f); err != nil {
 				return err
