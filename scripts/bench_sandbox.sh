@@ -3,7 +3,8 @@
 # bubblewrap, Codex's sandbox (npm @openai/codex, its native binary), warden
 # exec in the workspace profile (one-shot, and in a session's sandbox) and the
 # guard profile, and the whole hook path as an agent host runs it (warden hook claude, then the rewritten command with
-# bash -c). Each command runs twice over: /bin/true and bash -c 'echo hi | wc -c'.
+# bash -c). Each command runs three times over: /bin/true, id -u (one program
+# on $PATH) and bash -c 'echo hi | wc -c'.
 #
 # hyperfine cannot interleave its commands, so the run is ROUNDS rounds of
 # every command (RUNS/ROUNDS runs each, order rotated each round) and the
@@ -89,8 +90,15 @@ trap stop_all EXIT
 
 names=() cmds=()
 add() { names+=("$1"); cmds+=("$2"); }
-for wl in true pipe; do
-	if [ $wl = true ]; then c=/bin/true sc=/bin/true; else c="bash -c 'echo hi | wc -c'" sc='echo hi | wc -c'; fi
+# Three workloads: /bin/true (a path: the hook keeps its bash -c), one
+# program found on $PATH with plain words (the hook passes it without a
+# bash), and a pipeline.
+for wl in true prog pipe; do
+	case $wl in
+	true) c=/bin/true sc=/bin/true ;;
+	prog) c="id -u" sc="id -u" ;;
+	pipe) c="bash -c 'echo hi | wc -c'" sc='echo hi | wc -c' ;;
+	esac
 	add "$wl: bare" "$c"
 	add "$wl: bwrap" "bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc $c"
 	[ -z "$codex" ] || add "$wl: codex sandbox" "$codex_run $c"
@@ -103,7 +111,7 @@ for wl in true pipe; do
 	# supervisor, which decides and runs it (no warden start of its own).
 	add "$wl: warden-exec --session" "$PWD/bin/warden-exec $w --home $home exec --profile workspace --session S -- $c"
 	# guard forbids creating processes (no_spawn), so it cannot run a pipeline.
-	[ $wl = pipe ] || add "$wl: warden exec guard" "$w --home $home exec --profile guard -- $c"
+	[ $wl != true ] || add "$wl: warden exec guard" "$w --home $home exec --profile guard -- $c"
 	add "$wl: host bare" "$hr -command '$sc'"
 	add "$wl: host + hook only" "$hr -warden $w -home $home -session S -hook-only -command '$sc'"
 	add "$wl: host + warden hook" "$hr -warden $w -home $home -session S -command '$sc'"
@@ -145,13 +153,14 @@ def base(k):  # what a row's added latency is measured against
 def added(k):
     return med[k] - med[base(k)] if k in med else math.nan
 L = [f"{'command':30s} {'n':>4s} {'median':>7s} {'p90':>7s} {'mean ± sd':>15s} {'added':>7s}  (ms)"]
-order = sorted(t, key=lambda k: (k.split(":")[0] != "true", list(t).index(k)))
+wls = ["true", "prog", "pipe"]
+order = sorted(t, key=lambda k: (wls.index(k.split(":")[0]) if k.split(":")[0] in wls else 9, list(t).index(k)))
 for k in order:
     v = t[k]
     L.append(f"{k:30s} {len(v):4d} {med[k]:7.2f} {p90(v):7.2f} {st.mean(v)*1e3:7.2f} ± {st.stdev(v)*1e3:5.2f} {added(k):7.2f}")
 L += ["", "added = the row's median − its baseline's (bare; the host rows: host bare)"]
 ok = lambda c: "met" if c else "NOT met"
-for wl in ("true", "pipe"):
+for wl in ("true", "prog", "pipe"):
     a = lambda name: added(f"{wl}: {name}")
     hook, sess, one, bw, cx = a("host + warden hook"), a("warden-exec --session"), a("warden exec workspace"), a("bwrap"), a("codex sandbox")
     L.append(f"{wl}: added per command: hook path {hook:.2f} ms (the hook alone {a('host + hook only'):.2f}),"
