@@ -329,9 +329,8 @@ func (s *session) fromServer(ctx context.Context) error {
 		case *jsonrpc.Response:
 			s.serverResponse(ctx, m)
 		case *jsonrpc.Request:
-			if m.Method == "notifications/tools/list_changed" {
-				s.defs.stale()
-			}
+			// notifications/tools/list_changed passes on: the client lists
+			// again, and the new listing is judged like the first.
 			if m.Method == "sampling/createMessage" && m.IsCall() && !s.sampling(ctx, m) {
 				continue
 			}

@@ -132,10 +132,6 @@ func newDefinitions(p *Proxy) *definitions {
 	return &definitions{p: p, tools: map[string]state{}, told: map[string]bool{}}
 }
 
-// stale forgets nothing: a new listing replaces the states it lists. It
-// exists so that a list_changed notice is visible in one place.
-func (d *definitions) stale() {}
-
 func (d *definitions) load() {
 	if d.loaded {
 		return
