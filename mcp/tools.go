@@ -29,12 +29,14 @@ type MemoryPins struct {
 	m  map[string]map[string]string
 }
 
+// Load returns a copy of server's pins (nil for none); it never fails.
 func (m *MemoryPins) Load(server string) (map[string]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return maps.Clone(m.m[server]), nil
 }
 
+// Save keeps a copy of pins for server; it never fails.
 func (m *MemoryPins) Save(server string, pins map[string]string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
