@@ -90,3 +90,60 @@ func runClaudeWith(t *testing.T, w *world, m *model, prompt string, extra ...str
 	}
 	return res
 }
+
+// TestCodexMCPThroughWarden: the same with the real Codex as the MCP
+// client, its config.toml pointing at warden mcp (Codex offers a server's
+// tools to the model in the namespace mcp__SERVER).
+func TestCodexMCPThroughWarden(t *testing.T) {
+	h := setup(t)
+	server := filepath.Join(h.module, "bin", "cache", "npm-mcp", "node_modules", ".bin", "mcp-server-filesystem")
+	if _, err := os.Stat(server); err != nil {
+		t.Skipf("server-filesystem is not installed (%v): run scripts/mcp-servers.sh (make test does)", err)
+	}
+	w := newWorld(t, h, "codex")
+	w.warden(t, "", "config", "set", "tools.tiers.mcp__fs__read_text_file", "1")
+	w.warden(t, "", "config", "set", "tools.denied", `["mcp__fs__write_file"]`)
+	w.write(t, filepath.Join(w.project, "NOTES.txt"), "the launch is on tuesday\n", 0o644)
+	written := filepath.Join(w.project, "written.txt")
+	m := newModel(t, responsesWire{},
+		call{Tool: "mcp__fs/read_text_file", Args: map[string]any{"path": filepath.Join(w.project, "NOTES.txt")}},
+		call{Tool: "mcp__fs/write_file", Args: map[string]any{"path": written, "content": "x"}},
+	)
+	args, env := codexCommand(t, w, m, "e2e: read the notes, then write a file", "danger-full-access")
+	cfg := filepath.Join(w.home, ".codex", "config.toml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpArgs, _ := json.Marshal([]string{"mcp", "--name", "fs", "--", server, w.project})
+	w.write(t, cfg, string(b)+"\n[mcp_servers.fs]\ncommand = \"warden\"\nargs = "+string(mcpArgs)+"\n", 0o644)
+
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, w.h.bin["codex"], args...)
+	c.Dir = w.project
+	c.Env = append(append([]string{}, w.env...), env...)
+	c.WaitDelay = 5 * time.Second
+	out, runErr := c.CombinedOutput()
+	res := m.results()
+	if len(res) != 2 {
+		t.Fatalf("codex sent back %d tool results, want 2; err %v\n%s\n%s", len(res), runErr, clip(string(out), 3000), m.requests())
+	}
+	m.mu.Lock()
+	first := m.turns[0].Raw
+	m.mu.Unlock()
+	if !strings.Contains(first, `"read_text_file"`) || strings.Contains(first, `"write_file"`) {
+		t.Errorf("Codex's first request offers read_text_file %v and write_file %v; want only the first (the policy denies write_file)",
+			strings.Contains(first, `"read_text_file"`), strings.Contains(first, `"write_file"`))
+	}
+	if !strings.Contains(res[0].Text, "the launch is on tuesday") || !strings.Contains(res[0].Text, "untrusted id=") {
+		t.Errorf("read_text_file reached the model as %q; want the file's text fenced by warden", clip(res[0].Text, 1000))
+	}
+	t.Logf("write_file reached the model as %q", clip(res[1].Text, 300))
+	if strings.Contains(res[1].Text, "Successfully wrote") {
+		t.Errorf("write_file reached the model as %q; want a refusal", clip(res[1].Text, 500))
+	}
+	if _, err := os.Stat(written); err == nil {
+		t.Error("write_file reached the server: the file exists")
+	}
+}

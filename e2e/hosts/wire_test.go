@@ -126,6 +126,11 @@ func (responsesWire) reply(w http.ResponseWriter, r *http.Request, step int, c *
 	if c != nil {
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_e2e_%d", step), "call_id": fmt.Sprintf("call_e2e_%d", step),
 			"name": c.Tool, "arguments": mustMarshal(c.Args)}
+		if ns, name, ok := strings.Cut(c.Tool, "/"); ok {
+			// A tool in a namespace (Codex offers an MCP server's tools as
+			// the namespace mcp__SERVER).
+			item["namespace"], item["name"] = ns, name
+		}
 	} else {
 		item = map[string]any{"type": "message", "role": "assistant", "id": fmt.Sprintf("msg_e2e_%d", step),
 			"content": []any{map[string]any{"type": "output_text", "text": text}}}
