@@ -3,6 +3,7 @@ package inject
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Structural signals that need no payload database.
@@ -67,26 +68,34 @@ func isNumber(s string) bool {
 // of one of its sentences. A person writing to a person asks "Can you send
 // the report?"; these ask what an assistant is asked ("How do I back up my
 // documents folder?", "Write a script to…", "Is this feedback positive?").
+// The patterns are compiled on first use: every warden process links this
+// package, and most never scan.
 var (
 	// recordMarks says a text is a record: header fields or a greeting.
-	recordMarks = regexp.MustCompile(`(^|\n|\|)\s*(subject|email_from|from|to|cc|received date|content|date)\s*:|(^|\n)\s*(hi|hello|dear)\s+\pL+`)
+	recordMarks = lazyRegexp(`(^|\n|\|)\s*(subject|email_from|from|to|cc|received date|content|date)\s*:|(^|\n)\s*(hi|hello|dear)\s+\pL+`)
 	// assistantTask is a line that gives an assistant a task (one that
 	// does not speak to its reader: "Write to us at…" is a person's).
-	assistantTask = regexp.MustCompile(`^(write |provide |show me |give me |tell me |explain |describe |summari[sz]e |analy[sz]e |determine |generate |compose |translate |suggest |calculate |help me |recommend |outline |draft |compare |identify |evaluate |discuss |classify |rewrite |paraphrase |predict |estimate |assess )`)
+	assistantTask = lazyRegexp(`^(write |provide |show me |give me |tell me |explain |describe |summari[sz]e |analy[sz]e |determine |generate |compose |translate |suggest |calculate |help me |recommend |outline |draft |compare |identify |evaluate |discuss |classify |rewrite |paraphrase |predict |estimate |assess )`)
 	// assistantQuestion is a line that is one question, ending in "?" or
 	// in a quoted passage the question is about, of the kinds put to an
 	// assistant: how, what, why or which, not addressed to the reader (a
 	// person writing to a person asks "What time suits you?"), or asking
-	// it to judge or transform something.
-	assistantQuestion = regexp.MustCompile(`^((how|what|why|which)\b|(is|are|does|do) (this|these|the following|that)\b|(can|could|would) you (please )?(classify|translate|summari[sz]e|analy[sz]e|explain|describe|write|generate|list|tell me|rewrite|paraphrase|convert|determine|identify|calculate|suggest|recommend|compose|create|draft|give me|provide|name|find|evaluate|assess|predict|estimate|compare|outline|use|reply|respond|answer|render|encode|encrypt|substitute|invert|reverse)\b)[^?\n]{10,250}\?(['"]|\s+['"‘“].{0,300})?$`)
+	// it to judge or transform something. (Lengths are checked by the
+	// caller: counted repetition would make a large program.)
+	assistantQuestion = lazyRegexp(`^((how|what|why|which)\b|(is|are|does|do) (this|these|the following|that)\b|(can|could|would) you (please )?(classify|translate|summari[sz]e|analy[sz]e|explain|describe|write|generate|list|tell me|rewrite|paraphrase|convert|determine|identify|calculate|suggest|recommend|compose|create|draft|give me|provide|name|find|evaluate|assess|predict|estimate|compare|outline|use|reply|respond|answer|render|encode|encrypt|substitute|invert|reverse)\b)[^?\n]+\?(['"]|\s+['"‘“].*)?$`)
 	// addressed says a question speaks to its reader.
-	addressed = regexp.MustCompile(`\b(you|your|yours|we|us|our)\b`)
+	addressed = lazyRegexp(`\b(you|your|yours|we|us|our)\b`)
 )
+
+// lazyRegexp compiles pattern on its first use.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // splicedRequests finds, in a record, lines that give an assistant a task
 // or ask it a question: 20 to 300 bytes, four words or more.
 func splicedRequests(v view) []Match {
-	if !recordMarks.MatchString(v.text) {
+	if !recordMarks().MatchString(v.text) {
 		return nil
 	}
 	var ms []Match
@@ -106,8 +115,8 @@ func splicedRequests(v view) []Match {
 		}
 		line := v.text[a:b]
 		if len(line) >= 20 && len(line) <= 300 && len(strings.Fields(line)) >= 4 &&
-			(assistantTask.MatchString(line) && !addressed.MatchString(line) || assistantQuestion.MatchString(line) &&
-				(!addressed.MatchString(line) || strings.HasPrefix(line, "can you") || strings.HasPrefix(line, "could you") || strings.HasPrefix(line, "would you"))) {
+			(assistantTask().MatchString(line) && !addressed().MatchString(line) || assistantQuestion().MatchString(line) &&
+				(!addressed().MatchString(line) || strings.HasPrefix(line, "can you") || strings.HasPrefix(line, "could you") || strings.HasPrefix(line, "would you"))) {
 			ms = append(ms, Match{Rule: "structure.spliced-request", Category: Override, Score: 0.5,
 				Span: v.span(a, b), View: "text",
 				Why: "a task or question for an assistant standing as a line of its own in a message: a goal the data gives the model"})
