@@ -105,9 +105,23 @@ func WrapHostConfig(path string, prefix []string, urlKey string, undo bool) (Wra
 	if !json.Valid(out) {
 		return res, fmt.Errorf("rewriting %s would not give valid JSON; nothing was written", path)
 	}
+	backup, err := replaceFile(path, data, out)
+	if err != nil {
+		return res, err
+	}
+	res.Changed, res.Backup = true, backup
+	return res, nil
+}
+
+// replaceFile puts out in place of the file at path, whose contents were
+// data: data is backed up beside it first (the backup's path is returned),
+// then out is written to a temporary file in the same directory, with the
+// file's permissions, and renamed over it, so the file is never seen half
+// written.
+func replaceFile(path string, data, out []byte) (string, error) {
 	backup := path + ".warden-backup-" + time.Now().UTC().Format("20060102T150405.000Z")
 	if err := os.WriteFile(backup, data, 0o600); err != nil {
-		return res, fmt.Errorf("back up %s: %w", path, err)
+		return "", fmt.Errorf("back up %s: %w", path, err)
 	}
 	perm := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
@@ -115,25 +129,24 @@ func WrapHostConfig(path string, prefix []string, urlKey string, undo bool) (Wra
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".warden-mcp-*")
 	if err != nil {
-		return res, err
+		return "", err
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(out); err != nil {
 		tmp.Close()
-		return res, err
+		return "", err
 	}
 	if err := tmp.Chmod(perm); err != nil {
 		tmp.Close()
-		return res, err
+		return "", err
 	}
 	if err := tmp.Close(); err != nil {
-		return res, err
+		return "", err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return res, err
+		return "", err
 	}
-	res.Changed, res.Backup = true, backup
-	return res, nil
+	return backup, nil
 }
 
 // wrapServer rewrites one server entry in place to run behind warden.
