@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -184,6 +185,21 @@ func TestConcurrentMigrations(t *testing.T) {
 
 // TestUnreachableServer: a server that cannot be reached is EUnavailable,
 // and no error carries the DSN's password.
+// TestLoginRefusedIsNamed: a server that refuses warden's login (here an
+// unknown role) is a setting to fix, said as such, not an internal error.
+func TestLoginRefusedIsNamed(t *testing.T) {
+	u, err := url.Parse(pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword("no_such_role_x", "s3cret-Pa55")
+	_, err = Open(ctx, u.String(), Options{})
+	msg := warden.UserMessage(err)
+	if warden.ErrorCodeOf(err) != warden.EInvalid || !strings.Contains(msg, "refused warden's login") || strings.Contains(msg, "s3cret-Pa55") {
+		t.Errorf("Open as an unknown role = %q (%v); want an invalid-setting error naming the refused login, without the password", msg, warden.ErrorCodeOf(err))
+	}
+}
+
 func TestUnreachableServer(t *testing.T) {
 	dsn := "postgres://warden:s3cret-Pa55@/warden?host=/nonexistent-dir&connect_timeout=2"
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)

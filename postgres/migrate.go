@@ -170,6 +170,9 @@ func (s *Store) checkSchema(ctx context.Context) error {
 		v, err = 0, nil
 	}
 	if err != nil {
+		if refused := loginRefused(err); refused != nil {
+			return refused
+		}
 		if Unreachable(err) {
 			return unavailable("read the schema version", err)
 		}

@@ -246,12 +246,28 @@ func ambiguous(err error) bool {
 // unavailable wraps a failure to reach the server (or a server going away)
 // as EUnavailable; a server's own error passes through.
 func unavailable(what string, err error) error {
+	if refused := loginRefused(err); refused != nil {
+		return refused
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return warden.Errorf(warden.EUnavailable, "the fleet database cannot be reached (%s)", what).Wrap(err).
 		WithHint("check that PostgreSQL is up and reachable from this host; fund-moving and approval requests are denied until it is")
+}
+
+// loginRefused is the error for a server that refused warden's login
+// (SQLSTATE class 28: a wrong or missing password, an unknown role, a
+// pg_hba.conf rule): a setting to fix, not a bug; nil for any other error.
+// The server's message names the role, never the password.
+func loginRefused(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || !strings.HasPrefix(pe.Code, "28") {
+		return nil
+	}
+	return warden.Errorf(warden.EInvalid, "the fleet database refused warden's login: %s (SQLSTATE %s)", pe.Message, pe.Code).
+		WithHint("check the role in store.dsn (or --store) and its password: store.passwordFile or store.passwordEnv, else PGPASSWORD or PGPASSFILE; and the server's pg_hba.conf")
 }
 
 // Unreachable reports whether err says the database could not be reached
