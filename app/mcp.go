@@ -527,26 +527,36 @@ var mcpConfigFiles = map[string]struct{ project, user, urlKey string }{
 
 // WrapMCPServers routes the MCP servers configured for host (in the
 // project's or the user's file) through `warden mcp`, run as wardenCmd with
-// home, or with undo puts them back. Codex keeps its servers in TOML, which
-// is not rewritten yet.
+// home, or with undo puts them back. Codex's servers are in
+// .codex/config.toml, in the project or the home directory as for its
+// hooks; the other hosts' in their JSON files.
 func WrapMCPServers(host string, scope HookScope, projectDir, homeDir, wardenCmd string, home Home, undo bool) (mcp.WrapResult, error) {
 	f, ok := mcpConfigFiles[host]
-	if !ok {
-		hint := "wrap its servers by hand: docs/mcp.md shows how"
-		if host == "codex" {
-			hint = "Codex keeps its MCP servers in config.toml, which warden does not rewrite yet; " + hint
-		}
-		return mcp.WrapResult{}, warden.Errorf(warden.EInvalid, "warden cannot route %s's MCP servers itself", host).WithHint(hint)
-	}
-	path := filepath.Join(projectDir, f.project)
-	if scope == HookUser {
-		path = filepath.Join(homeDir, f.user)
+	if !ok && host != "codex" {
+		return mcp.WrapResult{}, warden.Errorf(warden.EInvalid, "warden cannot route %s's MCP servers itself", host).
+			WithHint("wrap its servers by hand: docs/mcp.md shows how")
 	}
 	prefix := []string{wardenCmd}
 	if named := HookHomeArg(home, homeDir); named != "" {
 		prefix = append(prefix, "--home", named)
 	}
-	res, err := mcp.WrapHostConfig(path, prefix, f.urlKey, undo)
+	dir := projectDir
+	if scope == HookUser {
+		dir = homeDir
+	}
+	var path string
+	var res mcp.WrapResult
+	var err error
+	if host == "codex" {
+		path = filepath.Join(dir, ".codex", "config.toml")
+		res, err = mcp.WrapCodexConfig(path, prefix, undo)
+	} else {
+		path = filepath.Join(dir, f.project)
+		if scope == HookUser {
+			path = filepath.Join(dir, f.user)
+		}
+		res, err = mcp.WrapHostConfig(path, prefix, f.urlKey, undo)
+	}
 	if err != nil {
 		return res, warden.Errorf(warden.EInvalid, "route the MCP servers in %s through warden", path).Wrap(err).
 			WithHint("fix the file, or move it aside; warden wrote nothing")

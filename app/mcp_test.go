@@ -2,14 +2,20 @@ package app
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentwarden/warden"
 )
 
 func TestLoopbackOrigin(t *testing.T) {
@@ -102,5 +108,58 @@ func TestMCPListenEndsIdleSessions(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	if _, err := cs.ListTools(ctx, nil); err == nil {
 		t.Error("a request on a session idle past IdleSession succeeded; want it ended")
+	}
+}
+
+// TestWrapMCPServersCodex: install --mcp for Codex rewrites .codex/config.toml
+// in the project (or, for --user, in the home directory), naming a home
+// that is not the default, and uninstall --mcp gives the file back.
+func TestWrapMCPServersCodex(t *testing.T) {
+	for _, scope := range []HookScope{HookProject, HookUser} {
+		project, homeDir := t.TempDir(), t.TempDir()
+		dir := project
+		if scope == HookUser {
+			dir = homeDir
+		}
+		path := filepath.Join(dir, ".codex", "config.toml")
+		in := "model = \"o3\"\n\n[mcp_servers.fs] # files\ncommand = \"npx\"\nargs = [\"-y\", \"srv\"]\n"
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(in), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		home := Home(filepath.Join(homeDir, "other-warden"))
+		res, err := WrapMCPServers("codex", scope, project, homeDir, "warden", home, false)
+		if err != nil || !res.Changed || res.Path != path {
+			t.Fatalf("scope %v: WrapMCPServers(codex) = %+v, %v; want %s rewritten", scope, res, err, path)
+		}
+		b, _ := os.ReadFile(path)
+		want := "model = \"o3\"\n\n[mcp_servers.fs] # files\ncommand = \"warden\"\nargs = [\"--home\", \"" + string(home) + "\", \"mcp\", \"--name\", \"fs\", \"--\", \"npx\", \"-y\", \"srv\"]\n"
+		if string(b) != want {
+			t.Errorf("scope %v: config.toml is\n%s\nwant\n%s", scope, b, want)
+		}
+		if res, err := WrapMCPServers("codex", scope, project, homeDir, "warden", home, true); err != nil || !res.Changed {
+			t.Fatalf("scope %v: undo = %+v, %v", scope, res, err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != in {
+			t.Errorf("scope %v: after undo config.toml is %q, want %q", scope, b, in)
+		}
+	}
+}
+
+func TestWrapMCPServersCodexRefusesInvalidTOML(t *testing.T) {
+	project := t.TempDir()
+	path := filepath.Join(project, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	in := "[mcp_servers.fs]\ncommand = \"npx\"\ncommand = \"again\"\n"
+	os.WriteFile(path, []byte(in), 0o600)
+	_, err := WrapMCPServers("codex", HookProject, project, t.TempDir(), "warden", Home(t.TempDir()), false)
+	var we *warden.Error
+	if !errors.As(err, &we) || we.Code != warden.EInvalid || !strings.Contains(err.Error(), "config.toml") || we.Hint == "" {
+		t.Fatalf("WrapMCPServers on a config.toml with a duplicate key = %v; want an invalid-input error naming the file, with a hint", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != in {
+		t.Errorf("the refused file was changed to %q", b)
 	}
 }
