@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,6 +212,12 @@ func fleetOf(home Home, p *config.Policy, override string) (*fleet, error) {
 		if why := config.CheckStoreDSN(override); why != "" {
 			return nil, warden.Errorf(warden.EInvalid, "--store %s", why)
 		}
+		// The policy's password is its role's: --store naming another role
+		// (the owner, for `warden migrate`) takes the driver's own sources
+		// (PGPASSWORD, PGPASSFILE, ~/.pgpass) instead.
+		if dsnUser(override) != dsnUser(sc.DSN) {
+			sc.PasswordFile, sc.PasswordEnv = "", ""
+		}
 		sc.DSN, sc.Invalid = override, false
 	}
 	if sc.Invalid {
@@ -242,6 +249,16 @@ func fleetOf(home Home, p *config.Policy, override string) (*fleet, error) {
 		f.keyPath = expandHome(sc.KeyFile)
 	}
 	return f, nil
+}
+
+// dsnUser is the role a postgres:// URL logs in as ("" when it names none
+// or cannot be read).
+func dsnUser(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	return u.User.Username()
 }
 
 // readSecretFile reads a file that holds a secret, refusing one that others
