@@ -110,13 +110,29 @@ func TestCodexMCPThroughWarden(t *testing.T) {
 		call{Tool: "mcp__fs/write_file", Args: map[string]any{"path": written, "content": "x"}},
 	)
 	args, env := codexCommand(t, w, m, "e2e: read the notes, then write a file", "danger-full-access")
-	cfg := filepath.Join(w.home, ".codex", "config.toml")
-	b, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
+	// The server as a user configures it, in the project's .codex/config.toml
+	// (Codex reads it in a trusted project), with a comment; then warden
+	// install codex --mcp routes it through warden mcp.
+	cfg := filepath.Join(w.project, ".codex", "config.toml")
+	srv, _ := json.Marshal(server) // a JSON string of a path is a TOML basic string
+	proj, _ := json.Marshal(w.project)
+	orig := "# the project's MCP servers\n[mcp_servers.fs]\ncommand = " + string(srv) + " # server-filesystem\nargs = [\n  " + string(proj) + ",\n]\n"
+	w.write(t, cfg, orig, 0o644)
+	if out := w.warden(t, w.project, "install", "codex", "--mcp"); !strings.Contains(out, "MCP server fs: wrapped") {
+		t.Fatalf("warden install codex --mcp said:\n%s\nwant the server fs wrapped", out)
 	}
-	mcpArgs, _ := json.Marshal([]string{"mcp", "--name", "fs", "--", server, w.project})
-	w.write(t, cfg, string(b)+"\n[mcp_servers.fs]\ncommand = \"warden\"\nargs = "+string(mcpArgs)+"\n", 0o644)
+	wrappedCfg, _ := os.ReadFile(cfg)
+	want := "# the project's MCP servers\n[mcp_servers.fs]\ncommand = \"warden\" # server-filesystem\nargs = [\"mcp\", \"--name\", \"fs\", \"--\", " + string(srv) + ", \n  " + string(proj) + ",\n]\n"
+	if string(wrappedCfg) != want {
+		t.Fatalf("the project's config.toml after install --mcp:\n%s\nwant:\n%s", wrappedCfg, want)
+	}
+	defer func() {
+		// uninstall --mcp gives the file back as the user wrote it.
+		w.warden(t, w.project, "uninstall", "codex", "--mcp")
+		if b, _ := os.ReadFile(cfg); string(b) != orig {
+			t.Errorf("config.toml after uninstall --mcp:\n%s\nwant the original:\n%s", b, orig)
+		}
+	}()
 
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
