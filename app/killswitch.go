@@ -47,10 +47,17 @@ type killState struct {
 // this home's: on stops every daemon of the fleet, off needs the fleet's off
 // as well, or the stop stays on everywhere and the error says so.
 func SetKill(h Home, on bool, by, reason string, now time.Time) error {
+	return SetKillWith(h, "", on, by, reason, now)
+}
+
+// SetKillWith is SetKill with the fleet's database named by override (a
+// postgres:// URL from --store) when it is not "", instead of the policy's
+// store.dsn.
+func SetKillWith(h Home, override string, on bool, by, reason string, now time.Time) error {
 	if err := setKill(h, on, by, reason, now); err != nil {
 		return err
 	}
-	if err := setFleetKill(h, on, by, reason, now); err != nil {
+	if err := setFleetKill(h, override, on, by, reason, now); err != nil {
 		what := "off"
 		if on {
 			what = "on"

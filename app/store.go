@@ -115,14 +115,17 @@ func killEngaged(home Home, store Store) func() bool {
 	return home.Killed
 }
 
-// setFleetKill turns the emergency stop of the fleet the home's policy
-// names on or off; a home of no fleet has nothing to do.
-func setFleetKill(h Home, on bool, by, reason string, now time.Time) error {
+// setFleetKill turns the emergency stop of the fleet the home's policy (or
+// override, --store) names on or off; a home of no fleet has nothing to do.
+func setFleetKill(h Home, override string, on bool, by, reason string, now time.Time) error {
 	p, err := policyForStore(h)
 	if err != nil {
-		return nil // no policy to name a fleet: the home's own stop is what there is
+		if override == "" {
+			return nil // no policy to name a fleet: the home's own stop is what there is
+		}
+		p = &config.Policy{}
 	}
-	f, err := fleetOf(h, p, "")
+	f, err := fleetOf(h, p, override)
 	if err != nil || f == nil {
 		return err
 	}

@@ -32,7 +32,7 @@ confirmation; turning it off (warden unkill) needs a human at a terminal.`,
 			}
 			// The stop's own state file: a broken or missing policy file
 			// cannot block it.
-			if err := app.SetKill(home, true, currentUser(), reason, time.Now()); err != nil {
+			if err := app.SetKillWith(home, e.storeDSN, true, currentUser(), reason, time.Now()); err != nil {
 				return err
 			}
 			meta, _ := json.Marshal(map[string]string{"reason": reason, "by": currentUser()})
@@ -75,7 +75,7 @@ func unkillCmd(e *env) *cobra.Command {
 				e.status = exitDeny
 				return nil
 			}
-			if err := app.SetKill(a.Home, false, currentUser(), "", a.Now()); err != nil {
+			if err := app.SetKillWith(a.Home, e.storeDSN, false, currentUser(), "", a.Now()); err != nil {
 				return err
 			}
 			meta, _ := json.Marshal(map[string]string{"trace_id": d.TraceID, "confirmed_by": currentUser(), "channel": "terminal"})

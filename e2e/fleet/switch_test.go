@@ -48,6 +48,26 @@ func TestStoreSwitchesEveryStore(t *testing.T) {
 	}
 }
 
+// TestKillWithStoreStopsThatFleet: warden kill --store turns on the stop
+// of the fleet --store names, not only the home's own. (unkill --store,
+// which goes the same way, needs a person at a terminal.)
+func TestKillWithStoreStopsThatFleet(t *testing.T) {
+	dsn := migrated(t)
+	engaged := func() int64 {
+		return count(t, dsn, `SELECT count(*) FROM (SELECT engaged FROM kill_switch ORDER BY seq DESC LIMIT 1) k WHERE k.engaged`)
+	}
+	other := newHome(t)
+	must(t, nil, "--home", other, "--store", dsn, "kill", "--reason", "drill")
+	if engaged() != 1 {
+		t.Fatalf("after warden kill --store the fleet's stop is not on")
+	}
+	// A home of that fleet sees it.
+	member := newHome(t, [2]string{"store.dsn", dsn})
+	if r := run(t, nil, "--home", member, "check", "tool", "call", "analyze_market"); !strings.Contains(r.stdout+r.stderr, "kill") {
+		t.Errorf("a fleet home's decision with the fleet's stop on: %s %s; want the stop named", r.stdout, r.stderr)
+	}
+}
+
 // TestStoreSecretsStayOut: a password is refused in --store and in
 // store.dsn without being repeated; given through store.passwordEnv it
 // reaches the server but never the audit log, the events or the home.
