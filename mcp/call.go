@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/inject"
 	"github.com/agentwarden/warden/redact"
 	"github.com/agentwarden/warden/tools"
 )
@@ -247,7 +248,7 @@ var elicitSchema = map[string]any{
 // elicitation is the form that asks the client's user about a call.
 func (s *session) elicitation(req *warden.Request, d warden.Decision) *sdk.ElicitParams {
 	args, _ := json.Marshal(req.Params)
-	msg := fmt.Sprintf("warden: allow the agent to call %s with %s? %s (approval %s)", req.Resource, clip(string(redact.JSON(args)), 600), d.Reason, d.ApprovalID)
+	msg := fmt.Sprintf("warden: allow the agent to call %s with %s? %s (approval %s)", req.Resource, inject.Clip(string(redact.JSON(args)), 600), d.Reason, d.ApprovalID)
 	return &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: elicitSchema}
 }
 

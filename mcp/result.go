@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -31,43 +30,6 @@ type scanned struct {
 	withheld bool
 }
 
-// collectStrings appends every string in v, one a line, until b holds max
-// bytes. Map keys are visited in order, so the text is deterministic.
-func collectStrings(b *strings.Builder, v any, max int) {
-	if b.Len() >= max {
-		return
-	}
-	switch t := v.(type) {
-	case string:
-		b.WriteString(t)
-		b.WriteByte('\n')
-	case []any:
-		for _, e := range t {
-			collectStrings(b, e, max)
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			collectStrings(b, t[k], max)
-		}
-	}
-}
-
-// clip cuts s to at most n bytes at a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
-}
-
 // excerpt is the first flagged span of text, clipped and redacted.
 func excerpt(text string, res inject.Result) string {
 	if len(res.Spans) == 0 {
@@ -77,7 +39,7 @@ func excerpt(text string, res inject.Result) string {
 	if sp.Start < 0 || sp.End > len(text) || sp.Start > sp.End {
 		return ""
 	}
-	return redact.String(clip(text[sp.Start:sp.End], 200))
+	return redact.String(inject.Clip(text[sp.Start:sp.End], 200))
 }
 
 // item is one content block of a result, its fields kept as they came.
@@ -175,7 +137,7 @@ func textRefs(items []item) ([]textRef, error) {
 			}
 			if raw, ok := inner["text"]; ok {
 				if _, ok := inner.str("text"); !ok {
-					return nil, fmt.Errorf("an embedded resource's text is not a string: %s", clip(string(raw), 20))
+					return nil, fmt.Errorf("an embedded resource's text is not a string: %s", inject.Clip(string(raw), 20))
 				}
 				refs = append(refs, textRef{it: it, key: "text", sub: "resource"})
 			}
@@ -202,10 +164,10 @@ func (p *Proxy) scan(refs []textRef, structured ...json.RawMessage) scanned {
 	for _, raw := range structured {
 		var v any
 		if len(raw) > 0 && json.Unmarshal(raw, &v) == nil {
-			collectStrings(&b, v, maxScanned)
+			b.WriteString(inject.StringsOf(v, maxScanned-b.Len()))
 		}
 	}
-	text := clip(b.String(), maxScanned)
+	text := inject.Clip(b.String(), maxScanned)
 	sc := scanned{text: text}
 	if strings.TrimSpace(text) != "" {
 		sc.res = p.Scanner.Scan(text)
@@ -494,10 +456,10 @@ func (s *session) sampling(ctx context.Context, m *jsonrpc.Request) bool {
 	for _, msg := range p.Messages {
 		var v any
 		if json.Unmarshal(msg["content"], &v) == nil {
-			collectStrings(&b, v, maxScanned)
+			b.WriteString(inject.StringsOf(v, maxScanned-b.Len()))
 		}
 	}
-	sc := scanned{text: clip(b.String(), maxScanned)}
+	sc := scanned{text: inject.Clip(b.String(), maxScanned)}
 	sc.res = s.p.Scanner.Scan(sc.text)
 	if !sc.res.Injection {
 		return true

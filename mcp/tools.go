@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/inject"
 )
 
 // Pins keeps, per server, the hash of each tool's definition as the user
@@ -88,7 +89,7 @@ func (t *tool) text() string {
 	for _, raw := range []json.RawMessage{t.InputSchema, t.OutputSchema} {
 		var v any
 		if len(raw) > 0 && json.Unmarshal(raw, &v) == nil {
-			collectStrings(&b, v, maxScanned)
+			b.WriteString(inject.StringsOf(v, maxScanned-b.Len()))
 		}
 	}
 	return b.String()
