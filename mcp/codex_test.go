@@ -265,7 +265,7 @@ func TestWrapCodexConfigRefusesBadFiles(t *testing.T) {
 		"table twice":        "[mcp_servers.fs]\ncommand = \"x\"\n[mcp_servers.fs]\nargs = []\n",
 		"servers not table":  "mcp_servers = [1]\n",
 		"array of tables":    "[[mcp_servers]]\ncommand = \"x\"\n",
-		"servers not a list": "[mcp_servers.fs]\ncommand = \"x\"\nargs = \"-y\"\n",
+		"args not a list": "[mcp_servers.fs]\ncommand = \"x\"\nargs = \"-y\"\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".toml")
@@ -277,10 +277,10 @@ func TestWrapCodexConfigRefusesBadFiles(t *testing.T) {
 			if res.Changed {
 				t.Errorf("WrapCodexConfig says it changed the file")
 			}
-			if err == nil && name != "servers not a list" {
+			if err == nil && name != "args not a list" {
 				t.Errorf("WrapCodexConfig(%s) = %+v, no error", name, res)
 			}
-			if name == "servers not a list" && (len(res.Servers) != 1 || res.Servers[0].Action != "skipped") {
+			if name == "args not a list" && (len(res.Servers) != 1 || res.Servers[0].Action != "skipped") {
 				t.Errorf("args not a list: %+v, %v; want the server skipped", res, err)
 			}
 		})
@@ -289,15 +289,20 @@ func TestWrapCodexConfigRefusesBadFiles(t *testing.T) {
 
 // FuzzWrapCodexConfig: any config.toml is left alone or rewritten to valid
 // TOML in which the wrapped servers run warden mcp, and unwrapping gives back
-// the original file byte for byte.
+// the original file byte for byte; unwrapping any file gives valid TOML.
 func FuzzWrapCodexConfig(f *testing.F) {
 	f.Add([]byte("# c\n[mcp_servers.fs]\ncommand = \"npx\" # x\nargs = [\n \"-y\", # y\n 'srv',\n]\n[mcp_servers.fs.env]\nA = \"1\"\n"))
 	f.Add([]byte("[mcp_servers]\nfs = { command = 'npx' }\nweb = { url = \"http://x/mcp\" }\n"))
 	f.Add([]byte("mcp_servers.d.url = \"http://x\"\nmcp_servers.e.command = \"\"\"srv\"\"\"\n"))
 	f.Add([]byte("[mcp_servers.done]\ncommand = \"warden\"\nargs = [\"mcp\", \"--name\", \"done\", \"--\", \"x\"]\n"))
 	f.Add([]byte("[mcp_servers.w]\r\ncommand = \"a\\tb\"\r\nargs = []\r\n"))
+	f.Add([]byte("[mcp_servers.\"q\"]\n\"command\" = \"x\"\n\"url\" = \"http://x\"\n[mcp_servers.r]\n'url'='http://y' # c\n"))
+	f.Add([]byte("mcp_servers = { a = { command = \"x\", args = [ ] }, b = {\n  url = \"http://z\", # multi-line\n  enabled = true,\n} }\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		prefix := []string{"/opt/warden bin/warden", "--home", "/h \"q\""}
+		if out, _, err := RewriteCodexConfig(data, prefix, true); err == nil && out != nil {
+			codexServers(t, out) // an unwrap of any input decodes too
+		}
 		out, servers, err := RewriteCodexConfig(data, prefix, false)
 		if err != nil || out == nil {
 			return
