@@ -260,12 +260,12 @@ func mustRead(t *testing.T, path string) []byte {
 func TestWrapCodexConfigRefusesBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		"not toml":           "[mcp_servers.fs\ncommand = \"x\"\n",
-		"duplicate key":      "[mcp_servers.fs]\ncommand = \"x\"\ncommand = \"y\"\n",
-		"table twice":        "[mcp_servers.fs]\ncommand = \"x\"\n[mcp_servers.fs]\nargs = []\n",
-		"servers not table":  "mcp_servers = [1]\n",
-		"array of tables":    "[[mcp_servers]]\ncommand = \"x\"\n",
-		"args not a list": "[mcp_servers.fs]\ncommand = \"x\"\nargs = \"-y\"\n",
+		"not toml":          "[mcp_servers.fs\ncommand = \"x\"\n",
+		"duplicate key":     "[mcp_servers.fs]\ncommand = \"x\"\ncommand = \"y\"\n",
+		"table twice":       "[mcp_servers.fs]\ncommand = \"x\"\n[mcp_servers.fs]\nargs = []\n",
+		"servers not table": "mcp_servers = [1]\n",
+		"array of tables":   "[[mcp_servers]]\ncommand = \"x\"\n",
+		"args not a list":   "[mcp_servers.fs]\ncommand = \"x\"\nargs = \"-y\"\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".toml")
