@@ -149,7 +149,7 @@ func installCmd(e *env, remove bool) *cobra.Command {
 	}
 	c.Flags().BoolVar(&project, "project", false, "this project's settings (the default)")
 	c.Flags().BoolVar(&user, "user", false, "your user settings, for every project")
-	mcpHelp := "also run the host's configured MCP servers behind warden mcp (claude, cursor, gemini)"
+	mcpHelp := "also run the host's configured MCP servers behind warden mcp (claude, codex, cursor, gemini)"
 	if remove {
 		mcpHelp = "also put back the host's MCP servers warden mcp was routing"
 	}
