@@ -71,6 +71,9 @@ func (g hookGate) Injection(ctx context.Context, f hook.InjectionFinding) error 
 // which a tool's output is withheld where the host allows it.
 func (g hookGate) BlockScore() float64 { return g.app.Policy.Inject.BlockScore }
 
+// ScanRules is the policy's inject.rulesFile, "~" expanded.
+func (g hookGate) ScanRules() string { return g.app.scanRules() }
+
 func (g hookGate) EndSession(ctx context.Context, session string) error {
 	return g.app.EndSession(ctx, session)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/agentwarden/warden/approval"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/inject"
 	"github.com/agentwarden/warden/mcp"
 	"github.com/agentwarden/warden/sandbox"
 )
@@ -80,19 +81,18 @@ func (a *App) MCPProxy(o MCPOptions) *mcp.Proxy {
 	}
 	return &mcp.Proxy{
 		Server: o.Name, Gate: mcpGate{a: a, channel: "mcp:" + o.Name},
-		BlockScore: a.mcpBlockScore(o.BlockScore), NoWrap: o.NoWrap, Wait: o.Wait,
+		BlockScore: o.BlockScore, NoWrap: o.NoWrap, Wait: o.Wait,
 		Pins: filePins{dir: filepath.Join(a.Home.Abs(), "mcp")}, Autonomous: o.Autonomous, Session: o.Session, Log: a.Log,
 		Cwd: cwd(),
 	}
 }
 
-// mcpBlockScore is --block-score when given, else the policy's
-// inject.blockScore.
-func (a *App) mcpBlockScore(flag float64) float64 {
-	if flag > 0 {
-		return flag
+// scanRules is the policy's inject.rulesFile, "~" expanded ("" for none).
+func (a *App) scanRules() string {
+	if a.Policy.Inject.RulesFile == "" {
+		return ""
 	}
-	return a.Policy.Inject.BlockScore
+	return expandHome(a.Policy.Inject.RulesFile)
 }
 
 // RunMCP proxies one MCP server for the client on stdin and stdout (or, with
@@ -108,6 +108,12 @@ func (a *App) RunMCP(ctx context.Context, o MCPOptions, stdin io.Reader, stdout,
 		o.Session = "mcp-" + o.Name + "-" + NewID()
 	}
 	p := a.MCPProxy(o)
+	s, err := inject.ScannerFor(a.scanRules())
+	if err != nil {
+		return warden.Errorf(warden.EInvalid, "the policy's inject.rulesFile cannot be used: %v", err).
+			WithHint("fix the file (`warden scan --rules FILE` checks it) or remove inject.rulesFile")
+	}
+	p.Scanner = s
 	if o.Upstream != "" {
 		if o.Listen != "" {
 			return a.serveMCPHTTP(ctx, p, o)

@@ -364,6 +364,7 @@ inject:
   # where the host lets warden replace it (Claude Code, warden mcp), and
   # warned of elsewhere.
   blockScore: 0.9 # from 0.5 to 1; default 0.9
+  rulesFile: "" # a payload database file extending the shipped one (the format of inject/payloads.yaml); default none
 
 store:
   # Where the audit log, spend ledger, rate limits and approvals live. ""

@@ -5,6 +5,7 @@ import yaml "go.yaml.in/yaml/v3"
 // injectFile is the inject section as written in warden.yaml.
 type injectFile struct {
 	BlockScore float64 `yaml:"blockScore" want:"a score from 0.5 to 1, e.g. 0.9"`
+	RulesFile  string  `yaml:"rulesFile" want:"a file path, absolute or starting with ~/ (\"\" for none)"`
 }
 
 // Inject says what happens to a tool's output that reads as a prompt
@@ -18,6 +19,12 @@ type Inject struct {
 	// BlockScore is the injection score at or above which an output is
 	// withheld; 0.5 <= BlockScore <= 1 once loaded.
 	BlockScore float64
+	// RulesFile is a payload database file (the format of
+	// inject/payloads.yaml) that extends the shipped one, as written ("~"
+	// not expanded); "" for none. A file that cannot be read or holds an
+	// invalid rule makes every scan say it could not scan, which warns the
+	// model as a finding would.
+	RulesFile string
 }
 
 // DefaultBlockScore is the inject section's default blockScore: what
@@ -31,8 +38,13 @@ var injectSection = &sectionDef[injectFile]{
 	defaultsOf: func() *injectFile { return &injectFile{BlockScore: DefaultBlockScore} },
 	check: func(f *injectFile, c *checker) {
 		blockScoreBounds.check(c, f.BlockScore, "blockScore")
+		if f.RulesFile != "" {
+			if why := badHomePath(f.RulesFile); why != "" {
+				c.reportf([]any{"rulesFile"}, "rulesFile %s; want the path of a payload database file, absolute or starting with ~/", why)
+			}
+		}
 	},
-	toRuntime: func(f *injectFile, p *Policy) { p.Inject = Inject{BlockScore: f.BlockScore} },
+	toRuntime: func(f *injectFile, p *Policy) { p.Inject = Inject{BlockScore: f.BlockScore, RulesFile: f.RulesFile} },
 	// An invalid section keeps a lower (stricter) blockScore the file sets.
 	failClosed: func(raw []*yaml.Node, f *injectFile) string {
 		return keepStricterLimits(raw, []limit{{"blockScore", &f.BlockScore, blockScoreBounds, true}})

@@ -146,7 +146,7 @@ func TestList(t *testing.T) {
 		"signing.recipients", "signing.contracts", "signing.selectors", "signing.messageDomains",
 		"signing.requireHumanConfirmation", "signing.legacyTransactions",
 		"signing.unsafeAllowContractCreation",
-		"inject.blockScore",
+		"inject.blockScore", "inject.rulesFile",
 		"store.dsn", "store.passwordFile", "store.passwordEnv", "store.keyFile",
 	}
 	if !reflect.DeepEqual(keys, want) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,9 +14,11 @@ type injectionDecider struct {
 	profileDecider
 	found []InjectionFinding
 	block float64 // its inject.blockScore; 0: the default
+	rules string  // its inject.rulesFile
 }
 
 func (d *injectionDecider) BlockScore() float64 { return d.block }
+func (d *injectionDecider) ScanRules() string   { return d.rules }
 
 func (d *injectionDecider) Injection(_ context.Context, f InjectionFinding) error {
 	d.found = append(d.found, f)
@@ -129,5 +133,37 @@ func TestPostToolUseWithholdsInjections(t *testing.T) {
 		if _, ok := hs["updatedToolOutput"]; ok || len(found) != 1 || found[0].Withheld || !strings.Contains(string(hs["additionalContext"]), "not instructions") {
 			t.Errorf("%s at block score %v: answer %v, recorded %+v; want a warning, nothing withheld", c.host, c.block, hs, found)
 		}
+	}
+}
+
+// TestPostToolUseScansWithThePolicysRules: inject.rulesFile extends the
+// shipped database for the hooks' scan; a rules file that cannot be used
+// leaves the output unscanned, and the model is told so.
+func TestPostToolUseScansWithThePolicysRules(t *testing.T) {
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yaml")
+	if err := os.WriteFile(rules, []byte("version: 1\nrules:\n  - id: custom.canary\n    category: exfiltration\n    score: 0.9\n"+
+		"    pattern: 'xyzzy-canary'\n    positives: [xyzzy-canary]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	post := func(rules string) string {
+		t.Helper()
+		payload, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": "s1", "tool_name": "Bash",
+			"tool_use_id": "toolu_1", "tool_input": map[string]string{}, "tool_response": map[string]any{"stdout": "build ok; xyzzy-canary", "stderr": ""}})
+		d := &injectionDecider{block: 2, rules: rules}
+		var out, errOut bytes.Buffer
+		if status := Run(context.Background(), "claude", bytes.NewReader(payload), &out, &errOut, d, nil); status != 0 {
+			t.Fatalf("status %d, stderr %q", status, errOut.String())
+		}
+		return out.String()
+	}
+	if out := post(""); strings.TrimSpace(out) != "{}" {
+		t.Errorf("with the shipped database alone: %s; want the output clean", out)
+	}
+	if out := post(rules); !strings.Contains(out, "custom.canary") && !strings.Contains(out, "prompt injection") {
+		t.Errorf("with the policy's rules file: %s; want the canary flagged", out)
+	}
+	if out := post(filepath.Join(dir, "missing.yaml")); !strings.Contains(out, "could not scan") {
+		t.Errorf("with a rules file that is missing: %s; want the model told the output is unscanned", out)
 	}
 }

@@ -1,8 +1,11 @@
 package inject
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // StringsOf is the text a decoded JSON value (from encoding/json into any)
@@ -52,4 +55,51 @@ func Clip(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// scanners caches ScannerFor's scanners by rules file and its version.
+var scanners struct {
+	sync.Mutex
+	m map[string]*Scanner
+}
+
+// ScannerFor returns a scanner over the shipped payload database and the
+// rules in the file at path ("" for none), built once per version of the
+// file (its size and modification time) and shared. An error says the file
+// cannot be read or holds an invalid rule: the caller cannot tell a text
+// clean, and must say so.
+func ScannerFor(path string) (*Scanner, error) {
+	key := ""
+	var data []byte
+	if path != "" {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("read the payload rules file %s: %w", path, err)
+		}
+		key = fmt.Sprintf("%s\x00%d\x00%d", path, fi.Size(), fi.ModTime().UnixNano())
+	}
+	scanners.Lock()
+	defer scanners.Unlock()
+	if s := scanners.m[key]; s != nil {
+		return s, nil
+	}
+	var opts Options
+	if path != "" {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			return nil, fmt.Errorf("read the payload rules file %s: %w", path, err)
+		}
+		if opts.Extra, err = ParseRules(data, path); err != nil {
+			return nil, err
+		}
+	}
+	s, err := NewScanner(opts)
+	if err != nil {
+		return nil, err
+	}
+	if scanners.m == nil || len(scanners.m) > 8 {
+		scanners.m = map[string]*Scanner{}
+	}
+	scanners.m[key] = s
+	return s, nil
 }
