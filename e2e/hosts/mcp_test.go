@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -21,10 +23,7 @@ import (
 // the model fenced as untrusted data.
 func TestClaudeCodeMCPThroughWarden(t *testing.T) {
 	h := setup(t)
-	server := filepath.Join(h.module, "bin", "cache", "npm-mcp", "node_modules", ".bin", "mcp-server-filesystem")
-	if _, err := os.Stat(server); err != nil {
-		t.Skipf("server-filesystem is not installed (%v): run scripts/mcp-servers.sh (make test does)", err)
-	}
+	server := mcpServer(t, h)
 	w := newWorld(t, h, "claude")
 	w.warden(t, "", "config", "set", "tools.tiers.mcp__fs__read_text_file", "1")
 	w.warden(t, "", "config", "set", "tools.denied", `["mcp__fs__write_file"]`)
@@ -96,10 +95,7 @@ func runClaudeWith(t *testing.T, w *world, m *model, prompt string, extra ...str
 // tools to the model in the namespace mcp__SERVER).
 func TestCodexMCPThroughWarden(t *testing.T) {
 	h := setup(t)
-	server := filepath.Join(h.module, "bin", "cache", "npm-mcp", "node_modules", ".bin", "mcp-server-filesystem")
-	if _, err := os.Stat(server); err != nil {
-		t.Skipf("server-filesystem is not installed (%v): run scripts/mcp-servers.sh (make test does)", err)
-	}
+	server := mcpServer(t, h)
 	w := newWorld(t, h, "codex")
 	w.warden(t, "", "config", "set", "tools.tiers.mcp__fs__read_text_file", "1")
 	w.warden(t, "", "config", "set", "tools.denied", `["mcp__fs__write_file"]`)
@@ -162,4 +158,36 @@ func TestCodexMCPThroughWarden(t *testing.T) {
 	if _, err := os.Stat(written); err == nil {
 		t.Error("write_file reached the server: the file exists")
 	}
+}
+
+var (
+	mcpCopy    sync.Once
+	mcpCopyErr error
+)
+
+// mcpServer is server-filesystem from the npm cache (scripts/mcp-servers.sh)
+// at a path the workspace sandbox can read: a clone under /tmp (which is
+// private in the sandbox) has its cache copied into the worlds' directory
+// once.
+func mcpServer(t *testing.T, h *harness) string {
+	t.Helper()
+	cache := filepath.Join(h.module, "bin", "cache", "npm-mcp")
+	rel := filepath.Join("node_modules", ".bin", "mcp-server-filesystem")
+	if _, err := os.Stat(filepath.Join(cache, rel)); err != nil {
+		t.Skipf("server-filesystem is not installed (%v): run scripts/mcp-servers.sh (make test does)", err)
+	}
+	tmp := filepath.Clean(os.TempDir())
+	if mod := filepath.Clean(h.module); mod != tmp && !strings.HasPrefix(mod, tmp+string(filepath.Separator)) {
+		return filepath.Join(cache, rel)
+	}
+	dst := filepath.Join(h.base, "npm-mcp")
+	mcpCopy.Do(func() {
+		if out, err := exec.Command("cp", "-a", cache, dst).CombinedOutput(); err != nil {
+			mcpCopyErr = fmt.Errorf("copy %s out of /tmp: %v\n%s", cache, err, out)
+		}
+	})
+	if mcpCopyErr != nil {
+		t.Fatal(mcpCopyErr)
+	}
+	return filepath.Join(dst, rel)
 }
