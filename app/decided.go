@@ -77,9 +77,10 @@ func (a *App) noteDecided(req *warden.Request, d warden.Decision) {
 
 // takeDecided returns, and forgets, the hook's decision of req's command
 // when this supervisor made one for it within decidedRunTTL. The kill
-// switch is looked at again: it may have been turned on since.
+// switch is looked at again, as the gate looks at it (a fleet's is its
+// database's): it may have been turned on since.
 func (a *App) takeDecided(req *warden.Request) (warden.Decision, bool) {
-	if a.Supervises == "" || a.Home.Killed() {
+	if a.Supervises == "" || killEngaged(a.Home, a.Store)() {
 		return warden.Decision{}, false
 	}
 	key, now := decidedKeyOf(req), a.Now()
