@@ -43,6 +43,18 @@ func (s *session) toolCall(cctx, ctx context.Context, m *jsonrpc.Request) {
 		s.replyError(ctx, m.ID, jsonrpc.CodeInvalidParams, "warden: tools/call needs params {\"name\": TOOL, \"arguments\": {…}}; it was not forwarded")
 		return
 	}
+	// encoding/json matches keys case-insensitively, the last one winning:
+	// {"name":"delete_repo","Name":"echo"} would be judged as echo while a
+	// case-sensitive server runs delete_repo.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(m.Params, &keys); err != nil {
+		s.replyError(ctx, m.ID, jsonrpc.CodeInvalidParams, "warden: tools/call needs params {\"name\": TOOL, \"arguments\": {…}}; it was not forwarded")
+		return
+	}
+	if err := ambiguous(keys, "name", "arguments", "_meta", "requestState", "inputResponses"); err != nil {
+		s.replyError(ctx, m.ID, jsonrpc.CodeInvalidParams, "warden: the params of a tools/call are ambiguous ("+err.Error()+"); it was not forwarded")
+		return
+	}
 	args := map[string]json.RawMessage{}
 	if a := params.Arguments; len(a) > 0 && string(a) != "null" {
 		if err := json.Unmarshal(a, &args); err != nil {
