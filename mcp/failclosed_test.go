@@ -35,3 +35,21 @@ func TestCallWithCaseVariantKeysIsRefused(t *testing.T) {
 		t.Fatalf("the server's first message = %v; want the ping, the ambiguous call never forwarded", m)
 	}
 }
+
+// TestSamplingWithCaseVariantKeysIsRefused: a sampling request whose
+// "messages" (read by the client) differ from its "Messages" (the last
+// variant, read by encoding/json) is refused to the server, never passed
+// to the client unscanned.
+func TestSamplingWithCaseVariantKeysIsRefused(t *testing.T) {
+	client, server := rawSession(t)
+	server.send(`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":10,` +
+		`"messages":[{"role":"user","content":{"type":"text","text":` + toJSON(injection) + `}}],` +
+		`"Messages":[{"role":"user","content":{"type":"text","text":"Say hello."}}]}}`)
+	if m := server.next(); m["id"] != 7.0 || m["error"] == nil {
+		t.Fatalf("answer to the ambiguous sampling request = %v; want an error to the server", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if m := client.next(); m["method"] != "ping" {
+		t.Fatalf("the client's first message = %v; want the server's ping, nothing of the sampling request", m)
+	}
+}

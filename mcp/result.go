@@ -451,6 +451,23 @@ func (s *session) sampling(ctx context.Context, m *jsonrpc.Request) bool {
 		s.toServer(ctx, errorResponse(m.ID, jsonrpc.CodeInvalidParams, "warden: the sampling request could not be read, so it was not passed on"))
 		return false
 	}
+	// encoding/json reads the last case variant of a key into a field
+	// ("Messages" after "messages"): a case-sensitive client would show
+	// its model the variant never scanned.
+	var keys map[string]json.RawMessage
+	err := json.Unmarshal(m.Params, &keys)
+	if err == nil {
+		err = ambiguous(keys, "messages", "systemPrompt")
+	}
+	for _, msg := range p.Messages {
+		if err == nil {
+			err = ambiguous(msg, "content")
+		}
+	}
+	if err != nil {
+		s.toServer(ctx, errorResponse(m.ID, jsonrpc.CodeInvalidParams, "warden: the sampling request is ambiguous ("+err.Error()+"), so it was not passed on"))
+		return false
+	}
 	var b strings.Builder
 	b.WriteString(p.SystemPrompt + "\n")
 	for _, msg := range p.Messages {
