@@ -136,8 +136,18 @@ func checkCap(w *conn, d *warden.Debit) error {
 }
 
 // insertDebit adds the ledger row for e's debit, dated at e.CreatedAt, and
-// its amount to the running totals.
+// its amount to the running totals. A trace whose reservation was released
+// cannot reserve again (EConflict): a release gives back every ledger row of
+// its trace, so a later row under it would be left out of the ledger's sum
+// while the running totals count it, and Verify would call the totals
+// tampered with; refusing it keeps both the same, and no debit free.
 func insertDebit(w *conn, e *warden.AuditEntry, amount warden.USD) error {
+	if released, err := exists(w, sqlReleaseExists, e.TraceID); err != nil {
+		return fmt.Errorf("read spend releases: %w", err)
+	} else if released {
+		return warden.Errorf(warden.EConflict, "the spend reservation of trace %s was already released, so the trace cannot reserve again", e.TraceID).
+			WithHint("make the request again under a new trace id")
+	}
 	st, err := w.prepare(sqlInsertDebit)
 	if err != nil {
 		return err

@@ -213,3 +213,38 @@ func TestVerifyFindsTamperedTotals(t *testing.T) {
 		t.Fatalf("Verify after the hour's total was zeroed = break %+v, %v; want a spend_totals break naming the hour", rep.FirstBreak, err)
 	}
 }
+
+// TestDebitUnderAReleasedTraceIsRefused: a release gives back every ledger
+// row of its trace, so a later debit under the same trace id (a client that
+// reuses one) would be left out of the ledger's sum but counted in the
+// running totals, and Verify would report the totals as tampered. The store
+// refuses that debit (the request is denied, nothing stored) and the totals
+// stay the ledger's.
+func TestDebitUnderAReleasedTraceIsRefused(t *testing.T) {
+	s, path := openTest(t)
+	at := time.Date(2026, 11, 28, 10, 30, 0, 0, time.UTC)
+	debit := func(i int) error {
+		e := &warden.AuditEntry{TraceID: "reused", CreatedAt: at.Add(time.Duration(i) * time.Minute), Capability: warden.CapTrade, Verdict: warden.Allow}
+		return s.Record(ctx, e, &warden.Debit{Amount: 5 * warden.MicrosPerDollar, Cap: 100 * warden.MicrosPerDollar})
+	}
+	if err := debit(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, "reused", "refused", at); err != nil {
+		t.Fatal(err)
+	}
+	err := debit(2)
+	if warden.ErrorCodeOf(err) != warden.EConflict {
+		t.Fatalf("debit under a released trace: err = %v, want EConflict", err)
+	}
+	if got, err := s.SpentSince(ctx, at.Add(-time.Hour)); err != nil || got != 0 {
+		t.Errorf("SpentSince = %v, %v; want $0 (the debit was released, the later one refused)", got, err)
+	}
+	checkSpentSince(t, s, rawConn(t, path), []int64{at.UnixMilli(), at.Add(2 * time.Minute).UnixMilli(), at.Add(-time.Hour).UnixMilli()})
+	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
+		t.Fatalf("Verify = %+v (break %+v), %v", rep, rep.FirstBreak, err)
+	}
+	if es, err := s.Entries(ctx, warden.AuditFilter{TraceID: "reused"}); err != nil || len(es) != 1 {
+		t.Errorf("entries of the trace = %d, %v; want 1 (the refused debit's entry was not stored)", len(es), err)
+	}
+}
