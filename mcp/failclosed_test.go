@@ -2,8 +2,10 @@ package mcp_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/mcp"
 )
@@ -11,13 +13,20 @@ import (
 // rawSession starts the proxy between two raw peers.
 func rawSession(t *testing.T) (client, server *rawPeer) {
 	t.Helper()
-	a := openApp(t, testPolicy)
+	client, server, _ = rawSessionApp(t)
+	return client, server
+}
+
+// rawSessionApp is rawSession and the app behind the proxy.
+func rawSessionApp(t *testing.T) (client, server *rawPeer, a *app.App) {
+	t.Helper()
+	a = openApp(t, testPolicy)
 	client, cr, cw := newRawPeer(t)
 	server, sr, sw := newRawPeer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go a.MCPProxy(app.MCPOptions{Name: "test"}).Serve(ctx, mcp.NewStreamConn(cr, cw), mcp.NewStreamConn(sr, sw))
-	return client, server
+	return client, server, a
 }
 
 // TestCallWithCaseVariantKeysIsRefused: encoding/json reads "Name" into
@@ -51,5 +60,34 @@ func TestSamplingWithCaseVariantKeysIsRefused(t *testing.T) {
 	server.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
 	if m := client.next(); m["method"] != "ping" {
 		t.Fatalf("the client's first message = %v; want the server's ping, nothing of the sampling request", m)
+	}
+}
+
+// TestInjectionInServerErrorIsWithheld: the error a server answers an
+// allowed call with reaches the model as much as a result does; one that
+// reads as a prompt injection is withheld and recorded.
+func TestInjectionInServerErrorIsWithheld(t *testing.T) {
+	client, server, a := rawSessionApp(t)
+	client.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	answerListing(t, server)
+	if m := server.next(); m["method"] != "tools/call" {
+		t.Fatalf("server got %v, want the allowed call", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":` + toJSON(injection) + `,"data":{"detail":` + toJSON(injection) + `}}}`)
+	m := client.next()
+	got := toJSON(m)
+	if m["error"] == nil || strings.Contains(got, "developer mode") || !strings.Contains(got, "withheld") {
+		t.Fatalf("answer to the call = %s; want an error saying it was withheld, without the payload", got)
+	}
+	if evs := events(t, a, warden.EventInjectionFound); len(evs) != 1 {
+		t.Errorf("injection_found events = %d; want 1 for the server's error", len(evs))
+	}
+	client.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"y"}}}`)
+	if m := server.next(); m["method"] != "tools/call" {
+		t.Fatalf("server got %v, want the allowed call", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"unknown argument: text"}}`)
+	if m := client.next(); !strings.Contains(toJSON(m), "unknown argument: text") {
+		t.Errorf("answer to the call = %v; want the server's plain error passed on", m)
 	}
 }

@@ -394,8 +394,17 @@ func (s *session) serverResponse(ctx context.Context, m *jsonrpc.Response) {
 		return
 	}
 	if m.Error != nil {
+		trace := ""
 		if p.call != nil {
-			p.call.finish(ctx, s, "error", len(m.Result), nil)
+			trace = p.call.dec.TraceID
+		}
+		m, sc := s.serverError(ctx, p.method, trace, m)
+		if p.call != nil {
+			outcome := "error"
+			if sc.res.Injection {
+				outcome = "withheld"
+			}
+			p.call.finish(ctx, s, outcome, len(m.Result), &sc)
 		}
 		s.toClient(ctx, m)
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -394,6 +395,30 @@ func (s *session) contentResult(ctx context.Context, method string, m *jsonrpc.R
 		return errorResponse(m.ID, jsonrpc.CodeInternalError, "warden: could not encode the answer")
 	}
 	return &jsonrpc.Response{ID: m.ID, Result: out}
+}
+
+// serverError scans the error a server answered a request with: its
+// message and data reach the client, and a host shows a failed call's
+// error to its model. An error that reads as a prompt injection is
+// withheld, replaced by warden's saying why.
+func (s *session) serverError(ctx context.Context, method, trace string, m *jsonrpc.Response) (*jsonrpc.Response, scanned) {
+	msg, data := m.Error.Error(), json.RawMessage(nil)
+	var we *jsonrpc.Error
+	if errors.As(m.Error, &we) {
+		msg, data = we.Message, we.Data
+	}
+	b, _ := json.Marshal(msg)
+	sc := s.p.scan([]textRef{{it: item{"text": b}, key: "text"}}, data)
+	if !sc.res.Injection {
+		return m, sc
+	}
+	s.recordInjection(ctx, trace, "its error for "+method, sc)
+	var code int64 = jsonrpc.CodeInternalError
+	if we != nil {
+		code = we.Code
+	}
+	return errorResponse(m.ID, code, fmt.Sprintf("warden withheld the MCP server's error for %s: it reads as a prompt injection (score %.2f; %s)",
+		method, sc.res.Score, categories(sc.res.Categories))), sc
 }
 
 // recordInjection records an injection found in what a server returned.
