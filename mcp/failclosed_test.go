@@ -91,3 +91,39 @@ func TestInjectionInServerErrorIsWithheld(t *testing.T) {
 		t.Errorf("answer to the call = %v; want the server's plain error passed on", m)
 	}
 }
+
+// TestToolOnAnUnreadPageIsUnverified: when the proxy's own listing fails
+// after its first page, a tool not on that page was never checked, so its
+// call asks (mcp.tool_unverified; refused at once here, naming the
+// approval) rather than going on at its tier.
+func TestToolOnAnUnreadPageIsUnverified(t *testing.T) {
+	a := openApp(t, testPolicy)
+	client, cr, cw := newRawPeer(t)
+	server, sr, sw := newRawPeer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go a.MCPProxy(app.MCPOptions{Name: "test", Wait: -1}).Serve(ctx, mcp.NewStreamConn(cr, cw), mcp.NewStreamConn(sr, sw))
+
+	client.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	m := server.next()
+	id, _ := m["id"].(string)
+	if m["method"] != "tools/list" {
+		t.Fatalf("the server got %v; want the proxy's own tools/list", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":"` + id + `","result":{"tools":[{"name":"add","inputSchema":{"type":"object"}}],"nextCursor":"page2"}}`)
+	m = server.next()
+	id, _ = m["id"].(string)
+	if m["method"] != "tools/list" || !strings.Contains(toJSON(m), "page2") {
+		t.Fatalf("the server got %v; want the proxy's tools/list of page 2", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":"` + id + `","error":{"code":-32603,"message":"the listing broke"}}`)
+	m = client.next()
+	res, _ := m["result"].(map[string]any)
+	if res == nil || res["isError"] != true || !strings.Contains(toJSON(res), "needs a human's approval") || !strings.Contains(toJSON(res), "cannot be checked") {
+		t.Fatalf("answer to a call of a tool on the unread page = %v; want an isError result: it needs approval, its definition unchecked", m)
+	}
+	client.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if m := server.next(); m["method"] != "ping" {
+		t.Fatalf("the server got %v; want the ping, the unverified call never forwarded", m)
+	}
+}

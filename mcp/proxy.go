@@ -535,6 +535,7 @@ func (s *session) listTools(ctx context.Context) {
 			return
 		}
 	}
+	s.defs.unverified(errors.New("warden read only the first 50 pages of the server's tool list"))
 }
 
 func (s *session) toServer(ctx context.Context, m jsonrpc.Message) {

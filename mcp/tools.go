@@ -154,7 +154,9 @@ func (d *definitions) distrust(name string) *Distrust {
 	if st, ok := d.tools[name]; ok {
 		return st.distrust
 	}
-	if d.listErr != nil && !d.listed {
+	if d.listErr != nil {
+		// The proxy's own listing failed, maybe after some pages: a
+		// tool not in them was never checked.
 		return &Distrust{Rule: "mcp.tool_unverified", Verdict: warden.Ask, Reason: d.listErr.Error() + ", so its definition cannot be checked"}
 	}
 	if d.pinsErr != nil {
