@@ -188,7 +188,7 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, store Stor
 	return pipeline.New(pipeline.Config{
 		Global: safety.Stages(
 			integrity,
-			safety.KillSwitch{Active: p.Safety.KillSwitch, Engaged: killEngaged(home, store), ExitsDeny: p.StopLoss.KillSwitchExits == "deny"},
+			safety.KillSwitch{Active: p.Safety.KillSwitch, Engaged: killEngaged(home, store), Unread: killUnread(home, store), ExitsDeny: p.StopLoss.KillSwitchExits == "deny"},
 			safety.SpendCap{Cap: p.Safety.DailySpendCap, Ledger: store, Now: now},
 			safety.TxMax{Max: p.Safety.MaxTransaction},
 			safety.TierGate{Autopilot: p.Safety.Autopilot},

@@ -61,12 +61,13 @@ type fleetStore struct {
 }
 
 // killCache is the fleet's emergency stop as last read or announced: what
-// a decision goes by for up to killFresh, and while the database cannot be
-// reached.
+// a decision goes by for up to killFresh. A read that fails counts as the
+// stop on (see engaged).
 type killCache struct {
-	mu sync.Mutex
-	on bool
-	at time.Time // when on was read or announced
+	mu     sync.Mutex
+	on     bool
+	unread bool      // on because the read failed
+	at     time.Time // when on was read or announced
 }
 
 // killFresh is how long a decision goes by the fleet's stop as last read
@@ -75,16 +76,31 @@ type killCache struct {
 const killFresh = 250 * time.Millisecond
 
 // set records the stop's state as announced or read now.
-func (k *killCache) set(on bool) {
+func (k *killCache) set(on bool) { k.store(on, false) }
+
+func (k *killCache) store(on, unread bool) {
 	k.mu.Lock()
-	k.on, k.at = on, time.Now()
+	k.on, k.unread, k.at = on, unread, time.Now()
 	k.mu.Unlock()
+}
+
+// unreadable reports whether the stop counts as on only because the last
+// read of it failed.
+func (k *killCache) unreadable() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.on && k.unread
 }
 
 // engaged is the emergency stop's state for home in a fleet: on when the
 // home's own stop is (read every time), or the fleet's (read again when the
-// last read is older than killFresh; when it cannot be read, the last state
-// stands).
+// last read is older than killFresh). A fleet's stop that cannot be read is
+// on, as the home's own is when its file cannot be looked at: another host
+// may have turned it on meanwhile, so a state last read before the database
+// went out of reach is never trusted longer than killFresh. That failure is
+// kept for killFresh too, so that decisions during an outage do not each
+// wait for the read's timeout; tier 1 (read-only) requests still run, and
+// are journaled.
 func (f fleetStore) engaged(home Home) func() bool {
 	return func() bool {
 		if home.Killed() {
@@ -100,7 +116,8 @@ func (f fleetStore) engaged(home Home) func() bool {
 		now, err := f.Store.Killed(ctx)
 		cancel()
 		if err != nil {
-			return on
+			f.kill.store(true, true) // fail closed: another host may have stopped the fleet
+			return true
 		}
 		f.kill.set(now)
 		return now
@@ -113,6 +130,15 @@ func killEngaged(home Home, store Store) func() bool {
 		return f.engaged(home)
 	}
 	return home.Killed
+}
+
+// killUnread reports, for a store of home, whether the stop counts as on
+// only because the fleet's could not be read (nil for a home's own store).
+func killUnread(home Home, store Store) func() bool {
+	if f, ok := store.(fleetStore); ok {
+		return func() bool { return !home.Killed() && f.kill.unreadable() }
+	}
+	return nil
 }
 
 // setFleetKill turns the emergency stop of the fleet the home's policy (or

@@ -20,6 +20,10 @@ type KillSwitch struct {
 	// (warden's home's killswitch file), asked on every check so that every
 	// process sees `warden kill` at once. Nil is off.
 	Engaged func() bool
+	// Unread, when set, reports that Engaged said on because the stop's
+	// state could not be read (a fleet's database out of reach), which
+	// counts as on; the denial then says so. Nil: never.
+	Unread func() bool
 	// ExitsDeny refuses the stop-loss monitor's protective exits too; by
 	// default they ask a human (a fresh confirmation: no standing grant).
 	ExitsDeny bool
@@ -43,6 +47,10 @@ func (k KillSwitch) Check(_ context.Context, req *warden.Request) (warden.Decisi
 	}
 	if req.ToolName() == ReleaseTool && !req.Autonomous {
 		return warden.Allowf("safety.kill_switch", "the emergency stop leaves its own release to a human"), nil
+	}
+	if !k.Active && k.Unread != nil && k.Unread() {
+		return warden.Denyf("safety.kill_switch", fmt.Sprintf(
+			"the fleet's emergency stop cannot be read (its database is out of reach), so it counts as on and tier %d actions are blocked; they run again once the database answers", req.Tier.OrDefault())), nil
 	}
 	return warden.Denyf("safety.kill_switch", fmt.Sprintf(
 		"the emergency stop is on, so tier %d actions are blocked; a human can resume with `warden unkill` at a terminal", req.Tier.OrDefault())), nil
