@@ -127,3 +127,29 @@ func TestToolOnAnUnreadPageIsUnverified(t *testing.T) {
 		t.Fatalf("the server got %v; want the ping, the unverified call never forwarded", m)
 	}
 }
+
+// TestUnreadableToolIsHiddenAndRefused: a tool whose definition the proxy
+// cannot read (here a DESCRIPTION beside its description, which a
+// case-insensitive client could show instead) is hidden, and a call to it
+// by name is refused, never forwarded.
+func TestUnreadableToolIsHiddenAndRefused(t *testing.T) {
+	client, server := rawSession(t)
+	client.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if m := server.next(); m["method"] != "tools/list" {
+		t.Fatalf("the server got %v; want the client's tools/list", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo","description":"Echo.","DESCRIPTION":` + toJSON(injection) + `,"inputSchema":{"type":"object"}}]}}`)
+	if m := client.next(); m["id"] != 1.0 || strings.Contains(toJSON(m), "echo") {
+		t.Fatalf("answer to tools/list = %v; want the unreadable tool hidden", m)
+	}
+	client.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	m := client.next()
+	res, _ := m["result"].(map[string]any)
+	if res == nil || res["isError"] != true || !strings.Contains(toJSON(res), "mcp.tool_unverified") {
+		t.Fatalf("answer to a call of the hidden tool = %v; want an isError result naming mcp.tool_unverified", m)
+	}
+	client.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if m := server.next(); m["method"] != "ping" {
+		t.Fatalf("the server got %v; want the ping, the hidden tool's call never forwarded", m)
+	}
+}

@@ -223,6 +223,17 @@ func (d *definitions) filter(ctx context.Context, raw json.RawMessage) (json.Raw
 		if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" || json.Unmarshal(raw, &keys) != nil ||
 			ambiguous(keys, "name", "title", "description", "inputSchema", "outputSchema", "annotations") != nil {
 			d.p.Log.Warn("mcp: hid a tool whose definition could not be read", "server", d.p.Server)
+			// Hidden, and refused when called all the same (a client
+			// may know the name): its definition was never checked.
+			for k, v := range keys {
+				var name string
+				if strings.EqualFold(k, "name") && json.Unmarshal(v, &name) == nil && name != "" {
+					d.mu.Lock()
+					d.tools[name] = state{distrust: &Distrust{Rule: "mcp.tool_unverified", Verdict: warden.Deny,
+						Reason: fmt.Sprintf("the definition of %s could not be read, so warden hides the tool and refuses its calls", ToolName(d.p.Server, name))}}
+					d.mu.Unlock()
+				}
+			}
 			continue
 		}
 		name := ToolName(d.p.Server, t.Name)
