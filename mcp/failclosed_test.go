@@ -153,3 +153,22 @@ func TestUnreadableToolIsHiddenAndRefused(t *testing.T) {
 		t.Fatalf("the server got %v; want the ping, the hidden tool's call never forwarded", m)
 	}
 }
+
+// TestInjectionInResourceLinkIsCaught: a resource link's description
+// reaches the model as much as a text block does; it is scanned, and one
+// reading as a prompt injection is withheld.
+func TestInjectionInResourceLinkIsCaught(t *testing.T) {
+	client, server := rawSession(t)
+	client.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	answerListing(t, server)
+	if m := server.next(); m["method"] != "tools/call" {
+		t.Fatalf("server got %v, want the allowed call", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"resource_link","uri":"file:///notes.txt","name":"notes.txt","description":` + toJSON(injection) + `}]}}`)
+	m := client.next()
+	got := toJSON(m)
+	res, _ := m["result"].(map[string]any)
+	if res == nil || res["isError"] != true || strings.Contains(got, "developer mode") || !strings.Contains(got, "withheld") {
+		t.Fatalf("answer to the call = %s; want an isError result saying it was withheld, without the payload", got)
+	}
+}

@@ -231,7 +231,19 @@ func (p *Proxy) guardResult(name string, raw json.RawMessage) (json.RawMessage, 
 	}
 	// Structured content, and the input a stateless server asks the
 	// client for (a sampling request's messages reach the model too).
-	sc := p.scan(refs, res["structuredContent"], res["inputRequests"])
+	// A resource link's name, title and description reach the model as
+	// well: scanned, not fenced (that would break the link).
+	structured := []json.RawMessage{res["structuredContent"], res["inputRequests"]}
+	for _, it := range items {
+		if typ, _ := it.str("type"); typ == "resource_link" {
+			b, err := json.Marshal(it)
+			if err != nil {
+				return nil, scanned{}, err
+			}
+			structured = append(structured, b)
+		}
+	}
+	sc := p.scan(refs, structured...)
 	if sc.withheld {
 		return nil, sc, nil
 	}
