@@ -154,6 +154,33 @@ type Resolution struct {
 	Note   string
 }
 
+// CheckResolution says whether r may end a, as stored now, with g: nil when
+// a is pending at r.At (or r is the expiry that ends it), else an *Error of
+// code EConflict; a grant that does not go with the answer is EInternal.
+// Every ApprovalStore's ResolveApproval checks this inside its transaction.
+func (a *Approval) CheckResolution(r Resolution, g *Grant) error {
+	st := a.StateAt(r.At)
+	if r.State == ApprovalExpired && st == ApprovalExpired && a.State == ApprovalPending {
+		st = ApprovalPending // the expiry is what ends it
+	}
+	if st != ApprovalPending {
+		return Errorf(EConflict, "approval %s is already %s", r.ID, st).WithHint("`warden approvals list` shows the pending ones")
+	}
+	if g != nil && g.Host != (r.Answer == AnswerHost) {
+		return Errorf(EInternal, "approval %s: a host grant goes only with the answer host", r.ID)
+	}
+	return nil
+}
+
+// StoredAnswer is r's answer as a store keeps it: "run on host"
+// (AnswerHost) is the answer once with host set.
+func (r Resolution) StoredAnswer() (answer Answer, host bool) {
+	if r.Answer == AnswerHost {
+		return AnswerOnce, true
+	}
+	return r.Answer, false
+}
+
 // ApprovalStore keeps approvals and grants. Approvals change state once, from
 // pending to approved, denied or expired; grants are added and once grants used
 // up. Implementations make each method atomic across processes.

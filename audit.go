@@ -2,6 +2,7 @@ package warden
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -198,6 +199,30 @@ type CapExceededError struct {
 
 func (e *CapExceededError) Error() string {
 	return fmt.Sprintf("daily spend cap: $%s already spent, $%s more would exceed the $%s cap", e.Spent, e.Amount, e.Cap)
+}
+
+// DebitRefusal is the refusal of a Debit that err holds, for a store's
+// Record to return as is: a *HoldsExceededError, else a *CapExceededError,
+// a *RateExceededError or a *ReplayError; nil when err is a failure rather
+// than a refusal.
+func DebitRefusal(err error) error {
+	var (
+		capErr    *CapExceededError
+		rateErr   *RateExceededError
+		holdsErr  *HoldsExceededError
+		replayErr *ReplayError
+	)
+	switch {
+	case errors.As(err, &holdsErr):
+		return holdsErr
+	case errors.As(err, &capErr):
+		return capErr
+	case errors.As(err, &rateErr):
+		return rateErr
+	case errors.As(err, &replayErr):
+		return replayErr
+	}
+	return nil
 }
 
 // ChainBreak names the first row whose hash chain does not verify.

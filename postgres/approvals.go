@@ -119,21 +119,10 @@ func (s *Store) ResolveApproval(ctx context.Context, res warden.Resolution, g *w
 		if a, err = getApproval(ctx, tx, res.ID, true); err != nil {
 			return err
 		}
-		st := a.StateAt(res.At)
-		if res.State == warden.ApprovalExpired && st == warden.ApprovalExpired && a.State == warden.ApprovalPending {
-			st = warden.ApprovalPending // the expiry is what ends it
+		if err := a.CheckResolution(res, g); err != nil {
+			return err
 		}
-		if st != warden.ApprovalPending {
-			return warden.Errorf(warden.EConflict, "approval %s is already %s", res.ID, st).WithHint("`warden approvals list` shows the pending ones")
-		}
-		if g != nil && g.Host != (res.Answer == warden.AnswerHost) {
-			return warden.Errorf(warden.EInternal, "approval %s: a host grant goes only with the answer host", res.ID)
-		}
-		// "run on host" is stored as answer once with host true.
-		answer, host := res.Answer, false
-		if answer == warden.AnswerHost {
-			answer, host = warden.AnswerOnce, true
-		}
+		answer, host := res.StoredAnswer()
 		tag, err := tx.Exec(ctx, `UPDATE approvals SET state = $1, answer = $2, answered_by = $3, answered_at = $4, note = $5, host = $6
 WHERE id = $7 AND state = 'pending'`, string(res.State), string(answer), col(res.By), res.At.UnixMilli(), col(res.Note), host, col(res.ID))
 		if err != nil {

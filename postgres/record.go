@@ -49,21 +49,8 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 	err := s.recordGrouped(ctx, []*warden.AuditEntry{e}, debit)
 	if err != nil {
 		e.Seq, e.PrevHash, e.Hash = 0, "", ""
-		var (
-			capErr    *warden.CapExceededError
-			rateErr   *warden.RateExceededError
-			holdsErr  *warden.HoldsExceededError
-			replayErr *warden.ReplayError
-		)
-		switch {
-		case errors.As(err, &holdsErr):
-			return holdsErr
-		case errors.As(err, &capErr):
-			return capErr
-		case errors.As(err, &rateErr):
-			return rateErr
-		case errors.As(err, &replayErr):
-			return replayErr
+		if r := warden.DebitRefusal(err); r != nil {
+			return r
 		}
 		return fmt.Errorf("record audit entry: %w", err)
 	}
@@ -98,15 +85,7 @@ func checkDebit(ctx context.Context, tx pgx.Tx, e *warden.AuditEntry, debit *war
 
 // refusal reports whether err is a debit refused (the cap, a rate limit,
 // held asks, a replayed request id), as opposed to a failure.
-func refusal(err error) bool {
-	var (
-		capErr    *warden.CapExceededError
-		rateErr   *warden.RateExceededError
-		holdsErr  *warden.HoldsExceededError
-		replayErr *warden.ReplayError
-	)
-	return errors.As(err, &capErr) || errors.As(err, &rateErr) || errors.As(err, &holdsErr) || errors.As(err, &replayErr)
-}
+func refusal(err error) bool { return warden.DebitRefusal(err) != nil }
 
 // offline reports whether err is the database out of reach while this
 // store has a journal to take what needs no shared state.

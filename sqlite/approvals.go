@@ -207,32 +207,22 @@ func (s *Store) ResolveApproval(ctx context.Context, res warden.Resolution, g *w
 		if !found {
 			return warden.Errorf(warden.ENotFound, "no approval %q", res.ID)
 		}
-		st := a.StateAt(res.At)
-		if res.State == warden.ApprovalExpired && st == warden.ApprovalExpired && a.State == warden.ApprovalPending {
-			st = warden.ApprovalPending // the expiry is what ends it
-		}
-		if st != warden.ApprovalPending {
-			return warden.Errorf(warden.EConflict, "approval %s is already %s", res.ID, st).WithHint("`warden approvals list` shows the pending ones")
-		}
-		if g != nil && g.Host != (res.Answer == warden.AnswerHost) {
-			return warden.Errorf(warden.EInternal, "approval %s: a host grant goes only with the answer host", res.ID)
+		if err := a.CheckResolution(res, g); err != nil {
+			return err
 		}
 		stmt, err := w.prepare(sqlEndApproval)
 		if err != nil {
 			return err
 		}
 		// "run on host" is stored as answer once with host 1 (schemaV6).
-		answer, host := res.Answer, 0
-		if answer == warden.AnswerHost {
-			answer, host = warden.AnswerOnce, 1
-		}
+		answer, host := res.StoredAnswer()
 		b := binder{st: stmt}
 		b.text(string(res.State))
 		b.text(string(answer))
 		b.text(res.By)
 		b.int(res.At.UnixMilli())
 		b.text(res.Note)
-		b.int(int64(host))
+		b.bool(host)
 		b.text(res.ID)
 		if err := b.exec(); err != nil {
 			return err

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/agentwarden/warden"
@@ -81,21 +80,8 @@ func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.
 	})
 	if err != nil {
 		e.Seq, e.PrevHash, e.Hash = 0, "", ""
-		var (
-			capErr    *warden.CapExceededError
-			rateErr   *warden.RateExceededError
-			holdsErr  *warden.HoldsExceededError
-			replayErr *warden.ReplayError
-		)
-		switch {
-		case errors.As(err, &holdsErr):
-			return holdsErr
-		case errors.As(err, &capErr):
-			return capErr
-		case errors.As(err, &rateErr):
-			return rateErr
-		case errors.As(err, &replayErr):
-			return replayErr
+		if r := warden.DebitRefusal(err); r != nil {
+			return r
 		}
 		return fmt.Errorf("record audit entry: %w", err)
 	}
