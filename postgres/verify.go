@@ -125,6 +125,13 @@ func verifyAudit(ctx context.Context, tx pgx.Tx) (int64, *warden.ChainBreak, err
 			break
 		}
 	}
+	return walked(ctx, tx, rows, v, audit.TableAudit)
+}
+
+// walked ends the walk of table's chain: the rows' error, else how many
+// rows the chain holds (all of them when the walk stopped at a break) and
+// the break.
+func walked(ctx context.Context, tx pgx.Tx, rows pgx.Rows, v *audit.Verifier, table string) (int64, *warden.ChainBreak, error) {
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, nil, err
@@ -133,7 +140,7 @@ func verifyAudit(ctx context.Context, tx pgx.Tx) (int64, *warden.ChainBreak, err
 		return v.Rows(), nil, nil
 	}
 	var n int64
-	err = tx.QueryRow(ctx, `SELECT count(*) FROM audit`).Scan(&n)
+	err := tx.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{table}.Sanitize()).Scan(&n)
 	return n, v.Break(), err
 }
 
@@ -201,16 +208,7 @@ func verifyEvents(ctx context.Context, tx pgx.Tx) (int64, *warden.ChainBreak, er
 			break
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, nil, err
-	}
-	if v.Break() == nil {
-		return v.Rows(), nil, nil
-	}
-	var n int64
-	err = tx.QueryRow(ctx, `SELECT count(*) FROM security_events`).Scan(&n)
-	return n, v.Break(), err
+	return walked(ctx, tx, rows, v, audit.TableEvents)
 }
 
 // findings is what Verify found beside the chains themselves.
