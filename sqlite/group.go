@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/agentwarden/warden"
 )
@@ -84,10 +85,10 @@ func (s *Store) lead(ctx context.Context) {
 	batch := s.queue
 	s.queue = nil
 	s.gmu.Unlock()
-	err := s.commitBatch(ctx, batch)
+	err := s.commitSafe(ctx, batch)
 	if err != nil && len(batch) > 1 {
 		for _, q := range batch {
-			q.done <- s.commitBatch(ctx, []*pendingEntry{q})
+			q.done <- s.commitSafe(ctx, []*pendingEntry{q})
 		}
 	} else {
 		for _, q := range batch {
@@ -101,6 +102,20 @@ func (s *Store) lead(ctx context.Context) {
 		s.queue[0].done <- errLead
 	}
 	s.gmu.Unlock()
+}
+
+// commitSafe is commitBatch with a panic turned into its error: nothing of
+// batch was stored (the transaction is rolled back, see txLocked), and the
+// leader goes on to answer every caller and give up the lead, which a panic
+// escaping lead would leave taken, every later Record waiting on it.
+func (s *Store) commitSafe(ctx context.Context, batch []*pendingEntry) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("commit panicked: %v", r)
+			clearChains(batch)
+		}
+	}()
+	return s.commitBatch(ctx, batch)
 }
 
 // commitBatch stores batch in one transaction; on error nothing of it is
@@ -136,13 +151,19 @@ func (s *Store) commitBatch(ctx context.Context, batch []*pendingEntry) error {
 		return nil
 	})
 	if err != nil {
-		for _, q := range batch {
-			if q.e != nil {
-				q.e.Seq, q.e.PrevHash, q.e.Hash = 0, "", ""
-			} else {
-				q.ev.Seq, q.ev.PrevHash, q.ev.Hash = 0, "", ""
-			}
-		}
+		clearChains(batch)
 	}
 	return err
+}
+
+// clearChains zeroes the Seq, PrevHash and Hash of batch's records.
+func clearChains(batch []*pendingEntry) {
+	for _, q := range batch {
+		if q.e != nil {
+			q.e.Seq, q.e.PrevHash, q.e.Hash = 0, "", ""
+		}
+		if q.ev != nil {
+			q.ev.Seq, q.ev.PrevHash, q.ev.Hash = 0, "", ""
+		}
+	}
 }

@@ -260,3 +260,79 @@ func TestOpenStoreJoinsTheNextCommitWithoutTheWritersLock(t *testing.T) {
 	}
 	s.mu.Unlock()
 }
+
+// TestGroupCommitPanicFailsOnlyItsRecord: a record whose commit panics
+// fails its own caller with an error; the others in its batch are stored
+// alone and acknowledged, the lead is given up (a later Record commits), and
+// the panicking transaction left nothing behind. Before, the panic left the
+// store "committing" forever: every caller in the batch and every later
+// Record waited for an answer that never came.
+func TestGroupCommitPanicFailsOnlyItsRecord(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	good, ev := spoolEntry(1), testEvent(2)
+	if err := s.prepareEntry(good); err != nil {
+		t.Fatal(err)
+	}
+	batch := []*pendingEntry{
+		{e: good, done: make(chan error, 1)},
+		{done: make(chan error, 1)}, // neither an entry nor an event: inserting it panics
+		{ev: ev, done: make(chan error, 1)},
+	}
+	s.gmu.Lock()
+	s.queue, s.committing = batch, true
+	s.gmu.Unlock()
+	led := make(chan any, 1)
+	go func() {
+		defer func() { led <- recover() }()
+		s.lead(ctx)
+	}()
+	select {
+	case r := <-led:
+		if r != nil {
+			t.Fatalf("lead panicked: %v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("lead did not return")
+	}
+	for i, p := range batch {
+		select {
+		case err := <-p.done:
+			if (i == 1) != (err != nil) {
+				t.Errorf("record %d: %v; want an error only for the one that panics", i, err)
+			}
+		default:
+			t.Fatalf("record %d got no answer", i)
+		}
+	}
+	if good.Seq == 0 || ev.Seq == 0 {
+		t.Errorf("entry seq %d, event seq %d; want both stored", good.Seq, ev.Seq)
+	}
+	s.gmu.Lock()
+	committing := s.committing
+	s.gmu.Unlock()
+	if committing {
+		t.Fatal("no commit is in flight, yet the store says one is")
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Record(ctx, spoolEntry(3), nil) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Record after the panic: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Record after the panic did not return")
+	}
+	rows, err := s.Entries(ctx, warden.AuditFilter{})
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%d entries, %v; want 2", len(rows), err)
+	}
+	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
+		t.Fatalf("Verify: %+v %v", rep.FirstBreak, err)
+	}
+}

@@ -360,6 +360,14 @@ func (s *Store) txLocked(ctx context.Context, fn func(w *conn) error) error {
 		s.w.rollback()
 		return busy(fmt.Errorf("begin: %w", err))
 	}
+	// A panic in fn must not leave the transaction open for the next
+	// writer (whose BEGIN would fail) with fn's rows in it.
+	defer func() {
+		if r := recover(); r != nil {
+			s.w.rollback()
+			panic(r)
+		}
+	}()
 	if err := fn(s.w); err != nil {
 		s.w.rollback()
 		return err
