@@ -246,13 +246,13 @@ func (d *definitions) filter(ctx context.Context, raw json.RawMessage) (json.Raw
 		if res := d.p.Scanner.Scan(t.text()); res.Injection {
 			st.distrust = &Distrust{Rule: "mcp.tool_poisoned", Verdict: warden.Deny,
 				Reason: fmt.Sprintf("the definition of %s reads as a prompt injection (score %.2f; %s), so warden hides the tool and refuses its calls", name, res.Score, categories(res.Categories))}
+			d.mu.Lock() // told and tools are shared with a listing running at once
 			if !d.told["poisoned "+st.hash] {
 				d.told["poisoned "+st.hash] = true
 				events = append(events, Event{Type: EventToolPoisoned, Severity: warden.SevError,
 					Summary: st.distrust.Reason,
 					Meta:    map[string]any{"server": d.p.Server, "tool": t.Name, "definition_sha256": st.hash, "score": res.Score, "categories": res.Categories, "excerpt": excerpt(t.text(), res)}})
 			}
-			d.mu.Lock()
 			d.tools[t.Name] = st
 			d.mu.Unlock()
 			continue
