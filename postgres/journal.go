@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
@@ -78,7 +79,25 @@ func (j *journal) append(recs ...[]byte) error {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("sync the fleet journal %s: %w", j.path, err)
 	}
+	if end == 0 {
+		// The file may have just been created: its name is durable only
+		// once its directory is synced too (fsync(2)). Done under the lock,
+		// so whoever appends to it after this finds the name durable.
+		if err := syncDir(filepath.Dir(j.path)); err != nil {
+			return fmt.Errorf("sync the fleet journal's directory: %w", err)
+		}
+	}
 	return nil
+}
+
+// syncDir makes the entries of dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // record frames one row.
