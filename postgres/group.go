@@ -59,10 +59,25 @@ func (s *Store) recordGrouped(ctx context.Context, es []*warden.AuditEntry, debi
 
 // one records p in a transaction of its own.
 func (s *Store) one(ctx context.Context, p *pendingRecord) error {
-	if p.debit != nil {
-		return s.recordDebit(ctx, p.es[0], p.debit)
-	}
-	return s.appendTx(ctx, p.es, nil, nil)
+	return safely(func() error {
+		if p.debit != nil {
+			return s.recordDebit(ctx, p.es[0], p.debit)
+		}
+		return s.appendTx(ctx, p.es, nil, nil)
+	})
+}
+
+// safely runs fn with a panic turned into its error. A commit that panics
+// is rolled back (txRaw's deferred Rollback) and fails its own records; the
+// leader goes on to answer every caller and give up the lead, which a panic
+// escaping recordGrouped would leave taken, every later Record waiting.
+func safely(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("commit panicked: %v", r)
+		}
+	}()
+	return fn()
 }
 
 func (s *Store) commitGroup(ctx context.Context, batch []*pendingRecord) {
@@ -71,8 +86,10 @@ func (s *Store) commitGroup(ctx context.Context, batch []*pendingRecord) {
 		return
 	}
 	refused := make([]error, len(batch))
-	err := s.tx(ctx, func(tx pgx.Tx) error {
-		return s.groupTx(ctx, tx, batch, refused)
+	err := safely(func() error {
+		return s.tx(ctx, func(tx pgx.Tx) error {
+			return s.groupTx(ctx, tx, batch, refused)
+		})
 	})
 	if err != nil && ambiguous(err) {
 		// The commit's answer was lost: what the log holds decides.
