@@ -459,14 +459,25 @@ func AppendEvent(ctx context.Context, store warden.AuditStore, at time.Time, typ
 
 // appendEvent redacts summary and meta into ev and appends it.
 func appendEvent(ctx context.Context, store warden.AuditStore, ev *warden.SecurityEvent, summary string, meta json.RawMessage) error {
+	redactEvent(ev, summary, meta)
+	if err := store.AppendEvent(ctx, ev); err != nil {
+		return eventNotRecorded(ev, err)
+	}
+	return nil
+}
+
+// redactEvent fills ev's summary and metadata, redacted: every event warden
+// stores, appended or queued, goes through it.
+func redactEvent(ev *warden.SecurityEvent, summary string, meta json.RawMessage) {
 	ev.Summary = redact.String(summary)
 	if len(meta) > 0 {
 		ev.Metadata = redact.JSON(meta)
 	}
-	if err := store.AppendEvent(ctx, ev); err != nil {
-		return warden.Errorf(warden.EUnavailable, "could not record the %s security event", ev.Type).Wrap(err)
-	}
-	return nil
+}
+
+// eventNotRecorded is the error for an event the store could not record.
+func eventNotRecorded(ev *warden.SecurityEvent, err error) error {
+	return warden.Errorf(warden.EUnavailable, "could not record the %s security event", ev.Type).Wrap(err)
 }
 
 // Init creates home with a commented default policy file and an empty

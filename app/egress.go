@@ -15,7 +15,6 @@ import (
 	"github.com/agentwarden/warden/egress"
 	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/netguard"
-	"github.com/agentwarden/warden/redact"
 )
 
 // Egress builds an egress proxy that decides through this home's gate for
@@ -73,14 +72,12 @@ func (a *App) Egress(who *warden.Request, extraAllowed []string, wait *AskWait) 
 // is queued in order with the store's later records, and wait waits for it
 // to be stored.
 func (a *App) queueEvent(ctx context.Context, typ string, sev warden.Severity, summary string, meta json.RawMessage) (wait func() error) {
-	ev := &warden.SecurityEvent{ID: NewID(), CreatedAt: a.Now(), Type: typ, Severity: sev, Summary: redact.String(summary)}
-	if len(meta) > 0 {
-		ev.Metadata = redact.JSON(meta)
-	}
+	ev := &warden.SecurityEvent{ID: NewID(), CreatedAt: a.Now(), Type: typ, Severity: sev}
+	redactEvent(ev, summary, meta)
 	queued := a.Store.QueueEvent(ctx, ev)
 	return func() error {
 		if err := queued(); err != nil {
-			return warden.Errorf(warden.EUnavailable, "could not record the %s security event", ev.Type).Wrap(err)
+			return eventNotRecorded(ev, err)
 		}
 		return nil
 	}
