@@ -73,6 +73,16 @@ func (s *Store) recordDebit(ctx context.Context, e *warden.AuditEntry, debit *wa
 // inside the transaction that holds the chain lock.
 func checkDebit(ctx context.Context, tx pgx.Tx, e *warden.AuditEntry, debit *warden.Debit) error {
 	if debit.MovesFunds() {
+		// A release gives back every ledger row of its trace: a later
+		// debit under it would be left out of the sum, free.
+		var released bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM spend_releases WHERE trace_id = $1)`, col(e.TraceID)).Scan(&released); err != nil {
+			return fmt.Errorf("read spend releases: %w", err)
+		}
+		if released {
+			return warden.Errorf(warden.EConflict, "the spend reservation of trace %s was already released, so the trace cannot reserve again", e.TraceID).
+				WithHint("make the request again under a new trace id")
+		}
 		if err := checkCap(ctx, tx, debit); err != nil {
 			return err
 		}

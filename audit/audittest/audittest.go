@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"DebitWindow", testDebitWindow},
 		{"DebitDatedAtEntry", testDebitDatedAtEntry},
 		{"DebitNegative", testDebitNegative},
+		{"DebitAfterReleaseRefused", testDebitAfterReleaseRefused},
 		{"ConcurrentDebits", testConcurrentDebits},
 		{"SlotLimits", testSlotLimits},
 		{"SlotWindowSlides", testSlotWindowSlides},

@@ -153,3 +153,33 @@ func testDebitNegative(t *testing.T, s Store) {
 		t.Errorf("%d entries after a refused negative debit, want 0", n)
 	}
 }
+
+// testDebitAfterReleaseRefused: a release gives back every ledger row of its
+// trace, so a later debit under the same trace id would be free (left out of
+// the sum); the store refuses it (EConflict), stores nothing of it, and the
+// window's spend stays what it was.
+func testDebitAfterReleaseRefused(t *testing.T, s Store) {
+	first := debitEntry(1, 0)
+	if err := s.Record(ctx, first, &warden.Debit{Amount: 30 * dollar, Cap: 100 * dollar, Since: window}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, first.TraceID, "the swap failed", t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	again := debitEntry(2, 2*time.Minute)
+	again.TraceID = first.TraceID
+	err := s.Record(ctx, again, &warden.Debit{Amount: 50 * dollar, Cap: 100 * dollar, Since: window})
+	if warden.ErrorCodeOf(err) != warden.EConflict {
+		t.Fatalf("a debit under a released trace: %v; want EConflict", err)
+	}
+	if again.Seq != 0 || again.Hash != "" {
+		t.Errorf("the refused debit's entry got seq %d, hash %q; want nothing stored", again.Seq, again.Hash)
+	}
+	if got := spentSince(t, s, window); got != 0 {
+		t.Errorf("SpentSince = $%s, want $0 (released, and the reuse refused)", got)
+	}
+	if n := len(entries(t, s, warden.AuditFilter{TraceID: first.TraceID})); n != 1 {
+		t.Errorf("%d entries under the trace, want 1", n)
+	}
+}
+
