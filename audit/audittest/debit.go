@@ -182,4 +182,3 @@ func testDebitAfterReleaseRefused(t *testing.T, s Store) {
 		t.Errorf("%d entries under the trace, want 1", n)
 	}
 }
-
