@@ -24,6 +24,12 @@ type Decision struct {
 	// rule (shell.host) runs it on the host instead of the workspace
 	// sandbox; empty means the workspace sandbox.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Snapshot lists the git work trees (absolute directories) whose
+	// uncommitted work a shell command discards and that must be saved,
+	// where `warden undo` brings it back, before the command runs; set only
+	// for a request with Snapshots. A caller that cannot save them must not
+	// run the command. Empty: nothing to save.
+	Snapshot []string `json:"snapshot,omitempty"`
 	// Rewrite is a replacement input (e.g. a command wrapped in warden exec).
 	Rewrite string `json:"rewrite,omitempty"`
 	// Span locates the part of the resource that decided (e.g. the command

@@ -36,6 +36,15 @@ type Request struct {
 	Session     string                     `json:"session,omitempty"`
 	Host        string                     `json:"host,omitempty"`
 	Cwd         string                     `json:"cwd,omitempty"`
+	// Snapshots says the caller saves, before it runs a shell command, the
+	// uncommitted work of every git work tree its decision names in
+	// Decision.Snapshot, where `warden undo` brings it back, and does not
+	// run the command when it cannot (warden exec does; a hook sets it for
+	// the hosts whose commands it wraps in warden exec). The shell guard then
+	// allows a git command that discards uncommitted work it can save,
+	// instead of asking. False (a caller that runs the command as it is:
+	// Cursor, a bare `warden check`) keeps the ask.
+	Snapshots bool `json:"snapshots,omitempty"`
 	// Raw is the host's payload, kept verbatim (after redaction) for the audit log.
 	Raw json.RawMessage `json:"raw,omitempty"`
 

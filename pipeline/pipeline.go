@@ -8,6 +8,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -145,6 +146,13 @@ func combine(d *warden.Decision, ds []warden.Decision) {
 		}
 		if ds[i].Rewrite != "" && d.Rewrite == "" {
 			d.Rewrite = ds[i].Rewrite
+		}
+		// The work trees to save before the command runs, whatever the
+		// verdict: an approved ask that discards work saves it too.
+		for _, t := range ds[i].Snapshot {
+			if !slices.Contains(d.Snapshot, t) {
+				d.Snapshot = append(d.Snapshot, t)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,10 @@ type Result struct {
 	Suggestion string
 	// Rewrite is the command line after the policy's replacements, or "".
 	Rewrite string
+	// Snapshot lists the git work trees (absolute directories) whose
+	// uncommitted work the command discards, to be saved before it runs:
+	// set only under Env.Snapshots, for the discards it allowed for that.
+	Snapshot []string
 	// Trace lists the parsed argv after unwrapping, zones and rules
 	// consulted, for --explain.
 	Trace []string
@@ -52,10 +57,12 @@ func classifyTop(cmd string, env Env, p *Policy, suggest bool) (res Result) {
 	res = classifyDepth(cmd, env, p, 0)
 	if rw := rewrite(cmd, p.Replacements); rw != "" && rw != cmd {
 		r2 := classifyDepth(rw, env, p, 0)
+		snap := append(res.Snapshot, r2.Snapshot...)
 		if r2.Verdict.Stronger(res.Verdict) {
 			r2.Trace = append(res.Trace, r2.Trace...)
 			res = r2
 		}
+		res.Snapshot = compactTrees(snap)
 		res.Rewrite = rw
 	}
 	res.Verdict = p.final(res.Verdict)
@@ -166,6 +173,35 @@ type finding struct {
 	rule, reason string
 	suggestion   string
 	destructive  bool // escalates to deny when privileged
+	// saves is the git work tree whose uncommitted work an ask about
+	// discarding it could save first: under Env.Snapshots the finding is
+	// an allow (shell.git.saved) and the tree goes to Result.Snapshot.
+	saves string
+}
+
+// saved turns a discard the caller saves first into an allow, when the
+// caller does (Env.Snapshots) and the command line is the caller's own
+// (not code an interpreter runs, which the classifier reads apart) with a
+// sandbox to save it in, and records the work tree to save.
+func (c *ctx) saved(f *finding) {
+	if f.saves == "" || f.v != warden.Ask || !c.env.Snapshots || c.depth != 0 || !c.p.SandboxAvailable {
+		return
+	}
+	c.res.Snapshot = compactTrees(append(c.res.Snapshot, f.saves))
+	f.v, f.rule = warden.Allow, "shell.git.saved"
+	f.reason += "; warden saves the uncommitted work first (`warden undo` brings it back)"
+	f.suggestion = ""
+}
+
+// compactTrees drops repeated work trees, keeping the first of each.
+func compactTrees(ts []string) []string {
+	var out []string
+	for _, t := range ts {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (c *ctx) add(f finding, span walk.Span) {

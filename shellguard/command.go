@@ -22,6 +22,10 @@ type cmdCtx struct {
 	netJudged bool
 	// gitTree is git's --work-tree, when given.
 	gitTree string
+	// gitDir is set when git is given --git-dir, or -c core.… (such as
+	// core.worktree) or include.…: it may act on another repository or
+	// work tree than the working directory's.
+	gitDir bool
 }
 
 func (cc *cmdCtx) say(v warden.Verdict, rule, reason string) *finding {
@@ -215,6 +219,7 @@ func (c *ctx) flush(cc *cmdCtx) {
 			f.v = warden.Deny
 			f.reason += ", with elevated privileges"
 		}
+		c.saved(&f)
 		c.add(f, cc.cmd.Span)
 	}
 }

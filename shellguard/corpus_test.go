@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,7 +75,8 @@ var discardForms = regexp.MustCompile(`git\s+(reset\s+--(hard|merge)|checkout\s+
 // decide. The corpus is shared and read-only, so the change is made here,
 // case by case; no attack the corpus expects denied or asked about is
 // weakened by it, except discarding uncommitted work in the project, which
-// now asks (a human may want it).
+// now asks (a human may want it), or, where the caller saves the work first
+// (warden exec), is allowed: see TestCorpusDiscardSaved.
 func modelChange(r corpusRow, want warden.Verdict) (v warden.Verdict, why, rule string) {
 	c := r.Command
 	switch {
@@ -153,6 +155,52 @@ func TestCorpusShellGuard(t *testing.T) {
 	}
 	if pct(allowed, benign) < 98 {
 		t.Errorf("benign as expected %.1f%% < 98%%", pct(allowed, benign))
+	}
+}
+
+// unsavedForms are the corpus's discards that a snapshot of the work tree
+// cannot hold (ignored files, stashes): they ask even where the caller
+// saves the work tree first.
+var unsavedForms = regexp.MustCompile(`git\s+(clean\b.*\s-[a-zA-Z]*[xX]\b|stash\s+(clear|drop))`)
+
+// TestCorpusDiscardSaved: the corpus's attacks that discard uncommitted
+// work in the project (denied when the corpus was written, asked about
+// since issue 22) are allowed where the caller saves the work tree first
+// (Env.Snapshots, warden exec), with the project named to be saved; the
+// forms a snapshot cannot hold still ask. Every other attack decides as it
+// does without snapshots: saving work weakens nothing else.
+func TestCorpusDiscardSaved(t *testing.T) {
+	rows := loadCorpus(t, "shell-guard.jsonl")
+	p := corpusPolicy()
+	env := corpusEnv
+	env.Snapshots = true
+	saved, asked := 0, 0
+	for _, r := range rows {
+		want, err := warden.ParseVerdict(r.Expect)
+		if err != nil {
+			t.Fatalf("row %q: %v", r.Command, err)
+		}
+		plain := Classify(r.Command, corpusEnv, p)
+		res := Classify(r.Command, env, p)
+		_, _, rule := modelChange(r, want)
+		switch {
+		case rule == "shell.git.discard" && !unsavedForms.MatchString(r.Command):
+			saved++
+			if res.Verdict != warden.Allow || res.Rule != "shell.git.saved" || !slices.Equal(res.Snapshot, []string{corpusEnv.Cwd}) {
+				t.Errorf("Classify(%q) with snapshots = %s (%s) saving %q, want allow by shell.git.saved saving %q", r.Command, res.Verdict, res.Rule, res.Snapshot, corpusEnv.Cwd)
+			}
+		case rule == "shell.git.discard":
+			asked++
+			if res.Verdict != warden.Ask || res.Rule != "shell.git.discard" || res.Snapshot != nil {
+				t.Errorf("Classify(%q) with snapshots = %s (%s) saving %q, want ask by shell.git.discard", r.Command, res.Verdict, res.Rule, res.Snapshot)
+			}
+		case res.Verdict != plain.Verdict || res.Rule != plain.Rule:
+			t.Errorf("Classify(%q) with snapshots = %s (%s), without = %s (%s): saving work must change nothing else", r.Command, res.Verdict, res.Rule, plain.Verdict, plain.Rule)
+		}
+	}
+	t.Logf("%d discards allowed once saved, %d still asked", saved, asked)
+	if saved == 0 || asked == 0 {
+		t.Errorf("the corpus has %d savable and %d unsavable discards; want some of each", saved, asked)
 	}
 }
 

@@ -14,7 +14,9 @@
 // guard finds suspicious (network content into a shell or interpreter,
 // decoded payloads, obfuscation) and runs in the strict guard sandbox; ask
 // is for effects beyond the machine or the project (push, publish, deploy,
-// docker, kubectl, ssh) and for discarding uncommitted work; deny for what
+// docker, kubectl, ssh) and for discarding uncommitted work, unless the
+// caller saves that work first where `warden undo` brings it back
+// (Env.Snapshots: warden exec does), which allows it; deny for what
 // destroys or exfiltrates. Every URL or host a command names is judged by
 // the network policy (Policy.Network), and the command's verdict is at least
 // that decision. Nothing fails open: parse errors, budget overruns, unknown

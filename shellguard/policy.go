@@ -88,6 +88,13 @@ type Env struct {
 	// Explain asks for Result.Trace (for --explain); without it the trace is
 	// not built, which keeps the common path cheap.
 	Explain bool
+	// Snapshots says the caller saves the uncommitted work of the git work
+	// trees in Result.Snapshot before it runs the command, where `warden
+	// undo` brings it back (warden exec does). A git command that discards
+	// uncommitted work the caller can save (in a work tree of the project,
+	// not ignored files, not stashes) is then allowed (shell.git.saved)
+	// rather than asked about (shell.git.discard).
+	Snapshots bool
 }
 
 // DefaultPolicy is the "developer" policy: task runners allowed, the

@@ -3,6 +3,7 @@ package shellguard
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/agentwarden/warden"
@@ -58,7 +59,7 @@ func gitSubTable() map[string]gitSub {
 		"reset": {rule: func(cc *cmdCtx, p parsed) {
 			for _, a := range cc.args {
 				if a.Value == "--hard" || a.Value == "--merge" || a.Value == "--keep" {
-					cc.gitDiscard("git reset "+a.Value+" discards uncommitted changes", "git stash")
+					cc.gitDiscard("git reset "+a.Value+" discards uncommitted changes", "git stash", true)
 				}
 			}
 		}},
@@ -70,9 +71,9 @@ func gitSubTable() map[string]gitSub {
 				case v == "--":
 					dashdash = true
 				case v == "-f" || v == "--force" || strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "f") && !strings.ContainsAny(v, "bB"):
-					cc.gitDiscard("git checkout --force discards uncommitted changes", "git stash")
+					cc.gitDiscard("git checkout --force discards uncommitted changes", "git stash", true)
 				case v == "." || dashdash && !strings.HasPrefix(v, "-"):
-					cc.gitDiscard("git checkout of paths overwrites uncommitted changes to them", "git stash")
+					cc.gitDiscard("git checkout of paths overwrites uncommitted changes to them", "git stash", true)
 					return
 				}
 			}
@@ -80,7 +81,7 @@ func gitSubTable() map[string]gitSub {
 		"switch": {rule: func(cc *cmdCtx, p parsed) {
 			for _, a := range cc.args[1:] {
 				if a.Value == "-f" || a.Value == "--force" || a.Value == "--discard-changes" {
-					cc.gitDiscard("git switch "+a.Value+" discards uncommitted changes", "git stash")
+					cc.gitDiscard("git switch "+a.Value+" discards uncommitted changes", "git stash", true)
 				}
 			}
 		}},
@@ -97,7 +98,7 @@ func gitSubTable() map[string]gitSub {
 				}
 			}
 			if !staged || worktree {
-				cc.gitDiscard("git restore overwrites uncommitted changes in the working tree", "git restore --staged")
+				cc.gitDiscard("git restore overwrites uncommitted changes in the working tree", "git restore --staged", true)
 			}
 		}},
 		"clean": {opts: "d f,force i,interactive n,dry-run q,quiet e,exclude= x X", rule: func(cc *cmdCtx, p parsed) {
@@ -105,7 +106,18 @@ func gitSubTable() map[string]gitSub {
 				return
 			}
 			if p.has("force") {
-				cc.gitDiscard("git clean --force deletes untracked files", "git clean -n")
+				// Ignored files (-x, -X) can be anything and huge (build
+				// output, dependencies), and -ff also deletes nested
+				// repositories: a snapshot of the work tree holds neither.
+				ignored := p.has("x") || p.has("X")
+				reason := "git clean --force deletes untracked files"
+				if ignored {
+					reason = "git clean --force -x deletes untracked and ignored files"
+				}
+				if len(p.flags["force"]) > 1 {
+					reason = "git clean -ff deletes untracked files and nested repositories"
+				}
+				cc.gitDiscard(reason, "git clean -n", !ignored && len(p.flags["force"]) < 2)
 				return
 			}
 			if p.has("interactive") {
@@ -126,7 +138,7 @@ func gitSubTable() map[string]gitSub {
 			if len(cc.args) > 1 {
 				switch cc.args[1].Value {
 				case "drop", "clear":
-					cc.gitDiscard("git stash "+cc.args[1].Value+" deletes stashed changes", "git stash list")
+					cc.gitDiscard("git stash "+cc.args[1].Value+" deletes stashed changes", "git stash list", false)
 				}
 			}
 		}},
@@ -151,7 +163,7 @@ func gitSubTable() map[string]gitSub {
 		"worktree": {rule: func(cc *cmdCtx, p parsed) {
 			if len(cc.args) > 1 && cc.args[1].Value == "remove" {
 				if hasArg(cc.args, "--force", "-f") {
-					cc.gitDiscard("git worktree remove --force deletes a worktree with its changes", "git worktree remove")
+					cc.gitDiscard("git worktree remove --force deletes a worktree with its changes", "git worktree remove", false)
 					for _, w := range cc.args[2:] {
 						if !strings.HasPrefix(w.Value, "-") {
 							cc.effect(EffDeleteRec, w) // the worktree, wherever it is
@@ -199,7 +211,15 @@ func hasArg(args []walk.Word, vs ...string) bool {
 // project (a human may want it; nothing else can recover it). In a work
 // tree outside the project (--work-tree, -C, cd) it is judged as a
 // recursive delete of that tree, so discarding in / or a home is denied.
-func (cc *cmdCtx) gitDiscard(reason, suggestion string) {
+//
+// savable says the work it discards is in the work tree (tracked changes,
+// untracked files that are not ignored), which a snapshot of the work tree
+// holds: where the caller saves one first (Env.Snapshots), the ask becomes
+// an allow (see ctx.saved). It is so only in a work tree of the project
+// that the command names plainly: the working directory as the line
+// leaves it, with no --git-dir, --work-tree or GIT_* variables that move
+// git elsewhere.
+func (cc *cmdCtx) gitDiscard(reason, suggestion string, savable bool) {
 	v, rule := warden.Ask, "shell.git.discard"
 	tree := cc.gitTree
 	if tree == "" {
@@ -218,6 +238,29 @@ func (cc *cmdCtx) gitDiscard(reason, suggestion string) {
 	f := cc.say(v, rule, reason)
 	f.destructive = true
 	f.suggestion = suggestion
+	if savable && rule == "shell.git.discard" && cc.gitTree == "" && !cc.gitDir && !cc.gitEnv() && path.IsAbs(tree) {
+		switch cc.z.path(tree) {
+		case ZoneWorkspaceRoot, ZoneWorkspaceOther, ZoneWorkspaceArtifact:
+			f.saves = tree
+		}
+	}
+}
+
+// gitPlaces are the variables that point git at another repository, work
+// tree, index or configuration (which can set core.worktree).
+var gitPlaces = regexp.MustCompile(`GIT_(DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT|CONFIG|NAMESPACE|CEILING|DISCOVERY)`)
+
+// gitEnv reports whether the line names a variable that points git
+// elsewhere (GIT_DIR=… git, export GIT_WORK_TREE=…, env GIT_INDEX_FILE=…),
+// anywhere in it: the work tree a snapshot would save might then not be the
+// one git acts on.
+func (cc *cmdCtx) gitEnv() bool {
+	for _, a := range cc.cmd.Assigns {
+		if gitPlaces.MatchString(a.Name) {
+			return true
+		}
+	}
+	return gitPlaces.MatchString(cc.c.src)
 }
 
 // gitHistory denies a git command that destroys history or the records
@@ -391,9 +434,14 @@ func hGit(cc *cmdCtx) {
 			}
 		case "work-tree":
 			wt = val
+		case "git-dir":
+			cc.gitDir = true
 		case "c", "config-env":
 			k, cv, _ := strings.Cut(val, "=")
 			k = strings.ToLower(k)
+			if strings.HasPrefix(k, "core.") || strings.HasPrefix(k, "include") {
+				cc.gitDir = true // core.worktree, core.bare: git may act elsewhere
+			}
 			switch {
 			case strings.HasPrefix(k, "alias.") || k == "core.sshcommand":
 				// Walk classifies a literal command value; an unknown one is asked.

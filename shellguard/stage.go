@@ -51,8 +51,11 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 			p = p.Tighten(*layer)
 		}
 	}
-	r := Classify(req.Resource, Env{Cwd: req.Cwd, Autonomous: req.Autonomous}, p)
-	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite}
+	// A command the user's shell.host rule runs on the host is not run by
+	// warden exec, which saves discarded work: its discards ask.
+	snapshots := req.Snapshots && !p.runsOnHost(req.Resource)
+	r := Classify(req.Resource, Env{Cwd: req.Cwd, Autonomous: req.Autonomous, Snapshots: snapshots}, p)
+	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot}
 	if r.Suggestion != "" {
 		d.Reason += "; instead: " + r.Suggestion
 		d.Suggestion = r.Suggestion

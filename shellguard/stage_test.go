@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/agentwarden/warden"
@@ -55,5 +56,38 @@ func TestStageZeroPolicyHasNoSandbox(t *testing.T) {
 	d, _ := Stage{}.Check(context.Background(), req)
 	if d.Verdict != warden.Ask || d.Sandbox != "" {
 		t.Errorf("zero Stage: %v %q, want ask without sandbox", d.Verdict, d.Sandbox)
+	}
+}
+
+// TestStageSnapshots: a discard is allowed, naming the work tree to save,
+// only for a request whose caller saves it (Request.Snapshots), and not
+// when the user's shell.host rule runs the command on the host, where
+// nothing saves it.
+func TestStageSnapshots(t *testing.T) {
+	p := corpusPolicy()
+	hostly := corpusPolicy()
+	hostly.Host = []string{"git reset"}
+	for _, c := range []struct {
+		name      string
+		p         Policy
+		snapshots bool
+		want      warden.Verdict
+		rule      string
+		snapshot  []string
+	}{
+		{"caller saves", p, true, warden.Allow, "shell.git.saved", []string{corpusEnv.Cwd}},
+		{"caller does not save", p, false, warden.Ask, "shell.git.discard", nil},
+		{"runs on the host", hostly, true, warden.Ask, "shell.git.discard", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := &warden.Request{Capability: "shell", Action: "exec", Resource: "git reset --hard", Cwd: corpusEnv.Cwd, Snapshots: c.snapshots}
+			d, err := Stage{Policy: c.p}.Check(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Verdict != c.want || d.Rule != c.rule || !slices.Equal(d.Snapshot, c.snapshot) {
+				t.Errorf("Check = %v (%s) saving %q, want %v (%s) saving %q", d.Verdict, d.Rule, d.Snapshot, c.want, c.rule, c.snapshot)
+			}
+		})
 	}
 }

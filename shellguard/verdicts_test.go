@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,10 +84,13 @@ func readVerdicts(name string) ([]verdictCase, error) {
 }
 
 // runVerdicts classifies every case of a verdict file under p.
-func runVerdicts(t *testing.T, name string, p Policy) {
+func runVerdicts(t *testing.T, name string, p Policy) { runVerdictsIn(t, name, corpusEnv, p) }
+
+// runVerdictsIn classifies every case of a verdict file in env under p.
+func runVerdictsIn(t *testing.T, name string, env Env, p Policy) {
 	for _, c := range loadVerdicts(t, name) {
 		t.Run(c.command, func(t *testing.T) {
-			r := Classify(c.command, corpusEnv, p)
+			r := Classify(c.command, env, p)
 			if r.Verdict != c.want || c.rule != "" && r.Rule != c.rule {
 				t.Errorf("%s:%d: Classify(%q) = %v (%s: %s), want %v %s", name, c.line, c.command, r.Verdict, r.Rule, r.Reason, c.want, c.rule)
 			}
@@ -123,6 +127,52 @@ func TestLeavesMachine(t *testing.T) { runVerdicts(t, "leaves.txt", defaultPolic
 // TestDiscardAsks: discarding uncommitted work asks; destroying history and
 // .git stays denied.
 func TestDiscardAsks(t *testing.T) { runVerdicts(t, "discard.txt", defaultPolicy()) }
+
+// TestDiscardSaved: where the caller saves the uncommitted work first
+// (Env.Snapshots), discarding it in a work tree of the project is allowed
+// and the work tree is named to be saved; what a snapshot cannot hold still
+// asks, and the deny of discarding in / or a home stands.
+func TestDiscardSaved(t *testing.T) {
+	env := corpusEnv
+	env.Snapshots = true
+	runVerdictsIn(t, "discard_saved.txt", env, defaultPolicy())
+}
+
+// TestDiscardSavedNames checks the work tree an allowed discard names to be
+// saved: the working directory as the line leaves it.
+func TestDiscardSavedNames(t *testing.T) {
+	env := corpusEnv
+	env.Snapshots = true
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"git reset --hard", []string{"/home/user/project"}},
+		{"cd src && git restore main.go", []string{"/home/user/project/src"}},
+		{"git -C lib checkout -- . && git clean -fd", []string{"/home/user/project/lib", "/home/user/project"}},
+		{"git reset --hard && git reset --hard", []string{"/home/user/project"}},
+		{"git reset --hard && git push", []string{"/home/user/project"}}, // asked, and saved once approved
+		{"git stash drop", nil},
+		{"git status", nil},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			r := Classify(c.cmd, env, defaultPolicy())
+			if !slices.Equal(r.Snapshot, c.want) {
+				t.Errorf("Classify(%q).Snapshot = %q, want %q", c.cmd, r.Snapshot, c.want)
+			}
+		})
+	}
+	// Without Env.Snapshots nothing is saved, and every discard asks.
+	if r := Classify("git reset --hard", corpusEnv, defaultPolicy()); r.Verdict != warden.Ask || r.Snapshot != nil {
+		t.Errorf("Classify without Snapshots = %v %q, want ask and nothing to save", r.Verdict, r.Snapshot)
+	}
+	// With no sandbox to save it in, a discard asks.
+	p := defaultPolicy()
+	p.SandboxAvailable = false
+	if r := Classify("git reset --hard", env, p); r.Verdict != warden.Ask || r.Snapshot != nil {
+		t.Errorf("Classify with no sandbox = %v %q, want ask and nothing to save", r.Verdict, r.Snapshot)
+	}
+}
 
 // TestBuildOutput: deleting build output in the project is allowed.
 func TestBuildOutput(t *testing.T) { runVerdicts(t, "build_output.txt", defaultPolicy()) }
