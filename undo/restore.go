@@ -1,0 +1,149 @@
+package undo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentwarden/warden"
+)
+
+// Find returns the snapshot of repo named id (or by a prefix of its id
+// that names one only), or the newest one when id is "". No snapshot at
+// all, and none by that id, are ENotFound errors saying what to do.
+func Find(ctx context.Context, r Runner, repo Repo, id string) (Snapshot, error) {
+	list, err := List(ctx, r, repo)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if len(list) == 0 {
+		return Snapshot{}, warden.Errorf(warden.ENotFound, "there is no warden snapshot in %s", repo.Top).
+			WithHint("warden saves one before an agent's command discards uncommitted work here; none has")
+	}
+	if id == "" {
+		return list[0], nil
+	}
+	var found []Snapshot
+	for _, s := range list {
+		if s.ID == id {
+			return s, nil
+		}
+		if strings.HasPrefix(s.ID, id) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return Snapshot{}, warden.Errorf(warden.ENotFound, "there is no snapshot %q in %s", id, repo.Top).
+			WithHint("`warden undo --list` lists the snapshots there")
+	}
+	return Snapshot{}, warden.Errorf(warden.EInvalid, "%q names %d snapshots in %s", id, len(found), repo.Top).
+		WithHint("give more of the id; `warden undo --list` lists them")
+}
+
+// Restored is what Restore did.
+type Restored struct {
+	From Snapshot // the snapshot brought back
+	// Saved is the snapshot of what was there before, which an undo of
+	// this undo brings back; its ID is "" when nothing had to change.
+	Saved Snapshot
+	// Changed are the paths whose content the restore wrote or removed.
+	Changed []string
+	// Index says the index was restored too.
+	Index bool
+	// Head is HEAD's commit now when it differs from the snapshot's (a
+	// reset moved it): the restore leaves HEAD where it is.
+	Head string
+}
+
+// Restore brings the work tree (and the index, when the snapshot holds it)
+// of repo back to snapshot from, without losing what is there now: that is
+// saved first as snapshot id, which restoring in turn brings back. Files
+// the snapshot lacks that are there now (and not ignored) are removed;
+// ignored files are left alone, and one that is where the snapshot has a
+// file stops the restore before anything changed. HEAD is left where it
+// is. A snapshot whose commit is gone is an ENotFound error.
+func Restore(ctx context.Context, r Runner, repo Repo, from Snapshot, id string, at time.Time) (Restored, error) {
+	out := Restored{From: from}
+	if _, err := git(ctx, r, repo.Top, nil, "cat-file", "-e", from.Commit+"^{commit}"); err != nil {
+		return out, warden.Errorf(warden.ENotFound, "snapshot %s no longer exists in %s: its commit %s is gone", from.ID, repo.Top, short(from.Commit)).Wrap(err).
+			WithHint("the repository's objects were pruned or rewritten; `warden undo --list` lists the snapshots there")
+	}
+	now, tmp, err := Take(ctx, r, repo, id, at, Meta{Undoes: from.ID}, true)
+	if err != nil {
+		return out, err
+	}
+	defer func() { _ = r.Remove(context.WithoutCancel(ctx), tmp) }()
+	if now.Head != from.Head {
+		out.Head = now.Head
+	}
+	restoreIndex := from.Index != "" && from.Index != now.Index
+	if now.Tree == from.Tree && !restoreIndex {
+		// Nothing differs: the snapshot just taken is not needed.
+		_, _ = git(ctx, r, repo.Top, nil, "update-ref", "-d", now.Ref(), now.Commit)
+		return out, nil
+	}
+	out.Saved = now
+	diff, err := git(ctx, r, repo.Top, nil, "diff-tree", "-r", "--no-renames", "--name-only", "-z", now.Tree, from.Tree)
+	if err != nil {
+		return out, warden.Errorf(warden.EUnavailable, "could not compare snapshot %s with the work tree of %s", from.ID, repo.Top).Wrap(err)
+	}
+	for _, p := range strings.Split(diff, "\x00") {
+		if p != "" {
+			out.Changed = append(out.Changed, p)
+		}
+	}
+	if now.Tree != from.Tree {
+		// git read-tree overwrites ignored files: a path the snapshot
+		// adds must be free (what is not ignored is in now.Tree).
+		added, err := git(ctx, r, repo.Top, nil, "diff-tree", "-r", "--no-renames", "--name-only", "--diff-filter=A", "-z", now.Tree, from.Tree)
+		if err != nil {
+			return out, warden.Errorf(warden.EUnavailable, "could not compare snapshot %s with the work tree of %s", from.ID, repo.Top).Wrap(err)
+		}
+		for _, p := range strings.Split(added, "\x00") {
+			if p == "" {
+				continue
+			}
+			taken, err := r.Exists(ctx, repo.Top+"/"+p)
+			if err != nil {
+				return out, warden.Errorf(warden.EUnavailable, "could not look at %s in %s", p, repo.Top).Wrap(err)
+			}
+			if taken {
+				return out, warden.Errorf(warden.EConflict, "could not restore snapshot %s in %s: %s is there now, an ignored file that the restore would overwrite", from.ID, repo.Top, p).
+					WithHint(fmt.Sprintf("move %s out of the way and run warden undo %s again (what is there now is saved as snapshot %s)", p, from.ID, now.ID))
+			}
+		}
+		// A two-tree merge from the work tree as it is (the temporary index
+		// holds it, stat data and all) to the snapshot: git writes what
+		// differs, removes what the snapshot lacks, and refuses, before
+		// changing anything, to overwrite a file it does not track.
+		env := append(ident(at), "GIT_INDEX_FILE="+tmp)
+		if _, err := git(ctx, r, repo.Top, env, "read-tree", "-m", "-u", now.Tree, from.Tree); err != nil {
+			return out, warden.Errorf(warden.EConflict, "could not restore snapshot %s in %s", from.ID, repo.Top).Wrap(err).
+				WithHint(fmt.Sprintf("what was there is saved as snapshot %s; move the file git names out of the way and run warden undo %s again", now.ID, from.ID))
+		}
+	}
+	if restoreIndex {
+		if _, err := git(ctx, r, repo.Top, nil, "read-tree", from.Index); err != nil {
+			return out, warden.Errorf(warden.EUnavailable, "restored the files of snapshot %s in %s, but not its index", from.ID, repo.Top).Wrap(err).
+				WithHint(fmt.Sprintf("`git reset` makes the index match HEAD; the index before is in snapshot %s", now.ID))
+		}
+		// The index read from a tree has no stat data: refresh it, so the
+		// next git status need not read every file. Files that differ are
+		// left as they are (status 1 says some do).
+		_, _ = git(ctx, r, repo.Top, nil, "update-index", "-q", "--refresh")
+		out.Index = true
+	}
+	return out, nil
+}
+
+// short is a commit id's first twelve characters.
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -1,0 +1,340 @@
+package undo
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentwarden/warden"
+)
+
+// newRepo makes a repository in a temporary directory with one commit of
+// files, and returns its top directory.
+func newRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	run(t, dir, "init", "-q", "-b", "main")
+	for p, c := range files {
+		write(t, dir, p, c)
+	}
+	run(t, dir, "add", "-A")
+	run(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "first")
+	return dir
+}
+
+func run(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(CleanEnv(os.Environ()), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func write(t *testing.T, dir, p, content string) {
+	t.Helper()
+	full := filepath.Join(dir, p)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tree reads every file under dir but .git, path → content.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func equalTrees(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for p, w := range want {
+		if g, ok := got[p]; !ok {
+			t.Errorf("%s: %s is missing", what, p)
+		} else if g != w {
+			t.Errorf("%s: %s = %q, want %q", what, p, g, w)
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			t.Errorf("%s: %s is there, want it gone", what, p)
+		}
+	}
+}
+
+var at = time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
+
+// TestTakeAndRestore: a snapshot changes nothing; after the work is
+// discarded, restoring brings back every file byte for byte (changed,
+// deleted, untracked, in new directories, binary) and the staged index,
+// leaves ignored files alone, removes what the discard's aftermath added,
+// and saves what was there, which a second restore brings back.
+func TestTakeAndRestore(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.txt": "one\n", "b.txt": "two\n", "gone.txt": "bye\n", ".gitignore": "*.log\n"})
+	write(t, dir, "a.txt", "one, edited\n")
+	write(t, dir, "b.txt", "two, staged\n")
+	run(t, dir, "add", "b.txt")
+	write(t, dir, "b.txt", "two, staged, then edited\n")
+	if err := os.Remove(filepath.Join(dir, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "new/deep/c.txt", "untracked\n")
+	write(t, dir, "bin.dat", "\x00\x01\xff binary\r\n")
+	write(t, dir, "build.log", "ignored\n")
+	before := tree(t, dir)
+	staged := run(t, dir, "diff", "--cached", "--name-only")
+	status := run(t, dir, "status", "--porcelain")
+	headBefore := run(t, dir, "rev-parse", "HEAD")
+
+	repo, err := Open(ctx, Host{}, filepath.Join(dir, "new"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, tmp, err := Take(ctx, Host{}, repo, "s1", at, Meta{Command: "git reset --hard", Session: "sess", Trace: "tr"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tmp != "" {
+		t.Errorf("Take without keep returned the index %s", tmp)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".git", "warden-undo-*")); len(m) > 0 {
+		t.Errorf("Take left %v behind", m)
+	}
+	equalTrees(t, "after the snapshot", tree(t, dir), before)
+	if got := run(t, dir, "status", "--porcelain"); got != status {
+		t.Errorf("the snapshot changed git status:\n%s\nwant\n%s", got, status)
+	}
+	if s.Head != headBefore || s.Branch != "refs/heads/main" || s.Index == "" {
+		t.Errorf("snapshot head %q branch %q index %q", s.Head, s.Branch, s.Index)
+	}
+
+	// The agent's discard, and what it did afterwards.
+	run(t, dir, "reset", "-q", "--hard")
+	run(t, dir, "clean", "-q", "-fd")
+	write(t, dir, "after.txt", "made after the discard\n")
+	afterDiscard := tree(t, dir)
+
+	list, err := List(ctx, Host{}, repo)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("List = %v, %v; want the one snapshot", list, err)
+	}
+	if l := list[0]; l.ID != "s1" || l.Commit != s.Commit || l.Meta != s.Meta || l.Head != s.Head || l.Index != s.Index || !l.Time.Equal(at) {
+		t.Errorf("List()[0] = %+v, want %+v", l, s)
+	}
+	from, err := Find(ctx, Host{}, repo, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Restore(ctx, Host{}, repo, from, "s2", at.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalTrees(t, "after the undo", tree(t, dir), before)
+	if got := run(t, dir, "diff", "--cached", "--name-only"); got != staged {
+		t.Errorf("staged after the undo: %q, want %q", got, staged)
+	}
+	if got := run(t, dir, "status", "--porcelain"); got != status {
+		t.Errorf("git status after the undo:\n%s\nwant\n%s", got, status)
+	}
+	if res.Saved.ID != "s2" || !res.Index || res.Head != "" {
+		t.Errorf("Restore = saved %q index %v head %q", res.Saved.ID, res.Index, res.Head)
+	}
+	for _, p := range []string{"a.txt", "after.txt", "new/deep/c.txt", "gone.txt"} {
+		if !slices.Contains(res.Changed, p) {
+			t.Errorf("Changed = %q, lacks %s", res.Changed, p)
+		}
+	}
+
+	// Undoing the undo brings back what was there before it.
+	from, err = Find(ctx, Host{}, repo, "")
+	if err != nil || from.ID != "s2" || from.Meta.Undoes != "s1" {
+		t.Fatalf("newest snapshot = %+v, %v; want s2, undoing s1", from, err)
+	}
+	if _, err := Restore(ctx, Host{}, repo, from, "s3", at.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	equalTrees(t, "after undoing the undo", tree(t, dir), afterDiscard)
+
+	// Restoring a state that is already there changes nothing and keeps no
+	// snapshot of it.
+	from, _ = Find(ctx, Host{}, repo, "s2")
+	res, err = Restore(ctx, Host{}, repo, from, "s4", at.Add(3*time.Minute))
+	if err != nil || res.Saved.ID != "" || len(res.Changed) != 0 {
+		t.Errorf("restoring what is there = %+v, %v; want nothing done", res, err)
+	}
+	if _, err := Find(ctx, Host{}, repo, "s4"); warden.ErrorCodeOf(err) != warden.ENotFound {
+		t.Errorf("a snapshot of an unchanged state was kept: %v", err)
+	}
+}
+
+// TestRestoreRefusesToOverwriteIgnored: an ignored file where the snapshot
+// has a file stops the restore before anything changed.
+func TestRestoreRefusesToOverwriteIgnored(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+	write(t, dir, "out.txt", "the agent's\n")
+	repo, _ := Open(ctx, Host{}, dir)
+	s, _, err := Take(ctx, Host{}, repo, "s1", at, Meta{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "clean", "-q", "-f")
+	write(t, dir, ".git/info/exclude", "out.txt\n")
+	write(t, dir, "out.txt", "ignored, the user's\n")
+	write(t, dir, "a.txt", "edited since\n")
+	_, err = Restore(ctx, Host{}, repo, s, "s2", at)
+	if warden.ErrorCodeOf(err) != warden.EConflict {
+		t.Fatalf("Restore over an ignored file: %v, want a conflict", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(b) != "ignored, the user's\n" {
+		t.Errorf("the ignored file was overwritten: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "edited since\n" {
+		t.Errorf("a.txt changed although the restore stopped: %q", b)
+	}
+	if _, err := Find(ctx, Host{}, repo, "s2"); err != nil {
+		t.Errorf("what was there is not saved: %v", err)
+	}
+}
+
+// TestUnbornBranch: a repository with no commit yet is saved and restored.
+func TestUnbornBranch(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	run(t, dir, "init", "-q")
+	write(t, dir, "a.txt", "first work\n")
+	repo, _ := Open(ctx, Host{}, dir)
+	s, _, err := Take(ctx, Host{}, repo, "s1", at, Meta{Command: "git clean -fd"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Head != "" {
+		t.Errorf("head %q on an unborn branch", s.Head)
+	}
+	run(t, dir, "clean", "-q", "-fd")
+	if _, err := Restore(ctx, Host{}, repo, s, "s2", at); err != nil {
+		t.Fatal(err)
+	}
+	equalTrees(t, "restored", tree(t, dir), map[string]string{"a.txt": "first work\n"})
+}
+
+// TestErrors: not a repository, no snapshot, an id that names none or
+// several, a snapshot whose commit is gone, and a bad id.
+func TestErrors(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+	if _, err := Open(ctx, Host{}, t.TempDir()); warden.ErrorCodeOf(err) != warden.EInvalid || !strings.Contains(warden.UserMessage(err), "not in a git work tree") {
+		t.Errorf("Open outside a repository: %v", err)
+	}
+	repo, _ := Open(ctx, Host{}, dir)
+	if _, err := Find(ctx, Host{}, repo, ""); warden.ErrorCodeOf(err) != warden.ENotFound || !strings.Contains(warden.UserMessage(err), "no warden snapshot") {
+		t.Errorf("Find with none: %v", err)
+	}
+	for _, id := range []string{"20261128-030000-aa", "20261128-030000-bb"} {
+		if _, _, err := Take(ctx, Host{}, repo, id, at, Meta{}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Find(ctx, Host{}, repo, "nope"); warden.ErrorCodeOf(err) != warden.ENotFound || !strings.Contains(warden.UserMessage(err), "--list") {
+		t.Errorf("Find of an unknown id: %v", err)
+	}
+	if _, err := Find(ctx, Host{}, repo, "20261128"); warden.ErrorCodeOf(err) != warden.EInvalid {
+		t.Errorf("Find of an ambiguous prefix: %v", err)
+	}
+	if s, err := Find(ctx, Host{}, repo, "20261128-030000-b"); err != nil || s.ID != "20261128-030000-bb" {
+		t.Errorf("Find of a unique prefix = %v, %v", s.ID, err)
+	}
+	// A ref whose commit is gone (pruned, or the ref written by hand).
+	write(t, dir, ".git/refs/warden/undo/lost", strings.Repeat("ab", 20)+"\n")
+	s, err := Find(ctx, Host{}, repo, "lost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(ctx, Host{}, repo, s, "x", at); warden.ErrorCodeOf(err) != warden.ENotFound || !strings.Contains(warden.UserMessage(err), "no longer exists") {
+		t.Errorf("Restore of a snapshot whose commit is gone: %v", err)
+	}
+	if _, _, err := Take(ctx, Host{}, repo, "../x", at, Meta{}, false); warden.ErrorCodeOf(err) != warden.EInvalid {
+		t.Errorf("Take with a bad id: %v", err)
+	}
+}
+
+// TestSnapshotRunsNoRepositoryCode: a snapshot and a restore run no
+// fsmonitor and no hook the repository configures.
+func TestSnapshotRunsNoRepositoryCode(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := "#!/bin/sh\necho ran >> " + marker + "\n"
+	write(t, dir, ".git/hooks/post-checkout", hook)
+	write(t, dir, ".git/hooks/reference-transaction", hook)
+	write(t, dir, ".git/fsmon", hook)
+	for _, f := range []string{".git/hooks/post-checkout", ".git/hooks/reference-transaction", ".git/fsmon"} {
+		if err := os.Chmod(filepath.Join(dir, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, dir, "config", "core.fsmonitor", filepath.Join(dir, ".git/fsmon"))
+	write(t, dir, "a.txt", "edited\n")
+	repo, _ := Open(ctx, Host{}, dir)
+	s, _, err := Take(ctx, Host{}, repo, "s1", at, Meta{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "a.txt", "one\n")
+	if _, err := Restore(ctx, Host{}, repo, s, "s2", at); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("repository code ran: %q", b)
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a\nb", "a⏎b"},
+		{"héllo wörld", "héllo w…"},
+		{"abc", "abc"},
+	} {
+		if got := oneLine(c.in, 9); got != c.want {
+			t.Errorf("oneLine(%q, 9) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
