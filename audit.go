@@ -98,6 +98,16 @@ const (
 	// answer covers the hook's decision and the sandboxed run it rewrote
 	// the command into.
 	EventApprovedRun = "approved_run"
+	// EventWorkSaved (info) records that warden exec saved the uncommitted
+	// work of a git work tree before running a command that discards it
+	// (a shell.git.saved decision): the repository, the snapshot's id and
+	// ref, and the command, under the command's trace id. `warden undo`
+	// brings it back.
+	EventWorkSaved = "work_saved"
+	// EventWorkRestored (info) records that `warden undo` restored a
+	// snapshot in a repository, and the snapshot it saved of what was
+	// there before.
+	EventWorkRestored = "work_restored"
 	// EventInjectionFound (warn) records a tool output the injection
 	// scanner flagged, after the call ran: the host, session and tool, the
 	// score, the categories and the flagged text (redacted). The model was

@@ -97,6 +97,10 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		return ExecResult{Decision: d}, err
 	}
 	if gate.HostGranted(&d) { // a human answered "run on host"
+		if err := a.saveWorkOneShot(ctx, r, &req, d, dir); err != nil {
+			_ = a.execOutcome(ctx, &req, warden.SandboxHost, sandbox.Result{}, sandbox.Limits{}, err)
+			return ExecResult{Decision: d, Profile: warden.SandboxHost}, err
+		}
 		return a.execOnHost(ctx, r, &req, d, dir)
 	}
 	name := r.Profile
@@ -123,29 +127,45 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		env = os.Environ()
 	}
 	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
-	var res sandbox.Result
-	var runErr error
 	world, inWorld := a.sessionWorld(name, dir, spec, &req, r.Override)
 	if inWorld {
 		spec.Session = req.Session
-		res, runErr = a.runInWorld(ctx, world, name, spec, cmd)
-		if errors.Is(runErr, errNoWorld) {
+	}
+	var closers []io.Closer
+	defer func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}()
+	// run runs one command in the session's world, or in a sandbox of its
+	// own: the work a command discards is saved by git run there first.
+	run := func(ctx context.Context, c sandbox.Command) (sandbox.Result, error) {
+		if inWorld {
+			res, err := a.runInWorld(ctx, world, name, spec, c)
+			if !errors.Is(err, errNoWorld) {
+				return res, err
+			}
 			// No world can start here (inside another sandbox that refuses
 			// namespaces or Unix sockets: Codex's workspace-write): the
 			// command runs in a sandbox of its own, as a one-shot run.
 			a.noWorldHere(world)
-			if spec, err = a.sandboxSpec(name, dir, r.Override, &req, r.Wait); err == nil {
-				if c, ok := spec.Egress.(io.Closer); ok {
-					defer c.Close()
-				}
-				res, runErr = eng.Run(ctx, spec, cmd)
-			} else {
-				runErr = err
+			inWorld = false
+			if spec, err = a.sandboxSpec(name, dir, r.Override, &req, r.Wait); err != nil {
+				return sandbox.Result{}, err
+			}
+			if c, ok := spec.Egress.(io.Closer); ok {
+				closers = append(closers, c)
 			}
 		}
-	} else {
-		res, runErr = eng.Run(ctx, spec, cmd)
+		return eng.Run(ctx, spec, c)
 	}
+	if len(d.Snapshot) > 0 && (spec.ProjectWritable || spec.Mode == sandbox.ModeOff || len(r.Override.ReadWrite) > 0) {
+		if err := a.saveWork(ctx, &req, d, sandboxGit{run: run, env: env}); err != nil {
+			_ = a.execOutcome(ctx, &req, name, sandbox.Result{}, spec.Limits, err)
+			return ExecResult{Decision: d, Profile: name}, err
+		}
+	}
+	res, runErr := run(ctx, cmd)
 	out := ExecResult{Result: res, Decision: d, Profile: name, Limits: spec.Limits}
 	if err := a.execOutcome(ctx, &req, name, res, spec.Limits, runErr); err != nil && runErr == nil {
 		return out, err
@@ -219,6 +239,8 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 	}
 	req := r.Base
 	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
+	// Exec saves the work a command discards before running it (saveWork).
+	req.Snapshots = true
 	req.Resource = commandLine(r.Args)
 	if r.Approval == "" && !r.HostApproved && len(r.Override.AllowDomains) == 0 {
 		// The hook's decision of this very command, in the same supervisor.

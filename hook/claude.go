@@ -109,6 +109,7 @@ func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
 		call.req = p.request(claudeHost, raw, warden.CapShell, "exec", cmd)
 		call.req.Params = in.pick("description", "timeout", "run_in_background", "dangerouslyDisableSandbox")
 		call.shell = true
+		call.req.Snapshots = true // it runs in warden exec, which saves discarded work (contain)
 	case "Read":
 		path, err := in.need(name, "file_path")
 		if err != nil {

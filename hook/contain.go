@@ -39,16 +39,24 @@ const (
 // only a rule the user wrote (ProfileHost, or a policy that runs commands on
 // the host where no sandbox can) leaves one on the host. Where no sandbox
 // can run, the call is asked about.
+//
+// A command whose decision names work to save first (Decision.Snapshot)
+// runs only in warden exec, which saves it: where it would run on the host
+// instead, it is asked about.
 func contain(dec warden.Decision, call toolCall, runner FindRunner) (placement, json.RawMessage, error) {
+	onHost := placeHost
+	if len(dec.Snapshot) > 0 {
+		onHost = placeAsk
+	}
 	if dec.Verdict == warden.Allow && dec.Sandbox == ProfileHost {
-		return placeHost, nil, nil
+		return onHost, nil, nil
 	}
 	r := runner.find()
 	switch {
 	case r == nil:
 		return placeAsk, nil, nil
 	case len(r) == 0:
-		return placeHost, nil, nil
+		return onHost, nil, nil
 	}
 	if dec.Sandbox == "" || dec.Sandbox == ProfileHost {
 		dec.Sandbox = profileAllowed
@@ -111,6 +119,9 @@ func answerRun(dec warden.Decision, call toolCall, runner FindRunner) (runAnswer
 // noSandboxReason is what a host is told when a command would run in a
 // sandbox but none can run here.
 func noSandboxReason(dec warden.Decision) string {
+	if len(dec.Snapshot) > 0 {
+		return "this command discards uncommitted work, which warden saves first only when it runs in warden's sandbox, and here it would run on the host, so warden asks: " + explain(dec)
+	}
 	return "no sandbox can run here, so warden asks before this runs on the host: " + explain(dec)
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/shellguard"
 )
 
 // profileDecider answers every request with one decision.
@@ -82,5 +83,60 @@ func TestSessionEndLetsTheSessionGo(t *testing.T) {
 	status := Run(context.Background(), "claude", strings.NewReader(`{"hook_event_name":"SessionEnd","session_id":"s-9","reason":"exit"}`), &out, &errOut, d, nil)
 	if status != 0 || len(d.ended) != 1 || d.ended[0] != "s-9" {
 		t.Errorf("SessionEnd: status %d, ended %q, stderr %q; want s-9 ended", status, d.ended, errOut.String())
+	}
+}
+
+// guardDecider decides with the real shell guard.
+type guardDecider struct{ s shellguard.Stage }
+
+func (g guardDecider) Check(ctx context.Context, req *warden.Request) (warden.Decision, error) {
+	return g.s.Check(ctx, req)
+}
+
+// TestDiscardIsSavedWhereContained: a git command that discards
+// uncommitted work runs, wrapped in warden exec (which saves the work
+// first), on the hosts whose commands the hook wraps; it is asked about
+// where it would run on the host instead: Cursor, which cannot run a
+// command in warden's sandbox, and a policy that runs commands on the host
+// where no sandbox can.
+func TestDiscardIsSavedWhereContained(t *testing.T) {
+	p := shellguard.DefaultPolicy()
+	p.SandboxAvailable = true
+	d := guardDecider{shellguard.Stage{Policy: p}}
+	const cmd = "git checkout -- main.go"
+	payloads := map[string]string{
+		"claude": `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/u/p","tool_name":"Bash","tool_input":{"command":"` + cmd + `"}}`,
+		"codex":  `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/u/p","tool_name":"Bash","tool_input":{"command":"` + cmd + `"}}`,
+		"gemini": `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/u/p","tool_name":"run_shell_command","tool_input":{"command":"` + cmd + `"}}`,
+		"cursor": `{"hook_event_name":"beforeShellExecution","conversation_id":"s","cwd":"/home/u/p","command":"` + cmd + `"}`,
+	}
+	sandboxHere := func() Runner { return Runner{"/opt/warden", "exec"} }
+	hostByPolicy := func() Runner { return Runner{} }
+	for host, payload := range payloads {
+		t.Run(host, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			status := Run(context.Background(), host, strings.NewReader(payload), &out, &errOut, d, sandboxHere)
+			answer := out.String() + errOut.String()
+			if host == "cursor" {
+				if !strings.Contains(answer, `"permission":"ask"`) || !strings.Contains(answer, "shell.git.discard") {
+					t.Errorf("Cursor's answer %q (status %d), want an ask about the discard", answer, status)
+				}
+				return
+			}
+			if status != 0 || !strings.Contains(answer, "exec --profile workspace --session s") || strings.Contains(answer, `"ask"`) {
+				t.Errorf("answer %q (status %d), want the command run in warden exec", answer, status)
+			}
+		})
+		if host == "cursor" {
+			continue
+		}
+		t.Run(host+"/on the host by policy", func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			status := Run(context.Background(), host, strings.NewReader(payload), &out, &errOut, d, hostByPolicy)
+			answer := out.String() + errOut.String()
+			if !strings.Contains(answer, "warden saves first only when it runs in warden's sandbox") {
+				t.Errorf("answer %q (status %d), want it asked about, saying why", answer, status)
+			}
+		})
 	}
 }
