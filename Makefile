@@ -17,21 +17,25 @@ all: build
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/agentwarden/warden/cli.version=$(VERSION) -X github.com/agentwarden/warden/cli.commit=$(COMMIT)
+# warden-sandbox, the small binary a sandbox's init and stage start from
+# (cmd/warden-sandbox), is built first: warden records its Go build ID and
+# uses it only while the one beside it has that ID.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warden
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/warden-sandbox ./cmd/warden-sandbox
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS) -X github.com/agentwarden/warden/sandbox.helperBuildID=$$($(GO) tool buildid bin/warden-sandbox)" -o $(BIN) ./cmd/warden
 	GO=$(GO) ./scripts/warden-exec.sh bin/warden-exec
 
-# Install warden and warden-exec side by side at a stable path
+# Install warden, warden-sandbox and warden-exec side by side at a stable path
 # ($(PREFIX)/bin, /usr/local/bin by default; PREFIX=$HOME/.local needs no root).
 # `warden install HOST` points agent hosts' hooks there, never at bin/.
 PREFIX ?= /usr/local
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(BIN) bin/warden-exec $(DESTDIR)$(PREFIX)/bin/
-	@echo "installed $(DESTDIR)$(PREFIX)/bin/warden and warden-exec; next: warden init, then warden install claude (or codex, gemini, cursor)"
+	install -m 0755 $(BIN) bin/warden-sandbox bin/warden-exec $(DESTDIR)$(PREFIX)/bin/
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/warden, warden-sandbox and warden-exec; next: warden init, then warden install claude (or codex, gemini, cursor)"
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/warden $(DESTDIR)$(PREFIX)/bin/warden-exec
+	rm -f $(DESTDIR)$(PREFIX)/bin/warden $(DESTDIR)$(PREFIX)/bin/warden-sandbox $(DESTDIR)$(PREFIX)/bin/warden-exec
 
 # Set up a warden home in the repository and take a short scripted tour of the
 # gate: decisions of every kind, the emergency stop, the audit log and its chain.

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -57,6 +58,14 @@ With --no-wait an ask exits 126 at once.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := finishOverrides(c.Flags(), sizes, &o); err != nil {
 				return err
+			}
+			if base.Session == "" && e.supervises == "" && (o.Mode == nil || *o.Mode != "light" && *o.Mode != "off") {
+				// A one-shot run: its sandbox's init starts now, beside
+				// the policy's load and the decision (sandbox.StartEarly).
+				if in, ok := e.stdin.(*os.File); ok || e.stdin == nil {
+					sandbox.StartEarly("", in)
+					defer sandbox.DiscardEarly()
+				}
 			}
 			a, err := e.open(c.Context())
 			if err != nil {

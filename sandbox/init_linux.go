@@ -35,17 +35,22 @@ func runInit() int {
 	if err != nil {
 		return send(outcome{Setup: err.Error(), Exit: 125})
 	}
+	fail := func(setup string) int { return send(outcome{Setup: setup, Exit: 125}) }
 	if p.Namespaces {
 		if err := setupMounts(p); err != nil {
-			return send(outcome{Setup: err.Error(), Exit: 125})
+			return fail(err.Error())
 		}
 		if err := loopbackUp(); err != nil {
-			return send(outcome{Setup: err.Error(), Exit: 125})
+			return fail(err.Error())
 		}
 		_ = unix.Sethostname([]byte("warden-sandbox"))
-		if p.ListenFD > 0 {
+		if p.ListenFD > 0 && len(p.Listen) == 0 {
+			// An init started before its run was known gets the socket
+			// whether or not the run serves anything on its loopback.
+			unix.Close(p.ListenFD)
+		} else if p.ListenFD > 0 {
 			if err := sendListeners(p.ListenFD, p.Listen); err != nil {
-				return send(outcome{Setup: err.Error(), Exit: 125})
+				return fail(err.Error())
 			}
 		}
 	} else {
@@ -59,68 +64,47 @@ func runInit() int {
 		return serveInit(p)
 	}
 
-	planR, planW, err := os.Pipe()
+	// The stage starts once the mounts are in place: before the fresh
+	// /proc, an unprivileged caller's init cannot exec /proc/self/exe.
+	st, err := startStage(p)
 	if err != nil {
-		return send(outcome{Setup: "start the command: " + err.Error(), Exit: 125})
+		return fail("start the command: " + err.Error())
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		return send(outcome{Setup: "start the command: " + err.Error(), Exit: 125})
-	}
-	stage := &exec.Cmd{
-		Path:       "/proc/self/exe",
-		Args:       []string{stageArg0},
-		Env:        helperEnv,
-		Dir:        p.Dir,
-		Stdin:      os.Stdin,
-		Stdout:     os.Stdout,
-		Stderr:     os.Stderr,
-		ExtraFiles: []*os.File{planR, errW},
-	}
-	stage.SysProcAttr = asCaller(nil, p)
 	// Forward what would stop the sandbox to the command; as pid 1 the init
 	// would otherwise ignore it.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	if err := stage.Start(); err != nil {
-		return send(outcome{Setup: "start the command: " + err.Error(), Exit: 125})
-	}
-	planR.Close()
-	errW.Close()
 	go func() {
 		for s := range sigs {
-			_ = stage.Process.Signal(s)
+			_ = st.cmd.Process.Signal(s)
 		}
 	}()
-	_ = json.NewEncoder(planW).Encode(p)
-	planW.Close()
+	_ = json.NewEncoder(st.planW).Encode(p)
+	st.planW.Close()
 
-	// The stage writes an errno here only when execve fails; on success the
-	// pipe closes with the exec.
-	var execErr struct {
-		Errno int
-		Path  string
-	}
-	msg, _ := io.ReadAll(errR)
-	errR.Close()
+	// The stage writes an errno here only when it cannot exec the command
+	// (or enter its directory); on success the pipe closes with the exec.
+	var execErr stageFailure
+	msg, _ := io.ReadAll(st.errR)
+	st.errR.Close()
 	if len(msg) > 0 {
 		_ = json.Unmarshal(msg, &execErr)
 	}
 
-	werr := stage.Wait()
+	werr := st.cmd.Wait()
 	o := outcome{}
 	if execErr.Errno != 0 {
-		o.ExecErrno, o.ExecPath = execErr.Errno, execErr.Path
+		o.ExecErrno, o.ExecPath, o.ExecDir = execErr.Errno, execErr.Path, execErr.Dir
 	}
-	if st := stage.ProcessState; st != nil {
-		ws := st.Sys().(syscall.WaitStatus)
+	if ps := st.cmd.ProcessState; ps != nil {
+		ws := ps.Sys().(syscall.WaitStatus)
 		switch {
 		case ws.Signaled():
 			o.Signal = int(ws.Signal())
 		default:
 			o.Exit = ws.ExitStatus()
 		}
-		o.CPU = int64(st.UserTime() + st.SystemTime())
+		o.CPU = int64(ps.UserTime() + ps.SystemTime())
 	} else if werr != nil {
 		var ee *exec.ExitError
 		if !errors.As(werr, &ee) {
@@ -129,6 +113,56 @@ func runInit() int {
 		}
 	}
 	return send(o)
+}
+
+// stage is a one-shot run's stage, started and waiting for its plan.
+type stage struct {
+	cmd   *exec.Cmd
+	planW *os.File // its plan goes here
+	errR  *os.File // why it could not exec, if it could not
+}
+
+// stageFailure is what the stage reports when it cannot run the command.
+type stageFailure struct {
+	Errno int
+	Path  string
+	Dir   bool `json:",omitempty"` // Path is the directory it could not enter
+}
+
+// startStage starts the stage of p's command as the caller's own uid
+// (asCaller), in /: its plan says where to go, and a directory it cannot
+// enter is said as such (stageFailure.Dir).
+func startStage(p *plan) (*stage, error) {
+	planR, planW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		planR.Close()
+		planW.Close()
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path:       "/proc/self/exe",
+		Args:       []string{stageArg0},
+		Env:        helperEnv,
+		Dir:        "/",
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		ExtraFiles: []*os.File{planR, errW},
+	}
+	cmd.SysProcAttr = asCaller(nil, p)
+	err = cmd.Start()
+	planR.Close()
+	errW.Close()
+	if err != nil {
+		planW.Close()
+		errR.Close()
+		return nil, err
+	}
+	return &stage{cmd: cmd, planW: planW, errR: errR}, nil
 }
 
 // sendListeners makes a listener on each of addrs on the sandbox's loopback

@@ -104,6 +104,10 @@ func runLauncher() {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		launcherFail("make the launcher undumpable: %v", err)
 	}
+	// Its commands get their streams and nothing else it holds (closeInherited).
+	if err := closeInherited(); err != nil {
+		launcherFail("%v", err)
+	}
 	if err := loadSeccomp(fprog); err != nil {
 		launcherFail("%v", err)
 	}

@@ -304,12 +304,9 @@ func (m *Manager) lastUsed(name string) string { return filepath.Join(m.dir(name
 // control socket.
 func (m *Manager) startServing(info *Info) (*serving, error) {
 	spec := info.Spec
-	exe := m.Native.Exe
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, err
-		}
+	exe, err := initExe(m.Native.Exe)
+	if err != nil {
+		return nil, err
 	}
 	if err := seccompAvailable(); err != nil {
 		return nil, err

@@ -31,9 +31,13 @@ type Native struct {
 type ExecError struct {
 	Path string
 	Err  syscall.Errno
+	Dir  bool // Path is the working directory, which could not be entered
 }
 
 func (e *ExecError) Error() string {
+	if e.Dir {
+		return fmt.Sprintf("cannot enter the working directory %s inside the sandbox: %v", e.Path, e.Err)
+	}
 	if e.Err == syscall.ENOENT {
 		return fmt.Sprintf("%s: command not found inside the sandbox", e.Path)
 	}
@@ -57,12 +61,9 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 	if s.Mode == ModeOff {
 		return runUnisolated(ctx, s, c)
 	}
-	exe := n.Exe
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return Result{}, fmt.Errorf("find warden's own binary to start the sandbox: %w", err)
-		}
+	exe, err := initExe(n.Exe)
+	if err != nil {
+		return Result{}, fmt.Errorf("find warden's own binary to start the sandbox: %w", err)
 	}
 	abi := LandlockABI()
 	if err := seccompAvailable(); err != nil {
@@ -132,47 +133,72 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	var overflow atomic.Bool
 	ctx, cancel := context.WithTimeout(ctx, s.Limits.Wall)
 	defer cancel()
-	outW, errW := shareWriter(c.Stdout, c.Stderr)
-	stdout, err := newCapped(outW, s.Limits.Output, &overflow, cancel)
-	if err != nil {
-		return res, err
-	}
-	stderr, err := newCapped(errW, s.Limits.Output, &overflow, cancel)
-	if err != nil {
-		stdout.abort()
-		return res, err
-	}
-	var extra []*os.File
-	var listenConn *os.File
 	var services []loopbackService
 	if mode.Namespaces() {
 		services = loopbackServices(s)
 	}
-	if len(services) > 0 {
-		host, child, err := socketPair()
-		if err != nil {
-			stdout.abort()
-			stderr.abort()
-			return res, err
-		}
-		defer host.Close()
-		listenConn, extra = host, []*os.File{child}
+	outW, errW := shareWriter(c.Stdout, c.Stderr)
+	var stdout, stderr *capped
+	var ip *initProc
+	var listenConn *os.File
+	oomBefore := cg.oomKills()
+	if e := takeEarly(exe, mode, c.Stdin); e != nil {
+		// The init started early (StartEarly) writes to pipes of its own
+		// and got the listener socket as fd 5 whether or not this run
+		// serves anything on its loopback.
+		stdout = cappedPipe(e.outR, nil, outW, s.Limits.Output, &overflow, cancel)
+		stderr = cappedPipe(e.errR, nil, errW, s.Limits.Output, &overflow, cancel)
 		p.ListenFD = fdPlan + 2
 		for _, svc := range services {
 			p.Listen = append(p.Listen, svc.addr)
 		}
-	}
-	oomBefore := cg.oomKills()
-	ip, err := startInit(exe, mode, cg, p, c.Stdin, stdout.w, stderr.w, extra...)
-	for _, f := range extra {
-		f.Close()
-	}
-	stdout.started()
-	stderr.started()
-	if err != nil {
-		stdout.wait()
-		stderr.wait()
-		return res, err
+		if len(services) > 0 {
+			listenConn = e.listen
+			defer listenConn.Close()
+		} else {
+			e.listen.Close()
+		}
+		ip = e.ip
+		if err := ip.sendPlan(e.planW, cg, p); err != nil {
+			stdout.wait()
+			stderr.wait()
+			return res, err
+		}
+	} else {
+		var err error
+		if stdout, err = newCapped(outW, s.Limits.Output, &overflow, cancel); err != nil {
+			return res, err
+		}
+		if stderr, err = newCapped(errW, s.Limits.Output, &overflow, cancel); err != nil {
+			stdout.abort()
+			return res, err
+		}
+		var extra []*os.File
+		if len(services) > 0 {
+			host, child, err := socketPair()
+			if err != nil {
+				stdout.abort()
+				stderr.abort()
+				return res, err
+			}
+			defer host.Close()
+			listenConn, extra = host, []*os.File{child}
+			p.ListenFD = fdPlan + 2
+			for _, svc := range services {
+				p.Listen = append(p.Listen, svc.addr)
+			}
+		}
+		ip, err = startInit(exe, mode, cg, p, c.Stdin, stdout.w, stderr.w, extra...)
+		for _, f := range extra {
+			f.Close()
+		}
+		stdout.started()
+		stderr.started()
+		if err != nil {
+			stdout.wait()
+			stderr.wait()
+			return res, err
+		}
 	}
 	var listenErr error
 	var unwired bool
@@ -241,7 +267,7 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		return res, fmt.Errorf("set up the sandbox: %s", o.Setup)
 	}
 	if o.ExecErrno != 0 {
-		return res, &ExecError{Path: o.ExecPath, Err: syscall.Errno(o.ExecErrno)}
+		return res, &ExecError{Path: o.ExecPath, Err: syscall.Errno(o.ExecErrno), Dir: o.ExecDir}
 	}
 	res.Signal, res.CPU = o.Signal, time.Duration(o.CPU)
 	res.ExitCode = o.Exit
@@ -393,13 +419,19 @@ func newCapped(dst io.Writer, limit int64, overflow *atomic.Bool, stop func()) (
 	if err != nil {
 		return nil, err
 	}
+	return cappedPipe(r, w, dst, limit, overflow, stop), nil
+}
+
+// cappedPipe copies from the read end r of a pipe whose write end w (nil:
+// already closed here) the command writes to.
+func cappedPipe(r, w *os.File, dst io.Writer, limit int64, overflow *atomic.Bool, stop func()) *capped {
 	if dst == nil {
 		dst = io.Discard
 	}
 	c := &capped{r: r, w: w, dst: dst, limit: limit, overflow: overflow, stop: stop}
 	c.wg.Add(1)
 	go c.copy()
-	return c, nil
+	return c
 }
 
 func (c *capped) copy() {

@@ -77,6 +77,7 @@ type outcome struct {
 	// not executable, not readable inside the sandbox).
 	ExecErrno int    `json:",omitempty"`
 	ExecPath  string `json:",omitempty"`
+	ExecDir   bool   `json:",omitempty"` // ExecPath is the directory the command could not start in
 	Exit      int
 	Signal    int
 	CPU       int64 // nanoseconds of user and system time

@@ -28,21 +28,27 @@ func runStage() {
 	runtime.LockOSThread()
 	report := os.NewFile(fdReport, "exec-error")
 	unix.CloseOnExec(fdReport)
-	fail := func(errno syscall.Errno, path string) {
-		b, _ := json.Marshal(struct {
-			Errno int
-			Path  string
-		}{int(errno), path})
+	report1 := func(f stageFailure) {
+		b, _ := json.Marshal(f)
 		_, _ = report.Write(b)
 		code := 126
-		if errno == syscall.ENOENT {
+		if f.Errno == int(syscall.ENOENT) {
 			code = 127
 		}
 		os.Exit(code)
 	}
+	fail := func(errno syscall.Errno, path string) { report1(stageFailure{Errno: int(errno), Path: path}) }
 	p, err := readPlan()
 	if err != nil || len(p.Args) == 0 {
 		fail(syscall.EINVAL, "")
+	}
+	// A one-shot run's stage starts in / (startStage); a world's in its
+	// command's directory already.
+	if p.Dir != "" {
+		if err := syscall.Chdir(p.Dir); err != nil {
+			errno, _ := err.(syscall.Errno)
+			report1(stageFailure{Errno: int(errno), Path: p.Dir, Dir: true})
+		}
 	}
 	path, errno := lookPath(p.Args[0], p.Env)
 	if errno != 0 {
@@ -78,6 +84,9 @@ func runStage() {
 		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, 0, uintptr(r.Resource), uintptr(unsafe.Pointer(&lim)), 0, 0, 0); e != 0 {
 			fail(e, "setrlimit")
 		}
+	}
+	if err := closeInherited(); err != nil {
+		fail(syscall.EPERM, err.Error())
 	}
 	if err := loadSeccomp(fprog); err != nil {
 		fail(syscall.EPERM, err.Error())
@@ -242,4 +251,29 @@ func lookPath(file string, env []string) (string, syscall.Errno) {
 		found = syscall.EACCES
 	}
 	return "", found
+}
+
+// closeInherited marks every descriptor from 3 up close-on-exec, so that a
+// command gets exactly the streams it was given: descriptors the gate
+// process inherited from whoever started it (a host's pipes, a directory)
+// would otherwise pass through the init and the stage into the command,
+// opened before Landlock and outside its rules. Raw system calls only, as
+// it runs after the stage's rlimits.
+func closeInherited() error {
+	_, _, e := unix.RawSyscall(unix.SYS_CLOSE_RANGE, 3, ^uintptr(0)>>1, unix.CLOSE_RANGE_CLOEXEC)
+	if e == 0 {
+		return nil
+	}
+	if e != unix.ENOSYS && e != unix.EINVAL {
+		return fmt.Errorf("mark inherited descriptors close-on-exec: %w", e)
+	}
+	// Before Linux 5.11: each descriptor this process can have.
+	var lim unix.Rlimit
+	if _, _, e := unix.RawSyscall(unix.SYS_GETRLIMIT, unix.RLIMIT_NOFILE, uintptr(unsafe.Pointer(&lim)), 0); e != 0 {
+		return fmt.Errorf("mark inherited descriptors close-on-exec: %w", e)
+	}
+	for fd := uintptr(3); fd < uintptr(min(lim.Cur, 1<<20)); fd++ {
+		_, _, _ = unix.RawSyscall(unix.SYS_FCNTL, fd, unix.F_SETFD, unix.FD_CLOEXEC)
+	}
+	return nil
 }

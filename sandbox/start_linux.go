@@ -22,15 +22,28 @@ type initProc struct {
 // it the plan. On error nothing it started is left running. A kernel that
 // refuses the namespaces is a *namespaceError, so the caller can fall back.
 func startInit(exe string, mode Mode, cg *cgroup, p *plan, stdin io.Reader, stdout, stderr io.Writer, extra ...*os.File) (*initProc, error) {
-	planR, planW, err := os.Pipe()
+	ip, planW, err := spawnInit(exe, mode, stdin, stdout, stderr, extra...)
 	if err != nil {
 		return nil, err
 	}
-	defer planW.Close()
+	if err := ip.sendPlan(planW, cg, p); err != nil {
+		return nil, err
+	}
+	return ip, nil
+}
+
+// spawnInit starts a sandbox's init, which then waits for its plan on the
+// pipe returned.
+func spawnInit(exe string, mode Mode, stdin io.Reader, stdout, stderr io.Writer, extra ...*os.File) (*initProc, *os.File, error) {
+	planR, planW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
 	reportR, reportW, err := os.Pipe()
 	if err != nil {
 		planR.Close()
-		return nil, err
+		planW.Close()
+		return nil, nil, err
 	}
 	cmd := &exec.Cmd{
 		Path: exe, Args: []string{initArg0}, Env: helperEnv, Dir: "/",
@@ -42,26 +55,34 @@ func startInit(exe string, mode Mode, cg *cgroup, p *plan, stdin io.Reader, stdo
 	planR.Close()
 	reportW.Close()
 	if err != nil {
+		planW.Close()
 		reportR.Close()
 		if mode.Namespaces() && isNamespaceRefusal(err) {
-			return nil, &namespaceError{err}
+			return nil, nil, &namespaceError{err}
 		}
-		return nil, fmt.Errorf("start the sandbox: %w", err)
+		return nil, nil, fmt.Errorf("start the sandbox: %w", err)
 	}
-	ip := &initProc{cmd: cmd, report: reportR}
+	return &initProc{cmd: cmd, report: reportR}, planW, nil
+}
+
+// sendPlan moves the init into cg and sends it p, closing planW. On error
+// the init is killed and waited for.
+func (ip *initProc) sendPlan(planW *os.File, cg *cgroup, p *plan) error {
+	defer planW.Close()
+	var err error
 	if cg != nil {
-		err = cg.add(cmd.Process.Pid)
+		err = cg.add(ip.cmd.Process.Pid)
 	}
 	if err == nil {
 		err = json.NewEncoder(planW).Encode(p)
 	}
 	if err != nil {
 		ip.kill()
-		_ = cmd.Wait()
-		reportR.Close()
-		return nil, err
+		_ = ip.cmd.Wait()
+		ip.report.Close()
+		return err
 	}
-	return ip, nil
+	return nil
 }
 
 // kill kills the init and, without a pid namespace, what shares its

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"time"
 )
@@ -17,6 +18,12 @@ type Native struct{ Exe string }
 
 // Run refuses: there is no native sandbox on this platform.
 func (n *Native) Run(context.Context, Spec, Command) (Result, error) { return Result{}, errUnsupported }
+
+// StartEarly does nothing: there is no init on this platform.
+func StartEarly(string, *os.File) {}
+
+// DiscardEarly does nothing: there is no init on this platform.
+func DiscardEarly() {}
 
 // Main returns at once: there is no init or stage on this platform.
 func Main() {}

@@ -1,0 +1,79 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"debug/elf"
+	"os"
+	"path/filepath"
+)
+
+// HelperName is the small binary (cmd/warden-sandbox) that runs as the
+// sandbox's init, stage and launcher when it sits beside warden.
+const HelperName = "warden-sandbox"
+
+// helperBuildID is the Go build ID of the warden-sandbox built with this
+// binary, set at link time (-X, by make build); empty in builds that have
+// no helper (go install, go test), which re-execute themselves.
+var helperBuildID string
+
+// initExe returns the binary a sandbox's init is started from: exe when
+// set, else warden-sandbox beside this executable when it is the one this
+// binary was built with, else this executable. A helper that is missing,
+// unreadable or from another build is never used: a plan means exactly
+// what the code that wrote it means only to the same code.
+func initExe(exe string) (string, error) {
+	if exe != "" {
+		return exe, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return initExeFor(self), nil
+}
+
+// initExeFor is initExe for the executable self.
+func initExeFor(self string) string {
+	if h := helperBeside(self); h != "" {
+		return h
+	}
+	return self
+}
+
+// helperBeside returns the path of the matching warden-sandbox beside self,
+// or "".
+func helperBeside(self string) string {
+	if helperBuildID == "" {
+		return ""
+	}
+	path := filepath.Join(filepath.Dir(self), HelperName)
+	if goBuildID(path) != helperBuildID {
+		return ""
+	}
+	return path
+}
+
+// goBuildID reads the Go build ID note of the ELF file at path; "" when
+// there is none or it cannot be read.
+func goBuildID(path string) string {
+	f, err := elf.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	s := f.Section(".note.go.buildid")
+	if s == nil {
+		return ""
+	}
+	b, err := s.Data()
+	// namesz, descsz, type (4 bytes each), "Go\x00\x00", then the ID.
+	if err != nil || len(b) < 16 || string(b[12:16]) != "Go\x00\x00" {
+		return ""
+	}
+	n := int(f.ByteOrder.Uint32(b[4:8]))
+	if 16+n > len(b) {
+		return ""
+	}
+	return string(b[16 : 16+n])
+}
