@@ -351,7 +351,12 @@ func Workspace(home Home, p *config.Policy) string {
 	return filepath.Join(home.Abs(), fsguard.SandboxDir, "files")
 }
 
-// FilesystemGuard compiles the filesystem guard for a home's policy.
+// FsguardCachePath is where the filesystem guard's compiled rules are cached
+// (fsguard.NewCached), beside the policy's cache.
+func (h Home) FsguardCachePath() string { return filepath.Join(string(h), "cache", "fsguard") }
+
+// FilesystemGuard compiles the filesystem guard for a home's policy, through
+// the compiled-rules cache in the home.
 func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
 	userHome, _ := os.UserHomeDir()
 	fp := fsguard.Policy{
@@ -370,7 +375,7 @@ func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
 		}
 		fp.Allowed = append(fp.Allowed, r)
 	}
-	return fsguard.New(fp)
+	return fsguard.NewCached(fp, home.FsguardCachePath(), config.BinaryID())
 }
 
 func (a *App) buildGate() *gate.Gate {

@@ -56,6 +56,11 @@ var binaryID = sync.OnceValue(func() string {
 	return exe + "\x00" + strconv.FormatInt(fi.Size(), 10) + "\x00" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
 })
 
+// BinaryID names the running binary (its path, size and modification time)
+// for caches of what it computes: a rebuilt or replaced binary gets another.
+// Empty when the binary cannot be found; then nothing should be cached.
+func BinaryID() string { return binaryID() }
+
 // cacheKey is what a cache entry for data is valid for.
 func cacheKey(data []byte, binary string) string {
 	h := sha256.New()

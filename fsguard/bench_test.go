@@ -3,6 +3,7 @@ package fsguard
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/agentwarden/warden"
 )
@@ -103,6 +104,45 @@ func BenchmarkNew(b *testing.B) {
 	for _, n := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) {
 			p := benchPolicy(b, n, false)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := New(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNewCached is BenchmarkNew through the compiled-rules cache, as a
+// one-shot process finds it written by the one before: read the file, check
+// it against the policy, lstat what resolution asked, and the homes and
+// workspace resolved as New does. "compile" is New for the same policy.
+//
+//	go test -run XXX -bench 'BenchmarkNewCached' ./fsguard/
+func BenchmarkNewCached(b *testing.B) {
+	if !stampsSupported {
+		b.Skip("the compiled-rules cache reads change times on Linux only")
+	}
+	old := cacheRacy
+	cacheRacy = 0 // the policy's directories are made just before
+	b.Cleanup(func() { cacheRacy = old })
+	for _, n := range []int{10, 1000} {
+		p := benchPolicy(b, n, false)
+		path := b.TempDir() + "/fsguard"
+		time.Sleep(10 * time.Millisecond) // a tick of the coarse clock
+		if _, hit, err := newCached(p, path, "bench"); err != nil || hit {
+			b.Fatal(err, hit)
+		}
+		b.Run(fmt.Sprintf("rules=%d/cached", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, hit, err := newCached(p, path, "bench"); err != nil || !hit {
+					b.Fatal("not from the cache", err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("rules=%d/compile", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := New(p); err != nil {

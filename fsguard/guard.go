@@ -39,6 +39,27 @@ type allowedRule struct {
 // New compiles p. It fails on an invalid pattern or a missing workspace or
 // warden home; the policy file's loader reports such problems first.
 func New(p Policy) (*Guard, error) {
+	g, err := newBase(p)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := g.compileRules(p); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// compiled is what compileRules saw: the memo that answered resolution,
+// whose deps are the directories the answers came from, and how many
+// patterns each denied path became (one, or two with an alias).
+type compiled struct {
+	fsys    *memoLinks
+	deniedN []int
+}
+
+// newBase is New without the rules: the homes and the workspace, resolved
+// (a few lstat calls, whatever the policy's size).
+func newBase(p Policy) (*Guard, error) {
 	g := &Guard{userHome: p.UserHome}
 	if p.UserHome != "" {
 		g.userHome = filepath.Clean(p.UserHome)
@@ -57,6 +78,12 @@ func New(p Policy) (*Guard, error) {
 		return nil, fmt.Errorf("workspace %q is not an absolute path", p.Workspace)
 	}
 	g.workspace = physical(filepath.Clean(ws))
+	return g, nil
+}
+
+// compileRules compiles p's denied and allowed paths into g (built by
+// newBase from the same p).
+func (g *Guard) compileRules(p Policy) (compiled, error) {
 	denied := make([]expanded, len(p.Denied))
 	allowed := make([]expanded, len(p.Allowed))
 	bases := make([]string, 0, len(p.Denied)+len(p.Allowed))
@@ -64,46 +91,49 @@ func New(p Policy) (*Guard, error) {
 	tilde := homeGlob(g.userHome)
 	for i, d := range p.Denied {
 		if err := CheckPattern(d, false); err != nil {
-			return nil, err
+			return compiled{}, err
 		}
 		if denied[i], err = expand(d, tilde, true); err != nil {
-			return nil, err
+			return compiled{}, err
 		}
 		bases = append(bases, denied[i].base)
 	}
-	g.allowed = make([]allowedRule, len(p.Allowed))
+	rules := make([]allowedRule, len(p.Allowed))
 	for i, r := range p.Allowed {
 		if err := CheckPattern(r.Pattern, true); err != nil {
-			return nil, err
+			return compiled{}, err
 		}
-		ar := &g.allowed[i]
+		ar := &rules[i]
 		ar.level, ar.text = r.Level, r.Pattern
 		for _, a := range r.Actions {
 			k := actionIndex(a)
 			if k < 0 {
-				return nil, fmt.Errorf("allowed path %q names the unknown action %q; want read, write, list or delete", r.Pattern, a)
+				return compiled{}, fmt.Errorf("allowed path %q names the unknown action %q; want read, write, list or delete", r.Pattern, a)
 			}
 			ar.actions[k] = true
 		}
 		if allowed[i], err = expand(r.Pattern, tilde, false); err != nil {
-			return nil, err
+			return compiled{}, err
 		}
 		bases = append(bases, allowed[i].base)
 	}
-	fsys := newMemoLinks(bases)
+	c := compiled{fsys: newMemoLinks(bases), deniedN: make([]int, len(p.Denied))}
 	g.denied = make([]pattern, 0, len(p.Denied))
 	for i, d := range p.Denied {
-		g.denied = compile(g.denied, d, denied[i], true, fsys)
+		n := len(g.denied)
+		g.denied = compile(g.denied, d, denied[i], true, c.fsys)
+		c.deniedN[i] = len(g.denied) - n
 	}
 	// One backing array for every rule's patterns; each rule's slice is
 	// capped, so nothing appended to one reaches the next.
 	pats := make([]pattern, 0, len(p.Allowed)+len(p.Allowed)/8)
 	for i, r := range p.Allowed {
 		start := len(pats)
-		pats = compile(pats, r.Pattern, allowed[i], false, fsys)
-		g.allowed[i].pats = pats[start:len(pats):len(pats)]
+		pats = compile(pats, r.Pattern, allowed[i], false, c.fsys)
+		rules[i].pats = pats[start:len(pats):len(pats)]
 	}
-	return g, nil
+	g.allowed = rules
+	return c, nil
 }
 
 func actionIndex(a Action) int {
