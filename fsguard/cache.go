@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // The compiled-rules cache lets a one-shot process (a hook, `warden check`)
@@ -327,6 +328,11 @@ func (r *cacheReader) n() uint64 {
 	if r.bad {
 		return 0
 	}
+	if r.s != "" && r.s[0] < 0x80 { // one byte: most lengths and counts
+		v := uint64(r.s[0])
+		r.s = r.s[1:]
+		return v
+	}
 	v, k := binary.Uvarint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
 	if k <= 0 {
 		r.bad = true
@@ -429,7 +435,8 @@ func decodeGuardCache(raw []byte, p Policy, version, who string) (*cachedRules, 
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(raw[len(cacheMagic):]) {
 		return nil, false
 	}
-	r := cacheReader{s: string(body)}
+	// The strings decoded share body, which nothing writes after this.
+	r := cacheReader{s: unsafe.String(unsafe.SliceData(body), len(body))}
 	if r.str() != version || r.str() != who || r.str() != p.Workspace || r.str() != p.WardenHome || r.str() != p.UserHome || r.bad {
 		return nil, false
 	}
