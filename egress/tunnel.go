@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -40,39 +39,19 @@ func (p *Proxy) record(ctx context.Context, e *entry) {
 	if host == "" {
 		host = e.raw
 	}
-	meta := map[string]any{
-		"trace_id":   e.v.TraceID,
-		"agent":      p.Identity.Agent,
-		"session":    p.Identity.Session,
-		"method":     e.method,
-		"host":       host,
-		"port":       port,
-		"path_hash":  p.pathHash(e.target.Path),
-		"status":     e.status,
-		"bytes_up":   e.up.Load(),
-		"bytes_down": e.down.Load(),
-		"verdict":    e.v.Verdict.String(),
-		"rule":       e.v.Rule,
-		"ms":         time.Since(e.start).Milliseconds(),
-	}
-	if e.v.pinned.IsValid() {
-		meta["address"] = e.v.pinned.String()
-	}
-	if e.note != "" {
-		meta["note"] = e.note
-	}
-	b, _ := json.Marshal(meta)
+	up, down := e.up.Load(), e.down.Load()
+	meta := e.meta(p, host, port, up, down)
 	sev := warden.SevInfo
 	if e.v.Verdict != warden.Allow {
 		sev = warden.SevWarn
 	}
-	summary := fmt.Sprintf("%s %s:%d %s, status %d, %d bytes up, %d down", e.method, host, port, e.v.Verdict, e.status, e.up.Load(), e.down.Load())
+	summary := e.summary(host, port, up, down)
 	ctx = context.WithoutCancel(ctx)
 	if e.answered && p.Queue != nil {
-		p.queued(p.Queue(ctx, warden.EventEgressRequest, sev, summary, b))
+		p.queued(p.Queue(ctx, warden.EventEgressRequest, sev, summary, meta))
 		return
 	}
-	p.logged(p.Events(ctx, warden.EventEgressRequest, sev, summary, b))
+	p.logged(p.Events(ctx, warden.EventEgressRequest, sev, summary, meta))
 }
 
 // tunnel serves CONNECT: judge the authority, dial the pinned address, and
