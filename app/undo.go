@@ -157,16 +157,3 @@ func (a *App) saveWorkOneShot(ctx context.Context, r ExecRequest, req *warden.Re
 	run := func(ctx context.Context, c sandbox.Command) (sandbox.Result, error) { return eng.Run(ctx, spec, c) }
 	return a.saveWork(ctx, req, d, sandboxGit{run: run, env: env})
 }
-
-// RecordRestored records in the audit log that `warden undo` restored
-// snapshot r.From in repo, saving what was there as r.Saved.
-func (a *App) RecordRestored(ctx context.Context, repo undo.Repo, r undo.Restored) error {
-	b, _ := json.Marshal(map[string]any{"repository": repo.Top, "snapshot": r.From.ID, "commit": r.From.Commit,
-		"saved": r.Saved.ID, "files": len(r.Changed), "index": r.Index})
-	ev := &warden.SecurityEvent{ID: NewID(), TraceID: NewID(), CreatedAt: a.Now(), Type: warden.EventWorkRestored, Severity: warden.SevInfo}
-	summary := fmt.Sprintf("warden undo restored snapshot %s in %s (%d files)", r.From.ID, repo.Top, len(r.Changed))
-	if r.Saved.ID != "" {
-		summary += "; what was there is snapshot " + r.Saved.ID
-	}
-	return appendEvent(ctx, a.Store, ev, summary, b)
-}

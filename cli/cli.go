@@ -161,7 +161,7 @@ func newRoot(e *env) *cobra.Command {
 	default:
 		root.AddCommand(initCmd(e), checkCmd(e), configCmd(e), auditCmd(e), killCmd(e), unkillCmd(e),
 			hookCmd(e), installCmd(e, false), installCmd(e, true), fsCmd(e), execCmd(e), sandboxCmd(e), proxyCmd(e),
-			serveCmd(e), migrateCmd(e), mcpCmd(e), approvalsCmd(e), tokenCmd(e), tradeCmd(e), portfolioCmd(e), stoplossCmd(e), signerCmd(e), statusCmd(e), versionCmd(e))
+			serveCmd(e), migrateCmd(e), mcpCmd(e), approvalsCmd(e), tokenCmd(e), tradeCmd(e), portfolioCmd(e), stoplossCmd(e), signerCmd(e), statusCmd(e), versionCmd(e), undoCmd(e))
 		root.AddCommand(injectCmds(e)...)
 		setVersion(root)
 	}

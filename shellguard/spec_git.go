@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentwarden/warden"
@@ -238,12 +239,23 @@ func (cc *cmdCtx) gitDiscard(reason, suggestion string, savable bool) {
 	f := cc.say(v, rule, reason)
 	f.destructive = true
 	f.suggestion = suggestion
-	if savable && rule == "shell.git.discard" && cc.gitTree == "" && !cc.gitDir && !cc.gitEnv() && path.IsAbs(tree) {
-		switch cc.z.path(tree) {
-		case ZoneWorkspaceRoot, ZoneWorkspaceOther, ZoneWorkspaceArtifact:
-			f.saves = tree
-		}
+	if savable && rule == "shell.git.discard" && cc.gitTree == "" && !cc.gitDir && !cc.gitEnv() && cc.inProject(tree) {
+		f.saves = tree
 	}
+}
+
+// inProject reports whether dir is the project (the workspace root) or a
+// directory in it outside .git, wherever the project is (under /tmp too).
+func (cc *cmdCtx) inProject(dir string) bool {
+	ws := cc.z.ws
+	if !path.IsAbs(dir) || ws == "" || ws == "/" || !path.IsAbs(ws) {
+		return false
+	}
+	dir = path.Clean(dir)
+	if dir != ws && !strings.HasPrefix(dir, ws+"/") {
+		return false
+	}
+	return !slices.Contains(strings.Split(strings.TrimPrefix(dir, ws), "/"), ".git")
 }
 
 // gitPlaces are the variables that point git at another repository, work

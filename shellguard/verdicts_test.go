@@ -162,6 +162,12 @@ func TestDiscardSavedNames(t *testing.T) {
 			}
 		})
 	}
+	// A project under /tmp is the project all the same.
+	tmpEnv := env
+	tmpEnv.Cwd = "/tmp/project"
+	if r := Classify("git reset --hard", tmpEnv, defaultPolicy()); r.Verdict != warden.Allow || !slices.Equal(r.Snapshot, []string{"/tmp/project"}) {
+		t.Errorf("Classify in a project under /tmp = %v (%s) %q, want allow saving /tmp/project", r.Verdict, r.Rule, r.Snapshot)
+	}
 	// Without Env.Snapshots nothing is saved, and every discard asks.
 	if r := Classify("git reset --hard", corpusEnv, defaultPolicy()); r.Verdict != warden.Ask || r.Snapshot != nil {
 		t.Errorf("Classify without Snapshots = %v %q, want ask and nothing to save", r.Verdict, r.Snapshot)

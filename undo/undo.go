@@ -164,10 +164,10 @@ func (s Snapshot) Subject() string {
 	return "saved by warden"
 }
 
-// NewID makes a snapshot id from the time and four random bytes, so that
-// ids sort by time.
+// NewID makes a snapshot id from the time, to the microsecond, and four
+// random bytes, so that ids sort by time (List's newest first is by id).
 func NewID(at time.Time, random [4]byte) string {
-	return fmt.Sprintf("%s-%x", at.UTC().Format("20060102-150405"), random[:])
+	return fmt.Sprintf("%s-%x", at.UTC().Format("20060102-150405.000000"), random[:])
 }
 
 // ValidID reports whether id can name a snapshot (a ref name component

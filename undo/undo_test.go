@@ -338,3 +338,12 @@ func TestOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestNewIDSortsByTime: ids made within one second sort by time.
+func TestNewIDSortsByTime(t *testing.T) {
+	a := NewID(at.Add(10*time.Microsecond), [4]byte{0xff, 0xff, 0xff, 0xff})
+	b := NewID(at.Add(20*time.Microsecond), [4]byte{})
+	if !(a < b) || !ValidID(a) || !ValidID(b) {
+		t.Errorf("NewID: %q then %q, want them valid and in order", a, b)
+	}
+}
