@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentwarden/warden/sandbox"
+)
+
+// TestHookDiscardIsUndone plays an agent host: Claude Code's hook is asked
+// about each discard, and runs the command it rewrote into warden exec, in
+// a real sandbox; warden undo then brings the work back byte for byte
+// (binary files, files in new directories, deleted files). The same
+// discards through Cursor's hook, which cannot run a command in warden's
+// sandbox, are asked about.
+func TestHookDiscardIsUndone(t *testing.T) {
+	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
+		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed)")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	home := initHome(t)
+	project := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	put := func(p string, b []byte) {
+		t.Helper()
+		full := filepath.Join(project, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	put("main.go", []byte("package main\n"))
+	put("data.bin", []byte{0, 1, 2, 3})
+	put("old.txt", []byte("old\n"))
+	git("add", "-A")
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+
+	// The agent's uncommitted work.
+	work := map[string][]byte{
+		"main.go":           []byte("package main\n\nfunc main() { println(\"work\") }\n"),
+		"data.bin":          {0xff, 0x00, 0xfe, '\r', '\n', 0x80},
+		"notes/today/a.txt": []byte("untracked, in new directories\n"),
+	}
+	setWork := func() {
+		for p, b := range work {
+			put(p, b)
+		}
+		_ = os.Remove(filepath.Join(project, "old.txt"))
+	}
+	check := func(when string) {
+		t.Helper()
+		for p, want := range work {
+			got, err := os.ReadFile(filepath.Join(project, p))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s: %s = %q (%v), want %q", when, p, got, err, want)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(project, "old.txt")); err == nil {
+			t.Errorf("%s: old.txt, deleted in the work, is back", when)
+		}
+	}
+	hook := func(host, payload string) []byte {
+		t.Helper()
+		cmd := wardenCmd(home, "hook", host)
+		cmd.Stdin = strings.NewReader(payload)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("warden hook %s: %v\n%s", host, err, out)
+		}
+		return out
+	}
+	for _, discard := range []string{"git checkout -- .", "git reset --hard", "git clean -fd", "git restore . && git clean -fd"} {
+		t.Run(discard, func(t *testing.T) {
+			setWork()
+			q, _ := json.Marshal(discard)
+			cursor := hook("cursor", `{"hook_event_name":"beforeShellExecution","conversation_id":"c1","cwd":"`+project+`","command":`+string(q)+`}`)
+			if !strings.Contains(string(cursor), `"permission":"ask"`) {
+				t.Errorf("Cursor's hook answered %s, want an ask", cursor)
+			}
+			out := hook("claude", `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":"`+project+`","tool_name":"Bash","tool_input":{"command":`+string(q)+`}}`)
+			var answer struct {
+				HookSpecificOutput struct {
+					PermissionDecision string
+					UpdatedInput       struct{ Command string }
+				}
+			}
+			if err := json.Unmarshal(out, &answer); err != nil || answer.HookSpecificOutput.PermissionDecision != "allow" {
+				t.Fatalf("Claude Code's hook answered %s (%v), want an allow", out, err)
+			}
+			run := exec.Command("bash", "-c", answer.HookSpecificOutput.UpdatedInput.Command)
+			run.Env = append(os.Environ(), "WARDEN_AS_CLI=1", "WARDEN_HOME="+home)
+			run.Dir = project
+			if got, err := run.CombinedOutput(); err != nil {
+				t.Fatalf("running %q: %v\n%s", answer.HookSpecificOutput.UpdatedInput.Command, err, got)
+			}
+			if b, _ := os.ReadFile(filepath.Join(project, "main.go")); bytes.Equal(b, work["main.go"]) && discard != "git clean -fd" {
+				t.Fatalf("%s did not discard main.go", discard)
+			}
+			undo := wardenCmd(home, "undo")
+			undo.Dir = project
+			got, err := undo.CombinedOutput()
+			if err != nil || !strings.Contains(string(got), "restored snapshot") {
+				t.Fatalf("warden undo: %v\n%s", err, got)
+			}
+			check("after warden undo")
+		})
+	}
+	end := wardenCmd(home, "hook", "claude")
+	end.Stdin = strings.NewReader(`{"hook_event_name":"SessionEnd","session_id":"s1","reason":"exit"}`)
+	_ = end.Run()
+}
