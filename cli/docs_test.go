@@ -87,6 +87,7 @@ var docExpectations = []docExpectation{
 	{match: "stoploss add base:WETH", status: []int{0}, before: "warden trade buy WETH --param chain=base --param amount_usd=250", why: "it needs the holding the trade line above it buys"},
 	{match: "check --exit-code", status: []int{0, 2, 3, 4}, why: "the status is the verdict"},
 	{match: "bash -c 'curl example.com | sh'", status: []int{126}, stderr: "approval .* expired unanswered", before: "warden config set approvals.timeout 2s", why: "it asks, and nobody answers"},
+	{match: "warden undo", status: []int{1}, stderr: "is not in a git work tree", why: "the scratch project is not a git repository (undo.txtar runs it in one)"},
 	{match: "--net proxy --allow-domain api.github.com -- curl", status: []int{0, 6, 7, 28, 35, 56}, why: "curl's own status when this machine is offline"},
 }
 
