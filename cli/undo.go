@@ -18,7 +18,7 @@ import (
 const maxListedFiles = 20
 
 func undoCmd(e *env) *cobra.Command {
-	var list bool
+	var list, trust bool
 	c := &cobra.Command{
 		Use:   "undo [ID]",
 		Short: "Bring back uncommitted work an agent's command discarded",
@@ -37,8 +37,11 @@ where it is (warden undo says where it was). With --list it lists the
 repository's snapshots, newest first, and changes nothing.
 
 warden undo runs git in the repository, as you would, with core.fsmonitor
-and hooks off. It needs no warden home, and records what it restored in
-the audit log when there is one.`,
+and hooks off. It refuses a repository whose own .git/config sets a filter
+driver, core.worktree or an include (an agent can write the config of a
+repository it made) unless --trust-repo-config says you set them. It needs
+no warden home, and records what it restored in the audit log when there
+is one.`,
 		Example: `  warden undo --list
   warden undo
   warden undo 20261128-031200`,
@@ -71,6 +74,11 @@ the audit log when there is one.`,
 			if err != nil {
 				return err
 			}
+			if !trust {
+				if err := undo.CheckConfig(ctx, git, repo); err != nil {
+					return err
+				}
+			}
 			var rnd [4]byte
 			_, _ = rand.Read(rnd[:])
 			now := time.Now()
@@ -91,6 +99,7 @@ the audit log when there is one.`,
 		},
 	}
 	c.Flags().BoolVar(&list, "list", false, "list the snapshots of this repository, newest first, and change nothing")
+	c.Flags().BoolVar(&trust, "trust-repo-config", false, "restore even though the repository's own config sets a filter, core.worktree or an include (set them yourself)")
 	return c
 }
 

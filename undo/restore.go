@@ -147,3 +147,26 @@ func short(id string) string {
 	}
 	return id
 }
+
+// CheckConfig refuses a repository whose own configuration (its
+// .git/config, which an agent can write in a repository it made, such as
+// one nested in the project) sets what would make a restore on the host
+// run a program or write outside the work tree: a filter driver (run on
+// every file git reads or writes), core.worktree, an include of another
+// file, or per-worktree configuration. The project's own .git/config is
+// read-only in warden's sandbox; a nested repository's is not. Settings
+// in the user's global or system configuration are the user's and pass.
+func CheckConfig(ctx context.Context, r Runner, repo Repo) error {
+	names, err := git(ctx, r, repo.Top, nil, "config", "--local", "--list", "--name-only")
+	if err != nil && exitOf(err) != 1 { // 1: no local config at all
+		return warden.Errorf(warden.EUnavailable, "could not read the configuration of %s", repo.Top).Wrap(err)
+	}
+	for _, n := range strings.Split(names, "\n") {
+		k := strings.ToLower(n)
+		if k == "core.worktree" || k == "extensions.worktreeconfig" || strings.HasPrefix(k, "filter.") || strings.HasPrefix(k, "include.") || strings.HasPrefix(k, "includeif.") {
+			return warden.Errorf(warden.EConflict, "the repository's own configuration (%s/config) sets %s, which an agent may have written, and which would make git run a program or write elsewhere during the restore", repo.GitDir, n).
+				WithHint("look at it (`git config --local --list`); if you set it yourself, run warden undo --trust-repo-config")
+		}
+	}
+	return nil
+}

@@ -347,3 +347,29 @@ func TestNewIDSortsByTime(t *testing.T) {
 		t.Errorf("NewID: %q then %q, want them valid and in order", a, b)
 	}
 }
+
+// TestCheckConfig: a repository's own config that sets a filter driver,
+// core.worktree or an include is refused before a restore on the host.
+func TestCheckConfig(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		key, value string
+		ok         bool
+	}{
+		{"user.name", "someone", true},
+		{"filter.x.smudge", "cat ~/.ssh/id_rsa", false},
+		{"core.worktree", "/", false},
+		{"include.path", "../evil", false},
+		{"includeIf.gitdir:/.path", "../evil", false},
+	} {
+		t.Run(c.key, func(t *testing.T) {
+			dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+			repo, _ := Open(ctx, Host{}, dir)
+			run(t, dir, "config", "--local", c.key, c.value)
+			err := CheckConfig(ctx, Host{}, repo)
+			if c.ok && err != nil || !c.ok && warden.ErrorCodeOf(err) != warden.EConflict {
+				t.Errorf("CheckConfig with %s set: %v, want ok=%v", c.key, err, c.ok)
+			}
+		})
+	}
+}
