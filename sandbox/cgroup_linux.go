@@ -86,46 +86,56 @@ func newCgroup(id string, lim Limits) (*cgroup, error) {
 	if lim.Memory == 0 && lim.Pids == 0 {
 		return nil, nil
 	}
+	cg, err := createCgroup(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := cg.limit(lim); err != nil {
+		cg.remove()
+		return nil, err
+	}
+	return cg, nil
+}
+
+// createCgroup creates a group for one sandbox with no limits yet: the v2
+// group where v2 has the memory controller, else a v1 group in the memory
+// and in the pids hierarchies, each where there is one.
+func createCgroup(id string) (*cgroup, error) {
 	v2, v1, err := cgroupMounts()
 	if err != nil {
 		return nil, fmt.Errorf("read this process's cgroups: %w", err)
 	}
 	name := "warden-" + id
 	if v2 != "" && hasController(v2, "memory") {
-		cg := &cgroup{v2: true}
 		dir := filepath.Join(v2, name)
 		if err := os.Mkdir(dir, 0o755); err == nil {
-			cg.dirs = append(cg.dirs, dir)
-			cg.memory, cg.pids = dir, dir
-			if err := cg.setLimits(lim); err == nil {
-				return cg, nil
-			}
-			cg.remove()
+			return &cgroup{v2: true, memory: dir, pids: dir, dirs: []string{dir}}, nil
 		}
 	}
 	cg := &cgroup{}
-	if lim.Memory > 0 {
-		base, ok := v1["memory"]
-		if !ok {
-			return nil, errors.New("no memory cgroup controller is available to this process")
-		}
+	if base, ok := v1["memory"]; ok {
 		dir := filepath.Join(base, name)
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create a memory cgroup: %w", err)
 		}
 		cg.dirs, cg.memory = append(cg.dirs, dir), dir
 	}
-	if base, ok := v1["pids"]; ok && lim.Pids > 0 {
+	if base, ok := v1["pids"]; ok {
 		dir := filepath.Join(base, name)
 		if err := os.Mkdir(dir, 0o755); err == nil {
 			cg.dirs, cg.pids = append(cg.dirs, dir), dir
 		}
 	}
-	if err := cg.setLimits(lim); err != nil {
-		cg.remove()
-		return nil, err
-	}
 	return cg, nil
+}
+
+// limit sets lim on the group; a memory limit needs a memory controller (a
+// pids limit is applied where there is a pids controller).
+func (cg *cgroup) limit(lim Limits) error {
+	if lim.Memory > 0 && cg.memory == "" {
+		return errors.New("no memory cgroup controller is available to this process")
+	}
+	return cg.setLimits(lim)
 }
 
 func hasController(dir, c string) bool {

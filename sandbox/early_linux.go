@@ -17,23 +17,27 @@ import (
 // that follows takes it (Native.Run), and a run that never comes (a
 // denial, an ask, a command for the host) throws it away (DiscardEarly).
 //
-// An early init holds nothing but its namespaces: it has no plan, no
-// mounts and no command, is in no cgroup yet (the run moves it into its
-// own before sending the plan, as for any init) and dies with this process
-// (Pdeathsig) or when its plan pipe closes unread.
+// An early init holds nothing but its namespaces, its cgroup (with no
+// limits until the run sets them) and its stage, which waits for its plan:
+// no mounts and no command. It dies with this process (Pdeathsig), or when
+// its plan pipe closes unread, and its stage with it (pid 1 of its
+// namespace).
 
 // earlyInit is an init started before its run, with the pipes it will
-// write the command's output to and the socket it will hand its listeners
-// over.
+// write the command's output to, the socket it will hand its listeners
+// over, and the cgroup it is already in.
 type earlyInit struct {
-	exe            string
-	stdin          *os.File
-	ip             *initProc
-	planW          *os.File
-	outR, errR     *os.File
-	listen         *os.File // the host's end of the listener socket (fd 5 in the init)
-	outW, errW     *os.File // the init's ends, closed here once it has them
-	started, taken bool
+	exe    string
+	stdin  *os.File
+	ready  chan struct{} // closed once the fields below are set
+	ip     *initProc     // nil when it could not start
+	planW  *os.File
+	outR   *os.File
+	errR   *os.File
+	listen *os.File // the host's end of the listener socket (fd 5 in the init)
+	cg     *cgroup  // nil when none could be made; cgErr says why
+	cgErr  error
+	taken  bool
 }
 
 var early struct {
@@ -41,11 +45,12 @@ var early struct {
 	e *earlyInit
 }
 
-// StartEarly starts the init of the one-shot sandbox this process is about
-// to run, with stdin as the command's standard input (nil: none). It does
-// nothing where the next run could not use it: a kernel without user
-// namespaces, a binary that cannot be found. It is safe to call once per
-// process; a second call is ignored.
+// StartEarly starts, in the background, the init of the one-shot sandbox
+// this process is about to run, with stdin as the command's standard input
+// (nil: none), and moves it into a cgroup of its own, whose limits the run
+// sets. It does nothing where the next run could not use it: a kernel
+// without user namespaces, a binary that cannot be found. A second call is
+// ignored.
 func StartEarly(exe string, stdin *os.File) {
 	early.Lock()
 	defer early.Unlock()
@@ -56,36 +61,61 @@ func StartEarly(exe string, stdin *os.File) {
 	if err != nil {
 		return
 	}
-	e := &earlyInit{exe: exe, stdin: stdin}
+	e := &earlyInit{exe: exe, stdin: stdin, ready: make(chan struct{})}
 	early.e = e
-	if e.outR, e.outW, err = os.Pipe(); err != nil {
-		e.close()
+	go func() {
+		defer close(e.ready)
+		e.start()
+	}()
+}
+
+// start starts the init and moves it into its cgroup. On failure it leaves
+// e.ip nil and nothing open.
+func (e *earlyInit) start() {
+	outR, outW, err := os.Pipe()
+	if err != nil {
 		return
 	}
-	if e.errR, e.errW, err = os.Pipe(); err != nil {
-		e.close()
+	defer outW.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
 		return
 	}
+	defer errW.Close()
 	host, child, err := socketPair()
 	if err != nil {
-		e.close()
+		outR.Close()
+		errR.Close()
 		return
 	}
-	e.listen = host
+	defer child.Close()
 	var in io.Reader
-	if stdin != nil {
-		in = stdin
+	if e.stdin != nil {
+		in = e.stdin
 	}
-	ip, planW, err := spawnInit(exe, ModeStandard, in, e.outW, e.errW, child)
-	child.Close()
-	e.outW.Close()
-	e.errW.Close()
-	e.outW, e.errW = nil, nil
+	ip, planW, err := spawnInit(e.exe, ModeStandard, true, in, outW, errW, child)
 	if err != nil {
-		e.close()
+		outR.Close()
+		errR.Close()
+		host.Close()
 		return
 	}
-	e.ip, e.planW, e.started = ip, planW, true
+	// Moving a process into a cgroup can wait for the kernel (an RCU grace
+	// period, on cgroup v1): done here, it is off the run's path. Once
+	// admitted, the init starts its stage, which waits for its plan.
+	cg, cgErr := createCgroup(newID())
+	if cgErr != nil {
+		cg = nil
+	}
+	if err := ip.admit(planW, cg); err != nil {
+		cg.remove()
+		outR.Close()
+		errR.Close()
+		host.Close()
+		return
+	}
+	e.ip, e.planW, e.outR, e.errR, e.listen, e.cg, e.cgErr = ip, planW, outR, errR, host, cg, cgErr
 }
 
 // takeEarly returns the early init when it can run this command: started
@@ -95,7 +125,7 @@ func takeEarly(exe string, mode Mode, stdin io.Reader) *earlyInit {
 	early.Lock()
 	defer early.Unlock()
 	e := early.e
-	if e == nil || !e.started || e.taken || e.exe != exe || !mode.Namespaces() {
+	if e == nil || e.taken || e.exe != exe || !mode.Namespaces() {
 		return nil
 	}
 	switch in := stdin.(type) {
@@ -110,30 +140,43 @@ func takeEarly(exe string, mode Mode, stdin io.Reader) *earlyInit {
 	default:
 		return nil
 	}
+	<-e.ready
+	if e.ip == nil {
+		return nil
+	}
 	e.taken = true
 	return e
+}
+
+// cgroupFor returns the early init's cgroup with lim set, or why it cannot
+// cap them. The cgroup is the run's to remove.
+func (e *earlyInit) cgroupFor(lim Limits) (*cgroup, error) {
+	if e.cgErr != nil {
+		return nil, e.cgErr
+	}
+	if err := e.cg.limit(lim); err != nil {
+		return nil, err
+	}
+	return e.cg, nil
 }
 
 // DiscardEarly ends an early init no run took. A run that took it ends it
 // itself.
 func DiscardEarly() {
 	early.Lock()
-	defer early.Unlock()
-	if e := early.e; e != nil && !e.taken {
-		e.taken = true
-		if e.ip != nil {
-			e.ip.kill()
-			_ = e.ip.cmd.Wait()
-			e.ip.report.Close()
-		}
-		e.close()
+	e := early.e
+	if e == nil || e.taken {
+		early.Unlock()
+		return
 	}
-}
-
-func (e *earlyInit) close() {
-	for _, f := range []*os.File{e.planW, e.outR, e.errR, e.outW, e.errW, e.listen} {
-		if f != nil {
+	e.taken = true
+	early.Unlock()
+	<-e.ready
+	if e.ip != nil {
+		e.ip.abort()
+		for _, f := range []*os.File{e.planW, e.outR, e.errR, e.listen} {
 			f.Close()
 		}
 	}
+	e.cg.remove()
 }

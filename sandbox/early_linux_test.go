@@ -52,6 +52,49 @@ exit 3`)
 	}
 }
 
+// TestEarlyInitKeepsTheLimits runs what the memory and process caps must
+// stop in an early init, which was moved into its cgroup before the limits
+// were known: the run's limits still hold.
+func TestEarlyInitKeepsTheLimits(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	if !platform.CgroupWritable {
+		t.Skipf("no writable memory cgroup here (%s)", platform.CgroupError)
+	}
+	t.Cleanup(sandbox.ForgetEarly)
+	sandbox.StartEarly("", nil)
+	r := runIn(t, guardSpec(t), "python3", "-c", "b = b'x' * (200 << 20); print(len(b))")
+	if r.err != nil || r.res.Limit != sandbox.LimitMemory || r.res.ExitCode == 0 {
+		t.Fatalf("allocating 200 MB under a 64 MB cap in an early init: %v; want it killed by the memory limit", r)
+	}
+	if _, taken := sandbox.EarlyState(); !taken {
+		t.Fatal("the run did not take the early init")
+	}
+	// 60 background processes: they start under a cap of 400 processes
+	// (and threads), not under one of 40.
+	const script = `import subprocess
+n = 0
+for _ in range(60):
+    try:
+        subprocess.Popen(["sleep", "30"])
+        n += 1
+    except OSError:
+        pass
+print(n, "started")`
+	for _, pids := range []int{400, 40} {
+		sandbox.ForgetEarly()
+		sandbox.StartEarly("", nil)
+		s := guardSpec(t)
+		s.NoSpawn, s.Limits.Pids = false, pids
+		r = runIn(t, s, "python3", "-c", script)
+		if _, taken := sandbox.EarlyState(); !taken {
+			t.Fatal("the run did not take the early init")
+		}
+		if all := r.stdout == "60 started\n"; r.err != nil || all != (pids > 60) {
+			t.Errorf("60 background processes under a cap of %d in an early init: %v", pids, r)
+		}
+	}
+}
+
 // TestInheritedDescriptorsDoNotReachTheCommand opens a descriptor without
 // close-on-exec, as a host's pipe or a directory a parent left open would
 // be, and runs a command with no network, in an early init (which got the

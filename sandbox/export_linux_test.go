@@ -8,6 +8,9 @@ package sandbox
 func EarlyState() (pid int, taken bool) {
 	early.Lock()
 	defer early.Unlock()
+	if early.e != nil {
+		<-early.e.ready
+	}
 	if early.e == nil || early.e.ip == nil {
 		return 0, early.e != nil && early.e.taken
 	}

@@ -31,13 +31,46 @@ func runInit() int {
 		}
 		return o.Exit
 	}
+	// A one-shot init (os.Args[1] is initRunArg) starts its stage once it
+	// is in its run's cgroup, while the gate still decides: the stage
+	// waits for its plan, which comes after the mounts. It needs this
+	// namespace's /proc first: Go writes the stage's uid map through
+	// /proc/PID, and until then /proc is the host's, whose PID is another
+	// process.
+	var st *stage
+	var procMounted bool
+	fail := func(setup string) int {
+		if st != nil {
+			st.abort()
+		}
+		return send(outcome{Setup: setup, Exit: 125})
+	}
+	if len(os.Args) > 1 && os.Args[1] == initRunArg {
+		var b [1]byte
+		if n, err := unix.Read(fdPlan, b[:]); n != 1 || b[0] != admitted {
+			return send(outcome{Setup: fmt.Sprintf("the sandbox was not admitted to its cgroup (%v)", err), Exit: 125})
+		}
+		namespaces := os.Getpid() == 1
+		if namespaces {
+			if err := mountProc(); err != nil {
+				return fail(err.Error())
+			}
+			procMounted = true
+		}
+		var err error
+		if st, err = startStage(namespaces); err != nil {
+			return fail("start the command: " + err.Error())
+		}
+	}
 	p, err := readPlan()
 	if err != nil {
-		return send(outcome{Setup: err.Error(), Exit: 125})
+		return fail(err.Error())
 	}
-	fail := func(setup string) int { return send(outcome{Setup: setup, Exit: 125}) }
+	if st != nil && (p.Serve || p.Namespaces != st.namespaces) {
+		return fail("a one-shot sandbox's init got another kind of plan")
+	}
 	if p.Namespaces {
-		if err := setupMounts(p); err != nil {
+		if err := setupMounts(p, procMounted); err != nil {
 			return fail(err.Error())
 		}
 		if err := loopbackUp(); err != nil {
@@ -64,11 +97,10 @@ func runInit() int {
 		return serveInit(p)
 	}
 
-	// The stage starts once the mounts are in place: before the fresh
-	// /proc, an unprivileged caller's init cannot exec /proc/self/exe.
-	st, err := startStage(p)
-	if err != nil {
-		return fail("start the command: " + err.Error())
+	if st == nil {
+		if st, err = startStage(p.Namespaces); err != nil {
+			return fail("start the command: " + err.Error())
+		}
 	}
 	// Forward what would stop the sandbox to the command; as pid 1 the init
 	// would otherwise ignore it.
@@ -115,11 +147,15 @@ func runInit() int {
 	return send(o)
 }
 
+// initRunArg, after initArg0, makes an init a one-shot run's (spawnInit).
+const initRunArg = "run"
+
 // stage is a one-shot run's stage, started and waiting for its plan.
 type stage struct {
-	cmd   *exec.Cmd
-	planW *os.File // its plan goes here
-	errR  *os.File // why it could not exec, if it could not
+	cmd        *exec.Cmd
+	planW      *os.File // its plan goes here
+	errR       *os.File // why it could not exec, if it could not
+	namespaces bool
 }
 
 // stageFailure is what the stage reports when it cannot run the command.
@@ -129,10 +165,10 @@ type stageFailure struct {
 	Dir   bool `json:",omitempty"` // Path is the directory it could not enter
 }
 
-// startStage starts the stage of p's command as the caller's own uid
-// (asCaller), in /: its plan says where to go, and a directory it cannot
-// enter is said as such (stageFailure.Dir).
-func startStage(p *plan) (*stage, error) {
+// startStage starts a stage as the caller's own uid (asCaller), in /: its
+// plan says where to go, and a directory it cannot enter is said as such
+// (stageFailure.Dir).
+func startStage(namespaces bool) (*stage, error) {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -153,7 +189,7 @@ func startStage(p *plan) (*stage, error) {
 		Stderr:     os.Stderr,
 		ExtraFiles: []*os.File{planR, errW},
 	}
-	cmd.SysProcAttr = asCaller(nil, p)
+	cmd.SysProcAttr = asCaller(nil, namespaces)
 	err = cmd.Start()
 	planR.Close()
 	errW.Close()
@@ -162,7 +198,15 @@ func startStage(p *plan) (*stage, error) {
 		errR.Close()
 		return nil, err
 	}
-	return &stage{cmd: cmd, planW: planW, errR: errR}, nil
+	return &stage{cmd: cmd, planW: planW, errR: errR, namespaces: namespaces}, nil
+}
+
+// abort ends a stage that will get no plan.
+func (s *stage) abort() {
+	s.planW.Close()
+	s.errR.Close()
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
 }
 
 // sendListeners makes a listener on each of addrs on the sandbox's loopback

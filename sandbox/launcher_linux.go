@@ -226,7 +226,7 @@ func startLauncher(p *plan) *launcher {
 		Dir:         "/",
 		Stderr:      os.Stderr,
 		ExtraFiles:  []*os.File{planR, theirs},
-		SysProcAttr: asCaller(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, p),
+		SysProcAttr: asCaller(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, p.Namespaces),
 	}
 	err = cmd.Start()
 	planR.Close()

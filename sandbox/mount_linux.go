@@ -14,17 +14,29 @@ import (
 // setupMounts shapes the init's private mount namespace: nothing it does
 // propagates back to the host. Masks must come before Landlock, which
 // forbids mount changes once enforced.
-func setupMounts(p *plan) error {
+func setupMounts(p *plan, procMounted bool) error {
+	if !procMounted {
+		if err := mountProc(); err != nil {
+			return err
+		}
+	}
+	if p.PrivateTmp {
+		return privateTmp(p)
+	}
+	return finishMounts(p)
+}
+
+// mountProc makes the sandbox's mounts private and mounts a fresh /proc,
+// the first of its mounts, which depend on no plan. Until then /proc is
+// the host's, whose pids are not the sandbox's.
+func mountProc() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the sandbox's mounts private: %w", err)
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount a fresh /proc (the host may forbid it inside containers): %w", err)
 	}
-	if p.PrivateTmp {
-		return privateTmp(p)
-	}
-	return finishMounts(p)
+	return nil
 }
 
 // privateTmp mounts an empty tmpfs on /tmp and carries the granted paths

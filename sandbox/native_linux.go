@@ -70,8 +70,18 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 		return Result{}, err
 	}
 	id := newID()
-	cg, cgErr := newCgroup(id, s.Limits)
-	defer cg.remove()
+	e := takeEarly(exe, s.Mode, c.Stdin)
+	var cg *cgroup
+	var cgErr error
+	if e != nil {
+		// The early init is in its cgroup already; the cgroup is removed
+		// even when it cannot cap these limits.
+		defer e.cg.remove()
+		cg, cgErr = e.cgroupFor(s.Limits)
+	} else {
+		cg, cgErr = newCgroup(id, s.Limits)
+		defer cg.remove()
+	}
 	var warn []string
 	if cgErr != nil {
 		if s.Strict {
@@ -81,7 +91,7 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 	}
 	mode := s.Mode
 	start := time.Now()
-	r, err := n.launch(ctx, &s, &c, exe, mode, abi, cg, id)
+	r, err := n.launch(ctx, &s, &c, exe, mode, abi, cg, id, e)
 	var nsErr *namespaceError
 	if errors.As(err, &nsErr) {
 		if s.Strict {
@@ -99,7 +109,7 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 		}
 		warn = append(warn, fmt.Sprintf("%v; the command ran in light mode (Landlock, seccomp and rlimits, without namespaces)", err))
 		mode = ModeLight
-		r, err = n.launch(ctx, &s, &c, exe, mode, abi, cg, id)
+		r, err = n.launch(ctx, &s, &c, exe, mode, abi, cg, id, nil)
 	}
 	r.Mode, r.Wall = mode, time.Since(start)
 	r.Warnings = append(warn, r.Warnings...)
@@ -116,7 +126,8 @@ func (e *namespaceError) Error() string {
 	return fmt.Sprintf("user namespaces are not available here (%v); on Ubuntu 24.04 set kernel.apparmor_restrict_unprivileged_userns=0, in containers allow unshare", e.err)
 }
 
-func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mode Mode, abi int, cg *cgroup, id string) (Result, error) {
+// launch runs c in a sandbox of mode, in the early init e when there is one.
+func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mode Mode, abi int, cg *cgroup, id string, e *earlyInit) (Result, error) {
 	var tmp string
 	if !mode.Namespaces() {
 		var err error
@@ -142,10 +153,10 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	var ip *initProc
 	var listenConn *os.File
 	oomBefore := cg.oomKills()
-	if e := takeEarly(exe, mode, c.Stdin); e != nil {
+	if e != nil {
 		// The init started early (StartEarly) writes to pipes of its own
 		// and got the listener socket as fd 5 whether or not this run
-		// serves anything on its loopback.
+		// serves anything on its loopback; it is in its cgroup already.
 		stdout = cappedPipe(e.outR, nil, outW, s.Limits.Output, &overflow, cancel)
 		stderr = cappedPipe(e.errR, nil, errW, s.Limits.Output, &overflow, cancel)
 		p.ListenFD = fdPlan + 2
@@ -159,7 +170,7 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 			e.listen.Close()
 		}
 		ip = e.ip
-		if err := ip.sendPlan(e.planW, cg, p); err != nil {
+		if err := ip.sendPlan(e.planW, p); err != nil {
 			stdout.wait()
 			stderr.wait()
 			return res, err

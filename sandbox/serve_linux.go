@@ -266,7 +266,7 @@ func startStaged(p *plan, r *reaper, dir string, stdin, stdout, stderr *os.File)
 			Dir:   dir,
 			Env:   helperEnv,
 			Files: []*os.File{stdin, stdout, stderr, planR, errW},
-			Sys:   asCaller(&syscall.SysProcAttr{Setpgid: true}, p),
+			Sys:   asCaller(&syscall.SysProcAttr{Setpgid: true}, p.Namespaces),
 		})
 	})
 	planR.Close()

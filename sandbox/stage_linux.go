@@ -183,11 +183,11 @@ func noCapabilities(root bool) bool {
 // can still empty its bounding set and lock its securebits; dropPrivileges
 // then takes it away. The mapping is read from the init's own uid_map and
 // gid_map, which the host wrote. attr may be nil.
-func asCaller(attr *syscall.SysProcAttr, p *plan) *syscall.SysProcAttr {
+func asCaller(attr *syscall.SysProcAttr, namespaces bool) *syscall.SysProcAttr {
 	if attr == nil {
 		attr = &syscall.SysProcAttr{}
 	}
-	if !p.Namespaces {
+	if !namespaces {
 		return attr
 	}
 	uid, gid := callerID("/proc/self/uid_map"), callerID("/proc/self/gid_map")
