@@ -1,0 +1,94 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/sandbox"
+	"github.com/agentwarden/warden/undo"
+)
+
+// hostRun runs a sandbox.Command as a plain process: for testing saveWork
+// without a sandbox (cli.TestHookDiscardIsUndone runs it in a real one).
+func hostRun(ctx context.Context, c sandbox.Command) (sandbox.Result, error) {
+	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = c.Dir, c.Env, c.Stdout, c.Stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return sandbox.Result{ExitCode: ee.ExitCode()}, nil
+	}
+	return sandbox.Result{}, err
+}
+
+// TestSaveWork: warden exec's decision of a discard is allowed by
+// shell.git.saved and names the work tree; saveWork saves it as a snapshot
+// and records a work_saved event under the command's trace id; when the
+// snapshot cannot be taken or the environment points git elsewhere, it is
+// an error, which keeps the command from running.
+func TestSaveWork(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	a := openTestApp(t, Options{OpenDatabase: true})
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "a.txt")
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	req, d, _, err := a.decideExec(ctx, ExecRequest{Args: []string{"git", "reset", "--hard"}, Dir: dir, Base: warden.Request{Session: "s1", RequestedBy: "agent"}})
+	if err != nil || d.Verdict != warden.Allow || d.Rule != "shell.git.saved" || !slices.Equal(d.Snapshot, []string{dir}) {
+		t.Fatalf("warden exec's decision of git reset --hard: %v %s %q (%v); want allow by shell.git.saved saving %s", d.Verdict, d.Rule, d.Snapshot, err, dir)
+	}
+	env := os.Environ()
+	if err := a.saveWork(ctx, &req, d, sandboxGit{run: hostRun, env: undo.CleanEnv(env)}); err != nil {
+		t.Fatal(err)
+	}
+	repo, _ := undo.Open(ctx, undo.Host{}, dir)
+	snaps, err := undo.List(ctx, undo.Host{}, repo)
+	if err != nil || len(snaps) != 1 || snaps[0].Meta.Command != "git reset --hard" || snaps[0].Meta.Trace != req.TraceID {
+		t.Fatalf("snapshots after saveWork: %+v, %v", snaps, err)
+	}
+	evs, err := a.Store.Events(ctx, warden.EventFilter{Type: warden.EventWorkSaved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].TraceID != req.TraceID || !strings.Contains(string(evs[0].Metadata), snaps[0].Ref()) {
+		t.Errorf("work_saved events: %+v; want one under the command's trace naming %s", evs, snaps[0].Ref())
+	}
+
+	failing := func(context.Context, sandbox.Command) (sandbox.Result, error) {
+		return sandbox.Result{}, errors.New("the sandbox could not start")
+	}
+	if err := a.saveWork(ctx, &req, d, sandboxGit{run: failing, env: env}); err == nil || !strings.Contains(warden.UserMessage(err), "so it did not run") {
+		t.Errorf("saveWork with a sandbox that cannot run git: %v, want an error saying the command did not run", err)
+	}
+	if err := a.saveWork(ctx, &req, d, sandboxGit{run: hostRun, env: append(env, "GIT_WORK_TREE=/elsewhere")}); err == nil || !strings.Contains(warden.UserMessage(err), "GIT_WORK_TREE") {
+		t.Errorf("saveWork with GIT_WORK_TREE set: %v, want a refusal naming it", err)
+	}
+	if err := a.saveWork(ctx, &req, warden.Decision{Snapshot: []string{t.TempDir()}}, sandboxGit{run: hostRun, env: env}); err == nil {
+		t.Error("saveWork in a directory that is no repository succeeded")
+	}
+}
