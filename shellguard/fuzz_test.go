@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ func FuzzClassify(f *testing.F) {
 			f.Add(r.Command)
 		}
 	}
-	for _, name := range []string{"ordinary.txt", "network.txt", "leaves.txt", "discard.txt", "build_output.txt", "unseen.txt"} {
+	for _, name := range []string{"ordinary.txt", "network.txt", "leaves.txt", "discard.txt", "discard_saved.txt", "build_output.txt", "unseen.txt"} {
 		for _, c := range loadVerdictsQuiet(name) {
 			f.Add(c)
 		}
@@ -44,6 +45,23 @@ func FuzzClassify(f *testing.F) {
 		asked = 0
 		if rc := Classify(src, corpusEnv, closed); asked > 0 && rc.Verdict != warden.Deny {
 			t.Errorf("Classify(%q) = %s (%s) although the network policy denied a destination it names", src, rc.Verdict, rc.Rule)
+		}
+		// A caller that saves discarded work (Env.Snapshots) weakens a
+		// verdict only by naming a work tree of the project to save, and
+		// never strengthens one.
+		saving := corpusEnv
+		saving.Snapshots = true
+		rs := Classify(src, saving, p)
+		if rs.Verdict.Stronger(r.Verdict) || rs.Verdict != r.Verdict && len(rs.Snapshot) == 0 {
+			t.Errorf("Classify(%q) = %s (%s) without snapshots, %s (%s) saving %q with them", src, r.Verdict, r.Rule, rs.Verdict, rs.Rule, rs.Snapshot)
+		}
+		for _, tree := range rs.Snapshot {
+			if tree != corpusEnv.Cwd && !strings.HasPrefix(tree, corpusEnv.Cwd+"/") {
+				t.Errorf("Classify(%q) would save %q, outside the project %s", src, tree, corpusEnv.Cwd)
+			}
+		}
+		if r.Snapshot != nil {
+			t.Errorf("Classify(%q) without snapshots names %q to save", src, r.Snapshot)
 		}
 		if r.Verdict == warden.Allow {
 			wr := walk.Walk(src, walk.Options{Cwd: corpusEnv.Cwd, Home: corpusEnv.Home, Tmp: corpusEnv.Tmp})
