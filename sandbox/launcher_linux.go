@@ -54,6 +54,7 @@ type launchReply struct {
 	Pid    int                `json:",omitempty"`
 	Errno  int                `json:",omitempty"`
 	Path   string             `json:",omitempty"`
+	Dir    bool               `json:",omitempty"` // Path is the directory the command could not start in
 	Done   bool               `json:",omitempty"`
 	Status syscall.WaitStatus `json:",omitempty"`
 	CPU    int64              `json:",omitempty"`
@@ -178,7 +179,13 @@ func launch(msg []byte, files []*os.File) {
 		if errors.As(err, &se) {
 			errno = se
 		}
-		answer(launchReply{Errno: int(errno), Path: path})
+		r := launchReply{Errno: int(errno), Path: path}
+		// The child's chdir and its exec fail alike; a directory that
+		// cannot be entered is said as such.
+		if _, serr := os.Stat(dir); serr != nil && errors.As(serr, &se) {
+			r = launchReply{Errno: int(se), Path: dir, Dir: true}
+		}
+		answer(r)
 		reply.Close()
 		return
 	}
@@ -243,19 +250,19 @@ func startLauncher(p *plan) *launcher {
 }
 
 // start asks the launcher to start args with the streams; it returns the
-// command's pid and where its exit status will arrive, or the errno (and
-// path) of a command that could not start. ok is false when the launcher
+// command's pid and where its exit status will arrive, or why the command
+// could not start. ok is false when the launcher
 // is gone and the caller must start the command another way.
-func (l *launcher) start(args []string, dir string, env []string, stdin, stdout, stderr *os.File) (pid int, done <-chan exitStatus, execErrno int, execPath string, ok bool) {
+func (l *launcher) start(args []string, dir string, env []string, stdin, stdout, stderr *os.File) (pid int, done <-chan exitStatus, failed stageFailure, ok bool) {
 	l.mu.Lock()
 	dead := l.dead
 	l.mu.Unlock()
 	if dead {
-		return 0, nil, 0, "", false
+		return 0, nil, stageFailure{}, false
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return 0, nil, 0, "", false
+		return 0, nil, stageFailure{}, false
 	}
 	mine, theirs := os.NewFile(uintptr(fds[0]), "launch"), os.NewFile(uintptr(fds[1]), "launch")
 	b, err := json.Marshal(launchRequest{Args: args, Dir: dir, Env: env})
@@ -269,7 +276,7 @@ func (l *launcher) start(args []string, dir string, env []string, stdin, stdout,
 		l.mu.Lock()
 		l.dead = true
 		l.mu.Unlock()
-		return 0, nil, 0, "", false
+		return 0, nil, stageFailure{}, false
 	}
 	read := func() (launchReply, bool) {
 		buf := make([]byte, 4096)
@@ -289,10 +296,10 @@ func (l *launcher) start(args []string, dir string, env []string, stdin, stdout,
 		l.mu.Lock()
 		l.dead = true
 		l.mu.Unlock()
-		return 0, nil, int(syscall.ECHILD), "the sandbox's launcher", true
+		return 0, nil, stageFailure{Errno: int(syscall.ECHILD), Path: "the sandbox's launcher"}, true
 	case first.Errno != 0:
 		mine.Close()
-		return 0, nil, first.Errno, first.Path, true
+		return 0, nil, stageFailure{Errno: first.Errno, Path: first.Path, Dir: first.Dir}, true
 	}
 	ch := make(chan exitStatus, 1)
 	go func() {
@@ -306,5 +313,5 @@ func (l *launcher) start(args []string, dir string, env []string, stdin, stdout,
 		}
 		ch <- exitStatus{ws: last.Status, cpu: last.CPU}
 	}()
-	return first.Pid, ch, 0, "", true
+	return first.Pid, ch, stageFailure{}, true
 }

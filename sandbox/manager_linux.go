@@ -552,7 +552,7 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	}
 	swept := sweepCreated(info.Sweep, info.Spec.Quarantine, time.Now())
 	if resp.ExecErrno != 0 {
-		return Result{}, &ExecError{Path: resp.ExecPath, Err: syscall.Errno(resp.ExecErrno)}
+		return Result{}, &ExecError{Path: resp.ExecPath, Err: syscall.Errno(resp.ExecErrno), Dir: resp.ExecDir}
 	}
 	res := Result{ExitCode: resp.Exit, Signal: resp.Signal, Limit: resp.Limit, Mode: info.Mode,
 		Warnings: append(slices.Clone(info.Warnings), swept...), Wall: time.Since(start), CPU: time.Duration(resp.CPU)}

@@ -43,6 +43,7 @@ type ctlResponse struct {
 	Error     string `json:"error,omitempty"`
 	ExecErrno int    `json:"exec_errno,omitempty"`
 	ExecPath  string `json:"exec_path,omitempty"`
+	ExecDir   bool   `json:"exec_dir,omitempty"` // ExecPath is the directory the command could not start in
 	Exit      int    `json:"exit"`
 	Signal    int    `json:"signal,omitempty"`
 	CPU       int64  `json:"cpu,omitempty"`
@@ -161,14 +162,14 @@ func serveExec(base *plan, r *reaper, l *launcher, req *ctlRequest, files []*os.
 	var (
 		pid      int
 		done     <-chan exitStatus
-		execErr  execFailure
+		execErr  stageFailure
 		launched bool
 	)
 	if l != nil {
-		pid, done, execErr.Errno, execErr.Path, launched = l.start(p.Args, dir, p.Env, files[0], stdout.w, stderr.w)
+		pid, done, execErr, launched = l.start(p.Args, dir, p.Env, files[0], stdout.w, stderr.w)
 	}
 	if !launched {
-		pid, done, execErr, err = startStaged(&p, r, dir, files[0], stdout.w, stderr.w)
+		pid, done, execErr, err = startStaged(&p, r, files[0], stdout.w, stderr.w)
 	}
 	stdout.started()
 	stderr.started()
@@ -180,7 +181,7 @@ func serveExec(base *plan, r *reaper, l *launcher, req *ctlRequest, files []*os.
 	if done == nil { // the launcher could not start it
 		stdout.wait()
 		stderr.wait()
-		return ctlResponse{ExecErrno: execErr.Errno, ExecPath: execErr.Path}
+		return ctlResponse{ExecErrno: execErr.Errno, ExecPath: execErr.Path, ExecDir: execErr.Dir}
 	}
 	pgid.Store(int64(pid))
 
@@ -216,7 +217,7 @@ func serveExec(base *plan, r *reaper, l *launcher, req *ctlRequest, files []*os.
 
 	resp := ctlResponse{CPU: st.cpu}
 	if execErr.Errno != 0 {
-		resp.ExecErrno, resp.ExecPath = execErr.Errno, execErr.Path
+		resp.ExecErrno, resp.ExecPath, resp.ExecDir = execErr.Errno, execErr.Path, execErr.Dir
 		return resp
 	}
 	if st.ws.Signaled() {
@@ -241,16 +242,10 @@ func serveExec(base *plan, r *reaper, l *launcher, req *ctlRequest, files []*os.
 	return resp
 }
 
-// execFailure is why the stage could not exec a command.
-type execFailure struct {
-	Errno int
-	Path  string
-}
-
 // startStaged starts a command through the stage, as its own process
 // group: the stage reads p, restricts itself and execs the command. It
 // returns once the exec happened or failed (execErr).
-func startStaged(p *plan, r *reaper, dir string, stdin, stdout, stderr *os.File) (pid int, done <-chan exitStatus, execErr execFailure, err error) {
+func startStaged(p *plan, r *reaper, stdin, stdout, stderr *os.File) (pid int, done <-chan exitStatus, execErr stageFailure, err error) {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return 0, nil, execErr, err
@@ -262,8 +257,9 @@ func startStaged(p *plan, r *reaper, dir string, stdin, stdout, stderr *os.File)
 		return 0, nil, execErr, err
 	}
 	pid, done, err = r.start(func() (*os.Process, error) {
+		// The stage enters p.Dir itself, and says so when it cannot.
 		return os.StartProcess("/proc/self/exe", []string{stageArg0}, &os.ProcAttr{
-			Dir:   dir,
+			Dir:   "/",
 			Env:   helperEnv,
 			Files: []*os.File{stdin, stdout, stderr, planR, errW},
 			Sys:   asCaller(&syscall.SysProcAttr{Setpgid: true}, p.Namespaces),

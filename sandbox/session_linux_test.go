@@ -97,6 +97,16 @@ func TestSessionWorld(t *testing.T) {
 	if !strings.Contains(got, "localhost") {
 		t.Errorf("NO_PROXY does not name the sandbox's own loopback: %q", got)
 	}
+	// A command whose directory is gone (a later command removed it) is
+	// said to be so, not a command not found.
+	gone := filepath.Join(spec.Project, "gone")
+	_, err := m.Exec(ctx, "session", sandbox.Command{
+		Args: []string{"/bin/true"}, Dir: gone, Env: []string{"PATH=" + systemPath, "HOME=" + home},
+	}, sandbox.Limits{Wall: 20 * time.Second})
+	var ee *sandbox.ExecError
+	if !errors.As(err, &ee) || !ee.Dir || ee.Path != gone || !strings.Contains(err.Error(), "cannot enter the working directory") {
+		t.Errorf("a command in a directory that is gone: %v; want an ExecError naming the directory", err)
+	}
 }
 
 // pythonPath is a python3 outside pyenv's shims (which need HOME).
