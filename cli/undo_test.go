@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -125,5 +126,68 @@ func TestHookDiscardIsUndone(t *testing.T) {
 	}
 	end := wardenCmd(home, "hook", "claude")
 	end.Stdin = strings.NewReader(`{"hook_event_name":"SessionEnd","session_id":"s1","reason":"exit"}`)
+	_ = end.Run()
+}
+
+// BenchmarkExecDiscard is what saving the work costs a discard run through
+// warden exec in a session's sandbox world: `git checkout -- a.txt` (a
+// snapshot first, with git run in the world) against `git diff --quiet`
+// (nothing to save), both in a repository of 1,000 files, each a whole
+// warden exec process as a hook's rewrite runs it.
+func BenchmarkExecDiscard(b *testing.B) {
+	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
+		b.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed)")
+	}
+	home := filepath.Join(b.TempDir(), "home")
+	if out, err := wardenCmd(home, "init").CombinedOutput(); err != nil {
+		b.Fatalf("warden init: %v\n%s", err, out)
+	}
+	project := b.TempDir()
+	gitIn := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitIn("init", "-q")
+	for i := range 1000 {
+		p := filepath.Join(project, "src", strconv.Itoa(i%40), strconv.Itoa(i)+".go")
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("package p\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(project, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	gitIn("add", "-A")
+	gitIn("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+	run := func(b *testing.B, args ...string) {
+		cmd := wardenCmd(home, append([]string{"exec", "--no-wait", "--session", "bench"}, args...)...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("warden exec %v: %v\n%s", args, err, out)
+		}
+	}
+	run(b, "true") // the world starts
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"nothing to save", []string{"git", "diff", "--quiet", "--", "src"}},
+		{"discard saved", []string{"git", "checkout", "--", "a.txt"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := os.WriteFile(filepath.Join(project, "a.txt"), []byte("work\n"), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				run(b, c.args...)
+			}
+		})
+	}
+	end := wardenCmd(home, "hook", "claude")
+	end.Stdin = strings.NewReader(`{"hook_event_name":"SessionEnd","session_id":"bench","reason":"exit"}`)
 	_ = end.Run()
 }

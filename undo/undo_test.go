@@ -15,7 +15,7 @@ import (
 
 // newRepo makes a repository in a temporary directory with one commit of
 // files, and returns its top directory.
-func newRepo(t *testing.T, files map[string]string) string {
+func newRepo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -30,7 +30,7 @@ func newRepo(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func run(t *testing.T, dir string, args ...string) string {
+func run(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -42,7 +42,7 @@ func run(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func write(t *testing.T, dir, p, content string) {
+func write(t testing.TB, dir, p, content string) {
 	t.Helper()
 	full := filepath.Join(dir, p)
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
