@@ -38,6 +38,7 @@ type earlyInit struct {
 	cg     *cgroup  // nil when none could be made; cgErr says why
 	cgErr  error
 	taken  bool
+	used   bool // a run owns its files and its init now (launch)
 }
 
 var early struct {
@@ -158,6 +159,17 @@ func (e *earlyInit) cgroupFor(lim Limits) (*cgroup, error) {
 		return nil, err
 	}
 	return e.cg, nil
+}
+
+// release ends an early init a run took but never used.
+func (e *earlyInit) release() {
+	if e.used {
+		return
+	}
+	e.ip.abort()
+	for _, f := range []*os.File{e.planW, e.outR, e.errR, e.listen} {
+		f.Close()
+	}
 }
 
 // DiscardEarly ends an early init no run took. A run that took it ends it

@@ -164,6 +164,30 @@ func TestEarlyInitNotTakenWhenItCannotServe(t *testing.T) {
 	}
 }
 
+// TestEarlyInitEndedWhenTheRunFails: a run that takes the early init and
+// then cannot build its sandbox (a granted path that does not exist) ends
+// the init, which never got a plan.
+func TestEarlyInitEndedWhenTheRunFails(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	t.Cleanup(sandbox.ForgetEarly)
+	sandbox.StartEarly("", nil)
+	pid, _ := sandbox.EarlyState()
+	if pid == 0 {
+		t.Fatal("StartEarly started no init")
+	}
+	s := guardSpec(t)
+	s.ReadOnly = append(s.ReadOnly, filepath.Join(t.TempDir(), "missing"))
+	if r := runIn(t, s, "/bin/true"); r.err == nil {
+		t.Fatalf("a run granting a missing path: %v; want it refused", r)
+	}
+	if _, taken := sandbox.EarlyState(); !taken {
+		t.Fatal("the run did not take the early init")
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the early init (pid %d) of a run that failed is still there: %v", pid, err)
+	}
+}
+
 // TestMissingDirectoryIsSaid: a command whose working directory does not
 // exist inside the sandbox fails saying so, not as a command not found.
 func TestMissingDirectoryIsSaid(t *testing.T) {

@@ -75,8 +75,10 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 	var cgErr error
 	if e != nil {
 		// The early init is in its cgroup already; the cgroup is removed
-		// even when it cannot cap these limits.
+		// even when it cannot cap these limits, and the init ended if
+		// the run stops before it gets its plan.
 		defer e.cg.remove()
+		defer e.release()
 		cg, cgErr = e.cgroupFor(s.Limits)
 	} else {
 		cg, cgErr = newCgroup(id, s.Limits)
@@ -157,6 +159,7 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		// The init started early (StartEarly) writes to pipes of its own
 		// and got the listener socket as fd 5 whether or not this run
 		// serves anything on its loopback; it is in its cgroup already.
+		e.used = true
 		stdout = cappedPipe(e.outR, nil, outW, s.Limits.Output, &overflow, cancel)
 		stderr = cappedPipe(e.errR, nil, errW, s.Limits.Output, &overflow, cancel)
 		p.ListenFD = fdPlan + 2
