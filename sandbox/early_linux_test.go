@@ -24,11 +24,7 @@ import (
 func TestEarlyInitRunsTheCommand(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	t.Cleanup(sandbox.ForgetEarly)
-	sandbox.StartEarly("", nil)
-	pid, _ := sandbox.EarlyState()
-	if pid == 0 {
-		t.Fatal("StartEarly started no init")
-	}
+	pid := startEarly(t, nil)
 	egress := &answerServer{answer: "proxied"}
 	s, home := workspaceSpec(t)
 	s.Net, s.Egress = sandbox.NetProxy, egress
@@ -138,11 +134,7 @@ func TestInheritedDescriptorsDoNotReachTheCommand(t *testing.T) {
 func TestEarlyInitNotTakenWhenItCannotServe(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	t.Cleanup(sandbox.ForgetEarly)
-	sandbox.StartEarly("", os.Stdin)
-	pid, _ := sandbox.EarlyState()
-	if pid == 0 {
-		t.Fatal("StartEarly started no init")
-	}
+	pid := startEarly(t, os.Stdin)
 	s := guardSpec(t)
 	if r := runIn(t, s, "/bin/true"); r.err != nil || r.res.ExitCode != 0 {
 		t.Fatalf("a run with no stdin: %v", r)
@@ -170,11 +162,7 @@ func TestEarlyInitNotTakenWhenItCannotServe(t *testing.T) {
 func TestEarlyInitEndedWhenTheRunFails(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	t.Cleanup(sandbox.ForgetEarly)
-	sandbox.StartEarly("", nil)
-	pid, _ := sandbox.EarlyState()
-	if pid == 0 {
-		t.Fatal("StartEarly started no init")
-	}
+	pid := startEarly(t, nil)
 	s := guardSpec(t)
 	s.ReadOnly = append(s.ReadOnly, filepath.Join(t.TempDir(), "missing"))
 	if r := runIn(t, s, "/bin/true"); r.err == nil {
@@ -253,4 +241,17 @@ func TestHelperUsedOnlyWithItsBuildID(t *testing.T) {
 	resolve(warden) // not a Go binary
 	os.Remove(helper)
 	resolve(warden) // none
+}
+
+// startEarly starts an early init with stdin, as warden exec does, and
+// returns its pid; the test ends it.
+func startEarly(t *testing.T, stdin *os.File) int {
+	t.Helper()
+	t.Cleanup(sandbox.ForgetEarly)
+	sandbox.StartEarly("", stdin)
+	pid, _ := sandbox.EarlyState()
+	if pid == 0 {
+		t.Fatal("StartEarly started no init")
+	}
+	return pid
 }
