@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // HelperName is the small binary (cmd/warden-sandbox) that runs as the
@@ -26,12 +27,18 @@ func initExe(exe string) (string, error) {
 	if exe != "" {
 		return exe, nil
 	}
+	return ownInitExe()
+}
+
+// ownInitExe is initExe for this executable, looked up once per process
+// (a one-shot run asks twice: StartEarly, then Run).
+var ownInitExe = sync.OnceValues(func() (string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
 	return initExeFor(self), nil
-}
+})
 
 // initExeFor is initExe for the executable self.
 func initExeFor(self string) string {
