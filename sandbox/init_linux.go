@@ -62,7 +62,7 @@ func runInit() int {
 			return fail("start the command: " + err.Error())
 		}
 	}
-	p, err := readPlan()
+	p, raw, err := readPlanBytes()
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -111,7 +111,7 @@ func runInit() int {
 			_ = st.cmd.Process.Signal(s)
 		}
 	}()
-	_ = json.NewEncoder(st.planW).Encode(p)
+	_, _ = st.planW.Write(raw)
 	st.planW.Close()
 
 	// The stage writes an errno here only when it cannot exec the command

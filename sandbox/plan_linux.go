@@ -111,12 +111,24 @@ const (
 	fdReport = 4
 )
 
+// readPlan reads this process's plan from fdPlan, to its end.
 func readPlan() (*plan, error) {
+	p, _, err := readPlanBytes()
+	return p, err
+}
+
+// readPlanBytes is readPlan that also returns the plan as it came, for an
+// init to pass on to its stage unchanged.
+func readPlanBytes() (*plan, []byte, error) {
 	f := os.NewFile(fdPlan, "plan")
 	defer f.Close()
-	var p plan
-	if err := json.NewDecoder(io.LimitReader(f, 1<<24)).Decode(&p); err != nil {
-		return nil, fmt.Errorf("read the sandbox plan: %w", err)
+	b, err := io.ReadAll(io.LimitReader(f, 1<<24))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the sandbox plan: %w", err)
 	}
-	return &p, nil
+	var p plan
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, nil, fmt.Errorf("read the sandbox plan: %w", err)
+	}
+	return &p, b, nil
 }
