@@ -3,6 +3,7 @@
 package sandbox_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -254,4 +255,29 @@ func startEarly(t *testing.T, stdin *os.File) int {
 		t.Fatal("StartEarly started no init")
 	}
 	return pid
+}
+
+// FuzzNoteBuildID: any note bytes give an ID that is a slice of them after
+// the 16-byte header, sized as the header says, or nothing; never a panic.
+func FuzzNoteBuildID(f *testing.F) {
+	id := "Krd_Q1OC4QZZcHjTYFJb/koU0C2KJKDYkprdD56Ij/hf-mYx8DAFe6hBzyIGiQ/dL0LbDwsvUDq7BcBV_UV"
+	note := binary.LittleEndian.AppendUint32(nil, 4)
+	note = binary.LittleEndian.AppendUint32(note, uint32(len(id)))
+	note = binary.LittleEndian.AppendUint32(note, 4)
+	note = append(append(note, "Go\x00\x00"...), id...)
+	if got := sandbox.NoteBuildID(binary.LittleEndian, note); got != id {
+		f.Fatalf("the seed note gives %q, want %q", got, id)
+	}
+	f.Add(note)
+	f.Add(note[:20])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := sandbox.NoteBuildID(binary.LittleEndian, b)
+		if got == "" {
+			return
+		}
+		if len(b) < 16 || string(b[12:16]) != "Go\x00\x00" || int(binary.LittleEndian.Uint32(b[4:8])) != len(got) || string(b[16:16+len(got)]) != got {
+			t.Fatalf("noteBuildID(%q) = %q", b, got)
+		}
+	})
 }

@@ -25,7 +25,7 @@ func ForgetEarly() {
 }
 
 // GoBuildID and SetHelperBuildID reach the helper's identity check.
-var GoBuildID = goBuildID
+var GoBuildID, NoteBuildID = goBuildID, noteBuildID
 
 func SetHelperBuildID(id string) (restore func()) {
 	old := helperBuildID

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"sync"
@@ -74,12 +75,21 @@ func goBuildID(path string) string {
 		return ""
 	}
 	b, err := s.Data()
-	// namesz, descsz, type (4 bytes each), "Go\x00\x00", then the ID.
-	if err != nil || len(b) < 16 || string(b[12:16]) != "Go\x00\x00" {
+	if err != nil {
 		return ""
 	}
-	n := int(f.ByteOrder.Uint32(b[4:8]))
-	if 16+n > len(b) {
+	return noteBuildID(f.ByteOrder, b)
+}
+
+// noteBuildID reads the ID out of a Go build-ID note: namesz, descsz and
+// type (4 bytes each), the name "Go\x00\x00", then descsz bytes of ID; ""
+// when b is anything else.
+func noteBuildID(order binary.ByteOrder, b []byte) string {
+	if len(b) < 16 || order.Uint32(b[0:4]) != 4 || string(b[12:16]) != "Go\x00\x00" {
+		return ""
+	}
+	n := uint64(order.Uint32(b[4:8]))
+	if n == 0 || n > uint64(len(b)-16) {
 		return ""
 	}
 	return string(b[16 : 16+n])
