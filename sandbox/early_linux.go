@@ -27,18 +27,21 @@ import (
 // write the command's output to, the socket it will hand its listeners
 // over, and the cgroup it is already in.
 type earlyInit struct {
-	exe    string
-	stdin  *os.File
-	ready  chan struct{} // closed once the fields below are set
-	ip     *initProc     // nil when it could not start
-	planW  *os.File
-	outR   *os.File
-	errR   *os.File
-	listen *os.File // the host's end of the listener socket (fd 5 in the init)
-	cg     *cgroup  // nil when none could be made; cgErr says why
-	cgErr  error
-	taken  bool
-	used   bool // a run owns its files and its init now (launch)
+	exe   string
+	stdin *os.File
+	// spawned is closed once the fields below but admitErr are set,
+	// admitted once the init is in its cgroup (or failed to be).
+	spawned, admitted chan struct{}
+	ip                *initProc // nil when it could not start
+	planW             *os.File
+	outR              *os.File
+	errR              *os.File
+	listen            *os.File // the host's end of the listener socket (fd 5 in the init)
+	cg                *cgroup  // nil when none could be made; cgErr says why
+	cgErr             error
+	admitErr          error // the init could not be admitted, and was ended
+	taken             bool
+	used              bool // a run owns its files and its init now (launch)
 }
 
 var early struct {
@@ -62,17 +65,23 @@ func StartEarly(exe string, stdin *os.File) {
 	if err != nil {
 		return
 	}
-	e := &earlyInit{exe: exe, stdin: stdin, ready: make(chan struct{})}
+	e := &earlyInit{exe: exe, stdin: stdin, spawned: make(chan struct{}), admitted: make(chan struct{})}
 	early.e = e
 	go func() {
-		defer close(e.ready)
+		defer close(e.admitted)
 		e.start()
 	}()
 }
 
-// start starts the init and moves it into its cgroup. On failure it leaves
-// e.ip nil and nothing open.
+// start starts the init and moves it into its cgroup. When the init cannot
+// start it leaves e.ip nil and nothing open.
 func (e *earlyInit) start() {
+	spawned := false
+	defer func() {
+		if !spawned {
+			close(e.spawned)
+		}
+	}()
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return
@@ -102,21 +111,18 @@ func (e *earlyInit) start() {
 		host.Close()
 		return
 	}
-	// Moving a process into a cgroup can wait for the kernel (an RCU grace
-	// period, on cgroup v1): done here, it is off the run's path. Once
-	// admitted, the init starts its stage, which waits for its plan.
 	cg, cgErr := createCgroup(newID())
 	if cgErr != nil {
 		cg = nil
 	}
-	if err := ip.admit(planW, cg); err != nil {
-		cg.remove()
-		outR.Close()
-		errR.Close()
-		host.Close()
-		return
-	}
 	e.ip, e.planW, e.outR, e.errR, e.listen, e.cg, e.cgErr = ip, planW, outR, errR, host, cg, cgErr
+	spawned = true
+	close(e.spawned)
+	// Moving a process into a cgroup can wait for the kernel (an RCU grace
+	// period, on cgroup v1): done here, it is off the run's path, which
+	// waits for it only to send the plan. Once admitted, the init starts
+	// its stage, which waits for its plan.
+	e.admitErr = ip.admit(planW, cg)
 }
 
 // takeEarly returns the early init when it can run this command: started
@@ -141,12 +147,20 @@ func takeEarly(exe string, mode Mode, stdin io.Reader) *earlyInit {
 	default:
 		return nil
 	}
-	<-e.ready
+	<-e.spawned
 	if e.ip == nil {
 		return nil
 	}
 	e.taken = true
 	return e
+}
+
+// waitAdmitted waits until the init is in its cgroup, and says whether it
+// is there and alive; when not, the run starts an init of its own (the
+// cgroup and its limits stay the run's).
+func (e *earlyInit) waitAdmitted() bool {
+	<-e.admitted
+	return e.admitErr == nil
 }
 
 // cgroupFor returns the early init's cgroup with lim set, or why it cannot
@@ -183,7 +197,7 @@ func DiscardEarly() {
 	}
 	e.taken = true
 	early.Unlock()
-	<-e.ready
+	<-e.admitted
 	if e.ip != nil {
 		e.ip.abort()
 		for _, f := range []*os.File{e.planW, e.outR, e.errR, e.listen} {

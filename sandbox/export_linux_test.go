@@ -9,7 +9,7 @@ func EarlyState() (pid int, taken bool) {
 	early.Lock()
 	defer early.Unlock()
 	if early.e != nil {
-		<-early.e.ready
+		<-early.e.admitted
 	}
 	if early.e == nil || early.e.ip == nil {
 		return 0, early.e != nil && early.e.taken

@@ -155,6 +155,9 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	var ip *initProc
 	var listenConn *os.File
 	oomBefore := cg.oomKills()
+	if e != nil && !e.waitAdmitted() {
+		e = nil // ended; Run's release closes what it left
+	}
 	if e != nil {
 		// The init started early (StartEarly) writes to pipes of its own
 		// and got the listener socket as fd 5 whether or not this run
