@@ -26,7 +26,8 @@ Point an agent at it with HTTP_PROXY and HTTPS_PROXY (http://ADDRESS). Each
 request (absolute-form HTTP or a CONNECT tunnel) is decided by the network
 policy through the gate and audited; the name is resolved once, every answer
 is judged, and the connection goes to the pinned address, judged again at
-connect time. Each request ends with an egress_request event in the audit log.
+connect time. Each request ends with a line in the audit log's egress_request
+events (answered requests' lines are grouped, several to an event).
 
 A host the policy asks about (network.ask_unknown_domains) is not looked up
 until a human answers: the request opens an approval and waits for it

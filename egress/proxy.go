@@ -8,9 +8,10 @@
 // dials the one pinned address through a dialer whose Control hook judges the
 // address again. DNS rebinding, mixed answers and resolvers answering 0.0.0.0
 // therefore never reach a blocked address. Redirects are passed back to the
-// client, whose next request is judged afresh. Each request ends with one
-// egress_request event: agent, method, host, port, a hash of the path, status,
-// bytes and the decision.
+// client, whose next request is judged afresh. Each request ends with a line
+// of the request log (egress_request events; answered requests' lines in
+// groups, see requestlog.go): agent, method, host, port, a hash of the path,
+// status, bytes and the decision.
 package egress
 
 import (
@@ -94,12 +95,13 @@ type Proxy struct {
 	Identity Identity
 	// Events receives the request log; nil keeps none.
 	Events EventFunc
-	// Queue, when set with Events, takes the request log of a request
-	// whose answer has gone out (a forwarded answer, a tunnel that ended):
-	// the event is queued before the handler returns, so it is stored no
-	// later than the connection's next decision, and the proxy waits for it
-	// off the client's path (Close waits for all of them). A refusal's event
-	// still goes through Events before the refusal is sent.
+	// Queue, when set with Events, takes the request log of requests
+	// whose answer has gone out (a forwarded answer, a tunnel that ended),
+	// in groups: a line waits up to 5 ms for others and the lines gathered
+	// are queued as one event (requestlog.go); the proxy waits for it off
+	// the clients' path, and Close writes what is gathered and waits for
+	// all of them. A refusal's event still goes through Events before the
+	// refusal is sent.
 	Queue QueueFunc
 	// Secrets are the placeholders the proxy swaps for real values.
 	Secrets *Secrets
@@ -122,6 +124,7 @@ type Proxy struct {
 	listeners []netip.AddrPort
 	tunnels   map[net.Conn]struct{}
 	logging   sync.WaitGroup // queued request-log events not yet stored
+	logs      logGroup       // answered requests' lines not yet queued
 }
 
 // Serve accepts connections on l until l is closed or the proxy is.
@@ -169,6 +172,7 @@ func (p *Proxy) Close() error {
 	if p.transport != nil {
 		p.transport.CloseIdleConnections()
 	}
+	p.closeGroups()
 	p.logging.Wait()
 	return err
 }

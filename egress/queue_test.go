@@ -14,8 +14,8 @@ import (
 )
 
 // TestQueuedRequestLog: with Queue set, the request log of an answered
-// request is queued before the handler returns and waited for off the
-// client's path (the answer arrives while the store has not stored it);
+// request is queued (in a group, see TestRequestLogGroups) and waited for
+// off the client's path (the answer arrives while the store has not stored it);
 // a refusal's event still goes through Events; Close waits for every
 // queued event to be stored.
 func TestQueuedRequestLog(t *testing.T) {

@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/netip"
@@ -106,4 +107,119 @@ func FuzzRequestLogMeta(f *testing.F) {
 	f.Fuzz(func(t *testing.T, host, note, agent, path string, status int, up, down int64) {
 		checkRequestLog(t, host, note, agent, path, true, status, up, down)
 	})
+}
+
+// queuedEvent is one event a test's Queue took.
+type queuedEvent struct {
+	sev     warden.Severity
+	summary string
+	meta    json.RawMessage
+}
+
+// groupingProxy is a proxy whose request log goes to the returned channel,
+// gathering lines for delay.
+func groupingProxy(delay time.Duration) (*Proxy, chan queuedEvent) {
+	got := make(chan queuedEvent, 4*maxLogGroup)
+	p := &Proxy{Queue: func(_ context.Context, typ string, sev warden.Severity, summary string, meta json.RawMessage) func() error {
+		if typ != warden.EventEgressRequest {
+			panic("queued a " + typ + " event")
+		}
+		got <- queuedEvent{sev, summary, meta}
+		return func() error { return nil }
+	}}
+	p.init()
+	p.logs.delay = delay
+	return p, got
+}
+
+func line(i int, sev warden.Severity) logLine {
+	return logLine{sev: sev, summary: fmt.Sprintf("GET example.com:80 allow, status 200, 0 bytes up, %d down", i), meta: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}
+}
+
+// lines returns the request-log lines an event carries: itself when it is
+// one line, else each under "requests".
+func lines(t *testing.T, ev queuedEvent) []map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(ev.meta, &m); err != nil {
+		t.Fatalf("event meta %s: %v", ev.meta, err)
+	}
+	rs, ok := m["requests"].([]any)
+	if !ok {
+		return []map[string]any{m}
+	}
+	out := make([]map[string]any, len(rs))
+	for i, r := range rs {
+		out[i] = r.(map[string]any)
+	}
+	return out
+}
+
+// TestRequestLogGroups: answered requests' lines are written as one event
+// for a group, in order, cut at maxLogGroup lines; a group of one is the
+// line itself; Close writes what is gathered, and a line after Close is
+// written at once.
+func TestRequestLogGroups(t *testing.T) {
+	p, got := groupingProxy(time.Hour) // only the cut and Close write
+	for i := range maxLogGroup + 2 {
+		p.group(line(i, warden.SevInfo))
+	}
+	ev := <-got
+	ls := lines(t, ev)
+	if len(ls) != maxLogGroup {
+		t.Fatalf("the first group has %d lines, want %d", len(ls), maxLogGroup)
+	}
+	for i, l := range ls {
+		if l["n"] != float64(i) {
+			t.Fatalf("line %d of the group is %v, want n=%d (in order)", i, l, i)
+		}
+	}
+	if want := fmt.Sprintf("%d requests: GET example.com:80 allow, status 200, 0 bytes up, 0 down; …", maxLogGroup); ev.summary != want || ev.sev != warden.SevInfo {
+		t.Errorf("group = %s %q, want info %q", ev.sev, ev.summary, want)
+	}
+	select {
+	case ev := <-got:
+		t.Fatalf("a group of %d lines was written before the delay or Close", len(lines(t, ev)))
+	default:
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ls := lines(t, <-got); len(ls) != 2 || ls[0]["n"] != float64(maxLogGroup) || ls[1]["n"] != float64(maxLogGroup+1) {
+		t.Fatalf("Close wrote %v, want the two lines gathered", ls)
+	}
+	p.group(line(7, warden.SevWarn))
+	select {
+	case ev := <-got:
+		if string(ev.meta) != `{"n":7}` || ev.sev != warden.SevWarn || ev.summary != line(7, warden.SevInfo).summary {
+			t.Errorf("a line after Close = %s %q %s, want the line itself", ev.sev, ev.summary, ev.meta)
+		}
+	default:
+		t.Fatal("a line after Close was not written at once")
+	}
+}
+
+// TestRequestLogGroupWaitsAtMostTheDelay: a line is written within the
+// delay without any other line or Close, and a group with a line that is
+// not allowed warns and says how many.
+func TestRequestLogGroupWaitsAtMostTheDelay(t *testing.T) {
+	p, got := groupingProxy(0) // logGroupDelay
+	defer p.Close()
+	start := time.Now()
+	p.group(line(1, warden.SevInfo))
+	select {
+	case ev := <-got:
+		if string(ev.meta) != `{"n":1}` {
+			t.Errorf("a lone line was written as %s, want itself", ev.meta)
+		}
+		if took := time.Since(start); took < logGroupDelay {
+			t.Errorf("a lone line was written after %v, before the group's delay %v", took, logGroupDelay)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a lone line was never written")
+	}
+	sev, summary, meta := groupEvent([]logLine{line(1, warden.SevInfo), line(2, warden.SevWarn), line(3, warden.SevInfo)})
+	if sev != warden.SevWarn || summary != "3 requests (1 not allowed): "+line(1, warden.SevInfo).summary+"; …" || string(meta) != `{"requests":[{"n":1},{"n":2},{"n":3}]}` {
+		t.Errorf("groupEvent = %s %q %s", sev, summary, meta)
+	}
 }

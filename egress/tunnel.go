@@ -29,8 +29,9 @@ type entry struct {
 	answered bool // the answer went out before the request log is written
 }
 
-// record appends the request's egress_request event. The path appears only
-// as a hash; no header or body is ever recorded.
+// record appends the request's egress_request event, or, for a request
+// whose answer went out, adds its line to the next group (requestlog.go).
+// The path appears only as a hash; no header or body is ever recorded.
 func (p *Proxy) record(ctx context.Context, e *entry) {
 	if p.Events == nil {
 		return
@@ -46,11 +47,11 @@ func (p *Proxy) record(ctx context.Context, e *entry) {
 		sev = warden.SevWarn
 	}
 	summary := e.summary(host, port, up, down)
-	ctx = context.WithoutCancel(ctx)
 	if e.answered && p.Queue != nil {
-		p.queued(p.Queue(ctx, warden.EventEgressRequest, sev, summary, meta))
+		p.group(logLine{sev: sev, summary: summary, meta: meta})
 		return
 	}
+	ctx = context.WithoutCancel(ctx)
 	p.logged(p.Events(ctx, warden.EventEgressRequest, sev, summary, meta))
 }
 
