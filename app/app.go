@@ -365,14 +365,24 @@ func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
 		WardenHome: home.Abs(),
 		UserHome:   userHome,
 	}
+	// One backing array for every rule's actions (a policy may have
+	// thousands of rules); each rule's slice is capped.
+	n := 0
+	for _, a := range p.Filesystem.Allowed {
+		n += len(a.Actions)
+	}
+	acts := make([]fsguard.Action, 0, n)
+	fp.Allowed = make([]fsguard.Rule, 0, len(p.Filesystem.Allowed))
 	for _, a := range p.Filesystem.Allowed {
 		r := fsguard.Rule{Pattern: a.Pattern, Level: fsguard.Ask}
 		if a.Auto {
 			r.Level = fsguard.Auto
 		}
+		start := len(acts)
 		for _, act := range a.Actions {
-			r.Actions = append(r.Actions, fsguard.Action(act))
+			acts = append(acts, fsguard.Action(act))
 		}
+		r.Actions = acts[start:len(acts):len(acts)]
 		fp.Allowed = append(fp.Allowed, r)
 	}
 	return fsguard.NewCached(fp, home.FsguardCachePath(), config.BinaryID())
