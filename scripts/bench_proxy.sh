@@ -113,8 +113,11 @@ done
 echo "== egress proxies side by side: warden $(bin/warden version 2>/dev/null | head -1), smokescreen $SMOKESCREEN_VERSION, $(squid -v | head -1), $(tinyproxy -v 2>&1 | head -1)"
 bin/proxyload -small "$SMALL" -bulk "$BULK" -tls "$TLS" -rounds "$ROUNDS" -bulk-rounds "$BULK_ROUNDS" -duration "$DURATION" -size "$SIZE" \
 	-proxy "warden=$W,pid=$wpid" -proxy "smokescreen=$S,pid=$spid" -proxy "squid=$Q,pid=$qpid" -proxy "tinyproxy=$T,pid=$tpid"
-n=$(bin/warden --home "$home" audit events --type egress_request --json --limit 100000000 2>/dev/null | grep -c '"type":"egress_request"' || true)
-echo "warden's audit log holds $n egress_request events"
+# Answered requests' lines are grouped, several to an event: count both.
+bin/warden --home "$home" audit events --type egress_request --json --limit 100000000 >"$dir/requestlog.json" 2>/dev/null || true
+n=$(grep -c '"type":"egress_request"' "$dir/requestlog.json" || true)
+lines=$(grep -o '"path_hash"' "$dir/requestlog.json" | wc -l)
+echo "warden's audit log holds $lines request-log lines in $n egress_request events"
 
 echo
 echo "== the daemon's resident memory"
