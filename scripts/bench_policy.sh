@@ -35,6 +35,10 @@ export HOME=$work/user
 mkdir -p "$HOME/projects" "$HOME/private"
 (cd "$HOME/projects" && seq -f 'p%.0f' 0 $(( RULES / 2 - 1 )) | xargs mkdir)
 (cd "$HOME/private" && seq -f 'd%.0f' 0 $(( RULES - RULES / 2 - 1 )) | xargs mkdir)
+# The compiled-rules cache (fsguard.NewCached) keeps what was read of a
+# directory only once it has been still for a second; a real policy's are
+# older. Without the wait the first few runs would compile.
+sleep 1.1
 for h in default big; do "$WARDEN" --home "$work/$h" init >/dev/null; done
 python3 - "$work/big/warden.yaml" "$RULES" <<'PY'
 import re, sys
