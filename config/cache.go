@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/agentwarden/warden/internal/crc32c"
 )
 
 // The policy cache keeps the checked result of a policy file (its Policy and
@@ -124,11 +125,9 @@ func readCache(path, key string) (cached, bool) {
 	return decodeCache(body)
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // bodySum is the check a cache file's header keeps of its body.
 func bodySum(body []byte) string {
-	return fmt.Sprintf("%08x", crc32.Checksum(body, castagnoli))
+	return fmt.Sprintf("%08x", crc32c.Checksum(body))
 }
 
 // encodeCache is a cache file's body for c: its JSON without the rule lists,

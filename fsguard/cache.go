@@ -3,7 +3,6 @@ package fsguard
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/agentwarden/warden/internal/crc32c"
 )
 
 // The compiled-rules cache lets a one-shot process (a hook, `warden check`)
@@ -60,8 +61,6 @@ const cacheMagic = "warden-fsguard-cache 1\n"
 // unchanged before answers read from it are cached. A variable for the
 // tests.
 var cacheRacy = time.Second
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // NewCached is New through the cache file at path: the rules are read from it
 // when it holds them compiled from this exact p by this version and
@@ -299,7 +298,7 @@ func encodeGuardCache(p Policy, version, who string, deps []dep, deniedN []int, 
 		w.b = append(w.b, actionMask(r.actions), byte(r.level))
 		w.pats(r.pats)
 	}
-	sum := crc32.Checksum(w.b, castagnoli)
+	sum := crc32c.Checksum(w.b)
 	out := make([]byte, 0, len(cacheMagic)+4+len(w.b))
 	out = append(out, cacheMagic...)
 	out = binary.LittleEndian.AppendUint32(out, sum)
@@ -432,7 +431,7 @@ func decodeGuardCache(raw []byte, p Policy, version, who string) (*cachedRules, 
 		return nil, false
 	}
 	body := raw[len(cacheMagic)+4:]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(raw[len(cacheMagic):]) {
+	if crc32c.Checksum(body) != binary.LittleEndian.Uint32(raw[len(cacheMagic):]) {
 		return nil, false
 	}
 	// The strings decoded share body, which nothing writes after this.

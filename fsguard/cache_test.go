@@ -309,6 +309,6 @@ func FuzzDecodeGuardCache(f *testing.F) {
 }
 
 func withCRC(body []byte) []byte {
-	raw := append([]byte(cacheMagic), binary.LittleEndian.AppendUint32(nil, crc32.Checksum(body, castagnoli))...)
+	raw := append([]byte(cacheMagic), binary.LittleEndian.AppendUint32(nil, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))...)
 	return append(raw, body...)
 }

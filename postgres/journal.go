@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/audit"
+	"github.com/agentwarden/warden/internal/crc32c"
 )
 
 // A journal is a host's local record of the decisions and events it made
@@ -41,8 +41,6 @@ const (
 	journalEntry = 'E'
 	journalEvent = 'V'
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // lock opens the journal and takes its exclusive lock; close releases both.
 func (j *journal) lock() (*os.File, error) {
@@ -106,7 +104,7 @@ func journalRecord(kind byte, enc []byte) []byte {
 	b = append(b, kind)
 	b = binary.BigEndian.AppendUint32(b, uint32(len(enc)))
 	b = append(b, enc...)
-	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return binary.BigEndian.AppendUint32(b, crc32c.Checksum(b))
 }
 
 // journalRow is one replayed row: an entry or an event.
@@ -129,7 +127,7 @@ func parseJournal(data []byte) ([]journalRow, error) {
 			break // cut short
 		}
 		rec := rest[:5+n]
-		if binary.BigEndian.Uint32(rest[5+n:9+n]) != crc32.Checksum(rec, castagnoli) {
+		if binary.BigEndian.Uint32(rest[5+n:9+n]) != crc32c.Checksum(rec) {
 			return rows, fmt.Errorf("the fleet journal's record at byte %d does not match its checksum", off)
 		}
 		enc := rec[5:]
