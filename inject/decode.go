@@ -3,7 +3,6 @@ package inject
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -91,8 +90,8 @@ func reversed(v view) view {
 }
 
 var (
-	base64Blob = regexp.MustCompile(`[A-Za-z0-9+/_-]{24,}={0,2}`)
-	hexBlob    = regexp.MustCompile(`(?:[0-9a-fA-F]{2}[ :]?){12,}`)
+	base64Blob = lazyRegexp(`[A-Za-z0-9+/_-]{24,}={0,2}`)
+	hexBlob    = lazyRegexp(`(?:[0-9a-fA-F]{2}[ :]?){12,}`)
 )
 
 // maxBlobs bounds the encoded blobs decoded in one text.
@@ -122,7 +121,7 @@ func blobs(s string, base, depth int) []view {
 			}
 		}
 	}
-	for _, loc := range base64Blob.FindAllStringIndex(s, maxBlobs) {
+	for _, loc := range base64Blob().FindAllStringIndex(s, maxBlobs) {
 		blob := s[loc[0]:loc[1]]
 		if !hasMixedCase(blob) {
 			continue // a word, a path or a hex digest, not base64
@@ -134,7 +133,7 @@ func blobs(s string, base, depth int) []view {
 			}
 		}
 	}
-	for _, loc := range hexBlob.FindAllStringIndex(s, maxBlobs) {
+	for _, loc := range hexBlob().FindAllStringIndex(s, maxBlobs) {
 		blob := strings.NewReplacer(" ", "", ":", "").Replace(s[loc[0]:loc[1]])
 		if len(blob)%2 == 1 {
 			blob = blob[:len(blob)-1]

@@ -162,7 +162,7 @@ func (r *Rule) find(t string, n int) [][]int {
 }
 
 // negation is a word that turns an instruction into a prohibition.
-var negation = regexp.MustCompile(`\b(never|not|don't|dont|do not|cannot|can't|won't|must not|mustn't|shouldn't|no one|nobody|refuse to|under no circumstances|avoid|without|if|unless|when|whenever|then|otherwise|else)\b`)
+var negation = lazyRegexp(`\b(never|not|don't|dont|do not|cannot|can't|won't|must not|mustn't|shouldn't|no one|nobody|refuse to|under no circumstances|avoid|without|if|unless|when|whenever|then|otherwise|else)\b`)
 
 // negated reports whether a negation precedes position i of t within its
 // sentence (and at most 60 bytes back).
@@ -172,5 +172,5 @@ func negated(t string, i int) bool {
 	if k := strings.LastIndexAny(seg, ".!?\n;"); k >= 0 {
 		seg = seg[k+1:]
 	}
-	return negation.MatchString(seg)
+	return negation().MatchString(seg)
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/shellguard/walk"
@@ -259,8 +260,11 @@ func (cc *cmdCtx) inProject(dir string) bool {
 }
 
 // gitPlaces are the variables that point git at another repository, work
-// tree, index or configuration (which can set core.worktree).
-var gitPlaces = regexp.MustCompile(`GIT_(DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT|CONFIG|NAMESPACE|CEILING|DISCOVERY)`)
+// tree, index or configuration (which can set core.worktree). Compiled on
+// first use, not at package init (docs/benchmarks.md, cold start).
+var gitPlaces = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`GIT_(DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT|CONFIG|NAMESPACE|CEILING|DISCOVERY)`)
+})
 
 // gitEnv reports whether the line names a variable that points git
 // elsewhere (GIT_DIR=… git, export GIT_WORK_TREE=…, env GIT_INDEX_FILE=…),
@@ -268,11 +272,11 @@ var gitPlaces = regexp.MustCompile(`GIT_(DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJ
 // one git acts on.
 func (cc *cmdCtx) gitEnv() bool {
 	for _, a := range cc.cmd.Assigns {
-		if gitPlaces.MatchString(a.Name) {
+		if gitPlaces().MatchString(a.Name) {
 			return true
 		}
 	}
-	return gitPlaces.MatchString(cc.c.src)
+	return gitPlaces().MatchString(cc.c.src)
 }
 
 // gitHistory denies a git command that destroys history or the records

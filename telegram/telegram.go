@@ -89,8 +89,9 @@ type Channel struct {
 	messages map[string]int // approval id → id of the message that asks it
 }
 
-// tokenPattern is the shape of a bot token: the bot's id, a colon, a secret.
-var tokenPattern = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]+$`)
+// tokenPattern is the shape of a bot token: the bot's id, a colon, a
+// secret. Compiled on first use, not at package init.
+var tokenPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]+$`) })
 
 // New checks cfg and returns a channel that answers through answers. It makes
 // no call to Telegram. log receives refused presses and Bot API failures; nil
@@ -106,7 +107,7 @@ func New(cfg Config, answers Answerer, log *slog.Logger) (*Channel, error) {
 		return nil, warden.Errorf(warden.EInvalid, "telegram: no bot token").
 			WithHint("create a bot with @BotFather and set its token")
 	}
-	if !tokenPattern.MatchString(cfg.Token) {
+	if !tokenPattern().MatchString(cfg.Token) {
 		return nil, warden.Errorf(warden.EInvalid, "telegram: the bot token is malformed").
 			WithHint("copy the token @BotFather gave you whole: digits, a colon, then letters, digits, _ and -")
 	}
