@@ -22,6 +22,10 @@ import (
 // child, forwards signals to it, and reports how it ended. When the init
 // exits the kernel kills everything else in its pid namespace.
 func runInit() int {
+	// The command runs as the init's own uid: undumpable, the init's /proc
+	// entries (its descriptors, environment, memory) are closed to it, as
+	// ptrace is by capabilities and seccomp.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	report := os.NewFile(fdReport, "report")
 	send := func(o outcome) int {
 		_ = json.NewEncoder(report).Encode(o)

@@ -13,10 +13,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Native is the engine that isolates commands with the Linux kernel's own
@@ -310,18 +314,42 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 
 // initAttr is how the init is started: in its own session, killed if the
 // process that started it dies, and in namespace modes in new user, mount,
-// pid, net, ipc and uts namespaces where it is root mapped to the caller.
+// pid, net, ipc and uts namespaces. There the caller's uid and gid are
+// themselves (a command sees the ids it has on the host: npm, pip and git
+// check file ownership against them), and the init, which must mount and
+// configure its namespaces, keeps every capability of its namespace across
+// its exec as an ambient one (a root caller is root there, as on the host).
+// What the init starts inherits them until it drops them (dropPrivileges).
 func initAttr(mode Mode) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if mode.Namespaces() {
+		uid, gid := os.Getuid(), os.Getgid()
 		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
 			syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
+		if uid != 0 {
+			attr.AmbientCaps = allCapabilities()
+		}
 	}
 	return attr
 }
+
+// allCapabilities lists every capability this kernel knows.
+var allCapabilities = sync.OnceValue(func() []uintptr {
+	last := unix.CAP_LAST_CAP
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && n < 64 {
+			last = n
+		}
+	}
+	caps := make([]uintptr, 0, last+1)
+	for c := 0; c <= last; c++ {
+		caps = append(caps, uintptr(c))
+	}
+	return caps
+})
 
 func isNamespaceRefusal(err error) bool {
 	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||

@@ -56,6 +56,11 @@ func probe(action string, args []string) int {
 		if b, err = os.ReadFile(args[0]); err == nil {
 			fmt.Printf("read %d bytes\n", len(b))
 		}
+	case "list":
+		var names []string
+		if names, err = readDirNames(args[0]); err == nil {
+			fmt.Printf("listed %d names\n", len(names))
+		}
 	case "write":
 		err = os.WriteFile(args[0], []byte("x"), 0o644)
 	case "tcp":
@@ -654,4 +659,13 @@ func BenchmarkRun(b *testing.B) {
 			}
 		})
 	}
+}
+
+func readDirNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
 }

@@ -173,16 +173,14 @@ func noCapabilities(root bool) bool {
 	return true
 }
 
-// asCaller makes the stage, started with attr, run as the caller's own uid
-// and gid, so that the command sees the ids it has on the host (npm, pip
-// and git check file ownership against them). In namespace modes the init
-// is uid 0 of its user namespace, mapped to the caller; when the caller is
-// not root, the stage is started in a nested user namespace where the
-// caller's uid and gid map to the init's 0. It keeps CAP_SETPCAP across
-// that exec (as an ambient capability, in the nested namespace only) so it
-// can still empty its bounding set and lock its securebits; dropPrivileges
-// then takes it away. The mapping is read from the init's own uid_map and
-// gid_map, which the host wrote. attr may be nil.
+// asCaller makes a process the init starts (the stage, the launcher) run as
+// the caller's own uid and gid. An init started by initAttr already is the
+// caller (its namespace maps the caller's ids to themselves) and passes its
+// capabilities on as ambient ones, which dropPrivileges takes away; an init
+// whose namespace maps the caller to 0 (as warden did before, and a test
+// may still build) starts it in a nested user namespace where the caller's
+// ids map to the init's 0, keeping CAP_SETPCAP so that it can empty its
+// bounding set and lock its securebits. attr may be nil.
 func asCaller(attr *syscall.SysProcAttr, namespaces bool) *syscall.SysProcAttr {
 	if attr == nil {
 		attr = &syscall.SysProcAttr{}

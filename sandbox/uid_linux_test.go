@@ -71,6 +71,15 @@ func TestCommandRunsAsTheCallersUID(t *testing.T) {
 			t.Errorf("the command run as uid %d has %q missing from its status:\n%s%s", testUID, want, rep.Stdout, rep.Err)
 		}
 	}
+	// The command is the init's uid in their namespace: the init's /proc
+	// entries must still be closed to it.
+	for _, probe := range [][2]string{{"list", "/proc/1/fd"}, {"read", "/proc/1/environ"}, {"read", "/proc/1/maps"}} {
+		f := probe[1]
+		rep = runNested(t, setpriv, exe, opts, nestedJob{Spec: s, Args: []string{exe, "sandbox-probe", probe[0], f}})
+		if rep.Exit == 0 || rep.Err != "" {
+			t.Errorf("the command run as uid %d read the init's %s: exit %d %q %q", testUID, f, rep.Exit, rep.Stdout, rep.Err)
+		}
+	}
 	rep = runNested(t, setpriv, exe, opts, nestedJob{Spec: s, Args: []string{exe, "sandbox-probe", "write", filepath.Join(workspace, "out")}})
 	if st, err := os.Stat(filepath.Join(workspace, "out")); rep.Exit != 0 || err != nil {
 		t.Errorf("writing the workspace as uid %d: exit %d %q %q %q %v", testUID, rep.Exit, rep.Stdout, rep.Stderr, rep.Err, err)
