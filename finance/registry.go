@@ -24,7 +24,9 @@ var chains = []struct {
 	{Chain{Name: "arbitrum-sepolia", ID: 421614, Testnet: true}, []string{"arbitrum-sepolia", "arb-sepolia", "421614"}},
 }
 
-var chainAlias = func() map[string]Chain {
+// chainAlias maps each alias to its chain, built on first use, not at
+// package init (docs/benchmarks.md, cold start).
+var chainAlias = sync.OnceValue(func() map[string]Chain {
 	m := map[string]Chain{}
 	for _, c := range chains {
 		for _, a := range c.aliases {
@@ -32,11 +34,11 @@ var chainAlias = func() map[string]Chain {
 		}
 	}
 	return m
-}()
+})
 
 // chainByAlias resolves a chain name exactly (ASCII case-insensitive).
 func chainByAlias(name string) (Chain, bool) {
-	c, ok := chainAlias[strings.ToLower(strings.TrimSpace(name))]
+	c, ok := chainAlias()[strings.ToLower(strings.TrimSpace(name))]
 	return c, ok
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Class is what the address table says about an address. The zero value is
@@ -122,11 +123,12 @@ type addrRule struct {
 	reason string // prefix and name, e.g. "169.254.0.0/16 (link-local, cloud metadata)"
 }
 
-// addrTable is addrRows parsed once, at package initialisation.
-var addrTable = parseAddrRows(addrRows)
+// addrTable is addrRows parsed once, on first use (not at package init:
+// every warden process would pay for it, hooks included).
+var addrTable = sync.OnceValue(func() []addrRule { return parseAddrRows(addrRows) })
 
 // parseAddrRows parses the rows of the address table. A malformed prefix is a
-// programming error and panics at initialisation.
+// programming error and panics on first use (every TestClassify* case parses it).
 func parseAddrRows(rows []addrRow) []addrRule {
 	rules := make([]addrRule, len(rows))
 	for i, r := range rows {
@@ -143,20 +145,21 @@ const publicReason = "not in any special-purpose range"
 // strictest matching class wins, and the longest matching prefix of that
 // class gives the reason.
 func lookup(a netip.Addr) (Class, string) {
+	table := addrTable()
 	best := -1
-	for i, r := range addrTable {
+	for i, r := range table {
 		if !r.prefix.Contains(a) {
 			continue
 		}
-		if best < 0 || r.class < addrTable[best].class ||
-			r.class == addrTable[best].class && r.prefix.Bits() > addrTable[best].prefix.Bits() {
+		if best < 0 || r.class < table[best].class ||
+			r.class == table[best].class && r.prefix.Bits() > table[best].prefix.Bits() {
 			best = i
 		}
 	}
 	if best < 0 {
 		return Public, publicReason
 	}
-	return addrTable[best].class, addrTable[best].reason
+	return table[best].class, table[best].reason
 }
 
 // embedding is an IPv6 range that carries an IPv4 address.
