@@ -11,6 +11,10 @@
 #
 #	scripts/bench_proxy.sh     # ROUNDS=3 BULK_ROUNDS=7 DURATION=3s SIZE=104857600
 #
+# BASELINE=/path/to/an/older/warden adds that binary's proxy to the same
+# run as warden-baseline (its own fresh home, the same policy), for a
+# before/after comparison interleaved with the peers.
+#
 # Then warden serve alone: its resident memory idle and right after /v1/check
 # from 16 and 64 clients (bench/daemonload).
 #
@@ -66,6 +70,17 @@ bin/warden --home "$home" config set network.rate_limit.per_minute 0 >/dev/null
 bin/warden --home "$home" config set network.rate_limit.per_hour 0 >/dev/null
 bin/warden --home "$home" proxy --listen "$W" --allow-domain "$SMALL" --allow-domain "$BULK" --allow-domain "$TLS" 2>"$dir/warden.log" &
 pids+=($!); wpid=$!
+baseline=()
+if [ -n "${BASELINE:-}" ]; then
+	B=127.0.0.1:14754 bhome=$dir/baseline
+	"$BASELINE" --home "$bhome" init >/dev/null
+	"$BASELINE" --home "$bhome" config set network.allow_private '["127.0.0.1"]' >/dev/null
+	"$BASELINE" --home "$bhome" config set network.rate_limit.per_minute 0 >/dev/null
+	"$BASELINE" --home "$bhome" config set network.rate_limit.per_hour 0 >/dev/null
+	"$BASELINE" --home "$bhome" proxy --listen "$B" --allow-domain "$SMALL" --allow-domain "$BULK" --allow-domain "$TLS" 2>"$dir/baseline.log" &
+	pids+=($!)
+	baseline=(-proxy "warden-baseline=$B,pid=$!")
+fi
 
 # smokescreen: no ACL file (every host), loopback allowed; its per-request
 # log line goes to a file, as a deployment would keep it.
@@ -103,7 +118,7 @@ chmod 0777 "$dir"
 tinyproxy -d -c "$dir/tinyproxy.conf" &
 pids+=($!); tpid=$!
 
-for a in $W $S $Q $T; do
+for a in $W $S $Q $T ${B:-}; do
 	for _ in $(seq 100); do
 		(exec 3<>"/dev/tcp/${a%:*}/${a##*:}") 2>/dev/null && break
 		sleep 0.1
@@ -112,7 +127,7 @@ done
 
 echo "== egress proxies side by side: warden $(bin/warden version 2>/dev/null | head -1), smokescreen $SMOKESCREEN_VERSION, $(squid -v | head -1), $(tinyproxy -v 2>&1 | head -1)"
 bin/proxyload -small "$SMALL" -bulk "$BULK" -tls "$TLS" -rounds "$ROUNDS" -bulk-rounds "$BULK_ROUNDS" -duration "$DURATION" -size "$SIZE" \
-	-proxy "warden=$W,pid=$wpid" -proxy "smokescreen=$S,pid=$spid" -proxy "squid=$Q,pid=$qpid" -proxy "tinyproxy=$T,pid=$tpid"
+	-proxy "warden=$W,pid=$wpid" "${baseline[@]}" -proxy "smokescreen=$S,pid=$spid" -proxy "squid=$Q,pid=$qpid" -proxy "tinyproxy=$T,pid=$tpid"
 # Answered requests' lines are grouped, several to an event: count both.
 bin/warden --home "$home" audit events --type egress_request --json --limit 100000000 >"$dir/requestlog.json" 2>/dev/null || true
 n=$(grep -c '"type":"egress_request"' "$dir/requestlog.json" || true)
