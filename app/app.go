@@ -198,13 +198,17 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, store Stor
 		},
 		Lazy: map[string]func() []warden.Stage{
 			warden.CapShell: func() []warden.Stage {
-				return []warden.Stage{shellguard.Stage{Policy: ShellPolicy(p, lazyPaths{files}), Project: projectLayer}}
+				sp := ShellPolicy(p, lazyPaths{files})
+				sp.Network = shellNetworkWith(p, func(np netguard.Policy) (*netguard.Guard, error) {
+					return netguard.NewCached(np, home.NetguardCachePath(), config.BinaryID())
+				})
+				return []warden.Stage{shellguard.Stage{Policy: sp, Project: projectLayer}}
 			},
 			warden.CapFilesystem: func() []warden.Stage {
 				g, err := files()
 				return []warden.Stage{fsguard.Stage{Guard: g, Err: err}}
 			},
-			warden.CapNetwork: func() []warden.Stage { return []warden.Stage{netStage(p, now)} },
+			warden.CapNetwork: func() []warden.Stage { return []warden.Stage{netStage(home, p, now)} },
 			warden.CapTrade: func() []warden.Stage {
 				return RiskManager(home, p, backendOrFailed(home, p, store, now)).Stages()
 			},
@@ -215,11 +219,23 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, store Stor
 	})
 }
 
-// netStage is the network guard for a policy. Its rate limiter counts the
-// requests of this process: the egress proxy's, or later the daemon's.
-func netStage(p *config.Policy, now func() time.Time) netguard.Stage {
-	g, err := netguard.New(p.Network.Guard())
+// netStage is the network guard for a home's policy, its domain rules
+// through the compiled-rules cache in the home (NetguardCachePath). Its rate
+// limiter counts the requests of this process: the egress proxy's, or later
+// the daemon's.
+func netStage(home Home, p *config.Policy, now func() time.Time) netguard.Stage {
+	g, err := NetworkGuard(home, p)
 	return netguard.Stage{Guard: g, Err: err, Limiter: netguard.NewLimiter(p.Network.Limits()), Now: now}
+}
+
+// NetguardCachePath is where the network guard's compiled domain rules are
+// cached (netguard.NewCached), beside the policy's cache.
+func (h Home) NetguardCachePath() string { return filepath.Join(string(h), "cache", "netguard") }
+
+// NetworkGuard compiles the network guard for a home's policy, through the
+// compiled-rules cache in the home.
+func NetworkGuard(home Home, p *config.Policy) (*netguard.Guard, error) {
+	return netguard.NewCached(p.Network.Guard(), home.NetguardCachePath(), config.BinaryID())
 }
 
 // ShellPolicy is the shell guard's policy from the policy file; paths, when
@@ -245,13 +261,19 @@ func ShellPolicy(p *config.Policy, paths shellguard.PathGuard) shellguard.Policy
 // guard is compiled on first use, so a command naming no host never pays
 // for it; rate limits are the proxy's, which counts real connections.
 func shellNetwork(p *config.Policy) func(target, method string) warden.Decision {
+	return shellNetworkWith(p, netguard.New)
+}
+
+// shellNetworkWith is shellNetwork with the network guard compiled by
+// compile (netguard.New, or NewCached through a home's cache).
+func shellNetworkWith(p *config.Policy, compile func(netguard.Policy) (*netguard.Guard, error)) func(target, method string) warden.Decision {
 	np := p.Network.Guard() // the section as it is now, whatever later happens to p
 	contained := p.Sandbox.Available() && sandbox.Supported() == nil
 	var once sync.Once
 	var stage, loopback netguard.Stage
 	return func(target, method string) warden.Decision {
 		once.Do(func() {
-			g, err := netguard.New(np)
+			g, err := compile(np)
 			stage = netguard.Stage{Guard: g, Err: err}
 			// The sandbox's own loopback, judged by the deny rules alone.
 			lg, err := netguard.New(netguard.Policy{Denied: np.Denied, AllowPrivate: []string{"127.0.0.0/8"}, AskUnknown: true})

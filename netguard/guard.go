@@ -24,21 +24,32 @@ type Policy struct {
 // Guard judges network targets against a compiled Policy. It holds no
 // per-request state and is safe for concurrent use.
 type Guard struct {
-	allowed, denied []Rule
+	allowed, denied ruleSet
 	askUnknown      bool
 	private         []netip.Prefix
 }
 
 // New compiles a policy; the error names the first entry that does not parse.
 func New(p Policy) (*Guard, error) {
-	g := &Guard{askUnknown: p.AskUnknown}
-	var err error
-	if g.allowed, err = ParseRules(p.Allowed); err != nil {
+	allowed, err := compileRules(p.Allowed)
+	if err != nil {
 		return nil, fmt.Errorf("allowed_domains: %w", err)
 	}
-	if g.denied, err = ParseRules(p.Denied); err != nil {
+	denied, err := compileRules(p.Denied)
+	if err != nil {
 		return nil, fmt.Errorf("denied_domains: %w", err)
 	}
+	g, err := newBase(p)
+	if err != nil {
+		return nil, err
+	}
+	g.allowed, g.denied = allowed, denied
+	return g, nil
+}
+
+// newBase is the Guard for p without its domain rules.
+func newBase(p Policy) (*Guard, error) {
+	g := &Guard{askUnknown: p.AskUnknown}
 	for _, s := range p.AllowPrivate {
 		pfx, err := ParsePrivate(s)
 		if err != nil {
@@ -111,13 +122,7 @@ func (g *Guard) Decide(q Query) warden.Decision {
 			return d
 		}
 	}
-	for i := range g.denied {
-		r := &g.denied[i]
-		if r.hostMatches(t.Host) && r.portMatches(t.Port, true) && r.methodMatches(method) {
-			return warden.Denyf("network.denied_domain", fmt.Sprintf("%s is denied by the rule %q in network.denied_domains", t.Authority(), r.Text))
-		}
-	}
-	d := g.byAllowRules(t, method)
+	d := g.byRules(t, method)
 	if d.Verdict == warden.Deny || !q.Resolved {
 		return d
 	}
@@ -137,26 +142,42 @@ func (g *Guard) Decide(q Query) warden.Decision {
 	return d
 }
 
-func (g *Guard) byAllowRules(t Target, method string) warden.Decision {
-	var hostOnly *Rule
-	for i := range g.allowed {
-		r := &g.allowed[i]
-		if !r.hostMatches(t.Host) {
-			continue
-		}
-		if r.portMatches(t.Port, false) && r.methodMatches(method) {
-			return warden.Allowf("network.allowed_domain", fmt.Sprintf("%s is allowed by the rule %q in network.allowed_domains", t.Authority(), r.Text))
-		}
-		if hostOnly == nil {
-			hostOnly = r
-		}
+// byRules judges a host, port and method (upper case) by the domain rules
+// alone: an explicit deny rule, then the allow rules; a host no rule names is
+// asked about or denied.
+func (g *Guard) byRules(t Target, method string) warden.Decision {
+	bit := methodBit(method)
+	if r, ok := g.denied.first(func(r *rec) bool {
+		return r.hostMatches(t.Host) && r.portMatches(t.Port, true) && r.methodMatches(bit)
+	}); ok {
+		return warden.Denyf("network.denied_domain", fmt.Sprintf("%s is denied by the rule %q in network.denied_domains", t.Authority(), r.text))
 	}
-	if hostOnly != nil {
+	return g.byAllowRules(t, method, bit)
+}
+
+func (g *Guard) byAllowRules(t Target, method string, bit uint16) warden.Decision {
+	var hostOnly rec
+	found := false
+	if r, ok := g.allowed.first(func(r *rec) bool {
+		if !r.hostMatches(t.Host) {
+			return false
+		}
+		if r.portMatches(t.Port, false) && r.methodMatches(bit) {
+			return true
+		}
+		if !found {
+			hostOnly, found = *r, true
+		}
+		return false
+	}); ok {
+		return warden.Allowf("network.allowed_domain", fmt.Sprintf("%s is allowed by the rule %q in network.allowed_domains", t.Authority(), r.text))
+	}
+	if found {
 		what := fmt.Sprintf("port %d", t.Port)
 		if hostOnly.portMatches(t.Port, false) {
 			what = "the method " + method
 		}
-		return warden.Denyf("network.not_allowed_here", fmt.Sprintf("%s is allowed only as %q, which does not cover %s; add a rule for it to network.allowed_domains", t.Host, hostOnly.Text, what))
+		return warden.Denyf("network.not_allowed_here", fmt.Sprintf("%s is allowed only as %q, which does not cover %s; add a rule for it to network.allowed_domains", t.Host, hostOnly.text, what))
 	}
 	if g.askUnknown {
 		return warden.Askf("network.unknown_domain", fmt.Sprintf("no rule names %s; network.ask_unknown_domains asks about hosts no rule names", t.Authority()))
