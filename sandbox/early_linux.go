@@ -17,11 +17,9 @@ import (
 // that follows takes it (Native.Run), and a run that never comes (a
 // denial, an ask, a command for the host) throws it away (DiscardEarly).
 //
-// An early init holds nothing but its namespaces, its cgroup (with no
-// limits until the run sets them) and its stage, which waits for its plan:
-// no mounts and no command. It dies with this process (Pdeathsig), or when
-// its plan pipe closes unread, and its stage with it (pid 1 of its
-// namespace).
+// An early init holds nothing but its namespaces and its cgroup (with no
+// limits until the run sets them): no mounts and no command. It dies with
+// this process (Pdeathsig), or when its plan pipe closes unread.
 
 // earlyInit is an init started before its run, with the pipes it will
 // write the command's output to, the socket it will hand its listeners
@@ -104,7 +102,7 @@ func (e *earlyInit) start() {
 	if e.stdin != nil {
 		in = e.stdin
 	}
-	ip, planW, err := spawnInit(e.exe, ModeStandard, true, in, outW, errW, child)
+	ip, planW, err := spawnInit(e.exe, ModeStandard, in, outW, errW, child)
 	if err != nil {
 		outR.Close()
 		errR.Close()
@@ -120,8 +118,7 @@ func (e *earlyInit) start() {
 	close(e.spawned)
 	// Moving a process into a cgroup can wait for the kernel (an RCU grace
 	// period, on cgroup v1): done here, it is off the run's path, which
-	// waits for it only to send the plan. Once admitted, the init starts
-	// its stage, which waits for its plan.
+	// waits for it only to send the plan.
 	e.admitErr = ip.admit(planW, cg)
 }
 

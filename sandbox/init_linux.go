@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -35,46 +36,13 @@ func runInit() int {
 		}
 		return o.Exit
 	}
-	// A one-shot init (os.Args[1] is initRunArg) starts its stage once it
-	// is in its run's cgroup, while the gate still decides: the stage
-	// waits for its plan, which comes after the mounts. It needs this
-	// namespace's /proc first: Go writes the stage's uid map through
-	// /proc/PID, and until then /proc is the host's, whose PID is another
-	// process.
-	var st *stage
-	var procMounted bool
-	fail := func(setup string) int {
-		if st != nil {
-			st.abort()
-		}
-		return send(outcome{Setup: setup, Exit: 125})
-	}
-	if len(os.Args) > 1 && os.Args[1] == initRunArg {
-		var b [1]byte
-		if n, err := unix.Read(fdPlan, b[:]); n != 1 || b[0] != admitted {
-			return send(outcome{Setup: fmt.Sprintf("the sandbox was not admitted to its cgroup (%v)", err), Exit: 125})
-		}
-		namespaces := os.Getpid() == 1
-		if namespaces {
-			if err := mountProc(); err != nil {
-				return fail(err.Error())
-			}
-			procMounted = true
-		}
-		var err error
-		if st, err = startStage(namespaces); err != nil {
-			return fail("start the command: " + err.Error())
-		}
-	}
+	fail := func(setup string) int { return send(outcome{Setup: setup, Exit: 125}) }
 	p, raw, err := readPlanBytes()
 	if err != nil {
 		return fail(err.Error())
 	}
-	if st != nil && (p.Serve || p.Namespaces != st.namespaces) {
-		return fail("a one-shot sandbox's init got another kind of plan")
-	}
 	if p.Namespaces {
-		if err := setupMounts(p, procMounted); err != nil {
+		if err := setupMounts(p); err != nil {
 			return fail(err.Error())
 		}
 		if err := loopbackUp(); err != nil {
@@ -101,15 +69,17 @@ func runInit() int {
 		return serveInit(p)
 	}
 
-	if st == nil {
-		if st, err = startStage(p.Namespaces); err != nil {
-			return fail("start the command: " + err.Error())
-		}
-	}
 	// Forward what would stop the sandbox to the command; as pid 1 the init
 	// would otherwise ignore it.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	if launcherFits(p) {
+		return send(runFromThread(p, sigs))
+	}
+	st, err := startStage(p.Namespaces)
+	if err != nil {
+		return fail("start the command: " + err.Error())
+	}
 	go func() {
 		for s := range sigs {
 			_ = st.cmd.Process.Signal(s)
@@ -151,15 +121,13 @@ func runInit() int {
 	return send(o)
 }
 
-// initRunArg, after initArg0, makes an init a one-shot run's (spawnInit).
-const initRunArg = "run"
-
-// stage is a one-shot run's stage, started and waiting for its plan.
+// stage is a one-shot run's stage, started and waiting for its plan: for a
+// profile whose commands may not create processes (no_spawn), or whose
+// rlimits would bind the init itself (launcherFits).
 type stage struct {
-	cmd        *exec.Cmd
-	planW      *os.File // its plan goes here
-	errR       *os.File // why it could not exec, if it could not
-	namespaces bool
+	cmd   *exec.Cmd
+	planW *os.File // its plan goes here
+	errR  *os.File // why it could not exec, if it could not
 }
 
 // stageFailure is what the stage reports when it cannot run the command.
@@ -202,15 +170,7 @@ func startStage(namespaces bool) (*stage, error) {
 		errR.Close()
 		return nil, err
 	}
-	return &stage{cmd: cmd, planW: planW, errR: errR, namespaces: namespaces}, nil
-}
-
-// abort ends a stage that will get no plan.
-func (s *stage) abort() {
-	s.planW.Close()
-	s.errR.Close()
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
+	return &stage{cmd: cmd, planW: planW, errR: errR}, nil
 }
 
 // sendListeners makes a listener on each of addrs on the sandbox's loopback
@@ -304,4 +264,118 @@ func receiveListeners(conn *os.File, want int) (ls []net.Listener, ok bool, err 
 		ls = append(ls, l)
 	}
 	return ls, true, nil
+}
+
+// runFromThread runs p's command the way a world's launcher does, without
+// a stage: one locked thread of the init takes the stage's restrictions
+// (capabilities, no_new_privs, Landlock, seccomp, rlimits that bind only
+// what it starts: launcherFits) and forks the command, which inherits
+// exactly that thread's state; the init's other threads keep theirs and
+// never fork. It returns the command's outcome once it has ended; signals
+// on sigs go to the command.
+func runFromThread(p *plan, sigs <-chan os.Signal) outcome {
+	type started struct {
+		proc *os.Process
+		fail stageFailure
+		err  error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		// Never unlocked: the thread ends with this goroutine, and with it
+		// its restrictions.
+		runtime.LockOSThread()
+		proc, fail, err := startRestricted(p)
+		ch <- started{proc, fail, err}
+	}()
+	st := <-ch
+	switch {
+	case st.err != nil:
+		return outcome{Setup: "start the command: " + st.err.Error(), Exit: 125}
+	case st.fail.Errno != 0:
+		return outcome{ExecErrno: st.fail.Errno, ExecPath: st.fail.Path, ExecDir: st.fail.Dir}
+	}
+	go func() {
+		for s := range sigs {
+			_ = st.proc.Signal(s)
+		}
+	}()
+	ps, err := st.proc.Wait()
+	if err != nil {
+		return outcome{Setup: "wait for the command: " + err.Error(), Exit: 125}
+	}
+	o := outcome{CPU: int64(ps.UserTime() + ps.SystemTime())}
+	if ws := ps.Sys().(syscall.WaitStatus); ws.Signaled() {
+		o.Signal = int(ws.Signal())
+	} else {
+		o.Exit = ws.ExitStatus()
+	}
+	return o
+}
+
+// startRestricted restricts the calling (locked) thread as the stage
+// restricts itself and starts p's command from it: the process, or why it
+// could not start (fail), or why the thread could not be restricted (err).
+func startRestricted(p *plan) (*os.Process, stageFailure, error) {
+	filter := p.Seccomp.filter()
+	fprog := &unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	rs, err := p.Landlock.build()
+	if err != nil {
+		return nil, stageFailure{}, err
+	}
+	defer rs.close()
+	if err := dropPrivileges(); err != nil {
+		return nil, stageFailure{}, err
+	}
+	if err := rs.restrict(); err != nil {
+		return nil, stageFailure{}, err
+	}
+	for _, r := range p.Rlimits {
+		// Per process, and none binds the init (launcherFits);
+		// syscall.Setrlimit keeps Go from raising the file limit again in
+		// the child.
+		if err := syscall.Setrlimit(r.Resource, &syscall.Rlimit{Cur: r.Cur, Max: r.Max}); err != nil {
+			return nil, stageFailure{}, fmt.Errorf("set rlimit %d: %w", r.Resource, err)
+		}
+	}
+	// The command gets its three streams and nothing else the init holds.
+	if err := closeInherited(); err != nil {
+		return nil, stageFailure{}, err
+	}
+	if err := loadSeccomp(fprog); err != nil {
+		return nil, stageFailure{}, err
+	}
+	runtime.KeepAlive(filter)
+	if len(p.Args) == 0 {
+		return nil, stageFailure{Errno: int(syscall.EINVAL)}, nil
+	}
+	dir := p.Dir
+	if dir == "" {
+		dir = "/"
+	}
+	path, errno := lookPathIn(p.Args[0], p.Env, dir)
+	if errno != 0 {
+		return nil, stageFailure{Errno: int(errno), Path: p.Args[0]}, nil
+	}
+	proc, err := os.StartProcess(path, p.Args, &os.ProcAttr{
+		Dir: dir, Env: p.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+	})
+	if err != nil {
+		return nil, startFailure(err, path, dir), nil
+	}
+	return proc, stageFailure{}, nil
+}
+
+// startFailure says why a command could not start: its errno and path, or
+// the directory it could not enter (a child's chdir and its exec fail
+// alike).
+func startFailure(err error, path, dir string) stageFailure {
+	errno := syscall.EACCES
+	var se syscall.Errno
+	if errors.As(err, &se) {
+		errno = se
+	}
+	if _, serr := os.Stat(dir); serr != nil && errors.As(serr, &se) {
+		return stageFailure{Errno: int(se), Path: dir, Dir: true}
+	}
+	return stageFailure{Errno: int(errno), Path: path}
 }

@@ -156,15 +156,15 @@ func launch(msg []byte, files []*os.File) {
 		closeAll()
 		return
 	}
-	path, errno := lookPath(req.Args[0], req.Env)
+	dir := req.Dir
+	if dir == "" {
+		dir = "/"
+	}
+	path, errno := lookPathIn(req.Args[0], req.Env, dir)
 	if errno != 0 {
 		answer(launchReply{Errno: int(errno), Path: req.Args[0]})
 		closeAll()
 		return
-	}
-	dir := req.Dir
-	if dir == "" {
-		dir = "/"
 	}
 	proc, err := os.StartProcess(path, req.Args, &os.ProcAttr{
 		Dir: dir, Env: req.Env, Files: files[:3],
@@ -174,18 +174,8 @@ func launch(msg []byte, files []*os.File) {
 		f.Close()
 	}
 	if err != nil {
-		errno := syscall.EACCES
-		var se syscall.Errno
-		if errors.As(err, &se) {
-			errno = se
-		}
-		r := launchReply{Errno: int(errno), Path: path}
-		// The child's chdir and its exec fail alike; a directory that
-		// cannot be entered is said as such.
-		if _, serr := os.Stat(dir); serr != nil && errors.As(serr, &se) {
-			r = launchReply{Errno: int(se), Path: dir, Dir: true}
-		}
-		answer(r)
+		f := startFailure(err, path, dir)
+		answer(launchReply{Errno: f.Errno, Path: f.Path, Dir: f.Dir})
 		reply.Close()
 		return
 	}

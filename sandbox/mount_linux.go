@@ -14,11 +14,9 @@ import (
 // setupMounts shapes the init's private mount namespace: nothing it does
 // propagates back to the host. Masks must come before Landlock, which
 // forbids mount changes once enforced.
-func setupMounts(p *plan, procMounted bool) error {
-	if !procMounted {
-		if err := mountProc(); err != nil {
-			return err
-		}
+func setupMounts(p *plan) error {
+	if err := mountProc(); err != nil {
+		return err
 	}
 	if p.PrivateTmp {
 		return privateTmp(p)
@@ -26,9 +24,7 @@ func setupMounts(p *plan, procMounted bool) error {
 	return finishMounts(p)
 }
 
-// mountProc makes the sandbox's mounts private and mounts a fresh /proc,
-// the first of its mounts, which depend on no plan. Until then /proc is
-// the host's, whose pids are not the sandbox's.
+// mountProc makes the sandbox's mounts private and mounts a fresh /proc.
 func mountProc() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the sandbox's mounts private: %w", err)

@@ -368,16 +368,32 @@ func TestGuardProfileHidesHostProcesses(t *testing.T) {
 	}
 }
 
-func TestGuardProfileDropsCapabilities(t *testing.T) {
+// TestCommandsDropCapabilities checks a command started by the stage
+// (guard: no new processes) and one started from the init's restricted
+// thread (new processes allowed): no capability in any set, no_new_privs,
+// seccomp, and the init's environment, memory map and descriptors closed
+// to it. (A root caller's command is the init's owner and can list the
+// init's descriptor numbers, not open them; an ordinary caller's cannot
+// list them: TestCommandRunsAsTheCallersUID.)
+func TestCommandsDropCapabilities(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
-	r := probeIn(t, guardSpec(t), "status")
-	if r.err != nil || r.res.ExitCode != 0 {
-		t.Fatalf("status probe: %v", r)
-	}
-	for _, want := range []string{"CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
-		"CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("/proc/self/status in the sandbox lacks %q:\n%s", want, r.stdout)
+	spawning := guardSpec(t)
+	spawning.NoSpawn = false
+	for _, s := range []sandbox.Spec{guardSpec(t), spawning} {
+		r := probeIn(t, s, "status")
+		if r.err != nil || r.res.ExitCode != 0 {
+			t.Fatalf("status probe (no_spawn %v): %v", s.NoSpawn, r)
+		}
+		for _, want := range []string{"CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
+			"CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("/proc/self/status in the sandbox (no_spawn %v) lacks %q:\n%s", s.NoSpawn, want, r.stdout)
+			}
+		}
+		for _, f := range []string{"/proc/1/environ", "/proc/1/maps", "/proc/1/fd/4"} {
+			if r := probeIn(t, s, "read", f); r.err != nil || r.res.ExitCode == 0 {
+				t.Errorf("the command (no_spawn %v) read the init's %s: %v", s.NoSpawn, f, r)
+			}
 		}
 	}
 }

@@ -219,8 +219,17 @@ func callerID(mapFile string) int {
 	return id
 }
 
-// lookPath finds file the way a shell would with the command's own PATH.
+// lookPath finds file the way a shell would with the command's own PATH,
+// in the current directory.
 func lookPath(file string, env []string) (string, syscall.Errno) {
+	return lookPathIn(file, env, "")
+}
+
+// lookPathIn is lookPath for a command that will start in dir ("" is the
+// current directory): relative entries of PATH are looked up there, and
+// what is found is returned as PATH names it, for the command's own exec
+// from dir.
+func lookPathIn(file string, env []string, dir string) (string, syscall.Errno) {
 	if strings.Contains(file, "/") {
 		return file, 0
 	}
@@ -231,12 +240,16 @@ func lookPath(file string, env []string) (string, syscall.Errno) {
 		}
 	}
 	found := syscall.ENOENT
-	for _, dir := range filepath.SplitList(pathEnv) {
-		if dir == "" {
-			dir = "."
+	for _, entry := range filepath.SplitList(pathEnv) {
+		if entry == "" {
+			entry = "."
 		}
-		cand := filepath.Join(dir, file)
-		st, err := os.Stat(cand)
+		cand := filepath.Join(entry, file)
+		at := cand
+		if dir != "" && !filepath.IsAbs(cand) {
+			at = filepath.Join(dir, cand)
+		}
+		st, err := os.Stat(at)
 		if err != nil {
 			if errors.Is(err, os.ErrPermission) {
 				found = syscall.EACCES
@@ -244,6 +257,9 @@ func lookPath(file string, env []string) (string, syscall.Errno) {
 			continue
 		}
 		if st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			if !filepath.IsAbs(cand) {
+				cand = "./" + cand // exec must not search PATH again
+			}
 			return cand, 0
 		}
 		found = syscall.EACCES

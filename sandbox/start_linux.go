@@ -15,9 +15,6 @@ import (
 type initProc struct {
 	cmd    *exec.Cmd
 	report *os.File
-	// oneShot: the init runs one command, and starts its stage as soon as
-	// it is admitted (admit), before its plan arrives.
-	oneShot bool
 }
 
 // startInit starts a sandbox's init (re-executing exe) with the given
@@ -25,7 +22,7 @@ type initProc struct {
 // it the plan. On error nothing it started is left running. A kernel that
 // refuses the namespaces is a *namespaceError, so the caller can fall back.
 func startInit(exe string, mode Mode, cg *cgroup, p *plan, stdin io.Reader, stdout, stderr io.Writer, extra ...*os.File) (*initProc, error) {
-	ip, planW, err := spawnInit(exe, mode, !p.Serve, stdin, stdout, stderr, extra...)
+	ip, planW, err := spawnInit(exe, mode, stdin, stdout, stderr, extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +35,10 @@ func startInit(exe string, mode Mode, cg *cgroup, p *plan, stdin io.Reader, stdo
 	return ip, nil
 }
 
-// spawnInit starts a sandbox's init, which then waits on the pipe returned
-// to be admitted (admit) and for its plan (sendPlan). A one-shot init
-// (oneShot, in a mode with namespaces) starts its stage as soon as it is
-// admitted.
-func spawnInit(exe string, mode Mode, oneShot bool, stdin io.Reader, stdout, stderr io.Writer, extra ...*os.File) (*initProc, *os.File, error) {
+// spawnInit starts a sandbox's init, which then waits for its plan on the
+// pipe returned; it must be admitted to its cgroup (admit) before the plan
+// is sent (sendPlan).
+func spawnInit(exe string, mode Mode, stdin io.Reader, stdout, stderr io.Writer, extra ...*os.File) (*initProc, *os.File, error) {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -53,13 +49,8 @@ func spawnInit(exe string, mode Mode, oneShot bool, stdin io.Reader, stdout, std
 		planW.Close()
 		return nil, nil, err
 	}
-	oneShot = oneShot && mode.Namespaces()
-	args := []string{initArg0}
-	if oneShot {
-		args = append(args, initRunArg)
-	}
 	cmd := &exec.Cmd{
-		Path: exe, Args: args, Env: helperEnv, Dir: "/",
+		Path: exe, Args: []string{initArg0}, Env: helperEnv, Dir: "/",
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		ExtraFiles:  append([]*os.File{planR, reportW}, extra...),
 		SysProcAttr: initAttr(mode),
@@ -75,22 +66,15 @@ func spawnInit(exe string, mode Mode, oneShot bool, stdin io.Reader, stdout, std
 		}
 		return nil, nil, fmt.Errorf("start the sandbox: %w", err)
 	}
-	return &initProc{cmd: cmd, report: reportR, oneShot: oneShot}, planW, nil
+	return &initProc{cmd: cmd, report: reportR}, planW, nil
 }
 
-// admitted is the byte that tells a one-shot init it is in its run's
-// cgroup (or that there is none), so that what it starts is too.
-const admitted = 'A'
-
-// admit moves the init into cg and, for a one-shot init, says so on
-// planW. On error the init is killed and waited for.
+// admit moves the init into cg, before its plan lets it start anything.
+// On error the init is killed and waited for, and planW closed.
 func (ip *initProc) admit(planW *os.File, cg *cgroup) error {
 	var err error
 	if cg != nil {
 		err = cg.add(ip.cmd.Process.Pid)
-	}
-	if err == nil && ip.oneShot {
-		_, err = planW.Write([]byte{admitted})
 	}
 	if err != nil {
 		planW.Close()

@@ -64,20 +64,29 @@ func TestCommandRunsAsTheCallersUID(t *testing.T) {
 			t.Errorf("%v ran in mode %s, want standard (warnings %q)", c.args, rep.Mode, rep.Warnings)
 		}
 	}
-	rep := runNested(t, setpriv, exe, opts, nestedJob{Spec: s, Args: []string{exe, "sandbox-probe", "status"}})
-	for _, want := range []string{"CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
-		"CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1"} {
-		if !strings.Contains(rep.Stdout, want) {
-			t.Errorf("the command run as uid %d has %q missing from its status:\n%s%s", testUID, want, rep.Stdout, rep.Err)
+	// Both ways a one-shot command starts: through the stage (no_spawn)
+	// and from a restricted thread of the init (new processes allowed).
+	spawning := s
+	spawning.NoSpawn = false
+	for _, spec := range []sandbox.Spec{s, spawning} {
+		rep := runNested(t, setpriv, exe, opts, nestedJob{Spec: spec, Args: []string{exe, "sandbox-probe", "status"}})
+		for _, want := range []string{"Uid:\t" + id + "\t" + id, "CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
+			"CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"} {
+			if !strings.Contains(rep.Stdout, want) {
+				t.Errorf("the command run as uid %d (no_spawn %v) has %q missing from its status:\n%s%s", testUID, spec.NoSpawn, want, rep.Stdout, rep.Err)
+			}
 		}
 	}
+	var rep nestedReport
 	// The command is the init's uid in their namespace: the init's /proc
 	// entries must still be closed to it.
-	for _, probe := range [][2]string{{"list", "/proc/1/fd"}, {"read", "/proc/1/environ"}, {"read", "/proc/1/maps"}} {
-		f := probe[1]
-		rep = runNested(t, setpriv, exe, opts, nestedJob{Spec: s, Args: []string{exe, "sandbox-probe", probe[0], f}})
-		if rep.Exit == 0 || rep.Err != "" {
-			t.Errorf("the command run as uid %d read the init's %s: exit %d %q %q", testUID, f, rep.Exit, rep.Stdout, rep.Err)
+	for _, spec := range []sandbox.Spec{s, spawning} {
+		for _, probe := range [][2]string{{"list", "/proc/1/fd"}, {"read", "/proc/1/environ"}, {"read", "/proc/1/maps"}} {
+			f := probe[1]
+			rep = runNested(t, setpriv, exe, opts, nestedJob{Spec: spec, Args: []string{exe, "sandbox-probe", probe[0], f}})
+			if rep.Exit == 0 || rep.Err != "" {
+				t.Errorf("the command run as uid %d (no_spawn %v) read the init's %s: exit %d %q %q", testUID, spec.NoSpawn, f, rep.Exit, rep.Stdout, rep.Err)
+			}
 		}
 	}
 	rep = runNested(t, setpriv, exe, opts, nestedJob{Spec: s, Args: []string{exe, "sandbox-probe", "write", filepath.Join(workspace, "out")}})
