@@ -28,7 +28,7 @@ import (
 
 // ruleCacheMagic starts a cache file; bump the number when the format
 // changes.
-const ruleCacheMagic = "warden-netguard-cache 1\n"
+const ruleCacheMagic = "warden-netguard-cache 2\n"
 
 // NewCached is New through the cache file at path: the domain rules are read
 // from it when it holds them compiled from exactly p's rules by version, and

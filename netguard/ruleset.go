@@ -2,7 +2,9 @@ package netguard
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
+	"strings"
 )
 
 // ruleSet is a list of domain rules compiled into one buffer, in the order
@@ -11,27 +13,36 @@ import (
 // process with a thousand rules reads its compiled rules (NewCached) without
 // building anything per rule. The zero value holds no rule.
 //
-// Each rule is one record:
+// Each rule is one record: a 12-byte header, the text, the host unless it is
+// part of the text, and the ports.
 //
-//	uvarint len(text), text        the rule as written (for reasons)
-//	flags                          ruleSub | ruleApex
-//	uvarint len(host), host        Rule.Host
-//	methods (2 bytes, LE)          bit i: methods[i]; 0 is every method
-//	uvarint len(ports), ports      2 bytes each, LE; none: see Rule
+//	[0:4]   len(text), LE
+//	[4:6]   len(ports), LE
+//	[6:8]   methods, LE: bit i is methods[i]; 0 is every method
+//	[8]     flags: ruleSub, ruleApex, ruleHostInText
+//	[9]     len(host), 1 to 255
+//	[10:12] where the host starts in the text (ruleHostInText), else 0
+//	text, host (unless ruleHostInText), ports (2 bytes each, LE)
 type ruleSet struct {
 	n    int
 	recs []byte
 }
 
 const (
-	ruleSub  = 1 << 0
-	ruleApex = 1 << 1
+	ruleSub        = 1 << 0 // matches names below the host
+	ruleApex       = 1 << 1 // matches the host itself
+	ruleHostInText = 1 << 2 // the host is the text's bytes at [10:12]
+	ruleFlags      = ruleSub | ruleApex | ruleHostInText
+
+	recHeader = 12
 )
 
-// appendRule appends r's record to b.
-func appendRule(b []byte, r *Rule) []byte {
-	b = binary.AppendUvarint(b, uint64(len(r.Text)))
-	b = append(b, r.Text...)
+// appendRule appends r's record to b; false when r does not fit one (a host
+// over 255 bytes, which CanonicalHost never returns, or a text over 4 GB).
+func appendRule(b []byte, r *Rule) ([]byte, bool) {
+	if len(r.Host) == 0 || len(r.Host) > 255 || uint64(len(r.Text)) > 1<<32-1 || len(r.Ports) > 1<<16-1 {
+		return b, false
+	}
 	var flags byte
 	if r.Sub {
 		flags |= ruleSub
@@ -39,19 +50,29 @@ func appendRule(b []byte, r *Rule) []byte {
 	if r.Apex {
 		flags |= ruleApex
 	}
-	b = append(b, flags)
-	b = binary.AppendUvarint(b, uint64(len(r.Host)))
-	b = append(b, r.Host...)
+	at := strings.Index(r.Text, r.Host)
+	if at >= 0 && at < 1<<16 {
+		flags |= ruleHostInText
+	} else {
+		at = 0
+	}
 	var m uint16
 	for _, meth := range r.Methods {
 		m |= methodBit(meth)
 	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(r.Text)))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(r.Ports)))
 	b = binary.LittleEndian.AppendUint16(b, m)
-	b = binary.AppendUvarint(b, uint64(len(r.Ports)))
+	b = append(b, flags, byte(len(r.Host)))
+	b = binary.LittleEndian.AppendUint16(b, uint16(at))
+	b = append(b, r.Text...)
+	if flags&ruleHostInText == 0 {
+		b = append(b, r.Host...)
+	}
 	for _, p := range r.Ports {
 		b = binary.LittleEndian.AppendUint16(b, p)
 	}
-	return b
+	return b, true
 }
 
 // methodBit is the bit of a rule's methods field that stands for method
@@ -66,13 +87,20 @@ func methodBit(method string) uint16 {
 // compileRules parses texts into a set; the error is ParseRule's for the
 // first bad one.
 func compileRules(texts []string) (ruleSet, error) {
-	s := ruleSet{n: len(texts), recs: make([]byte, 0, 32*len(texts))}
+	size := 0
+	for _, t := range texts {
+		size += recHeader + len(t)
+	}
+	s := ruleSet{n: len(texts), recs: make([]byte, 0, size)}
 	for _, t := range texts {
 		r, err := ParseRule(t)
 		if err != nil {
 			return ruleSet{}, err
 		}
-		s.recs = appendRule(s.recs, &r)
+		var ok bool
+		if s.recs, ok = appendRule(s.recs, &r); !ok {
+			return ruleSet{}, fmt.Errorf("%q: the rule is too long", t)
+		}
 	}
 	return s, nil
 }
@@ -88,24 +116,35 @@ type rec struct {
 // next reads the record at the start of b and returns what follows it;
 // false when b does not start with a whole, well-formed record.
 func (r *rec) next(b []byte) ([]byte, bool) {
-	var ok bool
-	if r.text, b, ok = lenBytes(b, 1); !ok || len(b) < 1 {
+	if len(b) < recHeader {
 		return nil, false
 	}
-	r.flags, b = b[0], b[1:]
-	if r.flags&^(ruleSub|ruleApex) != 0 || r.flags == 0 {
+	textLen := uint64(binary.LittleEndian.Uint32(b))
+	nports := int(binary.LittleEndian.Uint16(b[4:]))
+	r.methods = binary.LittleEndian.Uint16(b[6:])
+	r.flags = b[8]
+	hostLen := int(b[9])
+	hostAt := int(binary.LittleEndian.Uint16(b[10:]))
+	b = b[recHeader:]
+	if r.flags&^ruleFlags != 0 || r.flags&(ruleSub|ruleApex) == 0 || r.methods>>len(methods) != 0 || hostLen == 0 || textLen > uint64(len(b)) {
 		return nil, false
 	}
-	if r.host, b, ok = lenBytes(b, 1); !ok || len(r.host) == 0 || len(b) < 2 {
+	r.text, b = b[:textLen:textLen], b[textLen:]
+	if r.flags&ruleHostInText != 0 {
+		if hostAt+hostLen > len(r.text) {
+			return nil, false
+		}
+		r.host = r.text[hostAt : hostAt+hostLen : hostAt+hostLen]
+	} else {
+		if hostAt != 0 || hostLen > len(b) {
+			return nil, false
+		}
+		r.host, b = b[:hostLen:hostLen], b[hostLen:]
+	}
+	if 2*nports > len(b) {
 		return nil, false
 	}
-	r.methods, b = binary.LittleEndian.Uint16(b), b[2:]
-	if r.methods>>len(methods) != 0 {
-		return nil, false
-	}
-	if r.ports, b, ok = lenBytes(b, 2); !ok {
-		return nil, false
-	}
+	r.ports, b = b[:2*nports:2*nports], b[2*nports:]
 	return b, true
 }
 
