@@ -177,18 +177,20 @@ func (p *Proxy) Close() error {
 	return err
 }
 
-// queued waits for a queued request-log event off the client's path,
-// unless the proxy is closed, when it waits here (Close waits for every
-// wait started before it).
-func (p *Proxy) queued(wait func() error) {
+// queued queues a request-log event (queue) and waits for it off the
+// clients' path, unless the proxy is closed, when it waits here. It counts
+// the event in before queueing it, so Close, which waits for every event
+// counted in before it, cannot miss one whose queueing is under way.
+func (p *Proxy) queued(queue func() (wait func() error)) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		p.logged(wait())
+		p.logged(queue()())
 		return
 	}
 	p.logging.Add(1)
 	p.mu.Unlock()
+	wait := queue()
 	go func() {
 		defer p.logging.Done()
 		p.logged(wait())

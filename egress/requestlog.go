@@ -144,11 +144,14 @@ type logGroup struct {
 // group adds an answered request's line to the request log's next group.
 func (p *Proxy) group(l logLine) {
 	g := &p.logs
+	g.mu.Lock()
 	if g.closed.Load() {
+		// Checked under the lock: a line added before closeGroups took
+		// the lines is written with them, one after is written here.
+		g.mu.Unlock()
 		p.writeGroup([]logLine{l})
 		return
 	}
-	g.mu.Lock()
 	g.lines = append(g.lines, l)
 	if len(g.lines) >= maxLogGroup {
 		lines := g.lines
@@ -195,7 +198,9 @@ func (p *Proxy) flushGroup() {
 // path (Close waits for it).
 func (p *Proxy) writeGroup(lines []logLine) {
 	sev, summary, meta := groupEvent(lines)
-	p.queued(p.Queue(context.Background(), warden.EventEgressRequest, sev, summary, meta))
+	p.queued(func() func() error {
+		return p.Queue(context.Background(), warden.EventEgressRequest, sev, summary, meta)
+	})
 }
 
 // groupEvent is the event of a group of lines: a lone line as it is, else
