@@ -3,6 +3,7 @@ package fsguard
 import (
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,8 +12,6 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
-
-	"github.com/agentwarden/warden/internal/crc32c"
 )
 
 // The compiled-rules cache lets a one-shot process (a hook, `warden check`)
@@ -50,12 +49,13 @@ import (
 //
 // Anything that does not match, does not decode or cannot be read is ignored
 // and the rules compiled as New does. The file is written atomically and not
-// synced; a torn one fails its CRC-32C. It belongs in warden's home, which
-// only its owner may write (as the policy file and its cache): whoever can
-// write it can write the policy.
+// synced; a torn one fails its CRC-32 (IEEE: a fresh process builds no
+// tables for it, as it would for CRC-32C past 64 KB). It belongs in
+// warden's home, which only its owner may write (as the policy file and its
+// cache): whoever can write it can write the policy.
 
 // cacheMagic starts a cache file; bump the number when the format changes.
-const cacheMagic = "warden-fsguard-cache 1\n"
+const cacheMagic = "warden-fsguard-cache 2\n"
 
 // cacheRacy is how long a directory read whole or a symlink must have been
 // unchanged before answers read from it are cached. A variable for the
@@ -298,7 +298,7 @@ func encodeGuardCache(p Policy, version, who string, deps []dep, deniedN []int, 
 		w.b = append(w.b, actionMask(r.actions), byte(r.level))
 		w.pats(r.pats)
 	}
-	sum := crc32c.Checksum(w.b)
+	sum := crc32.ChecksumIEEE(w.b)
 	out := make([]byte, 0, len(cacheMagic)+4+len(w.b))
 	out = append(out, cacheMagic...)
 	out = binary.LittleEndian.AppendUint32(out, sum)
@@ -431,7 +431,7 @@ func decodeGuardCache(raw []byte, p Policy, version, who string) (*cachedRules, 
 		return nil, false
 	}
 	body := raw[len(cacheMagic)+4:]
-	if crc32c.Checksum(body) != binary.LittleEndian.Uint32(raw[len(cacheMagic):]) {
+	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(raw[len(cacheMagic):]) {
 		return nil, false
 	}
 	// The strings decoded share body, which nothing writes after this.
