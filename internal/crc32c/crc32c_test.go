@@ -90,3 +90,35 @@ func BenchmarkChecksum4K(b *testing.B) {
 		}
 	})
 }
+
+// TestConcurrentChecksums checks that goroutines checksumming at once, across
+// the switch from byte by byte to hardware, all get hash/crc32's values (run
+// with -race).
+func TestConcurrentChecksums(t *testing.T) {
+	bytewise.Store(0)
+	b := make([]byte, 3000)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	want := crc32.Checksum(b, castagnoli)
+	done := make(chan uint32)
+	for range 8 {
+		go func() {
+			var bad uint32
+			for range 10 {
+				if got := Checksum(b); got != want {
+					bad = got
+				}
+			}
+			done <- bad
+		}()
+	}
+	for range 8 {
+		if bad := <-done; bad != 0 {
+			t.Errorf("Checksum(3000 bytes) from 8 goroutines = %#08x, want %#08x", bad, want)
+		}
+	}
+	if bytewise.Load() <= budget {
+		t.Errorf("240,000 bytes checksummed left %d counted, want past the %d budget", bytewise.Load(), budget)
+	}
+}
