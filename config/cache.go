@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/agentwarden/warden/internal/cachefile"
 )
 
 // The policy cache keeps the checked result of a policy file (its Policy and
@@ -345,17 +346,5 @@ func writeCache(path, key string, c cached) {
 	}
 	data := fmt.Appendf(nil, "%s %s %s\n", cacheMagic, key, bodySum(body))
 	data = append(data, body...)
-	dir := filepath.Dir(path)
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
-	}
+	cachefile.Write(path, data)
 }

@@ -6,12 +6,13 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/agentwarden/warden/internal/cachefile"
 )
 
 // The compiled-rules cache lets a one-shot process (a hook, `warden check`)
@@ -98,7 +99,7 @@ func newCached(p Policy, path, version string) (*Guard, bool, error) {
 		return nil, false, err
 	}
 	if deps, ok := c.fsys.stamps(start); ok {
-		writeGuardCache(path, encodeGuardCache(p, version, who, deps, c.deniedN, g))
+		cachefile.Write(path, encodeGuardCache(p, version, who, deps, c.deniedN, g))
 	}
 	return g, false, nil
 }
@@ -498,22 +499,4 @@ func decodeGuardCache(raw []byte, p Policy, version, who string) (*cachedRules, 
 		return nil, false
 	}
 	return c, true
-}
-
-// writeGuardCache replaces the file at path with data, atomically and
-// without syncing. Failures are ignored: the next process compiles again.
-func writeGuardCache(path string, data []byte) {
-	dir := filepath.Dir(path)
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
-	}
 }

@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"os"
-	"path/filepath"
+
+	"github.com/agentwarden/warden/internal/cachefile"
 )
 
 // The compiled-rules cache lets a one-shot process (a hook, `warden check`)
@@ -60,7 +61,7 @@ func newCached(p Policy, path, version string) (*Guard, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	writeRuleCache(path, encodeRuleCache(version, g))
+	cachefile.Write(path, encodeRuleCache(version, g))
 	return g, false, nil
 }
 
@@ -130,22 +131,4 @@ func readRuleSet(b []byte, texts []string) (ruleSet, []byte, bool) {
 		return ruleSet{}, nil, false
 	}
 	return s, rest, true
-}
-
-// writeRuleCache replaces the file at path with data, atomically and without
-// syncing. Failures are ignored: the next process compiles again.
-func writeRuleCache(path string, data []byte) {
-	dir := filepath.Dir(path)
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
-	}
 }
