@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -14,8 +15,9 @@ import (
 // It remembers only text in which String found nothing: what it holds is
 // exactly what would be stored and shown anyway, never a secret (text that
 // String changes is redacted afresh each time, and not kept). It holds at
-// most memoEntries strings of at most memoMaxLen bytes each (about 256 KiB)
-// and forgets everything when full, so per-request text cannot grow it.
+// most memoEntries copies of strings of at most memoMaxLen bytes each
+// (about 256 KiB) and forgets everything when full, so per-request text
+// cannot grow it.
 // Repeated(s) == String(s) for every s; it is safe for concurrent use.
 func Repeated(s string) string { return repeated.String(s) }
 
@@ -51,6 +53,8 @@ func (m *memo) String(s string) string {
 		m.clean.Clear()
 		m.n.Store(1)
 	}
-	m.clean.Store(s, struct{}{})
+	// A copy: s may be a slice of a much longer string (a resource cut
+	// from a request's text), which keeping s would keep whole.
+	m.clean.Store(strings.Clone(s), struct{}{})
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // TestMemoIsString: Repeated's memo answers exactly what String does, the first
@@ -66,6 +67,25 @@ func TestMemoIsBounded(t *testing.T) {
 	if n > memoEntries+8 {
 		t.Fatalf("the memo holds %d strings, want at most %d", n, memoEntries+8)
 	}
+}
+
+// TestMemoKeepsACopy: a short clean string cut from a long one is kept as a
+// copy of its own, so the memo's bound (memoEntries strings of at most
+// memoMaxLen bytes) is what it holds, not memoEntries long strings kept
+// alive by their slices.
+func TestMemoKeepsACopy(t *testing.T) {
+	var m memo
+	long := strings.Repeat("allowed by network.allowed_domains ", 1<<14)
+	s := long[:100]
+	if got := m.String(s); got != s {
+		t.Fatalf("memo.String(%q) = %q", s, got)
+	}
+	m.clean.Range(func(k, _ any) bool {
+		if kept := k.(string); unsafe.StringData(kept) == unsafe.StringData(s) {
+			t.Errorf("the memo keeps %q in the %d bytes of the string it was cut from", kept, len(long))
+		}
+		return true
+	})
 }
 
 func FuzzRepeated(f *testing.F) {
