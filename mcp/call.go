@@ -305,26 +305,36 @@ func (c *toolCall) finish(ctx context.Context, s *session, outcome string, size 
 
 // callResult treats the server's answer to an allowed call.
 func (s *session) callResult(ctx context.Context, c *toolCall, m *jsonrpc.Response) *jsonrpc.Response {
-	name := ToolName(s.p.Server, c.tool)
+	r, outcome, sc := s.guardedResult(ctx, ToolName(s.p.Server, c.tool), c.dec.TraceID, c.tool, m)
+	c.finish(ctx, s, outcome, len(m.Result), &sc)
+	return r
+}
+
+// taskResult treats the server's answer to tasks/result: the result of a
+// task-augmented tools/call, which reaches the model as the call's own
+// would (the call itself was answered with the task).
+func (s *session) taskResult(ctx context.Context, m *jsonrpc.Response) *jsonrpc.Response {
+	r, _, _ := s.guardedResult(ctx, "a task's result from "+s.p.Server, "", "tasks/result", m)
+	return r
+}
+
+// guardedResult is a tool result as passed on (withheld when it cannot be
+// read or reads as a prompt injection), its outcome and what the scan
+// found; an injection found is recorded under trace, from source.
+func (s *session) guardedResult(ctx context.Context, name, trace, source string, m *jsonrpc.Response) (*jsonrpc.Response, string, scanned) {
 	out, sc, err := s.p.guardResult(name, m.Result)
 	if sc.res.Injection {
-		s.recordInjection(ctx, c.dec.TraceID, c.tool, sc)
+		s.recordInjection(ctx, trace, source, sc)
 	}
 	switch {
 	case err != nil:
-		res := toolError(fmt.Sprintf("warden withheld the result of %s: it could not be read (%v)", name, err))
-		c.finish(ctx, s, "withheld", len(m.Result), &sc)
-		b, _ := json.Marshal(res)
-		return &jsonrpc.Response{ID: m.ID, Result: b}
+		b, _ := json.Marshal(toolError(fmt.Sprintf("warden withheld the result of %s: it could not be read (%v)", name, err)))
+		return &jsonrpc.Response{ID: m.ID, Result: b}, "withheld", sc
 	case sc.withheld:
-		c.finish(ctx, s, "withheld", len(m.Result), &sc)
 		b, _ := json.Marshal(withheldResult(name, sc))
-		return &jsonrpc.Response{ID: m.ID, Result: b}
+		return &jsonrpc.Response{ID: m.ID, Result: b}, "withheld", sc
+	case sc.res.Injection:
+		return &jsonrpc.Response{ID: m.ID, Result: out}, "flagged", sc
 	}
-	outcome := "forwarded"
-	if sc.res.Injection {
-		outcome = "flagged"
-	}
-	c.finish(ctx, s, outcome, len(m.Result), &sc)
-	return &jsonrpc.Response{ID: m.ID, Result: out}
+	return &jsonrpc.Response{ID: m.ID, Result: out}, "forwarded", sc
 }

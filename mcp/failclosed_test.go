@@ -172,3 +172,38 @@ func TestInjectionInResourceLinkIsCaught(t *testing.T) {
 		t.Fatalf("answer to the call = %s; want an isError result saying it was withheld, without the payload", got)
 	}
 }
+
+// TestInjectionInTaskResultIsWithheld: a task-augmented call (MCP tasks)
+// is answered with a task, and its tool result comes back later, to a
+// tasks/result request: that result reaches the model as much as a
+// tools/call's does, so it is scanned, and one reading as a prompt
+// injection is withheld. Before, tasks/result passed through unscanned.
+func TestInjectionInTaskResultIsWithheld(t *testing.T) {
+	client, server := rawSession(t)
+	client.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"task":{"ttl":60000}}}`)
+	answerListing(t, server)
+	if m := server.next(); m["method"] != "tools/call" {
+		t.Fatalf("server got %v, want the allowed call", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t1","status":"working","createdAt":"2026-11-28T00:00:00Z","ttl":60000}}}`)
+	if m := client.next(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("answer to the call = %v; want the task", m)
+	}
+	client.send(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"t1"}}`)
+	if m := server.next(); m["method"] != "tasks/result" {
+		t.Fatalf("server got %v, want the tasks/result", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":` + toJSON(injection) + `}]}}`)
+	m := client.next()
+	got := toJSON(m)
+	res, _ := m["result"].(map[string]any)
+	if res == nil || res["isError"] != true || strings.Contains(got, "developer mode") || !strings.Contains(got, "withheld") {
+		t.Fatalf("answer to tasks/result = %s; want an isError result saying it was withheld, without the payload", got)
+	}
+	client.send(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"t2"}}`)
+	server.next()
+	server.send(`{"jsonrpc":"2.0","id":3,"result":"not an object"}`)
+	if m := client.next(); !strings.Contains(toJSON(m), "withheld") {
+		t.Fatalf("answer to tasks/result with an unreadable result = %v; want it withheld", m)
+	}
+}

@@ -414,6 +414,8 @@ func (s *session) serverResponse(ctx context.Context, m *jsonrpc.Response) {
 		m = s.filterTools(ctx, m)
 	case "tools/call":
 		m = s.callResult(ctx, p.call, m)
+	case "tasks/result":
+		m = s.taskResult(ctx, m)
 	case "resources/read", "prompts/get":
 		m = s.contentResult(ctx, p.method, m)
 	case "initialize", "server/discover":
