@@ -139,6 +139,10 @@ type logGroup struct {
 	armed  bool
 	delay  time.Duration // logGroupDelay unless a test sets it
 	closed atomic.Bool   // the proxy is closing: a line is written alone, at once
+	// writing counts the groups taken from lines (by the timer or a cut)
+	// and not yet queued: closeGroups waits for them, so Close cannot
+	// return while a group it did not see is on its way to the store.
+	writing sync.WaitGroup
 }
 
 // group adds an answered request's line to the request log's next group.
@@ -156,7 +160,9 @@ func (p *Proxy) group(l logLine) {
 	if len(g.lines) >= maxLogGroup {
 		lines := g.lines
 		g.lines = nil
+		g.writing.Add(1)
 		g.mu.Unlock()
+		defer g.writing.Done()
 		p.writeGroup(lines)
 		return
 	}
@@ -176,10 +182,13 @@ func (p *Proxy) group(l logLine) {
 }
 
 // closeGroups writes the lines gathered so far, and each later line at
-// once (Close).
+// once (Close), and waits until every group taken before is queued. No
+// group is taken after: a line that finds closed set under the lock is
+// written alone, by its own request.
 func (p *Proxy) closeGroups() {
 	p.logs.closed.Store(true)
 	p.flushGroup()
+	p.logs.writing.Wait()
 }
 
 // flushGroup writes the lines gathered so far, if any.
@@ -188,10 +197,14 @@ func (p *Proxy) flushGroup() {
 	g.mu.Lock()
 	lines := g.lines
 	g.lines, g.armed = nil, false
-	g.mu.Unlock()
-	if len(lines) > 0 {
-		p.writeGroup(lines)
+	if len(lines) == 0 {
+		g.mu.Unlock()
+		return
 	}
+	g.writing.Add(1)
+	g.mu.Unlock()
+	defer g.writing.Done()
+	p.writeGroup(lines)
 }
 
 // writeGroup queues one event for lines and waits for it off the clients'

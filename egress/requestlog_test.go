@@ -223,3 +223,42 @@ func TestRequestLogGroupWaitsAtMostTheDelay(t *testing.T) {
 		t.Errorf("groupEvent = %s %q %s", sev, summary, meta)
 	}
 }
+
+// TestCloseWaitsForAGroupBeingWritten: a group that the delay's timer has
+// taken from the gathered lines, but not yet queued, when Close runs is
+// still stored before Close returns (Close returned without it, and the
+// caller then closed the store under it).
+func TestCloseWaitsForAGroupBeingWritten(t *testing.T) {
+	for round := range 20 {
+		p, got := groupingProxy(time.Millisecond)
+		// Holding the proxy's lock stops the timer's write between taking
+		// the lines and counting the group in.
+		p.mu.Lock()
+		p.group(line(round, warden.SevInfo))
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			p.logs.mu.Lock()
+			taken := len(p.logs.lines) == 0 && !p.logs.armed
+			p.logs.mu.Unlock()
+			if taken {
+				break
+			}
+			if time.Now().After(deadline) {
+				p.mu.Unlock()
+				t.Fatal("the group's timer never took the line")
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		p.mu.Unlock()
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case ev := <-got:
+			if string(ev.meta) != string(line(round, warden.SevInfo).meta) {
+				t.Fatalf("round %d: stored %s, want the line", round, ev.meta)
+			}
+		default:
+			t.Fatalf("round %d: Close returned before the group its timer had taken was queued", round)
+		}
+	}
+}
