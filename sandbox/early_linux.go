@@ -172,9 +172,10 @@ func (e *earlyInit) cgroupFor(lim Limits) (*cgroup, error) {
 	return e.cg, nil
 }
 
-// release ends an early init a run took but never used.
+// release ends an early init a run took but never used, or one no run
+// took (DiscardEarly).
 func (e *earlyInit) release() {
-	if e.used {
+	if e.used || e.ip == nil {
 		return
 	}
 	e.ip.abort()
@@ -195,11 +196,6 @@ func DiscardEarly() {
 	e.taken = true
 	early.Unlock()
 	<-e.admitted
-	if e.ip != nil {
-		e.ip.abort()
-		for _, f := range []*os.File{e.planW, e.outR, e.errR, e.listen} {
-			f.Close()
-		}
-	}
+	e.release()
 	e.cg.remove()
 }

@@ -23,10 +23,6 @@ import (
 // child, forwards signals to it, and reports how it ended. When the init
 // exits the kernel kills everything else in its pid namespace.
 func runInit() int {
-	// The command runs as the init's own uid: undumpable, the init's /proc
-	// entries (its descriptors, environment, memory) are closed to it, as
-	// ptrace is by capabilities and seccomp.
-	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	report := os.NewFile(fdReport, "report")
 	send := func(o outcome) int {
 		_ = json.NewEncoder(report).Encode(o)
@@ -37,6 +33,12 @@ func runInit() int {
 		return o.Exit
 	}
 	fail := func(setup string) int { return send(outcome{Setup: setup, Exit: 125}) }
+	// The command runs as the init's own uid: undumpable, the init's /proc
+	// entries (its descriptors, environment, memory) are closed to it, as
+	// ptrace is by capabilities and seccomp.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fail("make the sandbox's init undumpable: " + err.Error())
+	}
 	p, raw, err := readPlanBytes()
 	if err != nil {
 		return fail(err.Error())
@@ -76,7 +78,7 @@ func runInit() int {
 	if launcherFits(p) {
 		return send(runFromThread(p, sigs))
 	}
-	st, err := startStage(p.Namespaces)
+	st, err := startStage()
 	if err != nil {
 		return fail("start the command: " + err.Error())
 	}
@@ -137,10 +139,9 @@ type stageFailure struct {
 	Dir   bool `json:",omitempty"` // Path is the directory it could not enter
 }
 
-// startStage starts a stage as the caller's own uid (asCaller), in /: its
-// plan says where to go, and a directory it cannot enter is said as such
-// (stageFailure.Dir).
-func startStage(namespaces bool) (*stage, error) {
+// startStage starts a stage, in /: its plan says where to go, and a
+// directory it cannot enter is said as such (stageFailure.Dir).
+func startStage() (*stage, error) {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -161,7 +162,6 @@ func startStage(namespaces bool) (*stage, error) {
 		Stderr:     os.Stderr,
 		ExtraFiles: []*os.File{planR, errW},
 	}
-	cmd.SysProcAttr = asCaller(nil, namespaces)
 	err = cmd.Start()
 	planR.Close()
 	errW.Close()
@@ -313,38 +313,13 @@ func runFromThread(p *plan, sigs <-chan os.Signal) outcome {
 }
 
 // startRestricted restricts the calling (locked) thread as the stage
-// restricts itself and starts p's command from it: the process, or why it
-// could not start (fail), or why the thread could not be restricted (err).
+// restricts itself (restrictThread) and starts p's command from it: the
+// process, or why it could not start (fail), or why the thread could not be
+// restricted (err).
 func startRestricted(p *plan) (*os.Process, stageFailure, error) {
-	filter := p.Seccomp.filter()
-	fprog := &unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	rs, err := p.Landlock.build()
-	if err != nil {
+	if err := restrictThread(p); err != nil {
 		return nil, stageFailure{}, err
 	}
-	defer rs.close()
-	if err := dropPrivileges(); err != nil {
-		return nil, stageFailure{}, err
-	}
-	if err := rs.restrict(); err != nil {
-		return nil, stageFailure{}, err
-	}
-	for _, r := range p.Rlimits {
-		// Per process, and none binds the init (launcherFits);
-		// syscall.Setrlimit keeps Go from raising the file limit again in
-		// the child.
-		if err := syscall.Setrlimit(r.Resource, &syscall.Rlimit{Cur: r.Cur, Max: r.Max}); err != nil {
-			return nil, stageFailure{}, fmt.Errorf("set rlimit %d: %w", r.Resource, err)
-		}
-	}
-	// The command gets its three streams and nothing else the init holds.
-	if err := closeInherited(); err != nil {
-		return nil, stageFailure{}, err
-	}
-	if err := loadSeccomp(fprog); err != nil {
-		return nil, stageFailure{}, err
-	}
-	runtime.KeepAlive(filter)
 	if len(p.Args) == 0 {
 		return nil, stageFailure{Errno: int(syscall.EINVAL)}, nil
 	}

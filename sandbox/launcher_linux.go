@@ -73,46 +73,18 @@ func launcherFits(p *plan) bool {
 	return true
 }
 
-// runLauncher restricts its locked thread as the stage would and serves
-// launch requests from the init until the init hangs up.
+// runLauncher restricts its locked thread as the stage would
+// (restrictThread) and serves launch requests from the init until the init
+// hangs up.
 func runLauncher() {
 	runtime.LockOSThread() // for good: this thread is the one that forks
 	p, err := readPlan()
 	if err != nil {
 		launcherFail("%v", err)
 	}
-	filter := p.Seccomp.filter()
-	fprog := &unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	rs, err := p.Landlock.build()
-	if err != nil {
+	if err := restrictThread(p); err != nil {
 		launcherFail("%v", err)
 	}
-	if err := dropPrivileges(); err != nil {
-		launcherFail("%v", err)
-	}
-	if err := rs.restrict(); err != nil {
-		launcherFail("%v", err)
-	}
-	rs.close()
-	for _, r := range p.Rlimits {
-		// Per process, and none of them binds the launcher (launcherFits);
-		// syscall.Setrlimit also keeps Go from raising the file limit again
-		// in the children.
-		if err := syscall.Setrlimit(r.Resource, &syscall.Rlimit{Cur: r.Cur, Max: r.Max}); err != nil {
-			launcherFail("set rlimit %d: %v", r.Resource, err)
-		}
-	}
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		launcherFail("make the launcher undumpable: %v", err)
-	}
-	// Its commands get their streams and nothing else it holds (closeInherited).
-	if err := closeInherited(); err != nil {
-		launcherFail("%v", err)
-	}
-	if err := loadSeccomp(fprog); err != nil {
-		launcherFail("%v", err)
-	}
-	runtime.KeepAlive(filter)
 	buf := make([]byte, 1<<20)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
@@ -223,7 +195,7 @@ func startLauncher(p *plan) *launcher {
 		Dir:         "/",
 		Stderr:      os.Stderr,
 		ExtraFiles:  []*os.File{planR, theirs},
-		SysProcAttr: asCaller(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, p.Namespaces),
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	}
 	err = cmd.Start()
 	planR.Close()
@@ -304,4 +276,46 @@ func (l *launcher) start(args []string, dir string, env []string, stdin, stdout,
 		ch <- exitStatus{ws: last.Status, cpu: last.CPU}
 	}()
 	return first.Pid, ch, stageFailure{}, true
+}
+
+// restrictThread gives the calling (locked) thread the stage's
+// restrictions, for the commands it will fork: no capabilities,
+// no_new_privs, the Landlock domain, p's rlimits (per process, and none
+// that binds the caller itself: launcherFits), and the seccomp filter; the
+// process becomes undumpable and every descriptor it holds past the three
+// streams close-on-exec, so that a command gets its streams and nothing
+// else. Any step that fails is an error: nothing may then be started from
+// the thread.
+func restrictThread(p *plan) error {
+	filter := p.Seccomp.filter()
+	fprog := &unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	rs, err := p.Landlock.build()
+	if err != nil {
+		return err
+	}
+	defer rs.close()
+	if err := dropPrivileges(); err != nil {
+		return err
+	}
+	if err := rs.restrict(); err != nil {
+		return err
+	}
+	for _, r := range p.Rlimits {
+		// syscall.Setrlimit also keeps Go from raising the file limit
+		// again in the children.
+		if err := syscall.Setrlimit(r.Resource, &syscall.Rlimit{Cur: r.Cur, Max: r.Max}); err != nil {
+			return fmt.Errorf("set rlimit %d: %w", r.Resource, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("make the process undumpable: %w", err)
+	}
+	if err := closeInherited(); err != nil {
+		return err
+	}
+	if err := loadSeccomp(fprog); err != nil {
+		return err
+	}
+	runtime.KeepAlive(filter)
+	return nil
 }

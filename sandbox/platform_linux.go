@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,13 +64,10 @@ func Supported() error {
 // runtimes refuse them in other ways).
 func Probe() Platform {
 	p := Platform{Engine: "native", LandlockABI: LandlockABI(), Seccomp: seccompAvailable() == nil, OuterSandbox: outerSandbox()}
+	// Started the way an init is (initAttr): the same namespaces, mapping
+	// and ambient capabilities.
 	cmd := exec.Command("/bin/true")
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
-			syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-	}
+	cmd.SysProcAttr = initAttr(ModeStandard)
 	if err := cmd.Run(); err != nil {
 		p.UserNamespacesError = err.Error()
 	} else {

@@ -262,7 +262,7 @@ func startStaged(p *plan, r *reaper, stdin, stdout, stderr *os.File) (pid int, d
 			Dir:   "/",
 			Env:   helperEnv,
 			Files: []*os.File{stdin, stdout, stderr, planR, errW},
-			Sys:   asCaller(&syscall.SysProcAttr{Setpgid: true}, p.Namespaces),
+			Sys:   &syscall.SysProcAttr{Setpgid: true},
 		})
 	})
 	planR.Close()

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -171,52 +170,6 @@ func noCapabilities(root bool) bool {
 		}
 	}
 	return true
-}
-
-// asCaller makes a process the init starts (the stage, the launcher) run as
-// the caller's own uid and gid. An init started by initAttr already is the
-// caller (its namespace maps the caller's ids to themselves) and passes its
-// capabilities on as ambient ones, which dropPrivileges takes away; an init
-// whose namespace maps the caller to 0 (as warden did before, and a test
-// may still build) starts it in a nested user namespace where the caller's
-// ids map to the init's 0, keeping CAP_SETPCAP so that it can empty its
-// bounding set and lock its securebits. attr may be nil.
-func asCaller(attr *syscall.SysProcAttr, namespaces bool) *syscall.SysProcAttr {
-	if attr == nil {
-		attr = &syscall.SysProcAttr{}
-	}
-	if !namespaces {
-		return attr
-	}
-	uid, gid := callerID("/proc/self/uid_map"), callerID("/proc/self/gid_map")
-	if uid <= 0 || gid < 0 {
-		return attr
-	}
-	attr.Cloneflags |= syscall.CLONE_NEWUSER
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: 0, Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: 0, Size: 1}}
-	attr.GidMappingsEnableSetgroups = false
-	attr.AmbientCaps = []uintptr{unix.CAP_SETPCAP}
-	return attr
-}
-
-// callerID returns the id outside the namespace that the init's id 0 maps
-// to, from a uid_map or gid_map the host wrote with a single line "0 ID 1";
-// -1 when the map is anything else.
-func callerID(mapFile string) int {
-	b, err := os.ReadFile(mapFile)
-	if err != nil {
-		return -1
-	}
-	f := strings.Fields(string(b))
-	if len(f) != 3 || f[0] != "0" || f[2] != "1" {
-		return -1
-	}
-	id, err := strconv.Atoi(f[1])
-	if err != nil || id < 0 {
-		return -1
-	}
-	return id
 }
 
 // lookPath finds file the way a shell would with the command's own PATH,
