@@ -159,7 +159,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		}
 		return eng.Run(ctx, spec, c)
 	}
-	if len(d.Snapshot) > 0 && (spec.ProjectWritable || spec.Mode == sandbox.ModeOff || len(r.Override.ReadWrite) > 0) {
+	if slices.ContainsFunc(d.Snapshot, func(tree string) bool { return mayWrite(spec, tree) }) {
 		if err := a.saveWork(ctx, &req, d, sandboxGit{run: run, env: env}); err != nil {
 			_ = a.execOutcome(ctx, &req, name, sandbox.Result{}, spec.Limits, err)
 			return ExecResult{Decision: d, Profile: name}, err

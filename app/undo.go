@@ -132,6 +132,33 @@ func (a *App) saveWork(ctx context.Context, req *warden.Request, d warden.Decisi
 	return nil
 }
 
+// mayWrite reports whether a command run under spec may write in tree
+// (or in a directory of it): then the work a discard there throws away is
+// saved before it runs. Where it may not (a read-only project), the
+// discard cannot change the tree, and git could not save it there either.
+// Every path spec makes writable counts, the profile's read_write and the
+// tool caches too, and the host's /tmp under read_all (a sandbox that
+// cannot have its mount namespace runs with it writable): when in doubt
+// the work is saved, since a save that fails only refuses the command.
+func mayWrite(spec sandbox.Spec, tree string) bool {
+	if spec.Mode == sandbox.ModeOff {
+		return true
+	}
+	writable := append([]string{spec.Workspace, spec.Tmp}, spec.ReadWrite...)
+	if spec.ProjectWritable {
+		writable = append(writable, spec.Project)
+	}
+	if spec.ReadAll {
+		writable = append(writable, "/tmp")
+	}
+	for _, w := range writable {
+		if w != "" && (within(tree, w) || within(w, tree)) {
+			return true
+		}
+	}
+	return false
+}
+
 // saveWorkOneShot saves the work a command discards that a human let run
 // on the host ("run on host"): git runs in a workspace sandbox of its own,
 // since warden runs no git on the host in a repository an agent controls.

@@ -92,3 +92,35 @@ func TestSaveWork(t *testing.T) {
 		t.Error("saveWork in a directory that is no repository succeeded")
 	}
 }
+
+// TestMayWrite: warden exec saves a discard's work tree wherever the
+// command's sandbox may write in it, not only where the project is
+// writable: a profile's read_write over a read-only project, a cache path
+// inside the tree, the host's /tmp under read_all. A read-only project
+// that nothing makes writable is not saved (the discard cannot change it).
+func TestMayWrite(t *testing.T) {
+	proj := "/home/u/proj"
+	ro := sandbox.Spec{Mode: sandbox.ModeStandard, Project: proj, Workspace: "/home/u/.warden/workspace"}
+	for _, c := range []struct {
+		name string
+		spec func(s *sandbox.Spec)
+		tree string
+		want bool
+	}{
+		{"read-only project", func(*sandbox.Spec) {}, proj, false},
+		{"writable project", func(s *sandbox.Spec) { s.ProjectWritable = true }, proj, true},
+		{"writable project, a tree inside", func(s *sandbox.Spec) { s.ProjectWritable = true }, proj + "/sub", true},
+		{"no isolation", func(s *sandbox.Spec) { s.Mode = sandbox.ModeOff }, proj, true},
+		{"the profile's read_write is the project", func(s *sandbox.Spec) { s.ReadWrite = []string{proj} }, proj, true},
+		{"a writable cache inside the tree", func(s *sandbox.Spec) { s.ReadWrite = []string{"/home/u/.cache"} }, "/home/u", true},
+		{"a writable path elsewhere", func(s *sandbox.Spec) { s.ReadWrite = []string{"/home/u/.cache"} }, proj, false},
+		{"the host's /tmp under read_all", func(s *sandbox.Spec) { s.ReadAll = true }, "/tmp/proj", true},
+		{"/tmp without read_all", func(*sandbox.Spec) {}, "/tmp/proj", false},
+	} {
+		s := ro
+		c.spec(&s)
+		if got := mayWrite(s, c.tree); got != c.want {
+			t.Errorf("%s: mayWrite(%s) = %v, want %v", c.name, c.tree, got, c.want)
+		}
+	}
+}
