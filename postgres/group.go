@@ -28,8 +28,8 @@ type pendingRecord struct {
 }
 
 // groupTimeout bounds one group commit, whose leader's context may end
-// before the entries of others in it are stored.
-const groupTimeout = 30 * time.Second
+// before the entries of others in it are stored (a variable for tests).
+var groupTimeout = 30 * time.Second
 
 func (s *Store) recordGrouped(ctx context.Context, es []*warden.AuditEntry, debit *warden.Debit) error {
 	if err := ctx.Err(); err != nil {
@@ -43,13 +43,15 @@ func (s *Store) recordGrouped(ctx context.Context, es []*warden.AuditEntry, debi
 		return <-p.done
 	}
 	s.committing = true
-	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
-	defer cancel()
 	for len(s.queue) > 0 {
 		batch := s.queue
 		s.queue = nil
 		s.gmu.Unlock()
+		// Each group has its own timeout: one started with the lead would
+		// fail every group after it while the queue never runs dry.
+		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
 		s.commitGroup(gctx, batch)
+		cancel()
 		s.gmu.Lock()
 	}
 	s.committing = false

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agentwarden/warden"
 )
 
@@ -70,5 +72,78 @@ func TestGroupCommitPanicFailsOnlyItsRecord(t *testing.T) {
 	}
 	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
 		t.Fatalf("Verify: %+v %v", rep.FirstBreak, err)
+	}
+}
+
+// TestGroupTimeoutBoundsEachCommitNotTheLead: the timeout of a group
+// commit bounds each group, not the whole time one caller leads. Here the
+// leader's first group waits 1.5 s for the chain lock and the next group
+// (a debit, queued meanwhile) waits 1.5 s more for spend_releases: each
+// is within the 2 s timeout, and both are stored. Before, the timeout
+// started with the lead, so under steady load every group after it failed
+// (a debit refused, an entry not stored) until the queue ran dry.
+func TestGroupTimeoutBoundsEachCommitNotTheLead(t *testing.T) {
+	s, dsn := openTest(t)
+	old := groupTimeout
+	groupTimeout = 2 * time.Second
+	t.Cleanup(func() { groupTimeout = old })
+	hold := func(sql string, args ...any) pgx.Tx {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(ctx) })
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	chain := hold(`SELECT pg_advisory_xact_lock($1)`, lockChains)
+	releases := hold(`LOCK TABLE spend_releases IN ACCESS EXCLUSIVE MODE`)
+	waitFor := func(what string, ok func() bool) {
+		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("timed out waiting for " + what)
+			}
+		}
+	}
+	queued := func(n int, leading bool) func() bool {
+		return func() bool {
+			s.gmu.Lock()
+			defer s.gmu.Unlock()
+			return s.committing == leading && len(s.queue) == n
+		}
+	}
+	start := time.Now()
+	errs := make(chan error, 2)
+	go func() {
+		errs <- s.Record(ctx, &warden.AuditEntry{TraceID: "lead", Capability: warden.CapShell, Action: "exec", Resource: "make", Verdict: warden.Allow}, nil)
+	}()
+	waitFor("the leader to take its group", queued(0, true))
+	go func() {
+		errs <- s.Record(ctx, &warden.AuditEntry{TraceID: "next", Capability: warden.CapTrade, Action: "buy", Resource: "x", Verdict: warden.Allow},
+			&warden.Debit{Amount: dollar, Cap: 1000 * dollar, Since: time.Now().Add(-time.Hour)})
+	}()
+	waitFor("the debit to queue", queued(1, true))
+	time.Sleep(time.Until(start.Add(1500 * time.Millisecond)))
+	if err := chain.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the leader to take the debit's group", queued(0, true))
+	time.Sleep(time.Until(start.Add(3000 * time.Millisecond)))
+	if err := releases.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("Record: %v; want both groups stored, each within its own timeout", err)
+		}
+	}
+	if rows, err := s.Entries(ctx, auditAll); err != nil || len(rows) != 2 {
+		t.Fatalf("%d entries, %v; want 2", len(rows), err)
 	}
 }
