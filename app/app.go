@@ -269,23 +269,25 @@ func shellNetwork(p *config.Policy) func(target, method string) warden.Decision 
 func shellNetworkWith(p *config.Policy, compile func(netguard.Policy) (*netguard.Guard, error)) func(target, method string) warden.Decision {
 	np := p.Network.Guard() // the section as it is now, whatever later happens to p
 	contained := p.Sandbox.Available() && sandbox.Supported() == nil
-	var once sync.Once
-	var stage, loopback netguard.Stage
+	stage := sync.OnceValue(func() netguard.Stage {
+		g, err := compile(np)
+		return netguard.Stage{Guard: g, Err: err}
+	})
+	// The sandbox's own loopback, judged by the deny rules alone: compiled
+	// only for a loopback target, not beside every guard read from the
+	// cache (it compiles the deny rules again).
+	loopback := sync.OnceValue(func() netguard.Stage {
+		g, err := netguard.New(netguard.Policy{Denied: np.Denied, AllowPrivate: []string{"127.0.0.0/8"}, AskUnknown: true})
+		return netguard.Stage{Guard: g, Err: err}
+	})
 	return func(target, method string) warden.Decision {
-		once.Do(func() {
-			g, err := compile(np)
-			stage = netguard.Stage{Guard: g, Err: err}
-			// The sandbox's own loopback, judged by the deny rules alone.
-			lg, err := netguard.New(netguard.Policy{Denied: np.Denied, AllowPrivate: []string{"127.0.0.0/8"}, AskUnknown: true})
-			loopback = netguard.Stage{Guard: lg, Err: err}
-		})
 		req := &warden.Request{Capability: warden.CapNetwork, Action: netguard.ActionConnect, Resource: target}
 		if method != "" {
 			req.Action = netguard.ActionFetch
 			m, _ := json.Marshal(method)
 			req.Params = map[string]json.RawMessage{netguard.ParamMethod: m}
 		}
-		d, err := stage.Check(context.Background(), req)
+		d, err := stage().Check(context.Background(), req)
 		if err != nil {
 			return warden.Denyf("network.internal", "the network guard could not judge "+target+": "+err.Error())
 		}
@@ -295,7 +297,7 @@ func shellNetworkWith(p *config.Policy, compile func(netguard.Policy) (*netguard
 			// proxy, which judges it again. Only the policy's private-address
 			// and unknown-host answers give way: a deny rule the user wrote,
 			// or a network policy that could not be built, stands.
-			ld, err := loopback.Check(context.Background(), req)
+			ld, err := loopback().Check(context.Background(), req)
 			switch {
 			case err != nil:
 				return d
