@@ -15,8 +15,8 @@
 // runs them inside the command's own sandbox (git in a repository an agent
 // controls can run code, through core.fsmonitor, hooks and filters), and
 // `warden undo` on the host, as the user would. Either way git runs with
-// core.fsmonitor and core.hooksPath switched off, and with no pager, editor
-// or prompt.
+// core.fsmonitor, core.hooksPath and submodule recursion switched off, and
+// with no pager, editor or prompt.
 package undo
 
 import (
@@ -77,8 +77,11 @@ func exitOf(err error) int {
 }
 
 // safety are the settings every git command of this package runs with:
-// no fsmonitor daemon or hook of the repository runs, and no pager.
-var safety = []string{"-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat", "--no-pager"}
+// no fsmonitor daemon or hook of the repository runs, no pager, and no
+// command recurses into a submodule (a user's submodule.recurse would have
+// read-tree check one out, in a repository whose configuration, under
+// .git/modules, an agent can write: its core.worktree, its filters).
+var safety = []string{"-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat", "-c", "submodule.recurse=false", "--no-pager"}
 
 // ident makes snapshot commits independent of the user's git identity
 // (which may be unset) and dates them at the snapshot's time.

@@ -373,3 +373,41 @@ func TestCheckConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreLeavesSubmodulesAlone: a user whose git config sets
+// submodule.recurse would have git read-tree check out a submodule's
+// commit in the submodule's own repository, whose configuration (its
+// core.worktree, its filters, under .git/modules, which an agent can
+// write) CheckConfig does not read: a restore writes the work tree's
+// gitlinks only, never into a submodule.
+func TestRestoreLeavesSubmodulesAlone(t *testing.T) {
+	ctx := context.Background()
+	sub := newRepo(t, map[string]string{"f": "1\n"})
+	write(t, sub, "f", "2\n")
+	run(t, sub, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "second")
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[submodule]\n\trecurse = true\n[protocol \"file\"]\n\tallow = always\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	top := newRepo(t, map[string]string{"a.txt": "one\n"})
+	run(t, top, "submodule", "add", "-q", sub, "sub")
+	run(t, top, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "sub")
+	repo, err := Open(ctx, Host{}, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := Take(ctx, Host{}, repo, "s1", at, Meta{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subDir := filepath.Join(top, "sub")
+	run(t, subDir, "checkout", "-q", "HEAD~1")
+	moved := run(t, subDir, "rev-parse", "HEAD")
+	if _, err := Restore(ctx, Host{}, repo, s, "s2", at); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, subDir, "rev-parse", "HEAD"); got != moved {
+		t.Errorf("the restore checked out %s in the submodule (it was at %s): git recursed into it", got, moved)
+	}
+}
