@@ -3,7 +3,6 @@ package fsguard
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"slices"
@@ -299,11 +298,7 @@ func encodeGuardCache(p Policy, version, who string, deps []dep, deniedN []int, 
 		w.b = append(w.b, actionMask(r.actions), byte(r.level))
 		w.pats(r.pats)
 	}
-	sum := crc32.ChecksumIEEE(w.b)
-	out := make([]byte, 0, len(cacheMagic)+4+len(w.b))
-	out = append(out, cacheMagic...)
-	out = binary.LittleEndian.AppendUint32(out, sum)
-	return append(out, w.b...)
+	return cachefile.Seal(cacheMagic, w.b)
 }
 
 func actionMask(a [4]bool) byte {
@@ -428,11 +423,8 @@ func (r *cacheReader) pats(dst []pattern, text string) []pattern {
 // decodeGuardCache reads a cache file compiled from p by version as who;
 // false when it is not one encodeGuardCache wrote for exactly these.
 func decodeGuardCache(raw []byte, p Policy, version, who string) (*cachedRules, bool) {
-	if len(raw) < len(cacheMagic)+4 || string(raw[:len(cacheMagic)]) != cacheMagic {
-		return nil, false
-	}
-	body := raw[len(cacheMagic)+4:]
-	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(raw[len(cacheMagic):]) {
+	body, ok := cachefile.Open(raw, cacheMagic)
+	if !ok {
 		return nil, false
 	}
 	// The strings decoded share body, which nothing writes after this.

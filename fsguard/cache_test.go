@@ -1,9 +1,7 @@
 package fsguard
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/cachefile"
 )
 
 // cacheWorld is a user home whose rules start from plain directories, from
@@ -314,8 +313,5 @@ func FuzzDecodeGuardCache(f *testing.F) {
 	})
 }
 
-// withCRC frames body as a cache file (magic, CRC-32 IEEE).
-func withCRC(body []byte) []byte {
-	raw := append([]byte(cacheMagic), binary.LittleEndian.AppendUint32(nil, crc32.ChecksumIEEE(body))...)
-	return append(raw, body...)
-}
+// withCRC frames body as a cache file.
+func withCRC(body []byte) []byte { return cachefile.Seal(cacheMagic, body) }

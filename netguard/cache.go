@@ -2,7 +2,6 @@ package netguard
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"os"
 
 	"github.com/agentwarden/warden/internal/cachefile"
@@ -66,13 +65,10 @@ func newCached(p Policy, path, version string) (*Guard, bool, error) {
 }
 
 // encodeRuleCache is a cache file holding g's domain rules compiled by
-// version: the magic, the CRC-32 (IEEE) of the body, and the body: version,
-// then for the allowed and the denied rules their count and their records.
+// version (cachefile.Seal): version, then for the allowed and the denied
+// rules their count and their records.
 func encodeRuleCache(version string, g *Guard) []byte {
-	b := make([]byte, 0, len(ruleCacheMagic)+4+len(version)+len(g.allowed.recs)+len(g.denied.recs)+32)
-	b = append(b, ruleCacheMagic...)
-	b = append(b, 0, 0, 0, 0)
-	body := len(b)
+	b := make([]byte, 0, len(version)+len(g.allowed.recs)+len(g.denied.recs)+32)
 	b = binary.AppendUvarint(b, uint64(len(version)))
 	b = append(b, version...)
 	for _, s := range []ruleSet{g.allowed, g.denied} {
@@ -80,19 +76,15 @@ func encodeRuleCache(version string, g *Guard) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s.recs)))
 		b = append(b, s.recs...)
 	}
-	binary.LittleEndian.PutUint32(b[len(ruleCacheMagic):], crc32.ChecksumIEEE(b[body:]))
-	return b
+	return cachefile.Seal(ruleCacheMagic, b)
 }
 
 // decodeRuleCache returns the allowed and denied rules in raw when raw is a
 // whole cache file that version wrote for exactly p's rules. The sets share
 // raw, which nothing may write after.
 func decodeRuleCache(raw []byte, p Policy, version string) (allowed, denied ruleSet, ok bool) {
-	if len(raw) < len(ruleCacheMagic)+4 || string(raw[:len(ruleCacheMagic)]) != ruleCacheMagic {
-		return ruleSet{}, ruleSet{}, false
-	}
-	b := raw[len(ruleCacheMagic)+4:]
-	if crc32.ChecksumIEEE(b) != binary.LittleEndian.Uint32(raw[len(ruleCacheMagic):]) {
+	b, ok := cachefile.Open(raw, ruleCacheMagic)
+	if !ok {
 		return ruleSet{}, ruleSet{}, false
 	}
 	v, b, ok := lenBytes(b, 1)

@@ -1,14 +1,14 @@
 package netguard
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/agentwarden/warden/internal/cachefile"
 )
 
 // bigRulePolicy is rulePolicy with n allowed and n denied rules more, as the
@@ -201,8 +201,7 @@ func FuzzDecodeRuleCache(f *testing.F) {
 	f.Add([]byte{2, 'v', '1', 0, 0, 0, 0})
 	queries := ruleQueries(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		raw := append([]byte(ruleCacheMagic), binary.LittleEndian.AppendUint32(nil, crc32.ChecksumIEEE(body))...)
-		raw = append(raw, body...)
+		raw := cachefile.Seal(ruleCacheMagic, body)
 		allowed, denied, ok := decodeRuleCache(raw, rulePolicy, "v1")
 		if !ok {
 			return

@@ -37,3 +37,29 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 		t.Fatalf("the blocker changed: %v, %v", fi, err)
 	}
 }
+
+// TestSealOpen: Open returns the body Seal framed, and refuses the same file
+// under another magic, cut short anywhere, or with any byte changed.
+func TestSealOpen(t *testing.T) {
+	const magic = "warden-test-cache 1\n"
+	body := []byte("the compiled rules")
+	file := Seal(magic, body)
+	if got, ok := Open(file, magic); !ok || string(got) != string(body) {
+		t.Fatalf("Open(Seal) = %q, %v; want the body", got, ok)
+	}
+	if _, ok := Open(file, "warden-test-cache 2\n"); ok {
+		t.Error("opened under another magic")
+	}
+	for n := range len(file) {
+		if _, ok := Open(file[:n], magic); ok {
+			t.Errorf("opened cut to %d of %d bytes", n, len(file))
+		}
+	}
+	for i := range file {
+		bad := append([]byte(nil), file...)
+		bad[i] ^= 0x20
+		if _, ok := Open(bad, magic); ok {
+			t.Errorf("opened with byte %d changed", i)
+		}
+	}
+}
