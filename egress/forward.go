@@ -29,8 +29,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	e.target = t
 	e.v = p.decide(r.Context(), netguard.ActionFetch, t.Origin(), t, r.Method, err)
 	if !e.v.allowed() {
-		e.status = e.v.status
-		refuse(w, e.v.status, e.v.Rule, e.v.Reason)
+		p.refuseRecorded(r.Context(), w, e, e.v.status, e.v.Rule, e.v.Reason)
 		return
 	}
 	p.forwardChecked(w, r, e, t, false)
@@ -40,9 +39,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 // placeholder where it may not go; that is refused and alerted on.
 func (p *Proxy) forwardChecked(w http.ResponseWriter, r *http.Request, e *entry, t netguard.Target, overTLS bool) {
 	if rule, why := p.Secrets.checkRequest(r, t, overTLS); rule != "" {
-		e.status, e.note = http.StatusForbidden, why
+		e.note = why
 		p.secretRefused(r.Context(), t, why)
-		refuse(w, http.StatusForbidden, rule, why)
+		p.refuseRecorded(r.Context(), w, e, http.StatusForbidden, rule, why)
 		return
 	}
 	p.serveForward(w, r, e, t)

@@ -252,6 +252,17 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// refuseRecorded refuses e's request once its request-log event is stored
+// (through Events: a refusal is not answered yet). Recording it in the
+// handler's deferred record is not enough: net/http sends a body larger
+// than its buffers (a refusal quoting a long CONNECT authority) while the
+// handler runs.
+func (p *Proxy) refuseRecorded(ctx context.Context, w http.ResponseWriter, e *entry, status int, rule, reason string) {
+	e.status = status
+	p.record(ctx, e)
+	refuse(w, status, rule, reason)
+}
+
 // refuse answers a request the proxy will not carry, saying why.
 func refuse(w http.ResponseWriter, status int, rule, reason string) {
 	h := w.Header()

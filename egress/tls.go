@@ -101,7 +101,7 @@ func serial() *big.Int {
 // scrubbing them out of the answers.
 func (p *Proxy) intercept(w http.ResponseWriter, r *http.Request, e *entry) {
 	t := e.target
-	client, rw, release, ok := p.openTunnel(w, e)
+	client, rw, release, ok := p.openTunnel(r.Context(), w, e)
 	if !ok {
 		return
 	}

@@ -27,15 +27,19 @@ type entry struct {
 	up, down atomic.Int64
 	note     string
 	answered bool // the answer went out before the request log is written
+	recorded bool // record has run: a later call does nothing
 }
 
 // record appends the request's egress_request event, or, for a request
 // whose answer went out, adds its line to the next group (requestlog.go).
 // The path appears only as a hash; no header or body is ever recorded.
+// It records e once: the call deferred by every handler does nothing after
+// refuseRecorded.
 func (p *Proxy) record(ctx context.Context, e *entry) {
-	if p.Events == nil {
+	if p.Events == nil || e.recorded {
 		return
 	}
+	e.recorded = true
 	host, port := e.target.Host, e.target.Port
 	if host == "" {
 		host = e.raw
@@ -64,8 +68,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	e.target = t
 	e.v = p.decide(r.Context(), netguard.ActionConnect, r.Host, t, http.MethodConnect, err)
 	if !e.v.allowed() {
-		e.status = e.v.status
-		refuse(w, e.v.status, e.v.Rule, e.v.Reason)
+		p.refuseRecorded(r.Context(), w, e, e.v.status, e.v.Rule, e.v.Reason)
 		return
 	}
 	if p.Secrets.bound(t.Host) {
@@ -74,8 +77,8 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	}
 	upstream, err := p.dial(r.Context(), e.v.pinned)
 	if err != nil {
-		e.status, e.note = http.StatusBadGateway, err.Error()
-		refuse(w, http.StatusBadGateway, "network.connect_failed", fmt.Sprintf("could not connect to %s (%s): %v", t.Authority(), e.v.pinned, err))
+		e.note = err.Error()
+		p.refuseRecorded(r.Context(), w, e, http.StatusBadGateway, "network.connect_failed", fmt.Sprintf("could not connect to %s (%s): %v", t.Authority(), e.v.pinned, err))
 		return
 	}
 	defer upstream.Close()
@@ -83,7 +86,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer p.untrack(upstream)
-	client, rw, release, ok := p.openTunnel(w, e)
+	client, rw, release, ok := p.openTunnel(r.Context(), w, e)
 	if !ok {
 		return
 	}
@@ -99,11 +102,11 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 
 // openTunnel takes over the client's connection, tracked so Close ends it,
 // and tells the client the tunnel is open. release untracks and closes it.
-func (p *Proxy) openTunnel(w http.ResponseWriter, e *entry) (client net.Conn, rw *bufio.ReadWriter, release func(), ok bool) {
+func (p *Proxy) openTunnel(ctx context.Context, w http.ResponseWriter, e *entry) (client net.Conn, rw *bufio.ReadWriter, release func(), ok bool) {
 	client, rw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		e.status, e.note = http.StatusInternalServerError, err.Error()
-		refuse(w, http.StatusInternalServerError, "network.internal", "cannot take over the connection: "+err.Error())
+		e.note = err.Error()
+		p.refuseRecorded(ctx, w, e, http.StatusInternalServerError, "network.internal", "cannot take over the connection: "+err.Error())
 		return nil, nil, nil, false
 	}
 	if !p.track(client) {
