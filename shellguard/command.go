@@ -23,8 +23,8 @@ type cmdCtx struct {
 	// gitTree is git's --work-tree, when given.
 	gitTree string
 	// gitDir is set when git is given --git-dir, or -c core.… (such as
-	// core.worktree) or include.…: it may act on another repository or
-	// work tree than the working directory's.
+	// core.worktree), include.… or submodule.… (submodule.recurse): it may
+	// act on another repository or work tree than the working directory's.
 	gitDir bool
 }
 

@@ -240,9 +240,22 @@ func (cc *cmdCtx) gitDiscard(reason, suggestion string, savable bool) {
 	f := cc.say(v, rule, reason)
 	f.destructive = true
 	f.suggestion = suggestion
-	if savable && rule == "shell.git.discard" && cc.gitTree == "" && !cc.gitDir && !cc.gitEnv() && cc.inProject(tree) {
+	if savable && rule == "shell.git.discard" && cc.gitTree == "" && !cc.gitDir && !cc.gitEnv() && !cc.recursesSubmodules() && cc.inProject(tree) {
 		f.saves = tree
 	}
+}
+
+// recursesSubmodules reports whether the git command is given
+// --recurse-submodules: it then discards work in the submodules too, which
+// are repositories of their own that a snapshot of the work tree does not
+// hold (it has their commits only).
+func (cc *cmdCtx) recursesSubmodules() bool {
+	for _, a := range cc.args {
+		if a.Value == "--recurse-submodules" || strings.HasPrefix(a.Value, "--recurse-submodules=") {
+			return true
+		}
+	}
+	return false
 }
 
 // inProject reports whether dir is the project (the workspace root) or a
@@ -455,8 +468,8 @@ func hGit(cc *cmdCtx) {
 		case "c", "config-env":
 			k, cv, _ := strings.Cut(val, "=")
 			k = strings.ToLower(k)
-			if strings.HasPrefix(k, "core.") || strings.HasPrefix(k, "include") {
-				cc.gitDir = true // core.worktree, core.bare: git may act elsewhere
+			if strings.HasPrefix(k, "core.") || strings.HasPrefix(k, "include") || strings.HasPrefix(k, "submodule.") {
+				cc.gitDir = true // core.worktree, core.bare, submodule.recurse: git may act elsewhere
 			}
 			switch {
 			case strings.HasPrefix(k, "alias.") || k == "core.sshcommand":
