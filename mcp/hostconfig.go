@@ -117,8 +117,12 @@ func WrapHostConfig(path string, prefix []string, urlKey string, undo bool) (Wra
 // data: data is backed up beside it first (the backup's path is returned),
 // then out is written to a temporary file in the same directory, with the
 // file's permissions, and renamed over it, so the file is never seen half
-// written.
+// written. A path that is a symlink (a dotfiles checkout) is followed: the
+// file it points to is replaced, the link kept.
 func replaceFile(path string, data, out []byte) (string, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	backup := path + ".warden-backup-" + time.Now().UTC().Format("20060102T150405.000Z")
 	if err := os.WriteFile(backup, data, 0o600); err != nil {
 		return "", fmt.Errorf("back up %s: %w", path, err)

@@ -165,3 +165,38 @@ func FuzzWrapHostConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestWrapHostConfigThroughASymlink: a config file that is a symlink (a
+// dotfiles checkout) is rewritten where it points, the link kept: the
+// rename used to put a plain file in the link's place, leaving the user's
+// own file untouched and the link gone.
+func TestWrapHostConfigThroughASymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "dotfiles", "claude.json")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte(hostFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, ".claude.json")
+	if err := os.Symlink(filepath.Join("dotfiles", "claude.json"), link); err != nil {
+		t.Fatal(err)
+	}
+	res, err := WrapHostConfig(link, []string{"/usr/local/bin/warden"}, "url", false)
+	if err != nil || !res.Changed {
+		t.Fatalf("WrapHostConfig = %+v, %v; want a change", res, err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("%s is no longer a symlink (%v)", link, err)
+	}
+	if got := servers(t, real); got["fs"]["command"] != "/usr/local/bin/warden" {
+		t.Errorf("the file the link points to has fs = %v; want it wrapped", got["fs"])
+	}
+	if fi, err := os.Stat(real); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file's mode = %v (%v); want 0600 kept", fi.Mode(), err)
+	}
+	if _, err := os.Stat(res.Backup); err != nil {
+		t.Errorf("backup %s: %v", res.Backup, err)
+	}
+}
