@@ -114,6 +114,12 @@ func (a *App) saveWork(ctx context.Context, req *warden.Request, d warden.Decisi
 		if saved[repo.Top] {
 			continue
 		}
+		if rec, err := undo.RecursesSubmodules(ctx, g, repo); err != nil || rec {
+			if err == nil {
+				err = warden.Errorf(warden.EConflict, "%s has submodules and git recurses into them (submodule.recurse): their work is not in a snapshot", repo.Top)
+			}
+			return refuse(warden.UserMessage(err), err)
+		}
 		var rnd [4]byte
 		_, _ = rand.Read(rnd[:])
 		now := a.Now()

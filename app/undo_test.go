@@ -124,3 +124,41 @@ func TestMayWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveWorkRefusesRecursingSubmodules: where git's configuration
+// (here the user's, submodule.recurse) makes a discard recurse into the
+// repository's submodules, their work is in no snapshot: saveWork refuses,
+// so the command does not run; without submodules it saves as ever.
+func TestSaveWorkRefusesRecursingSubmodules(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[submodule]\n\trecurse = true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	ctx := context.Background()
+	a := openTestApp(t, Options{OpenDatabase: true})
+	dir := t.TempDir()
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := warden.Request{Resource: "git reset --hard", Session: "s1", TraceID: "t1"}
+	d := warden.Decision{Verdict: warden.Allow, Rule: "shell.git.saved", Snapshot: []string{dir}}
+	g := sandboxGit{run: hostRun, env: undo.CleanEnv(os.Environ())}
+	if err := a.saveWork(ctx, &req, d, g); err != nil {
+		t.Fatalf("saveWork without submodules: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitmodules"), []byte("[submodule \"s\"]\n\tpath = s\n\turl = ../s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.saveWork(ctx, &req, d, g); err == nil || !strings.Contains(warden.UserMessage(err), "submodule.recurse") {
+		t.Errorf("saveWork where git recurses into submodules: %v, want a refusal naming submodule.recurse", err)
+	}
+}

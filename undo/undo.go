@@ -128,6 +128,25 @@ func Open(ctx context.Context, r Runner, dir string) (Repo, error) {
 	return Repo{Top: lines[0], GitDir: lines[1]}, nil
 }
 
+// RecursesSubmodules reports whether git commands in repo recurse into
+// its submodules by the configuration they run with (submodule.recurse,
+// from any file or the environment) and it has any (.gitmodules): a
+// discard there also loses the uncommitted work of the submodules,
+// repositories of their own that a snapshot holds only as commits.
+func RecursesSubmodules(ctx context.Context, r Runner, repo Repo) (bool, error) {
+	// Not through git(): its safety settings switch submodule.recurse off.
+	out, err := r.Git(ctx, repo.Top, nil, "-c", "core.fsmonitor=", "--no-pager", "config", "--type=bool", "--get", "submodule.recurse")
+	switch {
+	case exitOf(err) == 1: // not set
+		return false, nil
+	case err != nil:
+		return false, warden.Errorf(warden.EUnavailable, "could not read submodule.recurse in %s", repo.Top).Wrap(err)
+	case strings.TrimSpace(string(out)) != "true":
+		return false, nil
+	}
+	return r.Exists(ctx, repo.Top+"/.gitmodules")
+}
+
 // Meta says why a snapshot was taken; it goes into the snapshot's commit
 // message. Command must already be redacted.
 type Meta struct {
