@@ -342,6 +342,22 @@ func List(ctx context.Context, r Runner, repo Repo) ([]Snapshot, error) {
 	return parseList(out), nil
 }
 
+// isOID reports whether s is a full object id (SHA-1 or SHA-256, in
+// lower-case hex). A snapshot's trailers are text anyone who can write the
+// repository's refs may have written: Restore gives Warden-Index to git,
+// where a value such as --index-output=FILE would be an option.
+func isOID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // parseList reads for-each-ref's output in listFormat.
 func parseList(out string) []Snapshot {
 	var list []Snapshot
@@ -373,9 +389,13 @@ func parseList(out string) []Snapshot {
 			case "Warden-Branch":
 				s.Branch = v
 			case "Warden-Head":
-				s.Head = v
+				if isOID(v) {
+					s.Head = v
+				}
 			case "Warden-Index":
-				s.Index = v
+				if isOID(v) {
+					s.Index = v
+				}
 			}
 		}
 		list = append(list, s)

@@ -411,3 +411,37 @@ func TestRestoreLeavesSubmodulesAlone(t *testing.T) {
 		t.Errorf("the restore checked out %s in the submodule (it was at %s): git recursed into it", got, moved)
 	}
 }
+
+// TestForgedSnapshotCannotNameAnOption: an agent can write a snapshot of
+// its own (refs and objects under .git are writable in the sandbox), whose
+// trailers List reads back. A Warden-Index or Warden-Head that is not an
+// object id is dropped: given to git read-tree as it was, a value such as
+// --index-output=FILE wrote the index over a file outside the work tree.
+func TestForgedSnapshotCannotNameAnOption(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree := run(t, dir, "rev-parse", "HEAD^{tree}")
+	msg := "warden undo: forged\n\nWarden-Index: --index-output=" + victim + "\nWarden-Head: -x\n"
+	commit := run(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit-tree", "-m", msg, tree)
+	run(t, dir, "update-ref", RefPrefix+"99999999-forged", commit)
+	repo, err := Open(ctx, Host{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Find(ctx, Host{}, repo, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Index != "" || s.Head != "" {
+		t.Errorf("the forged snapshot's index %q and head %q were read back; want neither", s.Index, s.Head)
+	}
+	write(t, dir, "a.txt", "edited\n")
+	_, _ = Restore(ctx, Host{}, repo, s, "s2", at)
+	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+		t.Errorf("a file outside the work tree was overwritten by the restore: %q", b)
+	}
+}
