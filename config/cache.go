@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/agentwarden/warden/internal/cachefile"
 )
@@ -151,7 +149,7 @@ func encodeCache(c cached) ([]byte, error) {
 		return nil, err
 	}
 	body = append(body, '\n')
-	return append(body, l.b...), nil
+	return append(body, l.B...), nil
 }
 
 // decodeCache reverses encodeCache; false when body is not one it wrote.
@@ -167,12 +165,12 @@ func decodeCache(body []byte) (cached, bool) {
 	}
 	// The lists' strings share body (a large policy's are 80 KB: copying
 	// them was a tenth of a read), which nothing writes after this.
-	l := listReader{s: unsafe.String(unsafe.SliceData(rest), len(rest))}
+	l := listReader{cachefile.NewReader(rest)}
 	c.Policy.Filesystem.Allowed = l.paths()
 	for _, list := range cacheLists(c.Policy) {
 		*list = l.strings()
 	}
-	if l.bad || l.s != "" {
+	if !l.Done() {
 		return cached{}, false
 	}
 	return c, true
@@ -185,42 +183,38 @@ func cacheLists(p *Policy) []*[]string {
 }
 
 // listWriter appends lists as uvarint(count+1) (0 for nil) and each string
-// as uvarint(length) and its bytes.
-type listWriter struct{ b []byte }
-
-func (w *listWriter) n(n int) { w.b = binary.AppendUvarint(w.b, uint64(n)) }
+// as cachefile's strings.
+type listWriter struct{ cachefile.Writer }
 
 func (w *listWriter) strings(list []string) {
 	if list == nil {
-		w.n(0)
+		w.Uint(0)
 		return
 	}
-	w.n(len(list) + 1)
+	w.Uint(uint64(len(list) + 1))
 	for _, s := range list {
-		w.n(len(s))
-		w.b = append(w.b, s...)
+		w.Str(s)
 	}
 }
 
 func (w *listWriter) paths(list []AllowedPath) {
 	if list == nil {
-		w.n(0)
+		w.Uint(0)
 		return
 	}
-	w.n(len(list) + 1)
+	w.Uint(uint64(len(list) + 1))
 	for _, a := range list {
-		w.n(len(a.Pattern))
-		w.b = append(w.b, a.Pattern...)
+		w.Str(a.Pattern)
 		if m := actionMask(a.Actions); m != 0 {
-			w.b = append(w.b, m)
+			w.Byte(m)
 		} else {
-			w.b = append(w.b, 0)
+			w.Byte(0)
 			w.strings(a.Actions)
 		}
 		if a.Auto {
-			w.b = append(w.b, 1)
+			w.Byte(1)
 		} else {
-			w.b = append(w.b, 0)
+			w.Byte(0)
 		}
 	}
 }
@@ -264,74 +258,65 @@ func actionMask(actions []string) byte {
 	return m
 }
 
-// listReader reads what listWriter wrote; bad is set at the first thing that
-// does not fit, and every read after it returns nil. Its strings share s.
-type listReader struct {
-	s   string
-	bad bool
-}
+// listReader reads what listWriter wrote.
+type listReader struct{ cachefile.Reader }
 
-func (r *listReader) n() int {
-	if r.bad {
-		return 0
+// count reads a list's uvarint(count+1): -1 for nil. Every item takes at
+// least a byte.
+func (r *listReader) count() int {
+	n := r.Uint()
+	if n == 0 || r.Bad {
+		return -1
 	}
-	v, k := binary.Uvarint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
-	if k <= 0 || v > uint64(len(r.s)) {
-		r.bad = true
-		return 0
+	if n-1 > uint64(len(r.S)) {
+		r.Bad = true
+		return -1
 	}
-	r.s = r.s[k:]
-	return int(v)
-}
-
-func (r *listReader) str() string {
-	n := r.n()
-	if r.bad || n > len(r.s) {
-		r.bad = true
-		return ""
-	}
-	s := r.s[:n]
-	r.s = r.s[n:]
-	return s
+	return int(n - 1)
 }
 
 func (r *listReader) strings() []string {
-	n := r.n()
-	if n == 0 || r.bad {
+	n := r.count()
+	if n < 0 {
 		return nil
 	}
-	list := make([]string, n-1)
+	list := make([]string, n)
 	for i := range list {
-		list[i] = r.str()
+		list[i] = r.Str()
 	}
 	return list
 }
 
 func (r *listReader) paths() []AllowedPath {
-	n := r.n()
-	if n == 0 || r.bad {
+	n := r.count()
+	if n < 0 {
 		return nil
 	}
-	list := make([]AllowedPath, n-1)
+	list := make([]AllowedPath, n)
 	for i := range list {
-		list[i].Pattern = r.str()
-		if r.s == "" || r.s[0] >= byte(len(maskActions)) {
-			r.bad = true
+		list[i].Pattern = r.Str()
+		m := r.Byte()
+		if m >= byte(len(maskActions)) {
+			r.Bad = true
+		}
+		if r.Bad {
 			return nil
 		}
-		m := r.s[0]
-		r.s = r.s[1:]
 		if m != 0 {
 			list[i].Actions = maskActions[m]
 		} else {
 			list[i].Actions = r.strings()
 		}
-		if r.bad || r.s == "" || r.s[0] > 1 {
-			r.bad = true
+		switch r.Byte() {
+		case 0:
+		case 1:
+			list[i].Auto = true
+		default:
+			r.Bad = true
+		}
+		if r.Bad {
 			return nil
 		}
-		list[i].Auto = r.s[0] == 1
-		r.s = r.s[1:]
 	}
 	return list
 }

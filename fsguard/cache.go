@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/agentwarden/warden/internal/cachefile"
 )
@@ -222,21 +221,13 @@ const (
 	flagMax        = 1<<iota - 1
 )
 
-type cacheWriter struct{ b []byte }
-
-func (w *cacheWriter) n(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
-
-func (w *cacheWriter) i(n int64) { w.b = binary.AppendVarint(w.b, n) }
-
-func (w *cacheWriter) str(s string) {
-	w.n(uint64(len(s)))
-	w.b = append(w.b, s...)
-}
+// cacheWriter is a cache file's body: cachefile's values and patterns.
+type cacheWriter struct{ cachefile.Writer }
 
 func (w *cacheWriter) pats(ps []pattern) {
-	w.n(uint64(len(ps)))
+	w.Uint(uint64(len(ps)))
 	for _, pt := range ps {
-		w.str(pt.glob)
+		w.Str(pt.glob)
 		var f byte
 		if pt.relative {
 			f |= flagRelative
@@ -247,16 +238,16 @@ func (w *cacheWriter) pats(ps []pattern) {
 		if len(pt.last) <= len(pt.glob) && pt.glob[len(pt.glob)-len(pt.last):] == pt.last {
 			f |= flagLastSuffix
 		}
-		w.b = append(w.b, f)
+		w.Byte(f)
 		if f&flagBasePrefix != 0 {
-			w.n(uint64(len(pt.base)))
+			w.Uint(uint64(len(pt.base)))
 		} else {
-			w.str(pt.base)
+			w.Str(pt.base)
 		}
 		if f&flagLastSuffix != 0 {
-			w.n(uint64(len(pt.last)))
+			w.Uint(uint64(len(pt.last)))
 		} else {
-			w.str(pt.last)
+			w.Str(pt.last)
 		}
 	}
 }
@@ -265,40 +256,41 @@ func (w *cacheWriter) pats(ps []pattern) {
 // who, its resolution having read deps.
 func encodeGuardCache(p Policy, version, who string, deps []dep, deniedN []int, g *Guard) []byte {
 	var w cacheWriter
-	w.str(version)
-	w.str(who)
-	w.str(p.Workspace)
-	w.str(p.WardenHome)
-	w.str(p.UserHome)
-	w.n(uint64(len(deps)))
+	w.Str(version)
+	w.Str(who)
+	w.Str(p.Workspace)
+	w.Str(p.WardenHome)
+	w.Str(p.UserHome)
+	w.Uint(uint64(len(deps)))
 	for _, d := range deps {
-		w.str(d.path)
+		w.Str(d.path)
 		if d.s.whole {
-			w.b = append(w.b, 1)
+			w.Byte(1)
 		} else {
-			w.b = append(w.b, 0)
+			w.Byte(0)
 		}
 		for _, v := range [...]uint64{d.s.errno, d.s.mode, d.s.uid, d.s.gid, d.s.dev, d.s.ino} {
-			w.n(v)
+			w.Uint(v)
 		}
-		w.i(d.s.mtimeNs)
-		w.i(d.s.ctimeNs)
+		w.Int(d.s.mtimeNs)
+		w.Int(d.s.ctimeNs)
 	}
 	// The denied patterns: per entry of p.Denied, its one or two patterns.
-	w.n(uint64(len(p.Denied)))
+	w.Uint(uint64(len(p.Denied)))
 	k := 0
 	for i, d := range p.Denied {
-		w.str(d)
+		w.Str(d)
 		w.pats(g.denied[k : k+deniedN[i]])
 		k += deniedN[i]
 	}
-	w.n(uint64(len(g.allowed)))
+	w.Uint(uint64(len(g.allowed)))
 	for i, r := range g.allowed {
-		w.str(p.Allowed[i].Pattern)
-		w.b = append(w.b, actionMask(r.actions), byte(r.level))
+		w.Str(p.Allowed[i].Pattern)
+		w.Byte(actionMask(r.actions))
+		w.Byte(byte(r.level))
 		w.pats(r.pats)
 	}
-	return cachefile.Seal(cacheMagic, w.b)
+	return cachefile.Seal(cacheMagic, w.B)
 }
 
 func actionMask(a [4]bool) byte {
@@ -311,108 +303,42 @@ func actionMask(a [4]bool) byte {
 	return m
 }
 
-// cacheReader reads what cacheWriter wrote; bad is set at the first thing
-// that does not fit, and every read after it returns zero. Its strings share
-// s.
-type cacheReader struct {
-	s   string
-	bad bool
-}
-
-func (r *cacheReader) n() uint64 {
-	if r.bad {
-		return 0
-	}
-	if r.s != "" && r.s[0] < 0x80 { // one byte: most lengths and counts
-		v := uint64(r.s[0])
-		r.s = r.s[1:]
-		return v
-	}
-	v, k := binary.Uvarint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
-	if k <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.s = r.s[k:]
-	return v
-}
-
-func (r *cacheReader) i() int64 {
-	if r.bad {
-		return 0
-	}
-	v, k := binary.Varint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
-	if k <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.s = r.s[k:]
-	return v
-}
-
-// count reads a count of items taking at least one byte each.
-func (r *cacheReader) count() int {
-	n := r.n()
-	if n > uint64(len(r.s)) {
-		r.bad = true
-		return 0
-	}
-	return int(n)
-}
-
-func (r *cacheReader) str() string {
-	n := r.count()
-	if r.bad {
-		return ""
-	}
-	s := r.s[:n]
-	r.s = r.s[n:]
-	return s
-}
-
-func (r *cacheReader) byte() byte {
-	if r.bad || r.s == "" {
-		r.bad = true
-		return 0
-	}
-	c := r.s[0]
-	r.s = r.s[1:]
-	return c
-}
+// cacheReader reads what cacheWriter wrote.
+type cacheReader struct{ cachefile.Reader }
 
 // pats reads one rule's patterns (1 or 2) into dst, with text.
 func (r *cacheReader) pats(dst []pattern, text string) []pattern {
-	n := r.count()
+	n := r.Count()
 	if n < 1 || n > 2 {
-		r.bad = true
+		r.Bad = true
 		return dst
 	}
 	for range n {
-		pt := pattern{text: text, glob: r.str()}
-		f := r.byte()
+		pt := pattern{text: text, glob: r.Str()}
+		f := r.Byte()
 		if f > flagMax {
-			r.bad = true
+			r.Bad = true
 		}
 		pt.relative = f&flagRelative != 0
 		if f&flagBasePrefix != 0 {
-			if k := r.n(); k <= uint64(len(pt.glob)) {
+			if k := r.Uint(); k <= uint64(len(pt.glob)) {
 				pt.base = pt.glob[:k]
 			} else {
-				r.bad = true
+				r.Bad = true
 			}
 		} else {
-			pt.base = r.str()
+			pt.base = r.Str()
 		}
 		if f&flagLastSuffix != 0 {
-			if k := r.n(); k <= uint64(len(pt.glob)) {
+			if k := r.Uint(); k <= uint64(len(pt.glob)) {
 				pt.last = pt.glob[uint64(len(pt.glob))-k:]
 			} else {
-				r.bad = true
+				r.Bad = true
 			}
 		} else {
-			pt.last = r.str()
+			pt.last = r.Str()
 		}
-		if r.bad {
+		if r.Bad {
 			return dst
 		}
 		dst = append(dst, pt)
@@ -428,40 +354,40 @@ func decodeGuardCache(raw []byte, p Policy, version, who string) (*cachedRules, 
 		return nil, false
 	}
 	// The strings decoded share body, which nothing writes after this.
-	r := cacheReader{s: unsafe.String(unsafe.SliceData(body), len(body))}
-	if r.str() != version || r.str() != who || r.str() != p.Workspace || r.str() != p.WardenHome || r.str() != p.UserHome || r.bad {
+	r := cacheReader{cachefile.NewReader(body)}
+	if r.Str() != version || r.Str() != who || r.Str() != p.Workspace || r.Str() != p.WardenHome || r.Str() != p.UserHome || r.Bad {
 		return nil, false
 	}
 	c := &cachedRules{}
-	nd := r.count()
+	nd := r.Count()
 	c.deps = make([]dep, 0, nd)
 	for range nd {
-		d := dep{path: r.str()}
-		switch r.byte() {
+		d := dep{path: r.Str()}
+		switch r.Byte() {
 		case 0:
 		case 1:
 			d.s.whole = true
 		default:
-			r.bad = true
+			r.Bad = true
 		}
-		d.s.errno, d.s.mode, d.s.uid, d.s.gid, d.s.dev, d.s.ino = r.n(), r.n(), r.n(), r.n(), r.n(), r.n()
-		d.s.mtimeNs, d.s.ctimeNs = r.i(), r.i()
+		d.s.errno, d.s.mode, d.s.uid, d.s.gid, d.s.dev, d.s.ino = r.Uint(), r.Uint(), r.Uint(), r.Uint(), r.Uint(), r.Uint()
+		d.s.mtimeNs, d.s.ctimeNs = r.Int(), r.Int()
 		c.deps = append(c.deps, d)
 	}
-	if r.bad || r.count() != len(p.Denied) || r.bad {
+	if r.Bad || r.Count() != len(p.Denied) || r.Bad {
 		return nil, false
 	}
 	c.denied = make([]pattern, 0, len(p.Denied)+len(p.Denied)/8)
 	c.deniedN = make([]int, len(p.Denied))
 	for i, d := range p.Denied {
-		if r.str() != d || r.bad {
+		if r.Str() != d || r.Bad {
 			return nil, false
 		}
 		n := len(c.denied)
 		c.denied = r.pats(c.denied, d)
 		c.deniedN[i] = len(c.denied) - n
 	}
-	if r.bad || r.count() != len(p.Allowed) || r.bad {
+	if r.Bad || r.Count() != len(p.Allowed) || r.Bad {
 		return nil, false
 	}
 	c.allowed = make([]allowedRule, len(p.Allowed))
@@ -469,7 +395,7 @@ func decodeGuardCache(raw []byte, p Policy, version, who string) (*cachedRules, 
 	for i, a := range p.Allowed {
 		ar := &c.allowed[i]
 		ar.text = a.Pattern
-		if r.str() != a.Pattern {
+		if r.Str() != a.Pattern {
 			return nil, false
 		}
 		for _, act := range a.Actions {
@@ -479,7 +405,7 @@ func decodeGuardCache(raw []byte, p Policy, version, who string) (*cachedRules, 
 			}
 			ar.actions[k] = true
 		}
-		if r.byte() != actionMask(ar.actions) || r.byte() != byte(a.Level) {
+		if r.Byte() != actionMask(ar.actions) || r.Byte() != byte(a.Level) {
 			return nil, false
 		}
 		ar.level = a.Level
@@ -487,7 +413,7 @@ func decodeGuardCache(raw []byte, p Policy, version, who string) (*cachedRules, 
 		pats = r.pats(pats, a.Pattern)
 		ar.pats = pats[start:len(pats):len(pats)]
 	}
-	if r.bad || r.s != "" {
+	if !r.Done() {
 		return nil, false
 	}
 	return c, true

@@ -7,7 +7,8 @@
 // Seal and Open are the binary caches' frame (the compiled filesystem and
 // network rules): a magic line naming the format, the CRC-32 (IEEE) of the
 // body, and the body. IEEE, not Castagnoli: hash/crc32 builds no tables
-// for it in a fresh process.
+// for it in a fresh process. Writer and Reader are the values of a body
+// (the compiled filesystem rules, the policy cache's rule lists).
 package cachefile
 
 import (
@@ -15,6 +16,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
 // Seal is a cache file holding body in the format magic names: magic, the
@@ -58,3 +60,99 @@ func Write(path string, data []byte) {
 		os.Remove(f.Name())
 	}
 }
+
+// Writer appends the values of a cache file's body: unsigned and signed
+// varints, bytes, and strings (a uvarint length and the bytes).
+type Writer struct{ B []byte }
+
+func (w *Writer) Uint(n uint64) { w.B = binary.AppendUvarint(w.B, n) }
+
+func (w *Writer) Int(n int64) { w.B = binary.AppendVarint(w.B, n) }
+
+func (w *Writer) Byte(c byte) { w.B = append(w.B, c) }
+
+func (w *Writer) Str(s string) {
+	w.Uint(uint64(len(s)))
+	w.B = append(w.B, s...)
+}
+
+// Reader reads what a Writer appended, in the same order. Bad is set at the
+// first value that does not fit (cut short, or a length past the end), and
+// every read after it returns zero: a decoder reads on and checks Bad once.
+// The strings it returns share S.
+type Reader struct {
+	S   string
+	Bad bool
+}
+
+// NewReader reads body in place: the strings read share its bytes, so
+// nothing may write body after.
+func NewReader(body []byte) Reader {
+	return Reader{S: unsafe.String(unsafe.SliceData(body), len(body))}
+}
+
+func (r *Reader) Uint() uint64 {
+	if r.Bad {
+		return 0
+	}
+	if r.S != "" && r.S[0] < 0x80 { // one byte: most lengths and counts
+		v := uint64(r.S[0])
+		r.S = r.S[1:]
+		return v
+	}
+	v, k := binary.Uvarint([]byte(r.S[:min(len(r.S), binary.MaxVarintLen64)]))
+	if k <= 0 {
+		r.Bad = true
+		return 0
+	}
+	r.S = r.S[k:]
+	return v
+}
+
+func (r *Reader) Int() int64 {
+	if r.Bad {
+		return 0
+	}
+	v, k := binary.Varint([]byte(r.S[:min(len(r.S), binary.MaxVarintLen64)]))
+	if k <= 0 {
+		r.Bad = true
+		return 0
+	}
+	r.S = r.S[k:]
+	return v
+}
+
+// Count reads a count of items that take at least one byte each: one past
+// what is left is Bad, so a damaged count cannot make its reader allocate
+// more than the file could hold.
+func (r *Reader) Count() int {
+	n := r.Uint()
+	if n > uint64(len(r.S)) {
+		r.Bad = true
+		return 0
+	}
+	return int(n)
+}
+
+func (r *Reader) Byte() byte {
+	if r.Bad || r.S == "" {
+		r.Bad = true
+		return 0
+	}
+	c := r.S[0]
+	r.S = r.S[1:]
+	return c
+}
+
+func (r *Reader) Str() string {
+	n := r.Count()
+	if r.Bad {
+		return ""
+	}
+	s := r.S[:n]
+	r.S = r.S[n:]
+	return s
+}
+
+// Done reports whether everything was read, and read well.
+func (r *Reader) Done() bool { return !r.Bad && r.S == "" }

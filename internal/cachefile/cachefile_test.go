@@ -63,3 +63,43 @@ func TestSealOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderReadsWhatWriterWrote: every kind of value comes back in order;
+// a count or string length past the end, or a body cut anywhere, sets Bad,
+// which then holds for every read after.
+func TestReaderReadsWhatWriterWrote(t *testing.T) {
+	var w Writer
+	w.Uint(3)
+	w.Uint(1 << 40)
+	w.Int(-5)
+	w.Byte(0xff)
+	w.Str("rules")
+	w.Str("")
+	r := NewReader(w.B)
+	if n, big, i, c, s, e := r.Count(), r.Uint(), r.Int(), r.Byte(), r.Str(), r.Str(); n != 3 || big != 1<<40 || i != -5 || c != 0xff || s != "rules" || e != "" || !r.Done() {
+		t.Fatalf("read %d %d %d %#x %q %q, done %v; want what was written", n, big, i, c, s, e, r.Done())
+	}
+	for cut := range len(w.B) {
+		r := NewReader(w.B[:cut])
+		r.Count()
+		r.Uint()
+		r.Int()
+		r.Byte()
+		r.Str()
+		r.Str()
+		if !r.Bad || r.Done() {
+			t.Errorf("cut to %d of %d bytes: Bad %v; want set", cut, len(w.B), r.Bad)
+		}
+	}
+	r = NewReader([]byte{5, 'a', 'b'})
+	if r.Count(); !r.Bad {
+		t.Error("a count of 5 with 2 bytes left was read")
+	}
+	if r.Byte() != 0 || r.Str() != "" || r.Uint() != 0 || !r.Bad {
+		t.Error("reads after Bad returned values")
+	}
+	r = NewReader([]byte{3, 'a', 'b'})
+	if s := r.Str(); s != "" || !r.Bad {
+		t.Errorf("a 3-byte string with 2 bytes left read as %q", s)
+	}
+}
