@@ -105,11 +105,12 @@ func (a *App) RunMCP(ctx context.Context, o MCPOptions, stdin io.Reader, stdout,
 	if err := CheckMCPName(o.Name); err != nil {
 		return err
 	}
-	if o.Session == "" {
+	if o.Session == "" && (o.Listen == "" || o.Upstream == "") {
 		// One session per run of the proxy (one host session, as hosts
 		// start their servers): "approve for this session" then lasts
-		// while the host keeps the server.
-		o.Session = "mcp-" + o.Name + "-" + NewID()
+		// while the host keeps the server. With --listen, one per HTTP
+		// client session instead (open).
+		o.Session = mcpSessionID(o.Name)
 	}
 	p := a.MCPProxy(o)
 	s, err := inject.ScannerFor(a.scanRules())
@@ -146,6 +147,9 @@ func (a *App) RunMCP(ctx context.Context, o MCPOptions, stdin io.Reader, stdout,
 	}
 	return serveResult(p.Serve(ctx, mcp.NewStreamConn(stdin, nopCloser{stdout}), srv), o)
 }
+
+// mcpSessionID is a new warden session for the proxy of server name.
+func mcpSessionID(name string) string { return "mcp-" + name + "-" + NewID() }
 
 // cwd is this process's working directory ("" when unknown).
 func cwd() string {
@@ -423,10 +427,13 @@ func (h *mcpHTTP) open() (*mcpSession, error) {
 	h.mu.Lock()
 	h.sessions[t.SessionID] = sess
 	h.mu.Unlock()
+	p := *h.proxy
+	if p.Session == "" {
+		p.Session = mcpSessionID(h.opts.Name) // each client's approvals for its session are its own
+	}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		p := *h.proxy
 		if err := p.Serve(h.ctx, down, up); err != nil {
 			h.log.Log.Warn("mcp: a session ended", "error", err)
 		}

@@ -163,3 +163,57 @@ func TestWrapMCPServersCodexRefusesInvalidTOML(t *testing.T) {
 		t.Errorf("the refused file was changed to %q", b)
 	}
 }
+
+// TestMCPListenSessionPerClient: with --listen, each HTTP client session
+// is a warden session of its own (an approval "for this session" given in
+// one host's window does not cover another's), unless --session names one.
+func TestMCPListenSessionPerClient(t *testing.T) {
+	a := openTestApp(t)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "up", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "echo", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in struct{}) (*sdk.CallToolResult, struct{}, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, struct{}{}, nil
+		})
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	defer up.Close()
+	seen := map[string]bool{} // the sessions of earlier runs
+	sessions := func(session string) map[string]bool {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		addr := make(chan string, 1)
+		go a.RunMCP(ctx, MCPOptions{Name: "up", Upstream: up.URL, Listen: "127.0.0.1:0", Session: session, Wait: -1,
+			Ready: func(s string) { addr <- s }}, nil, io.Discard, io.Discard)
+		listen := <-addr
+		for range 2 {
+			c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+			cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: "http://" + listen + "/", MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{}}); err != nil {
+				t.Fatal(err)
+			}
+			cs.Close()
+		}
+		es, err := a.Store.Entries(ctx, warden.AuditFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, e := range es {
+			if e.Tool == "mcp__up__echo" && (session == "" || e.Session == session) && !seen[e.Session] {
+				got[e.Session] = true
+			}
+		}
+		for s := range got {
+			seen[s] = true
+		}
+		return got
+	}
+	if got := sessions(""); len(got) != 2 {
+		t.Errorf("two HTTP clients were audited under sessions %v; want two different ones", got)
+	}
+	if got := sessions("named"); len(got) != 1 || !got["named"] {
+		t.Errorf("with --session named: sessions %v; want only named", got)
+	}
+}
