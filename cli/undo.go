@@ -122,26 +122,29 @@ func listSnapshots(e *env, git undo.Runner, repo undo.Repo, c *cobra.Command) er
 		} else {
 			taken = s.Time.UTC().Format("2006-01-02 15:04:05")
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", s.ID, taken, what)
+		fmt.Fprintf(w, "%s\t%s\t%s\n", oneLine(s.ID), taken, oneLine(what))
 	}
 	return w.Flush()
 }
 
-// reportRestored says what a restore did.
+// reportRestored says what a restore did. A snapshot's facts (its
+// commit message) and the file names are an agent's to choose: they are
+// printed through oneLine, which shows terminal controls instead of
+// sending them.
 func reportRestored(e *env, repo undo.Repo, r undo.Restored) {
 	from := r.From
 	if len(r.Changed) == 0 && !r.Index {
-		fmt.Fprintf(e.stdout, "the work tree of %s already matches snapshot %s: nothing to restore\n", repo.Top, from.ID)
+		fmt.Fprintf(e.stdout, "the work tree of %s already matches snapshot %s: nothing to restore\n", repo.Top, oneLine(from.ID))
 		return
 	}
 	fmt.Fprintf(e.stdout, "restored snapshot %s (taken %s UTC, %s) in %s: %d files\n",
-		from.ID, from.Time.UTC().Format("2006-01-02 15:04:05"), from.Subject(), repo.Top, len(r.Changed))
+		oneLine(from.ID), from.Time.UTC().Format("2006-01-02 15:04:05"), oneLine(from.Subject()), repo.Top, len(r.Changed))
 	for i, p := range r.Changed {
 		if i == maxListedFiles {
 			fmt.Fprintf(e.stdout, "  … and %d more\n", len(r.Changed)-i)
 			break
 		}
-		fmt.Fprintf(e.stdout, "  %s\n", p)
+		fmt.Fprintf(e.stdout, "  %s\n", oneLine(p))
 	}
 	if r.Index {
 		fmt.Fprintln(e.stdout, "the index (what was staged) is restored too")
@@ -152,7 +155,7 @@ func reportRestored(e *env, repo undo.Repo, r undo.Restored) {
 	if r.Head != "" && from.Head != "" {
 		where := from.Head
 		if from.Branch != "" {
-			where += " (" + from.Branch + ")"
+			where += " (" + oneLine(from.Branch) + ")"
 		}
 		fmt.Fprintf(e.stdout, "note: HEAD is at %s now and was at %s when the snapshot was taken; warden undo leaves HEAD alone (`git reset --soft %s` moves it back)\n",
 			short(r.Head), where, short(from.Head))

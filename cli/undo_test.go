@@ -191,3 +191,55 @@ func BenchmarkExecDiscard(b *testing.B) {
 	end.Stdin = strings.NewReader(`{"hook_event_name":"SessionEnd","session_id":"bench","reason":"exit"}`)
 	_ = end.Run()
 }
+
+// TestUndoPrintsNoTerminalControls: what warden undo prints of a snapshot
+// (its command, read from a commit an agent can write) and of the work
+// tree (file names an agent chose) reaches the user's terminal with its
+// control characters made visible, never as escape sequences.
+func TestUndoPrintsNoTerminalControls(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	project := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = project
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(project, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+	// A snapshot that adds a file named with an escape sequence, taken
+	// "before" a command that holds one.
+	if err := os.WriteFile(filepath.Join(project, "x\x1b[2Jy"), []byte("z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	tree := git("write-tree")
+	git("rm", "-q", "--cached", "x\x1b[2Jy")
+	if err := os.Remove(filepath.Join(project, "x\x1b[2Jy")); err != nil {
+		t.Fatal(err)
+	}
+	commit := git("-c", "user.name=t", "-c", "user.email=t@t", "commit-tree", "-m", "warden undo: x\n\nWarden-Command: rm \x1b]0;owned\x07 -rf\n", tree)
+	git("update-ref", "refs/warden/undo/20261128-000000.000000-00000000", commit)
+	home := initHome(t)
+	for _, args := range [][]string{{"undo", "--list"}, {"undo"}} {
+		cmd := wardenCmd(home, args...)
+		cmd.Dir = project
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("warden %v: %v\n%s", args, err, out)
+		}
+		if bytes.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("warden %v printed terminal controls: %q", args, out)
+		}
+	}
+}
