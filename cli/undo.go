@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/undo"
 )
 
@@ -18,7 +19,7 @@ import (
 const maxListedFiles = 20
 
 func undoCmd(e *env) *cobra.Command {
-	var list, trust bool
+	var list, trust, allowProtected bool
 	c := &cobra.Command{
 		Use:   "undo [ID]",
 		Short: "Bring back uncommitted work an agent's command discarded",
@@ -39,7 +40,10 @@ repository's snapshots, newest first, and changes nothing.
 warden undo runs git in the repository, as you would, with core.fsmonitor
 and hooks off. It refuses a repository whose own .git/config sets a filter
 driver, core.worktree or an include (an agent can write the config of a
-repository it made) unless --trust-repo-config says you set them. It needs
+repository it made) unless --trust-repo-config says you set them, and a
+snapshot that would change a protected path (sandbox.protected_paths: an
+agent host's settings, .warden.yaml; an agent can write a snapshot of its
+own) unless --allow-protected says you trust it. It needs
 no warden home, and records what it restored in the audit log when there
 is one.`,
 		Example: `  warden undo --list
@@ -82,7 +86,14 @@ is one.`,
 			var rnd [4]byte
 			_, _ = rand.Read(rnd[:])
 			now := time.Now()
-			res, err := undo.Restore(ctx, git, repo, from, undo.NewID(now, rnd), now)
+			var protected []string
+			if !allowProtected {
+				protected = config.DefaultProtectedPaths
+				if _, p, err := e.policy(); err == nil {
+					protected = p.Sandbox.ProtectedPaths
+				}
+			}
+			res, err := undo.Restore(ctx, git, repo, from, undo.NewID(now, rnd), now, protected)
 			if err != nil {
 				return err
 			}
@@ -99,6 +110,7 @@ is one.`,
 		},
 	}
 	c.Flags().BoolVar(&list, "list", false, "list the snapshots of this repository, newest first, and change nothing")
+	c.Flags().BoolVar(&allowProtected, "allow-protected", false, "restore even the protected paths (sandbox.protected_paths: .claude/, .warden.yaml…) the snapshot changes (you took it, or looked at it)")
 	c.Flags().BoolVar(&trust, "trust-repo-config", false, "restore even though the repository's own config sets a filter, core.worktree or an include (set them yourself)")
 	return c
 }

@@ -65,8 +65,13 @@ type Restored struct {
 // the snapshot lacks that are there now (and not ignored) are removed;
 // ignored files are left alone, and one that is where the snapshot has a
 // file stops the restore before anything changed. HEAD is left where it
-// is. A snapshot whose commit is gone is an ENotFound error.
-func Restore(ctx context.Context, r Runner, repo Repo, from Snapshot, id string, at time.Time) (Restored, error) {
+// is. A snapshot whose commit is gone is an ENotFound error. A restore
+// that would change a protected path (relative to the work tree's top; a
+// directory written with a trailing /) stops before anything changed: a
+// snapshot is a commit that anyone who can write the repository's refs may
+// have made, an agent in warden's sandbox too, which keeps those paths (an
+// agent host's settings, warden's own) read-only.
+func Restore(ctx context.Context, r Runner, repo Repo, from Snapshot, id string, at time.Time, protected []string) (Restored, error) {
 	out := Restored{From: from}
 	if _, err := git(ctx, r, repo.Top, nil, "cat-file", "-e", from.Commit+"^{commit}"); err != nil {
 		return out, warden.Errorf(warden.ENotFound, "snapshot %s no longer exists in %s: its commit %s is gone", from.ID, repo.Top, short(from.Commit)).Wrap(err).
@@ -95,6 +100,10 @@ func Restore(ctx context.Context, r Runner, repo Repo, from Snapshot, id string,
 		if p != "" {
 			out.Changed = append(out.Changed, p)
 		}
+	}
+	if p := firstProtected(out.Changed, protected); p != "" {
+		return out, warden.Errorf(warden.EConflict, "snapshot %s would change %s in %s, a path warden keeps read-only for agents (sandbox.protected_paths), and a snapshot is a commit an agent can write", from.ID, p, repo.Top).
+			WithHint(fmt.Sprintf("look at what it holds (`git diff %s %s -- %s`); if you took it or trust it, run warden undo --allow-protected %s", short(now.Commit), short(from.Commit), p, from.ID))
 	}
 	if now.Tree != from.Tree {
 		// git read-tree overwrites ignored files: a path the snapshot
@@ -138,6 +147,20 @@ func Restore(ctx context.Context, r Runner, repo Repo, from Snapshot, id string,
 		out.Index = true
 	}
 	return out, nil
+}
+
+// firstProtected is the first of paths that is, or lies under, one of
+// protected (directories written with or without a trailing /), or "".
+func firstProtected(paths, protected []string) string {
+	for _, p := range paths {
+		for _, q := range protected {
+			q = strings.TrimSuffix(q, "/")
+			if q != "" && (p == q || strings.HasPrefix(p, q+"/")) {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // short is a commit id's first twelve characters.

@@ -160,7 +160,7 @@ func TestTakeAndRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Restore(ctx, Host{}, repo, from, "s2", at.Add(time.Minute))
+	res, err := Restore(ctx, Host{}, repo, from, "s2", at.Add(time.Minute), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestTakeAndRestore(t *testing.T) {
 	if err != nil || from.ID != "s2" || from.Meta.Undoes != "s1" {
 		t.Fatalf("newest snapshot = %+v, %v; want s2, undoing s1", from, err)
 	}
-	if _, err := Restore(ctx, Host{}, repo, from, "s3", at.Add(2*time.Minute)); err != nil {
+	if _, err := Restore(ctx, Host{}, repo, from, "s3", at.Add(2*time.Minute), nil); err != nil {
 		t.Fatal(err)
 	}
 	equalTrees(t, "after undoing the undo", tree(t, dir), afterDiscard)
@@ -193,7 +193,7 @@ func TestTakeAndRestore(t *testing.T) {
 	// Restoring a state that is already there changes nothing and keeps no
 	// snapshot of it.
 	from, _ = Find(ctx, Host{}, repo, "s2")
-	res, err = Restore(ctx, Host{}, repo, from, "s4", at.Add(3*time.Minute))
+	res, err = Restore(ctx, Host{}, repo, from, "s4", at.Add(3*time.Minute), nil)
 	if err != nil || res.Saved.ID != "" || len(res.Changed) != 0 {
 		t.Errorf("restoring what is there = %+v, %v; want nothing done", res, err)
 	}
@@ -217,7 +217,7 @@ func TestRestoreRefusesToOverwriteIgnored(t *testing.T) {
 	write(t, dir, ".git/info/exclude", "out.txt\n")
 	write(t, dir, "out.txt", "ignored, the user's\n")
 	write(t, dir, "a.txt", "edited since\n")
-	_, err = Restore(ctx, Host{}, repo, s, "s2", at)
+	_, err = Restore(ctx, Host{}, repo, s, "s2", at, nil)
 	if warden.ErrorCodeOf(err) != warden.EConflict {
 		t.Fatalf("Restore over an ignored file: %v, want a conflict", err)
 	}
@@ -250,7 +250,7 @@ func TestUnbornBranch(t *testing.T) {
 		t.Errorf("head %q on an unborn branch", s.Head)
 	}
 	run(t, dir, "clean", "-q", "-fd")
-	if _, err := Restore(ctx, Host{}, repo, s, "s2", at); err != nil {
+	if _, err := Restore(ctx, Host{}, repo, s, "s2", at, nil); err != nil {
 		t.Fatal(err)
 	}
 	equalTrees(t, "restored", tree(t, dir), map[string]string{"a.txt": "first work\n"})
@@ -288,7 +288,7 @@ func TestErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Restore(ctx, Host{}, repo, s, "x", at); warden.ErrorCodeOf(err) != warden.ENotFound || !strings.Contains(warden.UserMessage(err), "no longer exists") {
+	if _, err := Restore(ctx, Host{}, repo, s, "x", at, nil); warden.ErrorCodeOf(err) != warden.ENotFound || !strings.Contains(warden.UserMessage(err), "no longer exists") {
 		t.Errorf("Restore of a snapshot whose commit is gone: %v", err)
 	}
 	if _, _, err := Take(ctx, Host{}, repo, "../x", at, Meta{}, false); warden.ErrorCodeOf(err) != warden.EInvalid {
@@ -319,7 +319,7 @@ func TestSnapshotRunsNoRepositoryCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, dir, "a.txt", "one\n")
-	if _, err := Restore(ctx, Host{}, repo, s, "s2", at); err != nil {
+	if _, err := Restore(ctx, Host{}, repo, s, "s2", at, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(marker); err == nil {
@@ -404,7 +404,7 @@ func TestRestoreLeavesSubmodulesAlone(t *testing.T) {
 	subDir := filepath.Join(top, "sub")
 	run(t, subDir, "checkout", "-q", "HEAD~1")
 	moved := run(t, subDir, "rev-parse", "HEAD")
-	if _, err := Restore(ctx, Host{}, repo, s, "s2", at); err != nil {
+	if _, err := Restore(ctx, Host{}, repo, s, "s2", at, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := run(t, subDir, "rev-parse", "HEAD"); got != moved {
@@ -440,8 +440,45 @@ func TestForgedSnapshotCannotNameAnOption(t *testing.T) {
 		t.Errorf("the forged snapshot's index %q and head %q were read back; want neither", s.Index, s.Head)
 	}
 	write(t, dir, "a.txt", "edited\n")
-	_, _ = Restore(ctx, Host{}, repo, s, "s2", at)
+	_, _ = Restore(ctx, Host{}, repo, s, "s2", at, nil)
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
 		t.Errorf("a file outside the work tree was overwritten by the restore: %q", b)
+	}
+}
+
+// TestRestoreRefusesProtectedPaths: a snapshot an agent wrote that would
+// change a protected path (an agent host's settings, where a hook is a
+// command run outside any sandbox) stops the restore before anything
+// changed; with no protected paths it restores.
+func TestRestoreRefusesProtectedPaths(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+	write(t, dir, ".claude/settings.json", `{"hooks":"evil"}`)
+	write(t, dir, "a.txt", "two\n")
+	repo, _ := Open(ctx, Host{}, dir)
+	s, _, err := Take(ctx, Host{}, repo, "s1", at, Meta{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "a.txt", "one\n")
+	protected := []string{".git/config", ".claude/", ".warden.yaml"}
+	_, err = Restore(ctx, Host{}, repo, s, "s2", at, protected)
+	if warden.ErrorCodeOf(err) != warden.EConflict || !strings.Contains(warden.UserMessage(err), ".claude/settings.json") {
+		t.Fatalf("restoring a snapshot that adds .claude/settings.json: %v, want a conflict naming it", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude")); !os.IsNotExist(err) {
+		t.Errorf("the refused restore wrote .claude: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "one\n" {
+		t.Errorf("the refused restore changed a.txt: %q", b)
+	}
+	if _, err := Restore(ctx, Host{}, repo, s, "s3", at, nil); err != nil {
+		t.Fatalf("restore with no protected paths: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".claude/settings.json")); string(b) != `{"hooks":"evil"}` {
+		t.Errorf("restore with no protected paths: .claude/settings.json is %q", b)
 	}
 }
