@@ -163,6 +163,15 @@ func decodeCache(body []byte) (cached, bool) {
 	if json.Unmarshal(js, &c) != nil || c.Policy == nil {
 		return cached{}, false
 	}
+	// An override always names a tool and gives a valid tier (Parse refuses
+	// a file without them); an entry that has not is no entry Parse made.
+	// A tier that is present is checked by its own UnmarshalJSON; an absent
+	// one decodes as 0.
+	for _, o := range c.Policy.Tools.Overrides {
+		if o.Tool == "" || o.Tier == 0 {
+			return cached{}, false
+		}
+	}
 	// The lists' strings share body (a large policy's are 80 KB: copying
 	// them was a tenth of a read), which nothing writes after this.
 	l := listReader{cachefile.NewReader(rest)}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/agentwarden/warden"
 )
 
 // checkCacheRoundTrip fails unless l's Policy and problems come back from the
@@ -234,5 +236,28 @@ func TestCacheKeepsAllowedPathActions(t *testing.T) {
 	a := c.Policy.Filesystem.Allowed[0].Actions
 	if cap(a) != len(a) {
 		t.Errorf("a shared action list has room to grow (len %d, cap %d): an append would write into other rules' lists", len(a), cap(a))
+	}
+}
+
+// TestCacheRefusesAnOverrideWithoutItsTier: an entry whose override has no
+// tier (0 after decoding, which no policy Parse accepts can hold) is no
+// entry Parse made; it is refused and the file parsed again. Found by
+// FuzzDecodeCache.
+func TestCacheRefusesAnOverrideWithoutItsTier(t *testing.T) {
+	p := Default()
+	p.Tools.Overrides = []TierOverride{{Tool: "transfer_token", Tier: warden.TierAlwaysConfirm}}
+	body, err := encodeCache(cached{Policy: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := decodeCache(body); !ok {
+		t.Fatal("an entry with a whole override does not decode")
+	}
+	cut := bytes.Replace(body, []byte(`,"Tier":3`), nil, 1)
+	if bytes.Equal(cut, body) {
+		t.Fatalf("the encoded override has no \"Tier\":3 to cut: %.300s", body)
+	}
+	if c, ok := decodeCache(cut); ok {
+		t.Fatalf("an override without its tier decoded: %+v", c.Policy.Tools.Overrides)
 	}
 }
