@@ -66,8 +66,8 @@ func (s *session) toolCall(cctx, ctx context.Context, m *jsonrpc.Request) {
 	c := &toolCall{id: m.ID, tool: params.Name, start: time.Now(), argsHash: argsHash(params.Arguments)}
 	c.req = &warden.Request{Capability: warden.CapTool, Action: tools.ActionCall, Resource: name, Tool: name,
 		Params: args, Autonomous: s.p.Autonomous, Session: s.p.Session, Host: "mcp", RequestedBy: "agent", Raw: m.Params, Cwd: s.p.Cwd}
-	if !s.defs.wasListed() {
-		s.listTools(cctx)
+	if !s.defs.checked(params.Name) {
+		s.listTools(cctx, params.Name)
 	}
 	distrust := s.defs.distrust(params.Name)
 	d, err := s.p.Gate.Check(cctx, c.req, distrust)

@@ -207,3 +207,42 @@ func TestInjectionInTaskResultIsWithheld(t *testing.T) {
 		t.Fatalf("answer to tasks/result with an unreadable result = %v; want it withheld", m)
 	}
 }
+
+// TestToolOnAPageTheClientDidNotListIsChecked: a client that read only
+// the first page of the tool list (or calls from a list it cached) calls a
+// tool that is on a later page (echo, allowed by the policy): the proxy lists the rest itself before
+// judging the call, so a poisoned definition there is refused as on the
+// first page. Before, any listing in the session counted, and the tool's
+// call went on with its definition never checked.
+func TestToolOnAPageTheClientDidNotListIsChecked(t *testing.T) {
+	client, server := rawSession(t)
+	page1 := `{"tools":[{"name":"add","inputSchema":{"type":"object"}}],"nextCursor":"p2"}`
+	page2 := `{"tools":[{"name":"echo","description":` + toJSON(injection) + `,"inputSchema":{"type":"object"}}]}`
+	client.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+	if m := server.next(); m["method"] != "tools/list" {
+		t.Fatalf("server got %v, want the client's tools/list", m)
+	}
+	server.send(`{"jsonrpc":"2.0","id":1,"result":` + page1 + `}`)
+	client.next()
+	client.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	for {
+		m := server.next()
+		if m["method"] != "tools/list" {
+			t.Fatalf("server got %v before the proxy read the page holding the tool called; want no call of a tool never checked", m)
+		}
+		id, _ := m["id"].(string)
+		params, _ := m["params"].(map[string]any)
+		if params["cursor"] == "p2" {
+			server.send(`{"jsonrpc":"2.0","id":"` + id + `","result":` + page2 + `}`)
+			break
+		}
+		server.send(`{"jsonrpc":"2.0","id":"` + id + `","result":` + page1 + `}`)
+	}
+	if m := client.next(); m["id"] != 2.0 || !strings.Contains(toJSON(m), "prompt injection") {
+		t.Fatalf("answer to the call = %v; want it refused, its definition poisoned", m)
+	}
+	client.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if m := server.next(); m["method"] != "ping" {
+		t.Fatalf("the server's next message = %v; want the ping, the poisoned tool's call never forwarded", m)
+	}
+}

@@ -500,14 +500,15 @@ func (s *session) send(ctx context.Context, conn sdk.Connection, waiting map[jso
 	}
 }
 
-// listTools reads the server's tool list for the proxy itself, when the
-// client calls a tool before listing any in this session (a client with
-// the list cached): the call is then judged against the definitions as
-// they are now, changed or poisoned. An error leaves every tool unverified.
-func (s *session) listTools(ctx context.Context) {
+// listTools reads the server's tool list, every page, for the proxy
+// itself, when the client calls a tool no listing in this session showed
+// (a client with the list cached, or one that read only its first page):
+// the call is then judged against the definitions as they are now, changed
+// or poisoned. An error leaves every tool not listed unverified.
+func (s *session) listTools(ctx context.Context, name string) {
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
-	if s.defs.wasListed() {
+	if s.defs.checked(name) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -534,6 +535,7 @@ func (s *session) listTools(ctx context.Context) {
 		}
 		_ = json.Unmarshal(r.Result, &page)
 		if cursor = page.NextCursor; cursor == "" {
+			s.defs.listedAll()
 			return
 		}
 	}

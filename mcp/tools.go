@@ -103,22 +103,33 @@ type state struct {
 
 // definitions are the server's tools as last listed, and their pins.
 type definitions struct {
-	p       *Proxy
-	mu      sync.Mutex
-	loaded  bool
-	pins    map[string]string
-	pinsErr error
-	tools   map[string]state
-	told    map[string]bool // events already recorded, by kind and hash
-	listed  bool            // a listing was read in this session
-	listErr error           // the proxy's own listing failed
+	p         *Proxy
+	mu        sync.Mutex
+	loaded    bool
+	pins      map[string]string
+	pinsErr   error
+	tools     map[string]state
+	told      map[string]bool // events already recorded, by kind and hash
+	ownListed bool            // the proxy's own listing read every page
+	listErr   error           // the proxy's own listing failed
 }
 
-// wasListed reports whether a listing was read in this session.
-func (d *definitions) wasListed() bool {
+// checked reports whether a call to tool name can be judged on what the
+// session knows: the tool was listed, or the proxy's own listing read
+// them all (or failed: then every tool not listed asks). A listing of the
+// client's is not enough: it may have stopped at a page before the tool.
+func (d *definitions) checked(name string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.listed || d.listErr != nil
+	_, ok := d.tools[name]
+	return ok || d.ownListed || d.listErr != nil
+}
+
+// listedAll records that the proxy's own listing read every page.
+func (d *definitions) listedAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ownListed = true
 }
 
 // unverified records that the tools could not be listed: every call asks.
@@ -210,9 +221,6 @@ func (d *definitions) filter(ctx context.Context, raw json.RawMessage) (json.Raw
 	}
 	d.mu.Lock()
 	d.load()
-	d.mu.Unlock()
-	d.mu.Lock()
-	d.listed = true
 	d.mu.Unlock()
 	kept := make([]json.RawMessage, 0, len(list))
 	var events []Event
