@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -62,16 +61,10 @@ type MCPOptions struct {
 	IdleSession time.Duration
 }
 
-// serverName is the shape of an MCP server's name, compiled on first use,
-// not at package init (docs/benchmarks.md, cold start).
-var serverName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*(_[A-Za-z0-9-]+)*$`)
-})
-
 // CheckMCPName refuses a server name that would make tool names ambiguous
 // (mcp__NAME__TOOL) or a file name unsafe.
 func CheckMCPName(name string) error {
-	if !serverName().MatchString(name) || len(name) > 64 {
+	if !mcp.ValidName(name) {
 		return warden.Errorf(warden.EInvalid, "MCP server name %q is not usable", name).
 			WithHint("use letters, digits, - and single _ (at most 64), e.g. --name github; tools are then named mcp__github__TOOL")
 	}

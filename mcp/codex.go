@@ -352,7 +352,7 @@ func newline(data []byte) string {
 // changed as the edits change it.
 func wrapCodex(data []byte, name string, e map[string]any, ks map[string]tomlKey, prefix []string) (HostServer, []edit) {
 	hs := HostServer{Name: name, Action: "skipped"}
-	if !validName(name) {
+	if !ValidName(name) {
 		hs.Why = "its name cannot name MCP tools (use letters, digits, - and single _)"
 		return hs, nil
 	}

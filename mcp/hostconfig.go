@@ -156,7 +156,7 @@ func replaceFile(path string, data, out []byte) (string, error) {
 // wrapServer rewrites one server entry in place to run behind warden.
 func wrapServer(name string, e map[string]json.RawMessage, prefix []string, urlKey string) HostServer {
 	hs := HostServer{Name: name}
-	if !validName(name) {
+	if !ValidName(name) {
 		hs.Action, hs.Why = "skipped", "its name cannot name MCP tools (use letters, digits, - and single _)"
 		return hs
 	}
@@ -240,8 +240,11 @@ func wrapped(command string, args []string, name string) bool {
 		(args[i+3] == "--" || args[i+3] == "--upstream")
 }
 
-// validName mirrors app.CheckMCPName (a tool name segment).
-func validName(name string) bool {
+// ValidName reports whether name can name an MCP server behind warden: a
+// segment of its tools' names (mcp__NAME__TOOL) and of a file name, so
+// letters, digits, - and single _ (not first or last), at most 64 bytes,
+// not starting with -.
+func ValidName(name string) bool {
 	if name == "" || len(name) > 64 || strings.Contains(name, "__") || strings.HasPrefix(name, "_") || strings.HasSuffix(name, "_") || strings.HasPrefix(name, "-") {
 		return false
 	}
