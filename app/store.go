@@ -202,13 +202,21 @@ const FleetAnchorFile = "fleet.anchor"
 // FleetAnchorPath is the fleet anchor's path.
 func (h Home) FleetAnchorPath() string { return filepath.Join(string(h), FleetAnchorFile) }
 
+// replayAttempt bounds one replay of the fleet journal (replayJournal).
+const replayAttempt = 30 * time.Second
+
 // replayJournal chains what the home journaled while the fleet's database
 // was out of reach, as soon as it answers again, until ctx ends.
 func (f fleetStore) replayJournal(ctx context.Context, log func(msg string, args ...any)) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
-		if n, err := f.Store.Replay(ctx); err != nil && !postgres.Unreachable(err) && ctx.Err() == nil {
+		// Each attempt is bounded: a replay holds the journal's lock, and
+		// one stuck on a connection that hangs would hold it for good.
+		rctx, cancel := context.WithTimeout(ctx, replayAttempt)
+		n, err := f.Store.Replay(rctx)
+		cancel()
+		if err != nil && !postgres.Unreachable(err) && ctx.Err() == nil {
 			log("the fleet journal could not be replayed", "error", warden.UserMessage(err))
 		} else if n > 0 {
 			log("replayed the fleet journal into the fleet's database", "rows", n)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -42,17 +43,35 @@ const (
 	journalEvent = 'V'
 )
 
-// lock opens the journal and takes its exclusive lock; close releases both.
+// journalLockWait bounds the wait for the journal's lock: a process that
+// holds it for longer (a replay on a connection that hangs) must not hang
+// every hook and check of the host behind it; they fail, and fail closed.
+var journalLockWait = 10 * time.Second
+
+// lock opens the journal and takes its exclusive lock, waiting at most
+// journalLockWait; close releases both.
 func (j *journal) lock() (*os.File, error) {
 	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the fleet journal %s: %w", j.path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock the fleet journal %s: %w", j.path, err)
+	deadline := time.Now().Add(journalLockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock the fleet journal %s: %w", j.path, err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, warden.Errorf(warden.EUnavailable, "the fleet journal %s stayed locked by another warden process for %s", j.path, journalLockWait).
+				WithHint("another process is replaying it into the fleet's database; if that database hangs, restart that process (warden serve)")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	return f, nil
 }
 
 // append adds records durably.

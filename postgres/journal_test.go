@@ -145,3 +145,33 @@ func TestJournalCutShort(t *testing.T) {
 		t.Errorf("parseJournal(whole) = %d, %v", len(rows), err)
 	}
 }
+
+// TestJournalLockWaitIsBounded: a process that holds the journal's lock (a
+// replay stuck on a hung connection) makes another's append fail after the
+// bounded wait, as unavailable, with nothing appended; once the lock is
+// free, the append goes through. Needs no server.
+func TestJournalLockWaitIsBounded(t *testing.T) {
+	old := journalLockWait
+	journalLockWait = 200 * time.Millisecond
+	t.Cleanup(func() { journalLockWait = old })
+	j := &journal{path: filepath.Join(t.TempDir(), "fleet.journal")}
+	held, err := j.lock() // another open file description: flock excludes it
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = j.append([]byte("row"))
+	if waited := time.Since(start); warden.ErrorCodeOf(err) != warden.EUnavailable || waited < journalLockWait || waited > 5*time.Second {
+		t.Fatalf("append while the lock is held: %v after %s; want unavailable after about %s", err, waited, journalLockWait)
+	}
+	if fi, err := os.Stat(j.path); err != nil || fi.Size() != 0 {
+		t.Fatalf("the journal after a refused append: %v, %v; want it empty", fi, err)
+	}
+	held.Close()
+	if err := j.append([]byte("row")); err != nil {
+		t.Fatalf("append once the lock is free: %v", err)
+	}
+	if fi, _ := os.Stat(j.path); fi == nil || fi.Size() == 0 {
+		t.Fatal("the append after the lock was freed wrote nothing")
+	}
+}
