@@ -39,18 +39,26 @@ func runInit() int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail("make the sandbox's init undumpable: " + err.Error())
 	}
+	// In namespaces, what needs no plan is done before it comes: an init
+	// started while the gate decides (StartEarly) waits for its plan, and
+	// this is then off the run's path.
+	namespaces := len(os.Args) > 1 && os.Args[1] == initNamespacesArg
+	if namespaces {
+		if err := prepareNamespaces(); err != nil {
+			return fail(err.Error())
+		}
+	}
 	p, raw, err := readPlanBytes()
 	if err != nil {
 		return fail(err.Error())
+	}
+	if p.Namespaces != namespaces {
+		return fail("the sandbox's plan does not match how its init was started (namespaces or not); run again")
 	}
 	if p.Namespaces {
 		if err := setupMounts(p); err != nil {
 			return fail(err.Error())
 		}
-		if err := loopbackUp(); err != nil {
-			return fail(err.Error())
-		}
-		_ = unix.Sethostname([]byte("warden-sandbox"))
 		if p.ListenFD > 0 && len(p.Listen) == 0 {
 			// An init started before its run was known gets the socket
 			// whether or not the run serves anything on its loopback.
@@ -121,6 +129,20 @@ func runInit() int {
 		}
 	}
 	return send(o)
+}
+
+// prepareNamespaces does what an init in namespaces does before its plan:
+// it makes its mounts private, mounts a fresh /proc, brings its loopback up
+// and names its host.
+func prepareNamespaces() error {
+	if err := mountProc(); err != nil {
+		return err
+	}
+	if err := loopbackUp(); err != nil {
+		return err
+	}
+	_ = unix.Sethostname([]byte("warden-sandbox"))
+	return nil
 }
 
 // stage is a one-shot run's stage, started and waiting for its plan: for a

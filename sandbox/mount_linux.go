@@ -14,10 +14,9 @@ import (
 // setupMounts shapes the init's private mount namespace: nothing it does
 // propagates back to the host. Masks must come before Landlock, which
 // forbids mount changes once enforced.
+// The init has made its mounts private and mounted /proc already
+// (prepareNamespaces).
 func setupMounts(p *plan) error {
-	if err := mountProc(); err != nil {
-		return err
-	}
 	if p.PrivateTmp {
 		return privateTmp(p)
 	}

@@ -87,6 +87,9 @@ type outcome struct {
 const (
 	initArg0  = "warden-sandbox-init"
 	stageArg0 = "warden-sandbox-stage"
+	// initNamespacesArg follows initArg0 for an init started in new
+	// namespaces.
+	initNamespacesArg = "namespaces"
 )
 
 // Main runs the sandbox's init or stage when this process was started as

@@ -50,7 +50,7 @@ func spawnInit(exe string, mode Mode, stdin io.Reader, stdout, stderr io.Writer,
 		return nil, nil, err
 	}
 	cmd := &exec.Cmd{
-		Path: exe, Args: []string{initArg0}, Env: helperEnv, Dir: "/",
+		Path: exe, Args: initArgs(mode), Env: helperEnv, Dir: "/",
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		ExtraFiles:  append([]*os.File{planR, reportW}, extra...),
 		SysProcAttr: initAttr(mode),
@@ -67,6 +67,14 @@ func spawnInit(exe string, mode Mode, stdin io.Reader, stdout, stderr io.Writer,
 		return nil, nil, fmt.Errorf("start the sandbox: %w", err)
 	}
 	return &initProc{cmd: cmd, report: reportR}, planW, nil
+}
+
+// initArgs are the arguments an init of mode is started with.
+func initArgs(mode Mode) []string {
+	if mode.Namespaces() {
+		return []string{initArg0, initNamespacesArg}
+	}
+	return []string{initArg0}
 }
 
 // admit moves the init into cg, before its plan lets it start anything.
