@@ -135,13 +135,34 @@ func TestConnectCarriesBytesSentWithTheRequest(t *testing.T) {
 	target := hostPort("127.0.0.1", echo.port)
 	h := newHarness(t, nil, privatePolicy(target), options{})
 	const early = "sent before the answer"
-	_, br, resp := h.connect(target, early)
+	c, br, resp := h.connect(target, early)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("CONNECT %s = %d, want 200", target, resp.StatusCode)
 	}
 	got := make([]byte, len(early))
 	if _, err := io.ReadFull(br, got); err != nil || string(got) != early {
 		t.Fatalf("read %q (%v), want the echo %q", got, err, early)
+	}
+	// The relay after the early bytes carries the rest, and the request
+	// log counts both.
+	const later = "and sent after it"
+	if _, err := io.WriteString(c, later); err != nil {
+		t.Fatal(err)
+	}
+	got = make([]byte, len(later))
+	if _, err := io.ReadFull(br, got); err != nil || string(got) != later {
+		t.Fatalf("read %q (%v), want the echo %q", got, err, later)
+	}
+	if err := c.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if rest, err := io.ReadAll(br); err != nil || len(rest) != 0 {
+		t.Fatalf("after the half-close read %q (%v), want EOF", rest, err)
+	}
+	evs := h.events.wait(t, warden.EventEgressRequest, 1)
+	n := float64(len(early) + len(later))
+	if evs[0].meta["bytes_up"] != n || evs[0].meta["bytes_down"] != n {
+		t.Errorf("event counts %v bytes up and %v down, want %v each (meta %s)", evs[0].meta["bytes_up"], evs[0].meta["bytes_down"], n, evs[0].raw)
 	}
 }
 

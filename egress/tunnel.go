@@ -2,7 +2,6 @@ package egress
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -91,13 +90,19 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	// Bytes the client sent after the CONNECT line are already buffered.
-	var from io.Reader = client
+	// Bytes the client sent after the CONNECT line are already buffered:
+	// they go first, so that the relay after them is connection to
+	// connection, which the kernel splices (a reader in front would make
+	// io.Copy copy through user space).
 	if n := rw.Reader.Buffered(); n > 0 {
 		buffered, _ := rw.Reader.Peek(n)
-		from = io.MultiReader(bytes.NewReader(bytes.Clone(buffered)), client)
+		w, err := upstream.Write(buffered)
+		e.up.Add(int64(w))
+		if err != nil {
+			return
+		}
 	}
-	splice(client, from, upstream, &e.up, &e.down)
+	splice(client, upstream, &e.up, &e.down)
 }
 
 // openTunnel takes over the client's connection, tracked so Close ends it,
@@ -123,13 +128,15 @@ func (p *Proxy) openTunnel(ctx context.Context, w http.ResponseWriter, e *entry)
 }
 
 // splice copies client→upstream and upstream→client, half-closing each
-// direction as it ends, and returns when both are done.
-func splice(client net.Conn, from io.Reader, upstream net.Conn, up, down *atomic.Int64) {
+// direction as it ends, and returns when both are done. It hands io.Copy
+// the connections themselves: between two TCP connections it uses
+// splice(2), so the bytes never enter the proxy's memory.
+func splice(client, upstream net.Conn, up, down *atomic.Int64) {
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		n, _ := io.Copy(upstream, from)
+		n, _ := io.Copy(upstream, client)
 		up.Add(n)
 		closeWrite(upstream)
 	}()

@@ -160,6 +160,7 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 		tls  bool
 	}
 	rates := map[bulkKey][]float64{}
+	cpus := map[bulkKey][]time.Duration{}
 	for r := range bulkRounds {
 		for i := range all {
 			p := all[(i+r)%len(all)]
@@ -168,16 +169,19 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 				if overTLS {
 					u = tlsSrv.URL + "/bulk"
 				}
+				cpu0 := cpuTime(p.pid)
 				rate, err := download(p, u, size, roots)
 				if err != nil {
 					return fmt.Errorf("%s download %s: %w", p.name, u, err)
 				}
-				rates[bulkKey{p.name, overTLS}] = append(rates[bulkKey{p.name, overTLS}], rate)
+				k := bulkKey{p.name, overTLS}
+				rates[k] = append(rates[k], rate)
+				cpus[k] = append(cpus[k], cpuTime(p.pid)-cpu0)
 			}
 		}
 	}
 	fmt.Printf("one %d MiB download per round, %d rounds, interleaved; share = rate / direct's rate in the same round\n", size>>20, bulkRounds)
-	fmt.Printf("%-12s %-16s %30s %30s %8s\n", "proxy", "how", "MB/s (each round)", "share of direct", "median")
+	fmt.Printf("%-12s %-16s %30s %30s %8s %24s\n", "proxy", "how", "MB/s (each round)", "share of direct", "median", "proxy CPU ms (median)")
 	for _, overTLS := range []bool{false, true} {
 		how := "plain HTTP"
 		if overTLS {
@@ -194,7 +198,13 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 				shares = append(shares, v/direct[i])
 			}
 			slices.Sort(shares)
-			fmt.Printf("%-12s %-16s %30s %30s %8.2f\n", p.name, how, strings.Join(mbs, " "), strings.Join(share, " "), shares[len(shares)/2])
+			cpu := "" // the proxy's CPU time for the download: the relay's cost, steadier than its rate on a shared machine
+			if p.pid != 0 {
+				c := slices.Clone(cpus[bulkKey{p.name, overTLS}])
+				slices.Sort(c)
+				cpu = fmt.Sprintf("%.0f", float64(c[len(c)/2])/float64(time.Millisecond))
+			}
+			fmt.Printf("%-12s %-16s %30s %30s %8.2f %24s\n", p.name, how, strings.Join(mbs, " "), strings.Join(share, " "), shares[len(shares)/2], cpu)
 		}
 	}
 	return nil
