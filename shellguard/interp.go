@@ -300,6 +300,38 @@ var shellOutAPIs = []string{"os.system(", "os.popen(", "subprocess.run(", "subpr
 	"execSync(", "exec(", "spawnSync(", "spawn(", "execFileSync(", "execFile(", "system(", "os.execute(", "io.popen(",
 	"shell_exec(", "passthru(", "popen(", "Runtime.getRuntime().exec(", "do shell script ", "IO.popen(", "Open3."}
 
+// notThatCall reports whether the match of a bare shell-out API (system(,
+// exec(, spawn(…: one with no module in its name) at code[i] is another
+// function: the end of a longer name (filesystem(, myexec(), or a function
+// of a compute-only Python module (platform.system() names the OS). A
+// module name the code rebinds (import os as platform, platform = os) is
+// not trusted to be that module.
+func notThatCall(code string, i int, api string) bool {
+	if i == 0 || strings.Contains(api, ".") || !isNameByte(api[0]) {
+		return false
+	}
+	if isNameByte(code[i-1]) {
+		return true
+	}
+	if code[i-1] != '.' {
+		return false
+	}
+	k := i - 1
+	for k > 0 && isNameByte(code[k-1]) {
+		k--
+	}
+	mod := code[k : i-1]
+	if mod == "" || k > 0 && code[k-1] == '.' || !safeImports.has(mod) {
+		return false
+	}
+	for _, rebind := range []string{" as " + mod, mod + "=", mod + " ="} {
+		if strings.Contains(code, rebind) {
+			return false
+		}
+	}
+	return true
+}
+
 // deleteAPIs delete files; recursive ones delete trees.
 var deleteAPIs = []struct {
 	api string
@@ -351,7 +383,7 @@ func scanInterp(cc *cmdCtx, code string) {
 			}
 			i += off
 			off = i + len(api)
-			if api == "exec(" && i > 0 && isNameByte(code[i-1]) && !strings.HasSuffix(code[:i], "child_process.") && !strings.HasSuffix(code[:i], ".") {
+			if notThatCall(code, i, api) {
 				continue
 			}
 			lit, ok := firstStringLiteral(code[i+len(api):])
