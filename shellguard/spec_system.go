@@ -75,6 +75,22 @@ func systemHandlers(t map[string]handler) {
 	}
 }
 
+// hKillByName: pkill and killall signal every process whose name matches.
+// In the sandbox they reach only the session's own processes (its PID
+// namespace, or Landlock's signal scope in light mode), as kill PID and
+// kill $(pgrep …) do, so they are allowed there; where no sandbox can run,
+// or with elevated privileges, they would reach the user's other programs
+// and ask.
+func hKillByName(cc *cmdCtx) {
+	what := cc.name + " kills every process with a name"
+	switch {
+	case cc.cmd.Privileged:
+		cc.say(warden.Ask, "shell.kill_by_name", what+", with elevated privileges")
+	case !cc.c.p.SandboxAvailable:
+		cc.say(warden.Ask, "shell.kill_by_name", what+", and no sandbox keeps it to the agent's own processes")
+	}
+}
+
 // processHandlers covers signals, firewalls, services, scheduled jobs,
 // system packages and privilege changes.
 func processHandlers(t map[string]handler) {
@@ -92,8 +108,8 @@ func processHandlers(t map[string]handler) {
 			}
 		}
 	}
-	t["killall"] = func(cc *cmdCtx) { cc.say(warden.Ask, "shell.kill_by_name", cc.name+" kills every process with a name") }
-	t["pkill"] = t["killall"]
+	t["killall"] = hKillByName
+	t["pkill"] = hKillByName
 	t["iptables"] = hFirewall
 	t["ip6tables"] = hFirewall
 	t["iptables-restore"] = hFirewall

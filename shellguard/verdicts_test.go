@@ -187,6 +187,21 @@ func TestBuildOutput(t *testing.T) { runVerdicts(t, "build_output.txt", defaultP
 // suspicious code in the guard sandbox.
 func TestUnseenCode(t *testing.T) { runVerdicts(t, "unseen.txt", defaultPolicy()) }
 
+// TestKillByNameNeedsTheSandbox: pkill and killall are allowed only where
+// the sandbox keeps their signals to the session's own processes.
+func TestKillByNameNeedsTheSandbox(t *testing.T) {
+	p := defaultPolicy()
+	p.SandboxAvailable = false
+	for _, cmd := range []string{"pkill -f node", "killall node"} {
+		if r := Classify(cmd, corpusEnv, p); r.Verdict != warden.Ask || r.Rule != "shell.kill_by_name" {
+			t.Errorf("Classify(%q) with no sandbox = %v (%s), want ask shell.kill_by_name", cmd, r.Verdict, r.Rule)
+		}
+	}
+	if r := Classify("sudo pkill -f node", corpusEnv, defaultPolicy()); r.Verdict == warden.Allow {
+		t.Errorf("Classify(sudo pkill -f node) = allow (%s), want ask or deny", r.Rule)
+	}
+}
+
 // TestNoNetworkPolicyAsks: without a network policy, a command naming a
 // host is asked about, never allowed.
 func TestNoNetworkPolicyAsks(t *testing.T) {
