@@ -347,6 +347,10 @@ func (l lazyPaths) guard() shellguard.PathGuard { return shellPaths(l.files()) }
 
 func (l lazyPaths) Denied(p, cwd string) (warden.Decision, bool) { return l.guard().Denied(p, cwd) }
 
+func (l lazyPaths) DeniedToRead(p, cwd string) (warden.Decision, bool) {
+	return l.guard().DeniedToRead(p, cwd)
+}
+
 func (l lazyPaths) DeniedWithin(p, cwd string) (warden.Decision, bool) {
 	return l.guard().DeniedWithin(p, cwd)
 }
@@ -355,6 +359,10 @@ type unjudgeablePaths struct{ err error }
 
 func (u unjudgeablePaths) Denied(string, string) (warden.Decision, bool) {
 	return warden.Denyf("fs.no_policy", fmt.Sprintf("the filesystem policy is not available (%v), so no path can be judged; fix the filesystem section of the policy file", u.err)), true
+}
+
+func (u unjudgeablePaths) DeniedToRead(p, cwd string) (warden.Decision, bool) {
+	return u.Denied(p, cwd)
 }
 
 func (u unjudgeablePaths) DeniedWithin(p, cwd string) (warden.Decision, bool) {

@@ -187,3 +187,53 @@ func TestDeniedWithin(t *testing.T) {
 		t.Errorf("DeniedWithin(project) with only **/.env denied = %+v; want not reported", d)
 	}
 }
+
+// TestDeniedToRead: reading a file every user may read in a system
+// directory is not denied by a denied path that holds the directory
+// (/etc/**); a file there that only some may read, one outside the system
+// directories, and a system file named through a link elsewhere still are.
+func TestDeniedToRead(t *testing.T) {
+	w := newWorld(t)
+	public, private := "/etc/passwd", "/etc/shadow"
+	for _, p := range []string{public, private} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("%s is not here (%v): this system does not keep its users in /etc", p, err)
+		}
+	}
+	if fi, _ := os.Stat(public); fi.Mode().Perm()&0o004 == 0 {
+		t.Skipf("%s is not readable by others here", public)
+	}
+	mkdir(t, w.outside+"/private")
+	write(t, w.outside+"/private/notes.txt", "OUTSIDE")
+	if err := os.Chmod(w.outside+"/private/notes.txt", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, public, w.home+"/.ssh/passwd-link")
+	cases := []struct {
+		name   string
+		denied bool
+	}{
+		{public, false},
+		{"/etc", false}, // a directory every user may list
+		{"/etc/../etc/passwd", false},
+		{w.home + "/.ssh/passwd-link", true}, // named in ~/.ssh: its pattern stands
+		{w.outside + "/private/notes.txt", true},
+		{w.home + "/.ssh/id_ed25519", true},
+		{w.wardenHome + "/warden.yaml", true},
+	}
+	if fi, _ := os.Stat(private); fi.Mode().Perm()&0o004 == 0 {
+		cases = append(cases, struct {
+			name   string
+			denied bool
+		}{private, true})
+	}
+	for _, c := range cases {
+		if _, denied := w.g.DeniedToRead(c.name, ""); denied != c.denied {
+			t.Errorf("DeniedToRead(%q) denied = %v, want %v", c.name, denied, c.denied)
+		}
+		// Denied, for writes and deletes, still denies them all.
+		if _, denied := w.g.Denied(c.name, ""); !denied {
+			t.Errorf("Denied(%q) = not denied, want denied", c.name)
+		}
+	}
+}

@@ -66,7 +66,11 @@ func (cc *cmdCtx) deniedPath(w walk.Word, verb string) bool {
 	if !ok {
 		return false
 	}
-	d, denied := cc.c.p.Paths.Denied(p, cwd)
+	judge := cc.c.p.Paths.Denied
+	if verb == "read" {
+		judge = cc.c.p.Paths.DeniedToRead
+	}
+	d, denied := judge(p, cwd)
 	if !denied {
 		return false
 	}

@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,10 +10,19 @@ import (
 )
 
 // fakePaths denies everything below its prefixes, after making a path
-// absolute against cwd and expanding ~ to /home/u.
+// absolute against cwd and expanding ~ to /home/u; DeniedToRead leaves the
+// paths in public alone.
 type fakePaths struct {
 	prefixes []string
+	public   []string
 	asked    []string
+}
+
+func (f *fakePaths) DeniedToRead(p, cwd string) (warden.Decision, bool) {
+	if a, ok := f.abs(p, cwd); ok && slices.Contains(f.public, a) {
+		return warden.Decision{}, false
+	}
+	return f.Denied(p, cwd)
 }
 
 func (f *fakePaths) Denied(p, cwd string) (warden.Decision, bool) {
@@ -55,7 +65,7 @@ func (f *fakePaths) abs(p, cwd string) (string, bool) {
 // TestDeniedPathsJudgeOperands checks that the shell guard asks the
 // filesystem policy about what a command reads, writes and deletes.
 func TestDeniedPathsJudgeOperands(t *testing.T) {
-	paths := &fakePaths{prefixes: []string{"/home/u/.ssh", "/srv/secret", "/home/u/proj/vault"}}
+	paths := &fakePaths{prefixes: []string{"/home/u/.ssh", "/srv/secret", "/home/u/proj/vault"}, public: []string{"/srv/secret/motd"}}
 	p := DefaultPolicy()
 	p.Home = "/home/u"
 	p.Paths = paths
@@ -65,16 +75,25 @@ func TestDeniedPathsJudgeOperands(t *testing.T) {
 		want warden.Verdict
 	}{
 		{"cat ~/.ssh/id_ed25519", warden.Deny},
-		{"cat /srv/secret/db.txt", warden.Deny},                  // no metacharacter: the prefilter must defer
-		{"head -n 3 vault/key", warden.Deny},                     // relative to the working directory
-		{"cd vault && cat key", warden.Deny},                     // relative to a cd
-		{"grep -r password < /srv/secret/x", warden.Deny},        // input redirection
-		{"cp /srv/secret/db.txt /tmp/copy", warden.Deny},         // a copy's source
-		{"scp /srv/secret/db.txt host:/tmp/", warden.Deny},       // scp's source
-		{"echo hi > /srv/secret/new", warden.Deny},               // a write
-		{"rm /srv/secret/old", warden.Deny},                      // a delete
-		{"cat /srv/secret/*.txt", warden.Deny},                   // a glob below a denied directory
-		{"cat /srv/public/readme.txt", warden.Allow},             // not denied
+		{"cat /srv/secret/db.txt", warden.Deny},            // no metacharacter: the prefilter must defer
+		{"head -n 3 vault/key", warden.Deny},               // relative to the working directory
+		{"cd vault && cat key", warden.Deny},               // relative to a cd
+		{"grep -r password < /srv/secret/x", warden.Deny},  // input redirection
+		{"cp /srv/secret/db.txt /tmp/copy", warden.Deny},   // a copy's source
+		{"scp /srv/secret/db.txt host:/tmp/", warden.Deny}, // scp's source
+		{"echo hi > /srv/secret/new", warden.Deny},         // a write
+		{"rm /srv/secret/old", warden.Deny},                // a delete
+		{"cat /srv/secret/*.txt", warden.Deny},             // a glob below a denied directory
+		{"cat /srv/public/readme.txt", warden.Allow},       // not denied
+		// A file the policy's guard lets every program read (DeniedToRead:
+		// public system files) may be read, never written or deleted.
+		{"cat /srv/secret/motd", warden.Allow},
+		{"grep -n hello /srv/secret/motd", warden.Allow},
+		{"wc -l < /srv/secret/motd", warden.Allow},
+		{"cp /srv/secret/motd /tmp/motd", warden.Allow},
+		{"echo hi > /srv/secret/motd", warden.Deny},
+		{"rm /srv/secret/motd", warden.Deny},
+		{"sed -i s/a/b/ /srv/secret/motd", warden.Deny},
 		{"cat README.md", warden.Allow},                          // not denied
 		{"echo /srv/secret/x", warden.Allow},                     // data, not a path read
 		{"cat \"$F\"", warden.Allow},                             // only known at run time: left to the zones

@@ -66,6 +66,10 @@ type Policy struct {
 // directory, "" when unknown; a path it cannot judge is not denied.
 type PathGuard interface {
 	Denied(path, cwd string) (warden.Decision, bool)
+	// DeniedToRead is Denied for a program that only reads path: a file
+	// that no sandbox can hide and every user may read (fsguard: a public
+	// file in a system directory, such as /etc/os-release) is not denied.
+	DeniedToRead(path, cwd string) (warden.Decision, bool)
 	// DeniedWithin reports whether a denied path (or warden's home) lies
 	// inside the tree at path, which a program would read whole.
 	DeniedWithin(path, cwd string) (warden.Decision, bool)

@@ -1,0 +1,40 @@
+package fsguard
+
+import "github.com/agentwarden/warden"
+
+// systemDirs are the directories programs need to run at all (binaries,
+// libraries, their configuration, toolchains' sources): warden's sandbox
+// leaves them readable in every profile (package sandbox's systemRoots), so
+// a denied path that holds one, such as the default /etc/** and /usr/**,
+// cannot be hidden from a sandboxed command.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
+
+// inSystemDir reports whether p (absolute and clean) is or lies in one of
+// systemDirs.
+func inSystemDir(p string) bool {
+	for _, d := range systemDirs {
+		if p == d || under(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// DeniedToRead is Denied for a program that only reads name. A file that
+// every user of the machine may read, named in a system directory and lying
+// in one, is not denied by a denied path: no sandbox can hide it from the
+// programs that need it, and it holds no secret of the user's
+// (/etc/os-release, /usr/include/stdio.h, Go's sources under /usr/local/go).
+// Files there that only some may read (/etc/shadow, a TLS key, a cluster's
+// admin config) stay denied, as does warden's own home wherever it lies.
+func (g *Guard) DeniedToRead(name, cwd string) (warden.Decision, bool) {
+	t, _, ok := g.target(Read, name, cwd)
+	if !ok {
+		return warden.Decision{}, false
+	}
+	d, denied := g.denial(t)
+	if denied && d.Rule == "fs.denied" && !t.viaProc && inSystemDir(t.lexical) && publicSystemFile(t.real) {
+		return warden.Decision{}, false
+	}
+	return d, denied
+}

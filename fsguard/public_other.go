@@ -1,0 +1,7 @@
+//go:build !unix
+
+package fsguard
+
+// publicSystemFile reports false: who may read a file is not read from its
+// mode on this system, so no file is taken to be public.
+func publicSystemFile(string) bool { return false }
