@@ -35,11 +35,12 @@ const (
 func retErrno(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
 
 // deniedSyscalls get EPERM: they reach the kernel's most exposed surfaces
-// (io_uring, bpf, keyrings, perf), other processes (ptrace), or undo the
+// (io_uring, bpf, keyrings, perf), other processes (process_vm_*,
+// pidfd_getfd; ptrace but for a child that asks, see filter), or undo the
 // sandbox (mounts, namespaces), and an agent's command has no business with
 // them.
 var deniedSyscalls = append([]uintptr{
-	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_PIDFD_GETFD,
+	unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_PIDFD_GETFD,
 	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_CHROOT,
 	unix.SYS_OPEN_TREE, unix.SYS_MOVE_MOUNT, unix.SYS_FSOPEN, unix.SYS_FSCONFIG,
 	unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR,
@@ -125,6 +126,22 @@ func (p seccompPlan) filter() []unix.SockFilter {
 		ld(offArg0)
 		onEq(unix.AF_UNIX, retAllow)
 		ret(retErrno(unix.EAFNOSUPPORT))
+	})
+	// ptrace: a process may ask to be traced by its parent (PTRACE_TRACEME,
+	// how gdb and strace start the program they debug) and a tracer may then
+	// work on that tracee, but no process can take hold of another:
+	// PTRACE_ATTACH and PTRACE_SEIZE are refused, as is a request with high
+	// bits the kernel would read as another. So a command traces only its
+	// own children that consent, never the init, the launcher or a sibling
+	// (which are undumpable besides, and outside its Landlock domain).
+	when(unix.SYS_PTRACE, func() {
+		ld(offArg0 + 4)
+		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, 0, 1, 0))
+		ret(retErrno(unix.EPERM))
+		ld(offArg0)
+		onEq(unix.PTRACE_ATTACH, retErrno(unix.EPERM))
+		onEq(unix.PTRACE_SEIZE, retErrno(unix.EPERM))
+		ret(retAllow)
 	})
 	when(unix.SYS_IOCTL, func() {
 		ld(offArg1)
