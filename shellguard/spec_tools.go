@@ -449,11 +449,22 @@ func hDatabase(cc *cmdCtx) {
 	}
 	for _, a := range cc.args {
 		if a.Dynamic {
-			cc.say(warden.Ask, "shell.database.dynamic", cc.name+" is given a statement only known at run time")
+			if fileDatabases.has(cc.name) {
+				// Like a statement file on stdin (sqlite3 db < x.sql): what
+				// it can change is a file, and the sandbox keeps the
+				// command's writes to the project, the caches and /tmp.
+				cc.unseen("shell.database.dynamic", cc.name+" is given a statement only known at run time")
+				return
+			}
+			cc.say(warden.Ask, "shell.database.dynamic", cc.name+" is given a statement only known at run time, for a database server the sandbox does not hold")
 			return
 		}
 	}
 }
+
+// fileDatabases keep their database in a file the command opens itself
+// (not a server reached over the network).
+var fileDatabases = setOf("sqlite3", "duckdb")
 
 func urlHost(s string) string {
 	i := strings.Index(s, "://")
