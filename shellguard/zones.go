@@ -335,11 +335,17 @@ func homeZone(rest string) Zone {
 	return ZoneHomeOther
 }
 
-// workspaceZone classifies a path relative to the workspace root.
+// workspaceZone classifies a path relative to the workspace root. A
+// repository's own ignore list (.git/info/exclude) is ordinary project
+// data: what it ignores only changes what git reports and adds, and a
+// discard saved first (shell.git.saved) never removes ignored files.
 func workspaceZone(rest string) Zone {
 	segs := strings.Split(rest, "/")
-	for _, s := range segs {
+	for i, s := range segs {
 		if s == ".git" {
+			if len(segs) == i+3 && segs[i+1] == "info" && segs[i+2] == "exclude" {
+				return ZoneWorkspaceOther
+			}
 			return ZoneWorkspaceVCS
 		}
 	}
