@@ -40,6 +40,18 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 		return
 	}
 	zn := cc.zone(w)
+	if zn == ZoneUnknown && (w.Dynamic || w.Value == "{}") && fedByPipe(cc.cmd) {
+		// xargs sed -i …: the operand is a path the producer before the
+		// pipe prints (grep -rl X src, find . -name …), in its zones.
+		if fz := cc.c.feeds[cc.cmd.Pipeline]; len(fz) > 0 {
+			for _, z := range fz {
+				if v := cc.c.p.lookup(e, z); v != warden.Allow {
+					cc.say(v, fmt.Sprintf("shell.%s.%s", e, z), fmt.Sprintf("%s would %s paths fed to it from %s", cc.name, effectVerb(e), z)).destructive = true
+				}
+			}
+			return
+		}
+	}
 	if e == EffDelete && w.Glob && zn.isHome() {
 		e = EffDeleteRec
 	}

@@ -77,8 +77,76 @@ func producerTargets(cmd *walk.Command) []walk.Word {
 		if len(out) == 0 && progName(cmd.Argv[0].Value) != "echo" {
 			out = append(out, walk.Word{Value: "."})
 		}
+	case "grep", "egrep", "fgrep", "rg":
+		return listedMatches(cmd)
 	}
 	return out
+}
+
+// listedMatches returns the paths grep -l (or -L) and rg -l (or
+// --files-without-match) search, whose names they print: the operands
+// after the pattern, or the working directory when none is given. A grep
+// that prints lines rather than names feeds no paths (nil).
+func listedMatches(cmd *walk.Command) []walk.Word {
+	rg := progName(cmd.Argv[0].Value) == "rg"
+	names, patternGiven := false, false
+	var ops []walk.Word
+	args := cmd.Argv[1:]
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case v == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case v == "--files-with-matches" || v == "--files-without-match":
+			names = true
+		case v == "-e" || v == "-f" || v == "--regexp" || v == "--file":
+			patternGiven = true
+			i++
+		case strings.HasPrefix(v, "--regexp=") || strings.HasPrefix(v, "--file="):
+			patternGiven = true
+		case strings.HasPrefix(v, "--"):
+			if !strings.Contains(v, "=") && (v == "--include" || v == "--exclude" || v == "--exclude-dir" || v == "--glob" || v == "--type" || v == "--max-count" || v == "--context" || v == "--iglob" || v == "--type-not") {
+				i++ // an option with a separate value
+			}
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			// A cluster of letters; one that takes a value (-e PAT, -f
+			// FILE, -m N, -A/-B/-C N, -d/-D ACTION; rg's -g, -t, -T, -r,
+			// -j, -M, -E too) ends it, with its value attached or next.
+			valued := "efmABCdD"
+			if rg {
+				valued = "efmABCgtTrjME"
+			}
+			for k := 1; k < len(v); k++ {
+				ch := v[k]
+				if ch == 'l' || ch == 'L' {
+					names = true
+				}
+				if strings.IndexByte(valued, ch) < 0 {
+					continue
+				}
+				if ch == 'e' || ch == 'f' {
+					patternGiven = true
+				}
+				if k == len(v)-1 {
+					i++
+				}
+				break
+			}
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	if !names {
+		return nil
+	}
+	if !patternGiven && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		return []walk.Word{{Value: "."}}
+	}
+	return ops
 }
 
 // netOutputFiles returns the files curl/wget write (-o, -O, --output).

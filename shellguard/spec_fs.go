@@ -2,6 +2,8 @@ package shellguard
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/agentwarden/warden"
@@ -191,7 +193,22 @@ func copyMove(cc *cmdCtx, name string, move bool) {
 	} else {
 		return
 	}
-	cc.effect(EffWrite, dw)
+	// The sources go inside a directory (cp x /tmp/, mv a b -t dir): what
+	// is written is each entry made there, judged by its own name (cp
+	// .bashrc ~/ writes ~/.bashrc); any entry of a temp directory is temp.
+	into := dst != "" || strings.HasSuffix(dw.Value, "/") || cc.z.isTempRoot(dw.Value)
+	switch {
+	case !into || dw.Dynamic || len(ops) == 0 || path.Clean(dw.Value) == "/":
+		cc.effect(EffWrite, dw)
+	case cc.z.isTempRoot(dw.Value):
+		cc.effect(EffWrite, walk.Word{Value: path.Clean(dw.Value) + "/entry"})
+	case slices.ContainsFunc(ops, func(w walk.Word) bool { return w.Dynamic || w.Glob }):
+		cc.effect(EffWrite, dw)
+	default:
+		for _, w := range ops {
+			cc.effect(EffWrite, walk.Word{Value: strings.TrimRight(dw.Value, "/") + "/" + path.Base(w.Value)})
+		}
+	}
 	if move {
 		for _, w := range ops {
 			e := EffDelete

@@ -202,6 +202,60 @@ func TestKillByNameNeedsTheSandbox(t *testing.T) {
 	}
 }
 
+// TestFedWrites: a command that writes the paths xargs feeds it is judged
+// by where the producer before the pipe looks (grep -l, rg -l, find, ls):
+// the project's files are edited freely, the home asks, the system is
+// denied, and a producer whose paths the guard cannot tell asks.
+func TestFedWrites(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{"grep -rl foo src | xargs sed -i s/a/b/", warden.Allow},
+		{"grep -rl foo ~ | xargs sed -i s/a/b/", warden.Ask},
+		{"grep -rlefoo ~ | xargs sed -i s/a/b/", warden.Ask},
+		{"grep -rl -e foo ~ | xargs sed -i s/a/b/", warden.Ask},
+		{"grep -rl --exclude-dir .git foo ~ | xargs sed -i s/a/b/", warden.Ask},
+		{"grep -rl -m 1 foo ~ | xargs sed -i s/a/b/", warden.Ask},
+		{"rg -l -g '*.go' foo ~ | xargs sed -i s/a/b/", warden.Ask},
+		{"grep -rl foo /etc | xargs sed -i s/a/b/", warden.Deny},
+		{"find / -name '*.conf' | xargs sed -i s/a/b/", warden.Deny},
+		{"rg -l foo ~/.ssh | xargs sed -i s/a/b/", warden.Deny},
+		{"grep -rn foo src | xargs sed -i s/a/b/", warden.Ask}, // lines, not names
+		{"grep -rl foo \"$DIR\" | xargs sed -i s/a/b/", warden.Ask},
+		{"cat list.txt | xargs sed -i s/a/b/", warden.Ask},
+		{"grep -rl foo ~ | xargs -I{} cp {} /tmp/", warden.Allow}, // reads the home, writes /tmp
+	} {
+		if r := Classify(c.cmd, corpusEnv, defaultPolicy()); r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}
+
+// TestCopyIntoDirectory: a copy or move into a directory writes the entry
+// it makes there, judged by its name.
+func TestCopyIntoDirectory(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{"cp README.md /tmp/", warden.Allow},
+		{"cp \"$F\" /tmp", warden.Allow},
+		{"cp .bashrc ~/", warden.Deny},   // writes ~/.bashrc
+		{"cp evil ~/.ssh/", warden.Deny}, // inside ~/.ssh
+		{"cp notes.txt ~/", warden.Ask},  // ~/notes.txt
+		{"cp \"$F\" ~/", warden.Ask},     // a name only known at run time: the home itself
+		{"cp x /etc/", warden.Deny},
+		{"cp -t ~/.ssh id.pub", warden.Deny},
+		{"cp x /", warden.Deny},
+		{"mv a.txt /tmp/../etc/", warden.Deny},
+	} {
+		if r := Classify(c.cmd, corpusEnv, defaultPolicy()); r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}
+
 // TestNoNetworkPolicyAsks: without a network policy, a command naming a
 // host is asked about, never allowed.
 func TestNoNetworkPolicyAsks(t *testing.T) {

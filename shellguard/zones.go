@@ -300,6 +300,22 @@ func (z zoner) path(p string) Zone {
 	return ZoneOutside
 }
 
+// isTempRoot reports whether a literal path names a temp directory itself
+// (/tmp, /var/tmp, $TMPDIR): a directory on every system, which a copied
+// or moved file goes into and cannot replace.
+func (z zoner) isTempRoot(p string) bool {
+	if p == "" || strings.HasPrefix(p, "~") {
+		return false
+	}
+	p = path.Clean(p)
+	for _, t := range [...]string{z.tmp, "/tmp", "/var/tmp", "/private/tmp"} {
+		if t != "" && t != "/" && p == path.Clean(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // inWorkspace reports whether a literal path lies below the workspace root.
 func (z zoner) inWorkspace(p string) bool {
 	if z.ws == "" || z.ws == "/" || z.ws == "." || strings.HasPrefix(p, "~") {
