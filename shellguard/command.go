@@ -55,10 +55,17 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 	if e == EffDelete && w.Glob && zn.isHome() {
 		e = EffDeleteRec
 	}
-	if zn == ZoneHomeSensitive && e == EffWrite && !w.Dynamic && cc.z.inWorkspace(w.Value) {
-		// Writing a project's own .env file is routine; reading it into a
-		// network sink is what the secret zone guards.
-		zn = ZoneWorkspaceOther
+	if zn == ZoneHomeSensitive && e == EffWrite && !w.Dynamic {
+		// Writing a project's own .env file, or a development key and
+		// certificate to /tmp (openssl req -keyout /tmp/key.pem), is
+		// routine; reading one into a network sink is what the secret
+		// zone guards.
+		switch {
+		case cc.z.inWorkspace(w.Value):
+			zn = ZoneWorkspaceOther
+		case cc.z.inTemp(w.Value):
+			zn = ZoneTemp
+		}
 	}
 	v := cc.c.p.lookup(e, zn)
 	if cc.c.env.Explain {

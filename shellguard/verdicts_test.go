@@ -249,6 +249,12 @@ func TestCopyIntoDirectory(t *testing.T) {
 		{"cp -t ~/.ssh id.pub", warden.Deny},
 		{"cp x /", warden.Deny},
 		{"mv a.txt /tmp/../etc/", warden.Deny},
+		// A key written to /tmp is a scratch key; one written over the
+		// home's is not.
+		{"cp dev.key /tmp/", warden.Allow},
+		{"openssl genrsa -out /tmp/../home/user/.ssh/id_rsa 2048", warden.Deny},
+		{"openssl genrsa -out ~/server.key 2048", warden.Deny},
+		{"echo x > /tmp/../home/user/.netrc", warden.Deny},
 	} {
 		if r := Classify(c.cmd, corpusEnv, defaultPolicy()); r.Verdict != c.want {
 			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)

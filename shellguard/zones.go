@@ -316,6 +316,27 @@ func (z zoner) isTempRoot(p string) bool {
 	return false
 }
 
+// inTemp reports whether a literal path lies below a temp directory (/tmp,
+// /var/tmp, $TMPDIR).
+func (z zoner) inTemp(p string) bool {
+	if strings.HasPrefix(p, "~") {
+		return false
+	}
+	if !strings.HasPrefix(p, "/") {
+		if z.cwd == "" {
+			return false
+		}
+		p = z.cwd + "/" + p
+	}
+	p = path.Clean(p)
+	for _, t := range [...]string{z.tmp, "/tmp", "/var/tmp", "/private/tmp"} {
+		if t != "" && t != "/" && strings.HasPrefix(p, path.Clean(t)+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // inWorkspace reports whether a literal path lies below the workspace root.
 func (z zoner) inWorkspace(p string) bool {
 	if z.ws == "" || z.ws == "/" || z.ws == "." || strings.HasPrefix(p, "~") {
