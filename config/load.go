@@ -55,9 +55,18 @@ func Load(path string) (*Loaded, error) {
 	return l, nil
 }
 
-// readFile reads the policy file, turning failures into a *warden.Error.
+// MaxFileSize bounds the policy file: the default is about 22 KB, and a
+// policy of thousands of rules stays well under it. A larger file is refused
+// rather than read whole, so a runaway file cannot exhaust memory.
+const MaxFileSize = 16 << 20
+
+// readFile reads the policy file, turning failures into a *warden.Error. Only
+// a regular file (a symlink to one is followed) of at most MaxFileSize bytes
+// is read: a named pipe, a device or a directory is refused at once instead
+// of blocking or reading without end, so a hook never hangs past its host's
+// timeout (which lets the call through) on a broken home.
 func readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, warden.Errorf(warden.ENotFound, "no policy file at %s", path).
@@ -66,7 +75,46 @@ func readFile(path string) ([]byte, error) {
 		return nil, warden.Errorf(warden.EInvalid, "cannot read the policy file %s", path).
 			WithHint("check that the file is readable by this user").Wrap(err)
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, warden.Errorf(warden.EInvalid, "cannot read the policy file %s", path).
+			WithHint("check that the file is readable by this user").Wrap(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, warden.Errorf(warden.EInvalid, "the policy file %s is not a regular file but %s", path, fileKind(fi.Mode())).
+			WithHint("move it aside and run `warden init` to write the default policy, or put your policy file there")
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, warden.Errorf(warden.EInvalid, "the policy file %s has %d bytes, more than the %d a policy file may have", path, fi.Size(), MaxFileSize).
+			WithHint("it is not a policy file warden wrote: move it aside and run `warden init`, or restore your policy from a backup")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, warden.Errorf(warden.EInvalid, "cannot read the policy file %s", path).
+			WithHint("check that the file is readable by this user").Wrap(err)
+	}
+	if len(data) > MaxFileSize { // it grew while being read
+		return nil, warden.Errorf(warden.EInvalid, "the policy file %s has more than the %d bytes a policy file may have", path, MaxFileSize).
+			WithHint("it is not a policy file warden wrote: move it aside and run `warden init`, or restore your policy from a backup")
+	}
 	return data, nil
+}
+
+// fileKind names what a file that is not a regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a special file"
+	}
 }
 
 // Validate loads the file at path like Load and also fails, with a
