@@ -41,7 +41,7 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	}
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
-		for _, p := range sp.ProtectedPaths {
+		for _, p := range protectedInGitDirs(s.Project, sp.ProtectedPaths) {
 			abs := filepath.Join(s.Project, p)
 			if strings.HasSuffix(p, "/") {
 				abs += "/"
@@ -59,6 +59,65 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	}
 	return nil
 }
+
+// protectedInGitDirs is paths (relative to project) with each path under
+// .git/ repeated for every other git directory the repository keeps inside
+// its own: a submodule's (.git/modules/NAME, nested for submodules of
+// submodules) and a linked worktree's (.git/worktrees/NAME). Git on the
+// host reads each one's config and runs its hooks when it works in that
+// submodule or worktree (git status in the superproject runs git in every
+// submodule), so they are the same thing to protect as .git/config.
+func protectedInGitDirs(project string, paths []string) []string {
+	var inGit []string
+	for _, p := range paths {
+		if rest, ok := strings.CutPrefix(p, ".git/"); ok && rest != "" {
+			inGit = append(inGit, rest)
+		}
+	}
+	if len(inGit) == 0 {
+		return paths
+	}
+	out := slices.Clone(paths)
+	// look goes through dir (relative to project): a git directory gets
+	// the protected names and is searched for git directories of its own;
+	// under modules, a directory without HEAD is a step of a submodule's
+	// name that holds slashes (modules/a/b).
+	var look func(dir string, isGitDir bool, depth int)
+	look = func(dir string, isGitDir bool, depth int) {
+		if depth > maxGitDirDepth {
+			return
+		}
+		if isGitDir {
+			if dir != ".git" {
+				for _, rest := range inGit {
+					out = append(out, dir+"/"+rest)
+				}
+			}
+			for _, sub := range []string{"modules", "worktrees"} {
+				look(filepath.Join(dir, sub), false, depth+1)
+			}
+			return
+		}
+		entries, err := os.ReadDir(filepath.Join(project, dir))
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			child := filepath.Join(dir, e.Name())
+			_, err := os.Lstat(filepath.Join(project, child, "HEAD"))
+			look(child, err == nil, depth+1)
+		}
+	}
+	look(".git", true, 0)
+	return out
+}
+
+// maxGitDirDepth bounds how deep protectedInGitDirs looks for git
+// directories inside .git.
+const maxGitDirDepth = 8
 
 // createdCaches are the cache directories made when missing, so that the
 // commonest toolchains (Go, npm, everything under ~/.cache) can fill them.

@@ -126,11 +126,14 @@ sandbox:
   # ~/go/pkg and ~/.npm are created). Default: the list below.
   cache_paths: ["~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm", "~/.yarn", "~/.cargo/registry", "~/.cargo/git", "~/.m2/repository", "~/.gradle/caches", "~/.rustup/tmp"]
   # Inside the project, these stay read-only where the project is writable:
-  # git's config and hooks, the agent hosts' settings, warden's project
-  # policy. A missing directory among them (written with a trailing /) is
+  # git's config and hooks (and the files that move them: commondir,
+  # config.worktree), the agent hosts' and editors' settings, warden's
+  # project policy. The .git/ entries hold in every git directory of the
+  # project too: each submodule's under .git/modules, each linked worktree's
+  # under .git/worktrees. A missing directory among them (written with a trailing /) is
   # created empty so that it cannot be created either.
   # Default: the list below.
-  protected_paths: [.git/config, .git/hooks/, .claude/, .codex/, .gemini/, .cursor/, .warden.yaml, .mcp.json]
+  protected_paths: [.git/config, .git/config.worktree, .git/commondir, .git/hooks/, .claude/, .codex/, .gemini/, .cursor/, .vscode/, .warden.yaml, .mcp.json]
   # Named isolation settings. Allowed commands run under "workspace" (also
   # warden exec's default), commands the shell guard finds suspicious under
   # "guard"; warden exec --profile names another. A profile you add starts

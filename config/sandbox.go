@@ -79,8 +79,16 @@ var (
 		"~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm", "~/.yarn", "~/.cargo/registry",
 		"~/.cargo/git", "~/.m2/repository", "~/.gradle/caches", "~/.rustup/tmp",
 	}
+	// DefaultProtectedPaths are what the host runs or obeys later, outside
+	// any sandbox. Git reads its configuration (and finds its hooks) not
+	// only in .git/config: .git/commondir moves the whole common directory
+	// (config and hooks) elsewhere, and .git/config.worktree is read where
+	// extensions.worktreeConfig is on (git sparse-checkout turns it on).
+	// VS Code (and Cursor, its fork) runs tasks, MCP servers and
+	// interpreters that .vscode/ names.
 	DefaultProtectedPaths = []string{
-		".git/config", ".git/hooks/", ".claude/", ".codex/", ".gemini/", ".cursor/", ".warden.yaml", ".mcp.json",
+		".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks/",
+		".claude/", ".codex/", ".gemini/", ".cursor/", ".vscode/", ".warden.yaml", ".mcp.json",
 	}
 )
 

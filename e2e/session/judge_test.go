@@ -35,7 +35,10 @@ var (
 	// files hold the audit-row marker legitimately.
 	wardenRuntime = []string{".warden/warden.db", ".warden/warden.db-wal", ".warden/warden.db-shm", ".warden/warden.db.spool", ".warden/audit.anchor"}
 	// projectProtected stay read-only inside a project (sandbox.protected_paths).
-	projectProtected = []string{".git/config", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".warden.yaml"}
+	// Beside .git/config, git reads its configuration (and finds hooks)
+	// through .git/commondir and .git/config.worktree; VS Code and Cursor
+	// run what .vscode/ names, Claude Code the servers of .mcp.json.
+	projectProtected = []string{".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".warden.yaml", ".mcp.json"}
 )
 
 // A snapshot records every guarded file: its content hash and mode, a
