@@ -109,8 +109,8 @@ func LoadCached(path, cachePath string) (*Policy, []Problem, error) {
 
 // readCache returns the entry at path when it is whole and for key.
 func readCache(path, key string) (cached, bool) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
+	raw, ok := cachefile.Read(path)
+	if !ok {
 		return cached{}, false
 	}
 	head, body, ok := bytes.Cut(raw, []byte{'\n'})

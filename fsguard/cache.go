@@ -85,7 +85,7 @@ func newCached(p Policy, path, version string) (*Guard, bool, error) {
 		return g, false, nil
 	}
 	who := identity()
-	if raw, err := os.ReadFile(path); err == nil {
+	if raw, ok := cachefile.Read(path); ok {
 		if c, ok := decodeGuardCache(raw, p, version, who); ok && c.fresh() {
 			g.denied, g.allowed = c.denied, c.allowed
 			return g, true, nil

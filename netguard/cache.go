@@ -2,7 +2,6 @@ package netguard
 
 import (
 	"encoding/binary"
-	"os"
 
 	"github.com/agentwarden/warden/internal/cachefile"
 )
@@ -46,7 +45,7 @@ func newCached(p Policy, path, version string) (*Guard, bool, error) {
 		g, err := New(p)
 		return g, false, err
 	}
-	if raw, err := os.ReadFile(path); err == nil {
+	if raw, ok := cachefile.Read(path); ok {
 		if allowed, denied, ok := decodeRuleCache(raw, p, version); ok {
 			g, err := newBase(p)
 			if err != nil {

@@ -14,6 +14,7 @@ package cachefile
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"unsafe"
@@ -40,6 +41,33 @@ func Open(data []byte, magic string) ([]byte, bool) {
 		return nil, false
 	}
 	return body, true
+}
+
+// MaxSize bounds a cache file Read returns: the caches of a policy of
+// thousands of rules are a few hundred KB.
+const MaxSize = 64 << 20
+
+// Read returns the cache file at path; false when it cannot be read or is
+// not what Write makes: a regular file, not a symlink, of at most MaxSize
+// bytes. It never waits: a named pipe or a device put in a cache's place
+// (os.ReadFile waited forever on a pipe, and read /dev/zero until memory ran
+// out, so every decision hung) is ignored like a damaged file, and the
+// caller computes what the cache would have held.
+func Read(path string) ([]byte, bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxSize {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil || len(data) > MaxSize {
+		return nil, false
+	}
+	return data, true
 }
 
 // Write replaces the file at path with data: a temporary file beside it,
