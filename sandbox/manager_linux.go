@@ -248,6 +248,9 @@ func (m *Manager) Supervise(ctx context.Context, name string) error {
 						return m.transition(&info, StateStopped, "stopped when idle")
 					}
 				}
+				// Between commands too: what a background process created
+				// in a protected path does not wait for the next command.
+				sweepCreated(sb.sweep, sb.quarantine, m.now())
 				info.LastCheck = m.now()
 				if err := m.check(name); err != nil {
 					failures++
@@ -278,6 +281,10 @@ type serving struct {
 	// listeners are served from here (the egress proxy) until stop.
 	listeners []net.Listener
 	served    sync.WaitGroup
+	// sweep are the protected paths that were missing when the sandbox
+	// started, moved into quarantine when something in it creates them.
+	sweep      []string
+	quarantine string
 }
 
 func (s *serving) stop() {
@@ -289,6 +296,11 @@ func (s *serving) stop() {
 	}
 	s.served.Wait()
 	s.cg.remove()
+	// A command's sweep (Exec) runs when the command ends, but what it
+	// left running in the background may create a protected path after
+	// it: a .claude/settings.json whose hooks the next session would run
+	// on the host. Nothing of the sandbox runs any more now.
+	sweepCreated(s.sweep, s.quarantine, time.Now())
 	if s.tmp != "" {
 		_ = os.RemoveAll(s.tmp)
 	}
@@ -375,6 +387,7 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 	}
 	p.Serve = true
 	info.Sweep = p.Sweep
+	sb.sweep, sb.quarantine = p.Sweep, spec.Quarantine
 	info.Warnings = append(info.Warnings, warn...)
 	sock := m.socket(info.Name)
 	_ = os.Remove(sock)

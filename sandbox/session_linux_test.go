@@ -194,3 +194,61 @@ func TestWorldCommandsStartRestricted(t *testing.T) {
 		t.Error("the command went on after its caller gave up")
 	}
 }
+
+// TestWorldSweepsWhatItsBackgroundCreates: a protected path that was missing
+// (.claude/, whose settings' hooks the next session would run on the host)
+// is swept when a process a command left in the background creates it,
+// between commands and when the world stops, not only when a command ends.
+func TestWorldSweepsWhatItsBackgroundCreates(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	m := testManager(t.TempDir())
+	spec, home := workspaceSpec(t)
+	spec.Tmp = ""
+	spec.Background, spec.Session, spec.UserHome = true, "session-sweep", home
+	ctx := context.Background()
+	if _, err := m.Start(ctx, "sweep", "workspace", spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			_, _ = m.Stop(context.Background(), "sweep")
+		}
+	})
+	run := func(script string) {
+		t.Helper()
+		res, err := m.Exec(ctx, "sweep", sandbox.Command{
+			Args: []string{"/bin/bash", "-c", script}, Dir: spec.Project,
+			Env: []string{"PATH=" + systemPath, "HOME=" + home},
+		}, sandbox.Limits{Wall: 20 * time.Second})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("Exec %q: exit %d, %v", script, res.ExitCode, err)
+		}
+	}
+	settings := filepath.Join(spec.Project, ".claude", "settings.json")
+	quarantined := func() int {
+		entries, _ := os.ReadDir(spec.Quarantine)
+		return len(entries)
+	}
+
+	run("(sleep 0.3; mkdir .claude && echo '{\"hooks\":{}}' > .claude/settings.json) >/dev/null 2>&1 &")
+	time.Sleep(300 * time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for quarantined() == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Lstat(settings); err == nil || quarantined() == 0 {
+		t.Fatalf("a background process created %s after its command ended, and it is still there (quarantine holds %d)", settings, quarantined())
+	}
+
+	// Created over and over until the world stops: the stop sweeps it too.
+	run("(while true; do mkdir -p .claude && echo '{}' > .claude/settings.json; sleep 0.02; done) >/dev/null 2>&1 &")
+	time.Sleep(300 * time.Millisecond)
+	if _, err := m.Stop(ctx, "sweep"); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	stopped = true
+	if _, err := os.Lstat(filepath.Join(spec.Project, ".claude")); err == nil {
+		t.Errorf("the world stopped with .claude, which its background process created, still in the project")
+	}
+}
