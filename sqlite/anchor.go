@@ -252,15 +252,15 @@ func (s *Store) checkHomeLocked(dbMissing bool) (f *findings, have bool, err err
 		f.miss("a genuine chain anchor: %s does not carry a valid MAC under this home's key (forged, or the key was replaced)", s.opt.Anchor)
 		return f, true, nil
 	case have && dbMissing:
-		f.miss("the database %s (the anchor recorded %d audit rows and %d security events)", s.path, st.AuditRows, st.EventRows)
+		f.miss("the database %s%s (the anchor recorded %d audit rows and %d security events)", s.path, s.unreadableNote(), st.AuditRows, st.EventRows)
 		s.lastAnchor = st
 		return f, true, nil
 	case have:
 		s.lastAnchor = st
 		return f, true, checkAgainst(s.w, st.Checkpoint, "the anchor", f)
 	case dbMissing:
-		if !s.opt.Create {
-			f.miss("the database %s (and no chain anchor says what it held: `warden init` creates a new home's)", s.path)
+		if !s.opt.Create || s.unreadable != nil {
+			f.miss("the database %s%s (and no chain anchor says what it held: `warden init` creates a new home's)", s.path, s.unreadableNote())
 		}
 		return f, false, nil
 	}
@@ -274,6 +274,15 @@ func (s *Store) checkHomeLocked(dbMissing bool) (f *findings, have bool, err err
 		f.miss("the chain anchor %s (the home has a checkpoint key or checkpoints, so it had one)", s.opt.Anchor)
 	}
 	return f, false, nil
+}
+
+// unreadableNote says why a database file that exists counts as missing:
+// SQLite cannot read it. Empty when it is missing or merely empty.
+func (s *Store) unreadableNote() string {
+	if s.unreadable == nil {
+		return ""
+	}
+	return fmt.Sprintf(", which is there but SQLite cannot read (%v)", s.unreadable)
 }
 
 // countCheckpoints counts the stored checkpoints; a database from before

@@ -22,3 +22,10 @@ func busy(err error) error {
 		Err:     err,
 	}
 }
+
+// unreadable reports whether err is SQLite finding that a file is not a
+// database it can read: damaged (cut short, pages overwritten) or not a
+// database at all.
+func unreadable(err error) bool {
+	return errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB)
+}

@@ -53,6 +53,7 @@ type Store struct {
 	ckEvent      int64
 	ckStored     bool      // a checkpoint is stored
 	found        *findings // Inspect: what the checks found
+	unreadable   error     // the database file exists but SQLite cannot read it
 	broken       error     // once set, every operation fails with it
 	lostReported bool      // the loss was recorded as a security event
 	spoolOnly    bool      // Inspect: Verify found only the spool's tail missing
@@ -160,23 +161,35 @@ func (s *Store) openAnchoredLocked(ctx context.Context) error {
 	}
 	if !missing {
 		w, err := openConn(ctx, s.path, false)
-		if err != nil {
+		if err != nil && !unreadable(err) {
 			return fmt.Errorf("open audit db %s: %w", s.path, err)
 		}
-		s.w = w
-		after, err := os.Stat(s.path)
-		if err != nil || !os.SameFile(before, after) {
-			return fmt.Errorf("open audit db %s: the file changed while it was opened", s.path)
+		if err == nil {
+			s.w = w
+			after, serr := os.Stat(s.path)
+			if serr != nil || !os.SameFile(before, after) {
+				return fmt.Errorf("open audit db %s: the file changed while it was opened", s.path)
+			}
+			s.dev, s.ino = fileID(after)
+			var v int
+			v, err = userVersion(w.c)
+			if err != nil && !unreadable(err) {
+				return fmt.Errorf("open audit db %s: %w", s.path, err)
+			}
+			if err == nil && v == 0 {
+				// An empty file, or one with no schema: not a database this
+				// home ever wrote to.
+				missing = true
+			}
 		}
-		s.dev, s.ino = fileID(after)
-		v, err := userVersion(w.c)
 		if err != nil {
-			return fmt.Errorf("open audit db %s: %w", s.path, err)
-		}
-		if v == 0 {
-			// An empty file, or one with no schema: not a database this
-			// home ever wrote to.
-			missing = true
+			// Damaged (cut short, overwritten): what it held is lost as if
+			// it were missing, and it is never written to.
+			if s.w != nil {
+				s.w.close()
+				s.w = nil
+			}
+			s.unreadable, missing = err, true
 		}
 	}
 	hadKey := fileExists(s.opt.Key)
