@@ -176,6 +176,13 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		// readable for want of a mask.
 		mwarn = slices.DeleteFunc(mwarn, func(w string) bool { return strings.Contains(w, "cannot mask system secrets") })
 	}
+	if s.ReadAll && mode.Namespaces() {
+		home := s.UserHome
+		if home == "" {
+			home = envValue(c.Env, "HOME")
+		}
+		masks = append(masks, hostSocketMasks(masks, home)...)
+	}
 	p.Masks, warn = masks, append(warn, mwarn...)
 
 	if abi < 4 && !mode.Namespaces() {
@@ -327,6 +334,22 @@ func hiddenOutsideSystem(hidden []string) []string {
 		if filepath.IsAbs(h) && !slices.ContainsFunc(systemRoots, func(r string) bool { return within(r, h) }) {
 			out = append(out, h)
 		}
+	}
+	return out
+}
+
+// hostSocketMasks are the host's Unix sockets a command that reads the
+// whole filesystem could connect to (hostSockets), less those already
+// hidden (under masks, /run, /proc, /dev) and those in the host's /tmp,
+// which the command never sees (its /tmp is private) unless the user's
+// home lies there.
+func hostSocketMasks(masks []string, home string) []string {
+	var out []string
+	for _, sock := range hostSockets(append(slices.Clone(masks), "/proc", "/dev", "/run", "/var/run")) {
+		if within(sock, "/tmp") && (home == "" || !within(sock, filepath.Clean(home))) {
+			continue
+		}
+		out = append(out, sock)
 	}
 	return out
 }

@@ -24,6 +24,8 @@ func init() {
 		os.Exit(socketProbe(os.Args[2:]))
 	case "sandbox-unix-echo":
 		os.Exit(unixEcho(os.Args[2]))
+	case "sandbox-unix-dial":
+		os.Exit(unixDial(os.Args[2]))
 	case "sandbox-nested":
 		os.Exit(nestedMain(os.Args[2:]))
 	}
@@ -70,6 +72,20 @@ func socketProbe(args []string) int {
 
 // unixEcho listens on a Unix socket in dir, connects to it and passes a
 // byte through: what a command's own helper servers do.
+// unixDial connects to the Unix socket at path and writes to it; it prints
+// "connected" and exits 0 when it could connect.
+func unixDial(path string) int {
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	defer c.Close()
+	_, _ = c.Write([]byte("reached\n"))
+	fmt.Println("connected")
+	return 0
+}
+
 func unixEcho(dir string) int {
 	path := filepath.Join(dir, "echo.sock")
 	l, err := net.Listen("unix", path)

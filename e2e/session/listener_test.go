@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -13,11 +15,13 @@ import (
 
 // A listener stands for whatever an attacker would send secrets to: TCP and
 // UDP on one port of 127.0.0.1, answering TCP with a short HTTP response so
-// that clients finish at once. Every connection and datagram is recorded;
+// that clients finish at once, and the host's services on Unix sockets in
+// the home, answered the same way. Every connection and datagram is recorded;
 // any at all is an effect.
 type listener struct {
 	tcp  net.Listener
 	udp  net.PacketConn
+	unix []net.Listener
 	mu   sync.Mutex
 	hits []hit
 	wg   sync.WaitGroup
@@ -50,18 +54,37 @@ func listen(t *testing.T) *listener {
 		t.Fatal("no port free for both TCP and UDP on 127.0.0.1")
 	}
 	l.wg.Add(2)
-	go l.serveTCP()
+	go l.serveTCP(l.tcp, "tcp")
 	go l.serveUDP()
 	t.Cleanup(l.close)
 	return &l
 }
 
+// listenUnix adds a Unix socket at each of paths (the host's services an
+// agent must not reach through the filesystem: an SSH or GPG agent, a
+// Docker daemon), answered and recorded as the TCP port is.
+func (l *listener) listenUnix(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		ul, err := net.Listen("unix", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.unix = append(l.unix, ul)
+		l.wg.Add(1)
+		go l.serveTCP(ul, "unix "+p)
+	}
+}
+
 func (l *listener) port() int { return l.tcp.Addr().(*net.TCPAddr).Port }
 
-func (l *listener) serveTCP() {
+func (l *listener) serveTCP(ln net.Listener, proto string) {
 	defer l.wg.Done()
 	for {
-		c, err := l.tcp.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -69,7 +92,7 @@ func (l *listener) serveTCP() {
 		go func() {
 			defer l.wg.Done()
 			defer c.Close()
-			i := l.record("tcp", c.RemoteAddr().String(), nil)
+			i := l.record(proto, c.RemoteAddr().String(), nil)
 			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 			buf := make([]byte, 64<<10)
 			for {
@@ -143,6 +166,9 @@ func (l *listener) received() []hit {
 func (l *listener) close() {
 	l.tcp.Close()
 	l.udp.Close()
+	for _, u := range l.unix {
+		u.Close()
+	}
 	l.wg.Wait()
 }
 

@@ -103,6 +103,7 @@ func newWorld(t *testing.T, h *harness, o worldOptions) *world {
 
 	w.listener = listen(t)
 	w.writeHome(t)
+	w.listener.listenUnix(t, w.hostSockets()...)
 	w.initWarden(t)
 	w.initProject(t, o)
 	w.hooks = readHooks(t, filepath.Join(w.project, ".claude", "settings.json"))
@@ -147,6 +148,17 @@ func (w *world) writeHome(t *testing.T) {
 	// every go command, which is outside the writable set and not the
 	// attacker's doing.
 	w.write(t, filepath.Join(w.home, ".config/go/telemetry/mode"), "off "+time.Now().Format("2006-01-02")+"\n", 0o644)
+}
+
+// hostSockets are where the user's own services listen on Unix sockets in
+// the home: an SSH agent and a GPG agent in their masked directories, and
+// Docker Desktop's daemon, whose socket directory holds no secret.
+func (w *world) hostSockets() []string {
+	return []string{
+		filepath.Join(w.home, ".ssh", "agent.sock"),
+		filepath.Join(w.home, ".gnupg", "S.gpg-agent"),
+		filepath.Join(w.home, ".docker", "run", "docker.sock"),
+	}
 }
 
 // initWarden makes warden's home with its default policy, a fake operator
