@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -352,5 +353,31 @@ func TestHostGrantIsNotForOtherSessionsOrInputs(t *testing.T) {
 		if d := h.check(t, r, gate.CheckOptions{}); d.Verdict != warden.Ask {
 			t.Errorf("%q in %s: %s; want ask (the grant is for git push in s1)", r.Resource, r.Session, d.Verdict)
 		}
+	}
+}
+
+// failingGrants is an approval store whose grant lookup fails as a lost
+// audit log does: with a *warden.Error saying what is wrong and what to do.
+type failingGrants struct{ warden.ApprovalStore }
+
+func (failingGrants) TakeGrant(context.Context, warden.GrantQuery) (warden.Grant, bool, error) {
+	return warden.Grant{}, false, warden.Errorf(warden.EConflict, "the audit log is not what this home recorded: the database is damaged").
+		WithHint("`warden audit recover --yes` starts a new chain")
+}
+
+// TestGrantLookupFailureSaysWhatToDo: an ask whose remembered answers cannot
+// be read is refused (no decision), and the error carries the store's own
+// message and hint; before, it said only "could not look up remembered
+// approvals", with nothing to act on.
+func TestGrantLookupFailureSaysWhatToDo(t *testing.T) {
+	h := newHarness(t)
+	h.q.Store = failingGrants{h.store}
+	d, err := h.g.CheckWith(ctx, req("rm -rf build", "s1"), gate.CheckOptions{})
+	if err == nil || d.Verdict != warden.Deny {
+		t.Fatalf("CheckWith with a failing grant store = %+v, %v; want an error and no decision", d, err)
+	}
+	var we *warden.Error
+	if !errors.As(err, &we) || !strings.Contains(we.Message, "the database is damaged") || !strings.Contains(we.Hint, "warden audit recover") {
+		t.Fatalf("error = %#v; want the store's message and its hint", err)
 	}
 }

@@ -163,7 +163,14 @@ func (g *Gate) CheckWith(ctx context.Context, req *warden.Request, opt CheckOpti
 // written: the request is denied, saying why the store refused when it said
 // so in a user's terms (a lost or replaced audit log names what is missing).
 func unrecorded(err error) error {
-	msg, hint := "could not record the decision in the audit log, so the request is denied",
+	return storeFailed("could not record the decision in the audit log, so the request is denied", err)
+}
+
+// storeFailed is the error of a request denied because the store failed at
+// what (a sentence): the store's own message and hint when it gave them in
+// a user's terms, else a hint to check the database.
+func storeFailed(what string, err error) error {
+	msg, hint := what,
 		"check that $WARDEN_HOME/warden.db is writable; `warden audit verify` checks its integrity"
 	var we *warden.Error
 	if errors.As(err, &we) {
@@ -265,7 +272,7 @@ func (g *Gate) settle(ctx context.Context, req *warden.Request, d *warden.Decisi
 		start := g.now()
 		gr, ok, err := g.Approvals.Grant(ctx, req, d, hash)
 		if err != nil {
-			return warden.Errorf(warden.EUnavailable, "could not look up remembered approvals, so the request is denied").Wrap(err)
+			return storeFailed("could not look up remembered approvals, so the request is denied", err)
 		}
 		if !ok {
 			return nil
