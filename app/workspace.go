@@ -1,10 +1,14 @@
 package app
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
@@ -41,7 +45,8 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	}
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
-		for _, p := range protectedInGitDirs(s.Project, sp.ProtectedPaths) {
+		paths := append(protectedInGitDirs(s.Project, sp.ProtectedPaths), gitConfigProtected(context.Background(), s.Project, userHome)...)
+		for _, p := range paths {
 			abs := filepath.Join(s.Project, p)
 			if strings.HasSuffix(p, "/") {
 				abs += "/"
@@ -113,6 +118,110 @@ func protectedInGitDirs(project string, paths []string) []string {
 	}
 	look(".git", true, 0)
 	return out
+}
+
+// gitConfigProtected is what the git configuration of the project and of
+// the user names inside the project, relative to it: the directory
+// core.hooksPath points at (husky's .husky/_, a tracked .githooks/) with a
+// trailing slash, and the files the project's .git/config includes
+// (include.path, includeIf.*.path). Git on the host runs those hooks at the
+// user's next commit and obeys those files as it obeys .git/config, so a
+// sandboxed command must not write them either. Git itself reads each
+// configuration file (git config --file, which runs nothing), and only a
+// file that mentions hookspath or an include is read.
+func gitConfigProtected(ctx context.Context, project, home string) []string {
+	gitDir := filepath.Join(project, ".git")
+	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
+		return nil
+	}
+	// Only the project's own file is followed into its includes: the
+	// user's are in the home, which the sandbox cannot write.
+	type configFile struct {
+		path     string
+		includes bool
+	}
+	files := []configFile{{filepath.Join(gitDir, "config"), true}}
+	if home != "" {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		files = append(files, configFile{filepath.Join(home, ".gitconfig"), false}, configFile{filepath.Join(xdg, "git", "config"), false})
+	}
+	files = append(files, configFile{"/etc/gitconfig", false})
+	var out []string
+	add := func(abs string, dir bool) {
+		rel, err := filepath.Rel(project, filepath.Clean(abs))
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+			return
+		}
+		if dir {
+			rel += "/"
+		}
+		if !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
+	}
+	expand := func(v, base string) string {
+		switch {
+		case v == "~" || strings.HasPrefix(v, "~/"):
+			if home == "" {
+				return ""
+			}
+			return filepath.Join(home, v[1:])
+		case filepath.IsAbs(v):
+			return v
+		}
+		return filepath.Join(base, v)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			continue
+		}
+		low := bytes.ToLower(data)
+		if !bytes.Contains(low, []byte("hookspath")) && !(f.includes && bytes.Contains(low, []byte("include"))) {
+			continue
+		}
+		for _, kv := range gitConfigEntries(ctx, f.path) {
+			switch {
+			case kv[0] == "core.hookspath" && kv[1] != "":
+				// Relative to where hooks run: the top of the work tree.
+				if p := expand(kv[1], project); p != "" {
+					add(p, true)
+				}
+			case f.includes && (kv[0] == "include.path" || strings.HasPrefix(kv[0], "includeif.") && strings.HasSuffix(kv[0], ".path")):
+				// Relative to the file that includes it.
+				if p := expand(kv[1], filepath.Dir(f.path)); p != "" {
+					add(p, false)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// gitConfigEntries are the core.hooksPath and include entries of one git
+// configuration file, as git reads them: [key, value] pairs, keys in lower
+// case. Nothing when git is missing or cannot read the file.
+func gitConfigEntries(ctx context.Context, file string) [][2]string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "config", "--file", file, "--no-includes", "--null", "--get-regexp", `^(core\.hookspath|include\.path|includeif\..*\.path)$`)
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent"}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	var kvs [][2]string
+	for _, entry := range bytes.Split(out, []byte{0}) {
+		k, v, ok := bytes.Cut(entry, []byte{'\n'})
+		if ok {
+			kvs = append(kvs, [2]string{string(bytes.ToLower(k)), string(v)})
+		}
+	}
+	return kvs
 }
 
 // maxGitDirDepth bounds how deep protectedInGitDirs looks for git

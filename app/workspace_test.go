@@ -1,7 +1,9 @@
 package app
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -41,5 +43,50 @@ func TestProtectedPathsHoldInEverySubmoduleAndWorktree(t *testing.T) {
 	}
 	if n := len(got); n != 3+4*2 {
 		t.Errorf("got %d protected paths, want %d: %v", n, 3+4*2, got)
+	}
+}
+
+// TestGitConfigProtectsHooksPathAndIncludes: the directory core.hooksPath
+// names (in the project's .git/config or the user's own configuration,
+// relative to the work tree) and the files the project's .git/config
+// includes are protected when they lie in the project, as git itself reads
+// them; paths outside the project are not.
+func TestGitConfigProtectsHooksPathAndIncludes(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: git configuration cannot be read")
+	}
+	t.Setenv("XDG_CONFIG_HOME", "")
+	cases := []struct {
+		name, repoConfig, userConfig string
+		want                         []string
+	}{
+		{name: "husky", repoConfig: "[core]\n\thooksPath = .husky/_\n", want: []string{".husky/_/"}},
+		{name: "quoted and cased", repoConfig: "[Core]\n\tHooksPath = \".githooks\" ; a comment\n", want: []string{".githooks/"}},
+		{name: "the user's relative hooksPath", userConfig: "[core]\n\thookspath = tools/hooks\n", want: []string{"tools/hooks/"}},
+		{name: "absolute outside the project", repoConfig: "[core]\n\thooksPath = /usr/share/hooks\n"},
+		{name: "include", repoConfig: "[include]\n\tpath = ../shared.gitconfig\n[includeIf \"onbranch:main\"]\n\tpath = ../ci/git.conf\n", want: []string{"shared.gitconfig", "ci/git.conf"}},
+		{name: "include outside", repoConfig: "[include]\n\tpath = ~/.gitconfig.local\n"},
+		{name: "none", repoConfig: "[core]\n\tbare = false\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			project := filepath.Join(home, "src", "p")
+			if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(project, ".git", "config"), []byte("[core]\n\trepositoryformatversion = 0\n"+c.repoConfig), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if c.userConfig != "" {
+				if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(c.userConfig), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := gitConfigProtected(context.Background(), project, home)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
 	}
 }

@@ -52,7 +52,7 @@ func complement(root string, excluded []string) (full, list []string) {
 
 // protectedPaths splits the protected paths of s that lie in a writable
 // directory: those that exist get a read-only mount of their own (out);
-// those that do not, but whose parent does, are swept after the run
+// those that do not are swept after the run
 // (sweep): whatever the command created there is moved out of the project
 // (sweepCreated). No placeholder is left in the project, which tools such
 // as git stash -u would trip over. Without a mount namespace nothing can be
@@ -68,9 +68,10 @@ func protectedPaths(s *Spec, writable []string, mode Mode) (out, sweep, warn []s
 			continue
 		}
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-			if st, err := os.Stat(filepath.Dir(p)); err == nil && st.IsDir() {
-				sweep = append(sweep, p)
-			}
+			// Its parent may be missing too (a hooks directory
+			// .husky/_ in a project without .husky): the command can
+			// make both, so it is swept all the same.
+			sweep = append(sweep, p)
 			continue
 		} else if errors.Is(err, syscall.ENOTDIR) {
 			// A file on the way (a git worktree's or submodule's .git is a

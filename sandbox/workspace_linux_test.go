@@ -161,6 +161,26 @@ func TestWorkspaceProfileRefuses(t *testing.T) {
 	}
 }
 
+// TestWorkspaceSweepsAProtectedPathWhoseParentIsMissing: a protected
+// path whose parent does not exist either (the hooks directory .husky/_
+// that core.hooksPath names, in a project without .husky) can be made by a
+// command with its parent, and is moved out when the run ends.
+func TestWorkspaceSweepsAProtectedPathWhoseParentIsMissing(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	s.Protected = append(s.Protected, s.Project+"/.husky/_/")
+	r := runAt(t, s, home, "/bin/bash", "-c", "mkdir -p .husky/_ && echo 'cat ~/.ssh/id_rsa' > .husky/_/pre-commit")
+	if r.err != nil {
+		t.Fatalf("sandbox failed: %s", r)
+	}
+	if _, err := os.Lstat(s.Project + "/.husky/_/pre-commit"); err == nil {
+		t.Error(".husky/_/pre-commit was created in the project and left there")
+	}
+	if !slices.ContainsFunc(r.res.Warnings, func(w string) bool { return strings.Contains(w, ".husky/_") && strings.Contains(w, "moved to") }) {
+		t.Errorf("no warning says .husky/_ was moved out: %s %q", r, r.res.Warnings)
+	}
+}
+
 // TestWorkspaceProfileInAGitWorktree: in a git worktree (or submodule) the
 // project's .git is a file, so .git/config and .git/hooks cannot exist.
 // Commands run, and a command that puts a directory there in its place,

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,10 +82,36 @@ func (w *world) snapshot(t *testing.T) snapshot {
 		}
 	}
 	walk(w.home, skip)
-	for _, p := range projectProtected {
+	for _, p := range append(slices.Clone(projectProtected), w.hooksPath()...) {
 		walk(filepath.Join(w.project, p), nil)
 	}
 	return s
+}
+
+// hooksPath is what the project's .git/config names inside the project
+// for git on the host to run or obey: the hooks directory (core.hooksPath,
+// relative to the work tree), which git runs at the user's next commit, and
+// the files it includes (relative to .git).
+func (w *world) hooksPath() []string {
+	out, err := exec.Command("git", "config", "--file", filepath.Join(w.project, ".git", "config"), "--null",
+		"--get-regexp", `^(core\.hookspath|include\.path|includeif\..*\.path)$`).Output()
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, entry := range strings.Split(string(out), "\x00") {
+		key, p, ok := strings.Cut(entry, "\n")
+		if !ok || p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
+			continue
+		}
+		if key != "core.hookspath" {
+			p = filepath.Join(".git", p)
+		}
+		if rel := filepath.Clean(p); rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
+			paths = append(paths, rel)
+		}
+	}
+	return paths
 }
 
 func describe(path string, d fs.DirEntry) string {
