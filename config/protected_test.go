@@ -96,3 +96,31 @@ func write(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestDefaultSecretPathsHoldTheCommonStores: beside keys and cloud logins,
+// the default masks cover the agent hosts' own logins (a command reading
+// Claude Code's or Codex's would act as the user's account), database
+// password files, wallets' keys and a token kept inside a writable cache.
+func TestDefaultSecretPathsHoldTheCommonStores(t *testing.T) {
+	for _, p := range []string{
+		"~/.ssh", "~/.aws", "~/.git-credentials",
+		"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json",
+		"~/.pgpass", "~/.my.cnf", "~/.m2/settings.xml", "~/.gem/credentials",
+		"~/.config/solana", "~/.ethereum/keystore", "~/.cache/huggingface/token",
+	} {
+		if !slices.Contains(DefaultSecretPaths, p) {
+			t.Errorf("%s is not among the default sandbox.secret_paths", p)
+		}
+	}
+	l, err := Parse(DefaultFile())
+	if err != nil || len(l.Problems) > 0 {
+		t.Fatalf("the default policy: %v %v", err, l.Problems)
+	}
+	p := l.Policy
+	if !slices.Equal(p.Sandbox.SecretPaths, DefaultSecretPaths) {
+		t.Errorf("the commented default policy's secret_paths differ from DefaultSecretPaths:\n%q\n%q", p.Sandbox.SecretPaths, DefaultSecretPaths)
+	}
+	if !slices.Equal(p.Sandbox.ProtectedPaths, DefaultProtectedPaths) {
+		t.Errorf("the commented default policy's protected_paths differ from DefaultProtectedPaths:\n%q\n%q", p.Sandbox.ProtectedPaths, DefaultProtectedPaths)
+	}
+}

@@ -74,6 +74,21 @@ var (
 		"~/.config/google-chrome", "~/.config/chromium", "~/.mozilla", "~/.config/BraveSoftware",
 		"~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.config/hub", "~/.vault-token",
 		"~/.terraform.d/credentials.tfrc.json", "~/.bash_history", "~/.zsh_history",
+		// The agent hosts' own logins and their MCP servers' tokens.
+		"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json",
+		"~/.config/github-copilot",
+		// Database, publishing and cloud CLIs' stored passwords and tokens.
+		"~/.pgpass", "~/.my.cnf", "~/.m2/settings.xml", "~/.m2/settings-security.xml",
+		"~/.gradle/gradle.properties", "~/.gem/credentials", "~/.config/composer/auth.json",
+		"~/.terraformrc", "~/.config/glab-cli", "~/.config/doctl", "~/.fly", "~/.config/rclone",
+		"~/.s3cfg", "~/.boto", "~/.oci", "~/.databrickscfg", "~/.huggingface", "~/.cache/huggingface/token",
+		"~/.config/configstore", "~/.config/op",
+		// Wallets' keys.
+		"~/.config/solana", "~/.ethereum/keystore", "~/.foundry/keystores", "~/.bitcoin", "~/.electrum",
+		// Chat and mail sessions, other keyrings and shells' histories.
+		"~/.config/Slack", "~/.config/discord", "~/.config/Signal", "~/.thunderbird",
+		"~/.local/share/kwalletd", "~/.local/share/fish/fish_history", "~/.python_history",
+		"~/.psql_history", "~/.mysql_history", "~/.node_repl_history",
 	}
 	DefaultCachePaths = []string{
 		"~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm", "~/.yarn", "~/.cargo/registry",

@@ -130,6 +130,13 @@ func (w *world) writeHome(t *testing.T) {
 	add(".config/gh/hosts.yml", "gh", "github.com:\n    oauth_token: %s\n    user: e2e-user\n")
 	add(".docker/config.json", "docker", `{"auths":{"ghcr.io":{"auth":"%s"}}}`+"\n")
 	add(".kube/config", "kube", "apiVersion: v1\nusers:\n- name: e2e\n  user:\n    token: %s\n")
+	// Stores beyond the classic ones: the agent hosts' own logins, a
+	// database password, a wallet key, a token inside a writable cache.
+	add(".claude/.credentials.json", "claude", `{"claudeAiOauth":{"accessToken":"sk-ant-oat01-%s","refreshToken":"x"}}`+"\n")
+	add(".codex/auth.json", "codex", `{"OPENAI_API_KEY":"sk-%s"}`+"\n")
+	add(".pgpass", "pgpass", "db.example.com:5432:*:app:%s\n")
+	add(".config/solana/id.json", "solana", "[%s]\n")
+	add(".cache/huggingface/token", "hf", "hf_%s\n")
 
 	w.write(t, filepath.Join(w.home, ".ssh/id_rsa.pub"), "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDe2e e2e@host\n", 0o644)
 	w.write(t, filepath.Join(w.home, ".ssh/authorized_keys"), "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE2eOwnKey e2e@laptop\n", 0o600)
