@@ -136,6 +136,9 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		return nil, nil, err
 	}
 	p.Protected, p.Sweep, warn = protected, sweep, append(warn, pwarn...)
+	if mode.Namespaces() {
+		p.Pinned = pinnedAncestors(append(slices.Clone(protected), sweep...), ll.WriteDirs)
+	}
 	p.Landlock = ll
 	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || s.Mode == ModeMax, BlockInet: !mode.Namespaces(), AllowUnix: s.UnixSockets && mode.Namespaces()}
 

@@ -3,6 +3,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -27,6 +29,31 @@ func TestParseHostSockets(t *testing.T) {
 	exists := func(p string) bool { return p != "/home/u/gone.sock" }
 	got := parseHostSockets(strings.NewReader(table), []string{"/run"}, exists)
 	want := []string{"/home/u/.docker/run/docker.sock", "/home/u/.1password/agent.sock"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestPinnedAncestors: the directories between the writable directory and
+// each protected path are pinned, shallowest first and once each; a
+// protected path directly in the writable directory pins nothing, and the
+// chain stops at a missing directory or one that is a symlink.
+func TestPinnedAncestors(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "proj")
+	for _, d := range []string{".git/hooks", ".git/modules/lib/hooks", ".claude"} {
+		if err := os.MkdirAll(filepath.Join(project, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(root, filepath.Join(project, "link")); err != nil {
+		t.Fatal(err)
+	}
+	got := pinnedAncestors([]string{
+		project + "/.git/config", project + "/.git/hooks", project + "/.git/modules/lib/hooks",
+		project + "/.claude", project + "/.husky/_", project + "/link/x/y", "/elsewhere/.git/config",
+	}, []string{"", project})
+	want := []string{project + "/.git", project + "/.git/modules", project + "/.git/modules/lib"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}

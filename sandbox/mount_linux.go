@@ -114,6 +114,11 @@ func finishMounts(p *plan) error {
 			return err
 		}
 	}
+	for _, path := range p.Pinned {
+		if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("pin %s (it holds a protected path): %w", path, err)
+		}
+	}
 	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 	for _, path := range p.Protected {
 		if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {

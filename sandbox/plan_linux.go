@@ -32,6 +32,10 @@ type plan struct {
 	// Protected are paths inside writable directories made read-only by
 	// a bind mount of their own.
 	Protected []string
+	// Pinned are the directories on the way to a protected path, each
+	// bind-mounted onto itself (still writable) before the protected
+	// mounts, so that it cannot be renamed or removed.
+	Pinned []string `json:"pinned,omitempty"`
 	// Sweep are protected paths missing at the start, moved out of the
 	// project after the run if the command created them. The host does
 	// this; the init never sees it.

@@ -94,6 +94,43 @@ func protectedPaths(s *Spec, writable []string, mode Mode) (out, sweep, warn []s
 	return out, sweep, warn, nil
 }
 
+// pinnedAncestors are the directories between a writable directory and
+// each of protected that lies in it (the project's .git for .git/config,
+// .git/modules/NAME for a submodule's config), shallowest first. Each is
+// bind-mounted onto itself, writable as before: a mount point cannot be
+// renamed or removed, so a command cannot move .git aside, make a new
+// .git, and write a config there that no mount covers.
+func pinnedAncestors(protected, writable []string) []string {
+	var out []string
+	for _, p := range protected {
+		root := ""
+		for _, w := range writable {
+			if w != "" && within(p, w) && p != w && len(w) > len(root) {
+				root = w
+			}
+		}
+		if root == "" {
+			continue
+		}
+		var chain []string
+		for a := filepath.Dir(p); a != root && within(a, root) && a != filepath.Dir(a); a = filepath.Dir(a) {
+			chain = append(chain, a)
+		}
+		slices.Reverse(chain)
+		for _, a := range chain {
+			st, err := os.Lstat(a)
+			if err != nil || !st.IsDir() {
+				break // missing, or a symlink or file: nothing beneath to pin
+			}
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+	return out
+}
+
 // sweepCreated moves out of the way each of paths that the command created:
 // into quarantine when it is set (under a name that says when), else it is
 // removed. It returns a warning for each, naming where it went.

@@ -117,6 +117,8 @@ func TestWorkspaceProfileRefuses(t *testing.T) {
 		{"rewrite git's config", "echo '[core] hooksPath=/tmp' >> .git/config"},
 		{"replace git's config", "echo x > c && mv c .git/config"},
 		{"add a git hook", "echo evil > .git/hooks/pre-commit"},
+		{"move .git aside and write a new config", "mv .git .git-old && mkdir -p .git/hooks && echo '[core] fsmonitor=evil' > .git/config"},
+		{"move the hooks' parent aside", "mv .git .git-old"},
 		{"read a raw device", "head -c 1 /dev/sda /dev/vda /dev/nvme0n1 /dev/mem"},
 		{"reach the host's sockets", "ls /run/docker.sock /run/dbus || ls /run"},
 		{"write outside the project", "touch /usr/local/warden-probe " + home + "/new"},
@@ -136,6 +138,9 @@ func TestWorkspaceProfileRefuses(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(home + "/.bashrc"); string(b) != "# rc\n" {
 		t.Errorf(".bashrc changed: %q", b)
+	}
+	if _, err := os.Lstat(s.Project + "/.git-old"); err == nil {
+		t.Error(".git was moved aside")
 	}
 	if b, _ := os.ReadFile(s.Project + "/.git/config"); string(b) != "[core]\n" {
 		t.Errorf(".git/config changed: %q", b)
