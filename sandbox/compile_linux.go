@@ -312,7 +312,7 @@ func bypassProxyFor(env []string, host string) []string {
 // point the command somewhere it cannot reach, or around the sandbox's own.
 func isProxyVar(name string) bool {
 	switch strings.ToUpper(name) {
-	case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY":
+	case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY", "NODE_USE_ENV_PROXY":
 		return true
 	}
 	return false

@@ -81,14 +81,16 @@ type Egress interface {
 // the host. HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at it.
 const ProxyAddr = "127.0.0.1:3128"
 
-// ProxyEnv are the proxy variables a NetProxy command gets.
+// ProxyEnv are the proxy variables a NetProxy command gets. Node (22.21,
+// 24 and later) honours them in its http, https and fetch only when
+// NODE_USE_ENV_PROXY is set.
 func ProxyEnv() []string {
 	url := "http://" + ProxyAddr
 	var env []string
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
 		env = append(env, k+"="+url, strings.ToLower(k)+"="+url)
 	}
-	return env
+	return append(env, "NODE_USE_ENV_PROXY=1")
 }
 
 // Signer is warden's signing endpoint as a sandbox sees it: Serve is given

@@ -210,3 +210,32 @@ func TestWorkspaceProfileInAGitWorktree(t *testing.T) {
 		}
 	}
 }
+
+// TestProxiedCommandsAreToldOfTheProxy: under the egress proxy a command
+// gets the proxy variables in both cases, and NODE_USE_ENV_PROXY=1 (without
+// which Node's http, https and fetch ignore them), whatever the caller had.
+func TestProxiedCommandsAreToldOfTheProxy(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	s.Net, s.Egress = sandbox.NetProxy, &answerServer{answer: "proxied"}
+	var out, errb bytes.Buffer
+	res, err := (&sandbox.Native{}).Run(context.Background(), s, sandbox.Command{
+		Args: []string{"/usr/bin/env"}, Dir: s.Project,
+		Env:    []string{"PATH=" + systemPath, "HOME=" + home, "NODE_USE_ENV_PROXY=0", "https_proxy=http://elsewhere:8080"},
+		Stdout: &out, Stderr: &errb,
+	})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("env: exit %d, %v: %s", res.ExitCode, err, errb.String())
+	}
+	env := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, want := range []string{"HTTP_PROXY=http://" + sandbox.ProxyAddr, "https_proxy=http://" + sandbox.ProxyAddr, "NODE_USE_ENV_PROXY=1"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("the command's environment lacks %s: %q", want, env)
+		}
+	}
+	for _, kv := range env {
+		if kv == "NODE_USE_ENV_PROXY=0" || strings.Contains(kv, "elsewhere") {
+			t.Errorf("the caller's %s reached the command", kv)
+		}
+	}
+}
