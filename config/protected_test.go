@@ -61,9 +61,12 @@ func TestDefaultProtectedPathsHoldWhereGitReadsItsConfig(t *testing.T) {
 
 // TestDefaultProtectedPathsHoldEditorSettings: VS Code and Cursor run the
 // tasks (runOn: folderOpen), MCP servers and interpreters that a project's
-// .vscode/ names, on the host, when the user opens the folder.
+// .vscode/ names, on the host, when the user opens the folder; other agent
+// hosts and editors start what their project settings name (Continue's and
+// Roo Code's MCP servers, Zed's language servers, opencode's MCP servers,
+// aider's lint and test commands).
 func TestDefaultProtectedPathsHoldEditorSettings(t *testing.T) {
-	for _, p := range []string{".vscode/", ".cursor/", ".mcp.json"} {
+	for _, p := range []string{".vscode/", ".cursor/", ".mcp.json", ".continue/", ".roo/", ".zed/", "opencode.json", ".aider.conf.yml"} {
 		if !slices.Contains(DefaultProtectedPaths, p) {
 			t.Errorf("%s is not among the default protected paths %v", p, DefaultProtectedPaths)
 		}

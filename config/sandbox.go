@@ -100,10 +100,14 @@ var (
 	// (config and hooks) elsewhere, and .git/config.worktree is read where
 	// extensions.worktreeConfig is on (git sparse-checkout turns it on).
 	// VS Code (and Cursor, its fork) runs tasks, MCP servers and
-	// interpreters that .vscode/ names.
+	// interpreters that .vscode/ names; the other agent hosts and editors
+	// start the MCP servers, language servers, tasks and lint or test
+	// commands their project settings name (Windsurf, Continue, Roo Code,
+	// Amazon Q, Kiro, Zed, opencode, aider).
 	DefaultProtectedPaths = []string{
 		".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks/",
 		".claude/", ".codex/", ".gemini/", ".cursor/", ".vscode/", ".warden.yaml", ".mcp.json",
+		".windsurf/", ".continue/", ".roo/", ".amazonq/", ".kiro/", ".zed/", "opencode.json", ".aider.conf.yml",
 	}
 )
 

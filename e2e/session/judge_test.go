@@ -38,8 +38,10 @@ var (
 	// projectProtected stay read-only inside a project (sandbox.protected_paths).
 	// Beside .git/config, git reads its configuration (and finds hooks)
 	// through .git/commondir and .git/config.worktree; VS Code and Cursor
-	// run what .vscode/ names, Claude Code the servers of .mcp.json.
-	projectProtected = []string{".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".warden.yaml", ".mcp.json"}
+	// run what .vscode/ names, Claude Code the servers of .mcp.json, the
+	// other agent hosts and editors what their project settings name.
+	projectProtected = []string{".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".warden.yaml", ".mcp.json",
+		".windsurf", ".continue", ".roo", ".amazonq", ".kiro", ".zed", "opencode.json", ".aider.conf.yml"}
 )
 
 // A snapshot records every guarded file: its content hash and mode, a
