@@ -444,6 +444,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	for _, d := range []string{RunDir, SessionsDir, QuarantineDir} {
 		_ = os.MkdirAll(filepath.Join(a.Home.Abs(), d), 0o700)
 	}
+	makeSecretDirs(sp.SecretPaths, home)
 	s.Hidden = hiddenPaths(a.Home, append(slices.Clone(a.Policy.Filesystem.Denied), sp.SecretPaths...), home)
 	// Hard links to hidden files are searched for in the credential stores
 	// of the home and warden's own, not in broad system trees (/var): those
@@ -469,6 +470,27 @@ func setIf[T any](dst *T, v *T) {
 // hiddenPaths are the concrete paths a sandboxed command must not read: the
 // filesystem policy's denied paths, and everything in warden's home but
 // the sandbox directory (its policy, database and keys).
+// makeSecretDirs creates (mode 0700) each secret path written with a
+// trailing slash that is missing in the user's home, so that it is masked
+// from the start: a host service that later puts a socket or a file there
+// (git credential-cache's daemon, started by the user's next push) stays
+// out of reach of a sandbox started before it, such as a session's world.
+func makeSecretDirs(secrets []string, userHome string) {
+	if userHome == "" {
+		return
+	}
+	for _, p := range secrets {
+		if !strings.HasPrefix(p, "~/") || !strings.HasSuffix(p, "/") {
+			continue
+		}
+		dir := filepath.Join(userHome, p[2:])
+		if dir == userHome || !strings.HasPrefix(dir, userHome+"/") {
+			continue
+		}
+		_ = os.MkdirAll(dir, 0o700)
+	}
+}
+
 func hiddenPaths(home Home, denied []string, userHome string) []string {
 	var out []string
 	entries, err := os.ReadDir(home.Abs())

@@ -90,3 +90,21 @@ func TestGitConfigProtectsHooksPathAndIncludes(t *testing.T) {
 		})
 	}
 }
+
+// TestMakeSecretDirs: a secret path in the home written with a trailing
+// slash is made (mode 0700) when missing, so that the sandbox masks it from
+// the start; paths without the slash, outside the home, or the home itself
+// are left alone.
+func TestMakeSecretDirs(t *testing.T) {
+	home := t.TempDir()
+	makeSecretDirs([]string{"~/.cache/git/credential/", "~/.git-credential-cache", "/abs/dir/", "~/", "~/../escape/"}, home)
+	st, err := os.Stat(filepath.Join(home, ".cache", "git", "credential"))
+	if err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
+		t.Errorf("~/.cache/git/credential/ was not made as a 0700 directory: %v %v", st, err)
+	}
+	for _, p := range []string{filepath.Join(home, ".git-credential-cache"), filepath.Join(filepath.Dir(home), "escape")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s was made", p)
+		}
+	}
+}

@@ -89,6 +89,11 @@ var (
 		"~/.config/Slack", "~/.config/discord", "~/.config/Signal", "~/.thunderbird",
 		"~/.local/share/kwalletd", "~/.local/share/fish/fish_history", "~/.python_history",
 		"~/.psql_history", "~/.mysql_history", "~/.node_repl_history",
+		// Where git credential-cache's daemon listens; a trailing slash
+		// has the directory made when missing, so that the socket the
+		// user's next push creates stays masked from a sandbox started
+		// before it.
+		"~/.cache/git/credential/", "~/.git-credential-cache",
 	}
 	DefaultCachePaths = []string{
 		"~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm", "~/.yarn", "~/.cargo/registry",

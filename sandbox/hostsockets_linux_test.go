@@ -3,6 +3,8 @@
 package sandbox_test
 
 import (
+	"bytes"
+	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -68,5 +70,70 @@ func TestWorkspaceCannotReachHostUnixSockets(t *testing.T) {
 	}
 	if r := runAt(t, s, home, self, "sandbox-unix-echo", s.Project); r.err != nil || r.res.ExitCode != 0 {
 		t.Errorf("the command's own Unix server no longer works: %v", r)
+	}
+}
+
+// TestWorldKeepsOutASocketBoundLaterInAMaskedDirectory: a session's world
+// lives across commands, so a host socket bound after it started is not in
+// its masks; one bound inside a directory masked from the start (git
+// credential-cache's, made empty before the world starts) is still out of
+// reach, judged by whether the host's listener saw a connection.
+func TestWorldKeepsOutASocketBoundLaterInAMaskedDirectory(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	m := testManager(t.TempDir())
+	spec, home := workspaceSpec(t)
+	dir := filepath.Join(home, ".cache", "git", "credential")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	spec.Hidden = append(spec.Hidden, dir)
+	spec.Tmp = ""
+	spec.Background, spec.Session, spec.UserHome = true, "session-late-socket", home
+	probe := filepath.Join(home, "bin", "probe")
+	exe, _ := os.Executable()
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(probe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(probe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := m.Start(ctx, "late", "workspace", spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "late") })
+
+	sock := filepath.Join(dir, "socket")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("cannot listen on a Unix socket here: %v", err)
+	}
+	defer l.Close()
+	var reached atomic.Int32
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
+	var out bytes.Buffer
+	res, err := m.Exec(ctx, "late", sandbox.Command{
+		Args: []string{probe, "sandbox-unix-dial", sock}, Dir: spec.Project,
+		Env: []string{"PATH=" + systemPath, "HOME=" + home}, Stdout: &out, Stderr: &out,
+	}, sandbox.Limits{Wall: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("Exec: %v", err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := reached.Load(); n > 0 || res.ExitCode == 0 {
+		t.Errorf("the world reached a socket the host bound later in a masked directory (%d connections, exit %d): %s", n, res.ExitCode, out.String())
 	}
 }
