@@ -108,3 +108,28 @@ func TestMakeSecretDirs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGitConfigProtected measures what finding the hooks directory and
+// includes costs each workspace command in a repository whose config names
+// none (the common case: no git is run) and in one that sets core.hooksPath
+// (git config reads the file): go test -bench GitConfigProtected -run ^$ ./app.
+func BenchmarkGitConfigProtected(b *testing.B) {
+	for _, c := range []struct{ name, config string }{
+		{"plain", "[core]\n\tbare = false\n"},
+		{"hooksPath", "[core]\n\thooksPath = .husky/_\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			home := b.TempDir()
+			project := filepath.Join(home, "p")
+			if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(project, ".git", "config"), []byte(c.config), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				_ = gitConfigProtected(context.Background(), project, home)
+			}
+		})
+	}
+}
