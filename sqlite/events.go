@@ -29,7 +29,7 @@ const (
 // and with concurrent Records (group.go). After an error nothing was stored
 // and ev.Seq, ev.PrevHash and ev.Hash are zero.
 func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error {
-	return s.QueueEvent(ctx, ev)()
+	return storageAt(s.path, s.QueueEvent(ctx, ev)())
 }
 
 // QueueEvent is AppendEvent in two steps, for a caller that must not wait

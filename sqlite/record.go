@@ -34,6 +34,10 @@ const (
 // any error nothing of e (and no debit) was stored, and e.Seq, e.PrevHash and
 // e.Hash are zero.
 func (s *Store) Record(ctx context.Context, e *warden.AuditEntry, debit *warden.Debit) error {
+	return storageAt(s.path, s.record(ctx, e, debit))
+}
+
+func (s *Store) record(ctx context.Context, e *warden.AuditEntry, debit *warden.Debit) error {
 	if debit != nil && debit.Amount < 0 {
 		return warden.Errorf(warden.EInvalid, "record audit entry: negative debit $%s", debit.Amount)
 	}
