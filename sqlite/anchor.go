@@ -129,7 +129,8 @@ func loadKey(path string) ([]byte, error) {
 	n, _ := f.Read(b)
 	k, err := audit.DecodeKey(b[:n])
 	if err != nil {
-		return nil, fmt.Errorf("read the checkpoint key %s: %w", path, err)
+		return nil, warden.Errorf(warden.EConflict, "the checkpoint key %s is damaged (%v)", path, err).Wrap(err).
+			WithHint("restore it from a backup of warden's home; if it is lost, move it aside (mv " + path + " " + path + ".damaged) and run `warden audit recover --yes`, which starts a new chain that records the loss")
 	}
 	return k, nil
 }
