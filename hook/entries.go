@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 )
 
 // hostSettings describes where and how a host registers hooks.
@@ -13,15 +14,26 @@ type hostSettings struct {
 	// list entries directly under each event.
 	nested  bool
 	matcher string // the group's matcher; "" leaves it out (matches every tool)
-	entry   func(command string) *ordered
+	entry   func(command, event string) *ordered
 	// prepare sets top-level keys the file needs (Cursor's version).
 	prepare func(top *ordered)
 }
 
-func commandEntry(command string) *ordered {
+func commandEntry(command, _ string) *ordered {
 	e := newOrdered()
 	e.set("type", json.RawMessage(`"command"`))
 	e.set("command", mustJSON(command))
+	return e
+}
+
+// claudeEntry is commandEntry, with Claude Code told to block the tool call
+// when warden's PreToolUse hook fails (crashes, is killed, times out, exits
+// with a status other than 2): by default it would let the call through.
+func claudeEntry(command, event string) *ordered {
+	e := commandEntry(command, event)
+	if event == "PreToolUse" {
+		e.set("onFailure", json.RawMessage(`"block"`))
+	}
 	return e
 }
 
@@ -29,7 +41,7 @@ var settings = map[string]hostSettings{
 	// PostToolUse reports calls that ran, so an ask Claude Code put to its
 	// user is recorded as approved.
 	// SessionEnd lets the session's sandbox world and /tmp go.
-	"claude": {dir: ".claude", file: "settings.json", events: []string{"PreToolUse", "PostToolUse", "SessionEnd"}, nested: true, matcher: "*", entry: commandEntry},
+	"claude": {dir: ".claude", file: "settings.json", events: []string{"PreToolUse", "PostToolUse", "SessionEnd"}, nested: true, matcher: "*", entry: claudeEntry},
 	// Codex matches tool names like Claude Code; with no matcher every tool
 	// is sent. PostToolUse hands each tool's output to the injection
 	// scanner and reports the call that ran.
@@ -37,7 +49,7 @@ var settings = map[string]hostSettings{
 	// AfterTool hands each tool's output to the injection scanner and
 	// reports the call that ran.
 	"gemini": {dir: ".gemini", file: "settings.json", events: []string{"BeforeTool", "AfterTool"}, nested: true, matcher: ".*",
-		entry: func(command string) *ordered {
+		entry: func(command, _ string) *ordered {
 			e := newOrdered()
 			e.set("name", json.RawMessage(`"warden"`))
 			e.set("type", json.RawMessage(`"command"`))
@@ -46,7 +58,7 @@ var settings = map[string]hostSettings{
 			return e
 		}},
 	"cursor": {dir: ".cursor", file: "hooks.json", events: []string{"beforeShellExecution", "beforeMCPExecution", "beforeReadFile"},
-		entry: func(command string) *ordered {
+		entry: func(command, _ string) *ordered {
 			e := newOrdered()
 			e.set("command", mustJSON(command))
 			return e
@@ -69,7 +81,7 @@ func installed(hs hostSettings, hooks *ordered, host, command string) bool {
 		}
 		for _, e := range entries {
 			if c := entryCommand(e); hookCommand(c, host) {
-				if c != command {
+				if c != command || !sameJSON(e, hs.entry(command, ev)) {
 					return false
 				}
 				found[ev]++
@@ -85,6 +97,20 @@ func installed(hs hostSettings, hooks *ordered, host, command string) bool {
 		}
 	}
 	return true
+}
+
+// sameJSON reports whether raw holds the same JSON value as want (an entry
+// written by an older warden, without a key this one sets, is not).
+func sameJSON(raw json.RawMessage, want *ordered) bool {
+	b, err := want.MarshalJSON()
+	if err != nil {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(raw, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // needsPrepare reports whether hs.prepare would add a key to top.
@@ -201,7 +227,7 @@ func appendEntry(hs hostSettings, hooks *ordered, ev, command string) error {
 			return fmt.Errorf("hooks.%s is not a JSON array", ev)
 		}
 	}
-	entry, err := hs.entry(command).MarshalJSON()
+	entry, err := hs.entry(command, ev).MarshalJSON()
 	if err != nil {
 		return err
 	}

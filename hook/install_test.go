@@ -25,7 +25,8 @@ var freshWant = map[string]string{
         "hooks": [
           {
             "type": "command",
-            "command": "/usr/local/bin/warden hook claude"
+            "command": "/usr/local/bin/warden hook claude",
+            "onFailure": "block"
           }
         ]
       }
@@ -352,6 +353,40 @@ func TestInstallReplacesAnOldCommand(t *testing.T) {
 	}
 	if got := string(readFile(t, path)); strings.Contains(got, "warden") || !strings.Contains(got, `"other"`) {
 		t.Errorf("Uninstall left\n%s", got)
+	}
+}
+
+// TestInstallTellsClaudeToBlockOnFailure: Claude Code lets a tool call
+// through when its PreToolUse hook fails (killed, timed out, any exit but 2)
+// unless the entry says onFailure "block". A re-install upgrades an entry an
+// older warden wrote without it.
+func TestInstallTellsClaudeToBlockOnFailure(t *testing.T) {
+	project := t.TempDir()
+	path := filepath.Join(project, ".claude", "settings.json")
+	old := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/warden hook claude"}]}],` +
+		`"PostToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/warden hook claude"}]}],` +
+		`"SessionEnd":[{"matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/warden hook claude"}]}]}}`
+	writeFile(t, path, old)
+	res, err := Install("claude", Project, project, "", wardenBin, "")
+	if err != nil || !res.Changed {
+		t.Fatalf("Install over an entry without onFailure = %+v, %v; want it changed", res, err)
+	}
+	var got struct {
+		Hooks map[string][]struct {
+			Hooks []map[string]any `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(readFile(t, path), &got); err != nil {
+		t.Fatal(err)
+	}
+	for ev, want := range map[string]any{"PreToolUse": "block", "PostToolUse": nil, "SessionEnd": nil} {
+		groups := got.Hooks[ev]
+		if len(groups) != 1 || len(groups[0].Hooks) != 1 {
+			t.Fatalf("%s: %+v; want one warden entry", ev, groups)
+		}
+		if v := groups[0].Hooks[0]["onFailure"]; v != want {
+			t.Errorf("%s's onFailure = %v; want %v", ev, v, want)
+		}
 	}
 }
 
