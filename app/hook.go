@@ -17,8 +17,9 @@ import (
 	"github.com/agentwarden/warden/sandbox"
 )
 
-// HookTimeout bounds one hook invocation, well under the hosts' own timeouts.
-const HookTimeout = 60 * time.Second
+// HookTimeout bounds one hook invocation, well under the hosts' own timeouts
+// (Gemini CLI's is 60 s, the entry warden install writes; Claude Code's 600 s).
+const HookTimeout = 45 * time.Second
 
 // RunHook answers one agent-host hook payload from in, in the host's own
 // protocol, and returns the exit status. It never fails open: when the home
