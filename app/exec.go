@@ -148,7 +148,6 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 			// No world can start here (inside another sandbox that refuses
 			// namespaces or Unix sockets: Codex's workspace-write): the
 			// command runs in a sandbox of its own, as a one-shot run.
-			a.noWorldHere(world)
 			inWorld = false
 			if spec, err = a.sandboxSpec(name, dir, r.Override, &req, r.Wait); err != nil {
 				return sandbox.Result{}, err

@@ -140,6 +140,14 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	mgr := a.Sandboxes()
 	info, started, err := mgr.Ensure(ctx, world, key, spec)
 	if err != nil && !errors.Is(err, sandbox.ErrSelfRestart) && ctx.Err() == nil {
+		// Only a world whose supervisor gave up (it is stopped: inside
+		// another sandbox that refuses namespaces or Unix sockets) makes
+		// the session's next commands run one-shot without trying again;
+		// one that was slow to come up on a loaded machine is tried again
+		// by the next command, which finds it running.
+		if info.State == sandbox.StateStopped {
+			a.noWorldHere(world)
+		}
 		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w (%w)", err, errNoWorld)
 	}
 	if err != nil {

@@ -161,7 +161,10 @@ func (m *Manager) waitFor(ctx context.Context, name string, limit time.Duration,
 	for {
 		info, err := m.load(name)
 		if err == nil && done(info) {
-			if info.State != StateReady {
+			// Degraded is started: its commands run, and its supervisor
+			// keeps checking (a first check that failed because the
+			// machine is loaded is not a sandbox that cannot start).
+			if info.State != StateReady && info.State != StateDegraded {
 				return info, fmt.Errorf("sandbox %s is %s: %s", name, info.State, m.lastReason(name))
 			}
 			return info, nil

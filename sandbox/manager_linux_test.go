@@ -185,3 +185,31 @@ func BenchmarkExecRunning(b *testing.B) {
 		}
 	}
 }
+
+// TestDegradedSandboxStarts: a sandbox whose first health check fails (on
+// a loaded machine /bin/true may not finish within its 5 s) has started:
+// its commands run, so Start and Ensure give it back instead of an error
+// that would make a session give up its world.
+func TestDegradedSandboxStarts(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	m := testManager(t.TempDir())
+	spec := guardSpec(t)
+	// The health check runs /bin/true; masked, it cannot.
+	spec.Hidden = []string{"/usr/bin/true"}
+	ctx := context.Background()
+	info, err := m.Start(ctx, "sb", "guard", spec)
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "sb") })
+	if err != nil || info.State != sandbox.StateDegraded {
+		t.Fatalf("Start of a sandbox whose health check fails = %s, %v; want degraded and no error", info.State, err)
+	}
+	again, started, err := m.Ensure(ctx, "sb", "guard", spec)
+	if err != nil || started || again.Init != info.Init {
+		t.Fatalf("Ensure of the degraded sandbox = %+v started=%v %v; want the same init, not started anew", again, started, err)
+	}
+	self, _ := os.Executable()
+	var out bytes.Buffer
+	res, err := m.Exec(ctx, "sb", sandbox.Command{Args: []string{self, "sandbox-probe", "env"}, Env: []string{"PATH=" + systemPath}, Stdout: &out, Stderr: &out}, sandbox.Limits{})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("a command in the degraded sandbox = %+v %q %v; want it run", res, out.String(), err)
+	}
+}
