@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -25,7 +26,14 @@ type verdictCase struct {
 // the host's environment, and returns what each step did and its effects.
 func playAttack(t *testing.T, h *harness, s script, direct bool) verdictCase {
 	w := newWorld(t, h, worldOptions{project: s.Project, files: s.Files, token: true})
-	host := newHost(w, direct)
+	cwd := w.fill(s.Cwd)
+	if cwd != "" {
+		// Made when missing: a directory made is no effect by itself.
+		if err := os.MkdirAll(cwd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host := newHostIn(w, direct, cwd)
 	var results []result
 	for i, st := range s.Steps {
 		cmd := w.fill(st.Command)
@@ -33,11 +41,14 @@ func playAttack(t *testing.T, h *harness, s script, direct bool) verdictCase {
 		if timeout == 0 {
 			timeout = attackTimeout
 		}
-		r := host.call(cmd, timeout)
+		r := host.callTool(st.Tool, cmd, timeout)
 		results = append(results, r)
 		what := r.where()
 		if r.ran() {
 			what += fmt.Sprintf(", exit %d", r.Exit)
+		}
+		if st.Tool != "" {
+			cmd = st.Tool + " " + cmd
 		}
 		t.Logf("#%d %s  [%s, %s] %s", i+1, oneLine(cmd), r.Verdict, what, oneLine(clip(r.Reason, 160)))
 		if r.ran() && r.Output != "" {

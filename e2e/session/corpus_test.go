@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ type script struct {
 	Group    string // the corpus file it came from, without extension
 	Project  string // which testdata/projects directory the world copies
 	Requires []string
+	Cwd      string     // the working directory the host reports and runs in ("" = the project)
 	Files    []fileSpec // written into the project before the first step
 	Steps    []step
 	Line     int
@@ -32,8 +34,10 @@ type fileSpec struct {
 	Content string
 }
 
-// A step is one Bash tool call and what ordinary work expects of it.
+// A step is one tool call (a Bash command, unless Tool names another of
+// Claude Code's tools) and what ordinary work expects of it.
 type step struct {
+	Tool     string // "" for Bash; else the tool, and Command is its tool_input as JSON
 	Command  string
 	Line     int
 	Ask      bool          // the hook must ask (a push, docker, ssh)
@@ -55,10 +59,12 @@ type fileCheck struct{ Path, Text string }
 //	## NAME            a session or case starts
 //	@project KIND      the project it runs in
 //	@requires TOOL…    skipped when a tool is not installed
+//	@cwd PATH          the working directory the host reports and runs in
 //	@file PATH         a project file, its lines follow as "| …"
 //	@tar PATH MEMBER   a tar archive with one member, lines follow as "| …"
 //	@zip PATH MEMBER   a zip archive with one member, lines follow as "| …"
 //	$ COMMAND          a step; continuation lines follow as "| …"
+//	% TOOL JSON        a call of another tool with this tool_input
 //	> TEXT             the output contains TEXT
 //	!> TEXT            the output does not contain TEXT
 //	= PATH [TEXT]      the project file exists (and contains TEXT)
@@ -116,6 +122,11 @@ func parseCorpus(name, data, project string) ([]script, error) {
 			cur.Project = arg
 		case "@requires":
 			cur.Requires = append(cur.Requires, strings.Fields(arg)...)
+		case "@cwd":
+			if arg == "" {
+				return nil, errf(n, "@cwd wants a path")
+			}
+			cur.Cwd = arg
 		case "@file", "@tar", "@zip":
 			if len(cur.Steps) > 0 {
 				return nil, errf(n, "%s must come before the first step", word)
@@ -137,6 +148,13 @@ func parseCorpus(name, data, project string) ([]script, error) {
 				return nil, errf(n, "empty command")
 			}
 			cur.Steps = append(cur.Steps, step{Command: strings.TrimPrefix(line, "$ "), Line: n})
+			block = &cur.Steps[len(cur.Steps)-1].Command
+		case "%":
+			tool, input, _ := strings.Cut(arg, " ")
+			if tool == "" || tool == "Bash" || strings.TrimSpace(input) == "" {
+				return nil, errf(n, "%% wants a tool other than Bash and its tool_input as JSON")
+			}
+			cur.Steps = append(cur.Steps, step{Tool: tool, Command: strings.TrimSpace(input), Line: n})
 			block = &cur.Steps[len(cur.Steps)-1].Command
 		case ">", "!>":
 			s, err := last()
@@ -206,6 +224,11 @@ func parseCorpus(name, data, project string) ([]script, error) {
 		if len(s.Steps) == 0 {
 			return nil, fmt.Errorf("%s:%d: %s has no steps", name, s.Line, s.Name)
 		}
+		for _, st := range s.Steps {
+			if st.Tool != "" && !json.Valid([]byte(st.Command)) {
+				return nil, fmt.Errorf("%s:%d: the tool_input of %s is not JSON", name, st.Line, st.Tool)
+			}
+		}
 		// Each "| " line added "\n" and itself: a file is its lines, each
 		// ended by a newline.
 		for j := range s.Files {
@@ -268,7 +291,10 @@ $ cat > x <<'EOF'
 ? timeout 2m
 $ git push
 ? ask
+% Read {"file_path":
+| "{{HOME}}/x"}
 ## second
+@cwd {{HOME}}/.config
 $ true
 `
 	got, err := parseCorpus("testdata/demo.txt", src, "")
@@ -293,6 +319,9 @@ $ true
 	if !s.Steps[1].Ask || got[1].Project != "demo" {
 		t.Errorf("ask step or default project wrong: %+v %q", s.Steps[1], got[1].Project)
 	}
+	if rd := s.Steps[2]; rd.Tool != "Read" || rd.Command != "{\"file_path\":\n\"{{HOME}}/x\"}" || got[1].Cwd != "{{HOME}}/.config" {
+		t.Errorf("tool step or @cwd wrong: %+v %q", rd, got[1].Cwd)
+	}
 	for _, bad := range []string{
 		"$ true\n",                   // before a name
 		"## a\n| x\n",                // continuation without a step
@@ -300,6 +329,9 @@ $ true
 		"## a\n$ true\n@file f\n",    // file after a step
 		"## a\n",                     // no steps
 		"## a\n$ true\nfrobnicate\n", // unknown line
+		"## a\n% Read {\n",           // tool_input not JSON
+		"## a\n% Bash {}\n",          // Bash is written with $
+		"## a\n@cwd\n$ true\n",       // @cwd without a path
 	} {
 		if _, err := parseCorpus("bad.txt", bad, ""); err == nil {
 			t.Errorf("parseCorpus(%q) = nil error, want one", bad)

@@ -35,6 +35,7 @@ const (
 
 // A result is what became of one Bash tool call.
 type result struct {
+	Tool      string // "" for Bash, else the tool (Command is then its tool_input)
 	Command   string // as the agent wrote it
 	Verdict   string
 	Reason    string
@@ -59,6 +60,8 @@ func (r result) where() string {
 		return "not run"
 	case r.Verdict == verdictDirect:
 		return "run directly"
+	case r.Tool != "":
+		return "run by the host itself"
 	case r.Contained:
 		return "run in warden exec"
 	default:
@@ -71,7 +74,8 @@ func (r result) where() string {
 // goes to the PostToolUse hooks.
 type host struct {
 	w      *world
-	direct bool // run every command with no hook (the judges' own tests)
+	direct bool   // run every command with no hook (the judges' own tests)
+	cwd    string // the working directory the host reports and runs in; "" = the project
 	calls  int
 	mu     sync.Mutex
 	pgids  []int
@@ -79,13 +83,26 @@ type host struct {
 
 func newHost(w *world, direct bool) *host { return &host{w: w, direct: direct} }
 
+// newHostIn is newHost for a session whose host reports, and runs its
+// commands in, the working directory cwd ("" = the project).
+func newHostIn(w *world, direct bool, cwd string) *host {
+	return &host{w: w, direct: direct, cwd: cwd}
+}
+
 // call makes one Bash tool call.
 func (h *host) call(cmd string, timeout time.Duration) result {
+	return h.callTool("", cmd, timeout)
+}
+
+// callTool makes one tool call: a Bash command (tool ""), or a call of
+// another of Claude Code's tools with input (its tool_input as JSON), which
+// Claude Code runs itself, on the host, when the hook lets it (runTool).
+func (h *host) callTool(tool, input string, timeout time.Duration) result {
 	h.calls++
 	id := fmt.Sprintf("toolu_e2e_%s_%03d", h.w.session, h.calls)
-	r := result{Command: cmd, Verdict: verdictDirect, Ran: cmd}
+	r := result{Tool: tool, Command: input, Verdict: verdictDirect, Ran: input}
 	if !h.direct {
-		r = h.decide(id, cmd)
+		r = h.decide(id, tool, input)
 	}
 	if !r.ran() {
 		return r
@@ -94,7 +111,11 @@ func (h *host) call(cmd string, timeout time.Duration) result {
 		timeout = defaultTimeout
 	}
 	start := time.Now()
-	r.Exit, r.Output, r.TimedOut = h.run(r.Ran, timeout)
+	if tool == "" {
+		r.Exit, r.Output, r.TimedOut = h.run(r.Ran, timeout)
+	} else {
+		r.Exit, r.Output = h.runTool(tool, r.Ran, timeout)
+	}
 	r.Elapsed = time.Since(start)
 	if !h.direct {
 		h.post(id, r)
@@ -102,16 +123,40 @@ func (h *host) call(cmd string, timeout time.Duration) result {
 	return r
 }
 
-// payload is a Claude Code hook payload for a Bash call.
-func (h *host) payload(event, id, cmd string, extra map[string]any) []byte {
+// dir is where the host's tools work: the case's @cwd, else the project.
+func (h *host) dir() string {
+	if h.cwd != "" {
+		return h.cwd
+	}
+	return h.w.project
+}
+
+// toolInput is a call's tool_input: a Bash command's, or another tool's JSON.
+func toolInput(tool, input string) map[string]any {
+	if tool == "" {
+		return map[string]any{"command": input, "description": "e2e session step"}
+	}
+	var in map[string]any
+	if err := json.Unmarshal([]byte(input), &in); err != nil {
+		panic("the corpus parser let through a tool_input that is not a JSON object: " + input)
+	}
+	return in
+}
+
+// payload is a Claude Code hook payload for a tool call.
+func (h *host) payload(event, id, tool, input string, extra map[string]any) []byte {
+	name := tool
+	if name == "" {
+		name = "Bash"
+	}
 	p := map[string]any{
 		"session_id":      h.w.session,
 		"transcript_path": h.w.transcript,
-		"cwd":             h.w.project,
+		"cwd":             h.dir(),
 		"permission_mode": "default",
 		"hook_event_name": event,
-		"tool_name":       "Bash",
-		"tool_input":      map[string]any{"command": cmd, "description": "e2e session step"},
+		"tool_name":       name,
+		"tool_input":      toolInput(tool, input),
 		"tool_use_id":     id,
 	}
 	for k, v := range extra {
@@ -127,10 +172,14 @@ func (h *host) payload(event, id, cmd string, extra map[string]any) []byte {
 // decide asks the PreToolUse hooks, as Claude Code does: exit 2 blocks with
 // stderr as the reason; exit 0 with JSON decides; any other failure is not
 // a decision, so the host's own prompt asks.
-func (h *host) decide(id, cmd string) result {
-	r := result{Command: cmd, Verdict: verdictNone}
-	payload := h.payload("PreToolUse", id, cmd, nil)
-	for _, hookCmd := range h.w.hooks["PreToolUse"] {
+func (h *host) decide(id, tool, cmd string) result {
+	r := result{Tool: tool, Command: cmd, Verdict: verdictNone}
+	payload := h.payload("PreToolUse", id, tool, cmd, nil)
+	hooks := h.w.hooks["PreToolUse"]
+	if tool != "" {
+		hooks = h.w.allHooks["PreToolUse"]
+	}
+	for _, hookCmd := range hooks {
 		stdout, stderr, code, err := h.hook(hookCmd, payload)
 		switch {
 		case err != nil:
@@ -178,6 +227,13 @@ func (h *host) decide(id, cmd string) result {
 			return r
 		case "allow":
 			r.Verdict, r.Ran = verdictAllow, cmd
+			if tool != "" {
+				if ans.Specific.UpdatedInput != nil { // the hook changed the input
+					b, _ := json.Marshal(ans.Specific.UpdatedInput)
+					r.Ran = string(b)
+				}
+				continue
+			}
 			if c, ok := ans.Specific.UpdatedInput["command"].(string); ok && c != "" {
 				r.Ran = c
 				r.Contained = c != cmd && strings.Contains(c, h.w.h.warden) && strings.Contains(c, " exec ")
@@ -193,10 +249,14 @@ func (h *host) decide(id, cmd string) result {
 // post tells the PostToolUse hooks what ran; their answer changes nothing
 // that already happened.
 func (h *host) post(id string, r result) {
-	payload := h.payload("PostToolUse", id, r.Ran, map[string]any{
+	payload := h.payload("PostToolUse", id, r.Tool, r.Ran, map[string]any{
 		"tool_response": map[string]any{"stdout": clip(r.Output, 30000), "stderr": "", "interrupted": r.TimedOut, "isImage": false},
 	})
-	for _, hookCmd := range h.w.hooks["PostToolUse"] {
+	hooks := h.w.hooks["PostToolUse"]
+	if r.Tool != "" {
+		hooks = h.w.allHooks["PostToolUse"]
+	}
+	for _, hookCmd := range hooks {
 		_, _, _, _ = h.hook(hookCmd, payload)
 	}
 }
@@ -205,7 +265,7 @@ func (h *host) post(id string, r result) {
 // is over, and kills what the session's commands left running.
 func (h *host) end() {
 	payload, _ := json.Marshal(map[string]any{
-		"session_id": h.w.session, "transcript_path": h.w.transcript, "cwd": h.w.project,
+		"session_id": h.w.session, "transcript_path": h.w.transcript, "cwd": h.dir(),
 		"hook_event_name": "SessionEnd", "reason": "exit",
 	})
 	for _, hookCmd := range h.w.hooks["SessionEnd"] {
@@ -225,7 +285,7 @@ func (h *host) hook(hookCmd string, payload []byte) (stdout, stderr string, code
 	ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, "bash", "-c", hookCmd)
-	c.Dir, c.Env = h.w.project, h.w.hookEnv
+	c.Dir, c.Env = h.dir(), h.w.hookEnv
 	c.Stdin = bytes.NewReader(payload)
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
@@ -248,7 +308,7 @@ func (h *host) run(cmd string, timeout time.Duration) (exit int, output string, 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, "bash", "-c", cmd)
-	c.Dir, c.Env = h.w.project, h.w.cmdEnv
+	c.Dir, c.Env = h.dir(), h.w.cmdEnv
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	c.WaitDelay = 3 * time.Second // a background process holding the output open

@@ -30,9 +30,12 @@ type world struct {
 	transcript string
 
 	secrets []secret
-	hookEnv []string // the host's environment, which its hooks get
-	cmdEnv  []string // the environment the host runs commands with
-	hooks   map[string][]string
+	hookEnv []string            // the host's environment, which its hooks get
+	cmdEnv  []string            // the environment the host runs commands with
+	hooks   map[string][]string // by event, the hook commands for the Bash tool
+	// allHooks are those whose matcher takes every tool ("" or "*", as
+	// warden installs its own): the hooks of other tools' calls.
+	allHooks map[string][]string
 
 	listener *listener
 	started  time.Time
@@ -106,7 +109,7 @@ func newWorld(t *testing.T, h *harness, o worldOptions) *world {
 	w.listener.listenUnix(t, w.hostSockets()...)
 	w.initWarden(t)
 	w.initProject(t, o)
-	w.hooks = readHooks(t, filepath.Join(w.project, ".claude", "settings.json"))
+	w.hooks, w.allHooks = readHooks(t, filepath.Join(w.project, ".claude", "settings.json"))
 	w.started = time.Now()
 	w.before = w.snapshot(t)
 	return w
@@ -306,8 +309,9 @@ func (w *world) git(t *testing.T, args ...string) {
 }
 
 // readHooks reads the hook commands a Claude Code settings file registers,
-// by event, for the Bash tool: what Claude Code snapshots when it starts.
-func readHooks(t *testing.T, path string) map[string][]string {
+// by event, for the Bash tool and for every tool: what Claude Code
+// snapshots when it starts.
+func readHooks(t *testing.T, path string) (bash, all map[string][]string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -325,21 +329,25 @@ func readHooks(t *testing.T, path string) map[string][]string {
 	if err := json.Unmarshal(data, &s); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	out := map[string][]string{}
+	bash, all = map[string][]string{}, map[string][]string{}
 	for event, groups := range s.Hooks {
 		for _, g := range groups {
-			if g.Matcher != "" && g.Matcher != "*" && !strings.Contains(g.Matcher, "Bash") {
+			every := g.Matcher == "" || g.Matcher == "*"
+			if !every && !strings.Contains(g.Matcher, "Bash") {
 				continue
 			}
 			for _, hk := range g.Hooks {
 				if hk.Type == "command" && hk.Command != "" {
-					out[event] = append(out[event], hk.Command)
+					bash[event] = append(bash[event], hk.Command)
+					if every {
+						all[event] = append(all[event], hk.Command)
+					}
 				}
 			}
 		}
 	}
-	if len(out["PreToolUse"]) == 0 {
+	if len(bash["PreToolUse"]) == 0 {
 		t.Fatalf("%s registers no PreToolUse hook for Bash:\n%s", path, data)
 	}
-	return out
+	return bash, all
 }
