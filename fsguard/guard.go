@@ -356,7 +356,11 @@ func (g *Guard) isSelf(p string) bool {
 
 // projectRel returns real relative to the project (cwd, resolved), or "" when
 // it is not in the project or cwd cannot be a project: "/" and the user's
-// home and its ancestors are too wide to be one.
+// home and its ancestors are too wide to be one; a hidden directory of the
+// home (~/.config, ~/.local, ~/.claude…) holds the settings, state and
+// credentials of the user's tools, which the host runs from: a working
+// directory there (a host that reports one, a cd that persisted) lends its
+// files no project rule.
 func (g *Guard) projectRel(real, cwd string) string {
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		return ""
@@ -367,6 +371,9 @@ func (g *Guard) projectRel(real, cwd string) string {
 	}
 	for _, h := range g.userHomes {
 		if h == root.path || under(h, root.path) {
+			return ""
+		}
+		if rest, ok := strings.CutPrefix(root.path, h+"/"); ok && strings.HasPrefix(rest, ".") {
 			return ""
 		}
 	}

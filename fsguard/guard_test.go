@@ -30,7 +30,7 @@ func newWorld(t testing.TB, allowed ...Rule) *world {
 		outside:    filepath.Join(root, "outside"),
 	}
 	w.workspace = filepath.Join(w.wardenHome, SandboxDir, "files")
-	for _, d := range []string{w.workspace, w.project + "/src", w.outside, w.home + "/.ssh", w.home + "/docs"} {
+	for _, d := range []string{w.workspace, w.project + "/src", w.outside, w.home + "/.ssh", w.home + "/docs", w.home + "/.config/gh", w.home + "/.local/bin"} {
 		mkdir(t, d)
 	}
 	write(t, w.home+"/.ssh/id_ed25519", "KEY")
@@ -112,6 +112,10 @@ func TestDecisionOrder(t *testing.T) {
 		{"warden home listed", List, w.wardenHome, w.project, warden.Deny, "fs.self_protect"},
 		{"unknown action", Action("exec"), "src/main.go", w.project, warden.Deny, "fs.unknown_action"},
 		{"home as project does not count", Read, w.home + "/notes.txt", w.home, warden.Deny, "fs.no_rule"},
+		{"hidden directory of the home as project does not count", Read, w.home + "/.config/gh/hosts.yml", w.home + "/.config", warden.Deny, "fs.no_rule"},
+		{"deeper in a hidden directory of the home", Read, "hosts.yml", w.home + "/.config/gh", warden.Deny, "fs.no_rule"},
+		{"hidden directory of the home listed as project", List, ".", w.home + "/.config", warden.Deny, "fs.no_rule"},
+		{"write into a hidden directory of the home as project", Write, "git", w.home + "/.local/bin", warden.Deny, "fs.no_rule"},
 		{"root as project does not count", Read, w.outside + "/secret.txt", "/", warden.Deny, "fs.no_rule"},
 		{"ancestor of home as project does not count", Read, w.outside + "/secret.txt", w.root, warden.Deny, "fs.no_rule"},
 		{"glob listing in the project", List, "**/*.go", w.project, warden.Allow, "fs.allowed"},
