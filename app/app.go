@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -393,7 +394,7 @@ func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
 	userHome, _ := os.UserHomeDir()
 	fp := fsguard.Policy{
 		Workspace:  Workspace(home, p),
-		Denied:     p.Filesystem.Denied,
+		Denied:     append(slices.Clone(p.Filesystem.Denied), secretPatterns(p.Sandbox.SecretPaths)...),
 		WardenHome: home.Abs(),
 		UserHome:   userHome,
 	}
@@ -419,6 +420,27 @@ func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
 	}
 	return fsguard.NewCached(fp, home.FsguardCachePath(), config.BinaryID())
 }
+
+// secretPatterns are the denied-path patterns of sandbox.secret_paths: each
+// path and everything below it. What every sandbox masks (the credential
+// stores) is denied to the tools an agent host runs itself too (Claude
+// Code's Read, Grep and Edit run on the host, where no mask hides anything)
+// and to the shell guard's reading of paths: one list, one gate.
+func secretPatterns(paths []string) []string {
+	out := make([]string, 0, 2*len(paths))
+	for _, p := range paths {
+		// A secret path is a path, not a glob: its glob characters are
+		// escaped.
+		p = globEscaper.Replace(strings.TrimRight(p, "/"))
+		if p == "" || p == "~" || fsguard.CheckPattern(p, false) != nil {
+			continue // the policy's loader names a bad entry
+		}
+		out = append(out, p, p+"/**")
+	}
+	return out
+}
+
+var globEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`, "{", `\{`, "}", `\}`)
 
 func (a *App) buildGate() *gate.Gate {
 	g := a.gateFor(a.Policy, a.Problems, a.Store)

@@ -40,7 +40,7 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	}
 	// The project, not the command's working directory: run from a
 	// subdirectory, the work tree's .git/config is still the one protected.
-	if s.ProjectWritable && !projectMayBeWritten(s.Project, userHome) {
+	if s.ProjectWritable && !projectMayBeWritten(s.Project, userHome, a.Home.Abs()) {
 		s.ProjectWritable = false
 	}
 	if s.ProjectWritable {
@@ -247,19 +247,52 @@ func projectRoot(dir, userHome string) string {
 }
 
 // projectMayBeWritten reports whether a workspace sandbox may make dir
-// writable: not the root, not the user's home or anything above it, and not
-// inside a system directory.
-func projectMayBeWritten(dir, userHome string) bool {
-	dir = filepath.Clean(dir)
-	if dir == "/" || userHome != "" && (dir == userHome || strings.HasPrefix(userHome, dir+"/")) {
-		return false
-	}
-	for _, sys := range []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/dev", "/proc", "/sys", "/run", "/var/lib", "/var/log", "/var/spool"} {
-		if dir == sys || strings.HasPrefix(dir, sys+"/") {
+// writable: not the root, not the user's home or anything above it, not a
+// hidden directory of the home or anything in one (~/.config, ~/.local,
+// ~/.claude: the settings, state and credentials of the user's tools, which
+// the host runs from), not warden's home, and not inside a system
+// directory. Each is judged as written and where it really leads.
+func projectMayBeWritten(dir, userHome, wardenHome string) bool {
+	for _, d := range physicalNames(dir) {
+		if d == "/" {
 			return false
+		}
+		for _, h := range physicalNames(userHome) {
+			if h == "" {
+				continue
+			}
+			if d == h || strings.HasPrefix(h, d+"/") {
+				return false
+			}
+			if rest, ok := strings.CutPrefix(d, h+"/"); ok && strings.HasPrefix(rest, ".") {
+				return false
+			}
+		}
+		for _, w := range physicalNames(wardenHome) {
+			if w != "" && (d == w || strings.HasPrefix(d, w+"/")) {
+				return false
+			}
+		}
+		for _, sys := range []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/dev", "/proc", "/sys", "/run", "/var/lib", "/var/log", "/var/spool"} {
+			if d == sys || strings.HasPrefix(d, sys+"/") {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// physicalNames are p cleaned, and where it really leads when that differs
+// ("" stays "").
+func physicalNames(p string) []string {
+	if p == "" {
+		return []string{""}
+	}
+	p = filepath.Clean(p)
+	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+		return []string{p, real}
+	}
+	return []string{p}
 }
 
 // homePaths turns ~ and ~/… into paths in userHome, leaving absolute

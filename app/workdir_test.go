@@ -1,0 +1,137 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+// TestProjectMayBeWritten: a workspace sandbox makes the project writable
+// unless it is the root, the home or above it, a hidden directory of the
+// home or inside one (where the host keeps what it runs: ~/.config/systemd,
+// ~/.local/bin, ~/.claude), warden's home, or a system directory; a
+// symlink is judged where it leads.
+func TestProjectMayBeWritten(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(root, "home")
+	wardenHome := filepath.Join(root, "opt", "warden")
+	for _, d := range []string{home + "/src/p", home + "/.config/systemd", wardenHome + "/sandbox/files"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(home+"/.config", home+"/src/cfg"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		dir  string
+		want bool
+	}{
+		{home + "/src/p", true},
+		{home + "/src", true},
+		{home + "/work.d/p", true},
+		{"/", false},
+		{home, false},
+		{root, false},
+		{home + "/.config", false},
+		{home + "/.config/systemd", false},
+		{home + "/.local/bin", false},
+		{home + "/.claude", false},
+		{home + "/src/cfg", false}, // a symlink to ~/.config
+		{wardenHome, false},
+		{wardenHome + "/sandbox/files", false},
+		{"/etc/x", false},
+		{"/usr/local/src", false},
+	}
+	for _, c := range cases {
+		if got := projectMayBeWritten(c.dir, home, wardenHome); got != c.want {
+			t.Errorf("projectMayBeWritten(%s) = %v, want %v", c.dir, got, c.want)
+		}
+	}
+}
+
+// TestWorkspaceInAHiddenHomeDirectoryIsReadOnly: a workspace sandbox run
+// from a working directory in ~/.config leaves it read-only (no project to
+// write), while one run from a project under the home may write it.
+func TestWorkspaceInAHiddenHomeDirectoryIsReadOnly(t *testing.T) {
+	a := openTestApp(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cfg := filepath.Join(home, ".config")
+	project := filepath.Join(home, "src", "p")
+	for _, d := range []string{cfg, project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for dir, want := range map[string]bool{cfg: false, project: true} {
+		s, err := a.sandboxSpec("workspace", dir, ExecOverride{}, &warden.Request{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ProjectWritable != want {
+			t.Errorf("a workspace run in %s: project writable %v, want %v", dir, s.ProjectWritable, want)
+		}
+	}
+}
+
+// TestSecretPathsAreDeniedToTheFileTools: what sandbox.secret_paths masks
+// in every sandbox is denied to the tools a host runs itself (Claude
+// Code's Read and Grep), wherever the host says it works, and to the shell
+// guard's reading of paths.
+func TestSecretPathsAreDeniedToTheFileTools(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, d := range []string{".config/gh", ".claude", ".cache/huggingface", "src/p"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := openTestApp(t)
+	cases := []struct {
+		name string
+		req  warden.Request
+		want warden.Verdict
+		rule string
+	}{
+		{"gh token from the project", warden.Request{Capability: "filesystem", Action: "read", Resource: home + "/.config/gh/hosts.yml", Cwd: home + "/src/p"}, warden.Deny, "fs.denied"},
+		{"gh token from ~/.config", warden.Request{Capability: "filesystem", Action: "read", Resource: home + "/.config/gh/hosts.yml", Cwd: home + "/.config"}, warden.Deny, "fs.denied"},
+		{"claude login from ~/.claude", warden.Request{Capability: "filesystem", Action: "read", Resource: ".credentials.json", Cwd: home + "/.claude"}, warden.Deny, "fs.denied"},
+		{"a token in a cache", warden.Request{Capability: "filesystem", Action: "read", Resource: "token", Cwd: home + "/.cache/huggingface"}, warden.Deny, "fs.denied"},
+		{"grep of a secret directory", warden.Request{Capability: "filesystem", Action: "list", Resource: home + "/.config/gh", Cwd: home + "/.config"}, warden.Deny, "fs.denied"},
+		{"grep from ~/.config", warden.Request{Capability: "filesystem", Action: "list", Resource: home + "/.config", Cwd: home + "/.config"}, warden.Deny, "fs.no_rule"},
+		{"shell reads ~/.npmrc", warden.Request{Capability: "shell", Action: "exec", Resource: "cat ~/.npmrc", Cwd: home + "/src/p"}, warden.Deny, "shell.denied_path"},
+		{"the project still reads", warden.Request{Capability: "filesystem", Action: "read", Resource: "main.go", Cwd: home + "/src/p"}, warden.Allow, "fs.allowed"},
+	}
+	for _, c := range cases {
+		req := c.req
+		d, err := a.Gate.Check(context.Background(), &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Verdict != c.want || d.Rule != c.rule {
+			t.Errorf("%s: %v %s (%s), want %v %s", c.name, d.Verdict, d.Rule, d.Reason, c.want, c.rule)
+		}
+	}
+}
+
+// TestSecretPatterns: each secret path is denied with everything below
+// it, its glob characters taken literally; a bad entry gives no pattern.
+func TestSecretPatterns(t *testing.T) {
+	got := secretPatterns([]string{"~/.ssh", "~/.cache/git/credential/", "~/we[ird]*", "relative", "~"})
+	want := []string{"~/.ssh", "~/.ssh/**", "~/.cache/git/credential", "~/.cache/git/credential/**", `~/we\[ird\]\*`, `~/we\[ird\]\*/**`}
+	if len(got) != len(want) {
+		t.Fatalf("secretPatterns = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("secretPatterns[%d] = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
