@@ -415,8 +415,12 @@ func packageRunner(cmd *walk.Command) string {
 
 // registryPackage judges a package a package runner fetches and runs: a
 // known development tool is a task runner; anything else is code fetched
-// from a registry that the guard cannot see, a supply-chain risk, and runs
-// in the guard sandbox.
+// from a registry that the guard cannot see. That is an unknown program,
+// not a suspicious one (issue 22): it runs in the workspace sandbox, as
+// the same package installed with npm install and run from node_modules
+// would, fetched through the egress proxy, which judges the registry's
+// host by the network policy. It asks where no sandbox can contain it and
+// goes to the guard sandbox under the strict policy (see unseen).
 func registryPackage(cc *cmdCtx, runner, pkg string) {
 	if strings.HasPrefix(pkg, ".") || strings.HasPrefix(pkg, "/") {
 		cc.unseen("shell.project_script", runner+" runs "+pkg+", project code the guard cannot see")
@@ -426,7 +430,7 @@ func registryPackage(cc *cmdCtx, runner, pkg string) {
 		taskRunner(cc)
 		return
 	}
-	cc.say(warden.Sandbox, "shell.package_runner", fmt.Sprintf("%s runs the registry package %s, code fetched from the network that the guard cannot see; it runs in the guard sandbox", runner, pkg))
+	cc.unseen("shell.package_runner", fmt.Sprintf("%s runs the registry package %s, code fetched through the egress proxy that the guard cannot see", runner, pkg))
 }
 
 // daemonWrappers asks about a command run through a container or cluster

@@ -70,6 +70,11 @@ func corpusPolicy() Policy {
 // the corpus (written before issue 22) expects denied.
 var discardForms = regexp.MustCompile(`git\s+(reset\s+--(hard|merge)|checkout\s+(--\s|\.|-f)|switch\s+--discard-changes|restore\s+\.|clean\s+(-fd|--force)|stash\s+(clear|drop))`)
 
+// packageRunnerForm is a registry package run by a package runner (npx,
+// pnpx, bunx, uvx, npm exec, pipx run), which issue 22 runs in the
+// workspace sandbox as an unknown program.
+var packageRunnerForm = regexp.MustCompile(`^(npx|pnpx|bunx|uvx|npm\s+exec|pipx\s+run)\s`)
+
 // modelChange maps what a corpus row expects to what the execution model of
 // issue 22 makes of it, and says why; rule, when set, is the rule that must
 // decide. The corpus is shared and read-only, so the change is made here,
@@ -86,6 +91,8 @@ func modelChange(r corpusRow, want warden.Verdict) (v warden.Verdict, why, rule 
 		return warden.Ask, "discarding uncommitted work asks instead of being denied", "shell.git.discard"
 	case want == warden.Sandbox && (r.Class == "opaque-script" || r.Class == "gray-unknown") && !isDeployTarget(c):
 		return warden.Allow, "code the guard cannot see is not suspicious by itself: it runs in the workspace sandbox", ""
+	case want == warden.Sandbox && r.Class == "supply-chain" && packageRunnerForm.MatchString(c):
+		return warden.Allow, "a registry package a package runner fetches is an unknown program, not a suspicious one: it runs in the workspace sandbox, fetched through the egress proxy", "shell.package_runner"
 	case r.Class == "gray-unknown":
 		return warden.Ask, "a deploy target leaves the machine", "shell.leaves_machine"
 	case want == warden.Allow && strings.HasPrefix(c, "git push"):
@@ -217,7 +224,7 @@ func TestCorpusUnderDefaultNetwork(t *testing.T) {
 			continue
 		}
 		res := Classify(r.Command, corpusEnv, p)
-		if res.Verdict == warden.Allow && r.Class != "opaque-script" {
+		if res.Verdict == warden.Allow && r.Class != "opaque-script" && !(r.Class == "supply-chain" && packageRunnerForm.MatchString(r.Command)) {
 			t.Errorf("attack allowed: Classify(%q) = allow (%s)", r.Command, res.Rule)
 		}
 		if strings.HasPrefix(res.Rule, "network.") {

@@ -187,6 +187,33 @@ func TestBuildOutput(t *testing.T) { runVerdicts(t, "build_output.txt", defaultP
 // suspicious code in the guard sandbox.
 func TestUnseenCode(t *testing.T) { runVerdicts(t, "unseen.txt", defaultPolicy()) }
 
+// TestRegistryPackageIsAnUnknownProgram: a registry package a package
+// runner fetches (npx -y cowsay) runs in the workspace sandbox, where it
+// can spawn and reach the registry through the proxy; with no sandbox it
+// asks, and the strict policy sends it to the guard sandbox.
+func TestRegistryPackageIsAnUnknownProgram(t *testing.T) {
+	const cmd = "npx --yes cowsay@1.6.0 moo"
+	noSandbox := defaultPolicy()
+	noSandbox.SandboxAvailable = false
+	strict := defaultPolicy()
+	strict.AllowTaskRunners = false
+	for _, c := range []struct {
+		name string
+		p    Policy
+		want warden.Verdict
+	}{
+		{"workspace", defaultPolicy(), warden.Allow},
+		{"no sandbox", noSandbox, warden.Ask},
+		{"strict", strict, warden.Sandbox},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if r := Classify(cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != "shell.package_runner" {
+				t.Errorf("Classify(%q) = %v (%s: %s), want %v shell.package_runner", cmd, r.Verdict, r.Rule, r.Reason, c.want)
+			}
+		})
+	}
+}
+
 // TestKillByNameNeedsTheSandbox: pkill and killall are allowed only where
 // the sandbox keeps their signals to the session's own processes.
 func TestKillByNameNeedsTheSandbox(t *testing.T) {
