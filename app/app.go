@@ -422,16 +422,15 @@ func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
 }
 
 // secretPatterns are the denied-path patterns of sandbox.secret_paths: each
-// path and everything below it. What every sandbox masks (the credential
-// stores) is denied to the tools an agent host runs itself too (Claude
-// Code's Read, Grep and Edit run on the host, where no mask hides anything)
-// and to the shell guard's reading of paths: one list, one gate.
+// path (a glob, as a denied path is) and everything below it. What every
+// sandbox masks (the credential stores) is denied to the tools an agent
+// host runs itself too (Claude Code's Read, Grep and Edit run on the host,
+// where no mask hides anything) and to the shell guard's reading of paths:
+// one list, one gate.
 func secretPatterns(paths []string) []string {
 	out := make([]string, 0, 2*len(paths))
 	for _, p := range paths {
-		// A secret path is a path, not a glob: its glob characters are
-		// escaped.
-		p = globEscaper.Replace(strings.TrimRight(p, "/"))
+		p = strings.TrimRight(strings.TrimSuffix(p, "/**"), "/")
 		if p == "" || p == "~" || fsguard.CheckPattern(p, false) != nil {
 			continue // the policy's loader names a bad entry
 		}
@@ -439,8 +438,6 @@ func secretPatterns(paths []string) []string {
 	}
 	return out
 }
-
-var globEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`, "{", `\{`, "}", `\}`)
 
 func (a *App) buildGate() *gate.Gate {
 	g := a.gateFor(a.Policy, a.Problems, a.Store)
