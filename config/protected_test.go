@@ -110,6 +110,9 @@ func TestDefaultSecretPathsHoldTheCommonStores(t *testing.T) {
 		"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json",
 		"~/.pgpass", "~/.my.cnf", "~/.m2/settings.xml", "~/.gem/credentials",
 		"~/.config/solana", "~/.ethereum/keystore", "~/.cache/huggingface/token",
+		// git credential-store's XDG file, registry and container logins.
+		"~/.config/git/credentials", "~/.yarnrc.yml", "~/.config/pip/pip.conf", "~/.config/pypoetry/auth.toml",
+		"~/.config/containers/auth.json", "~/.pulumi/credentials.json", "~/.config/sops/age",
 	} {
 		if !slices.Contains(DefaultSecretPaths, p) {
 			t.Errorf("%s is not among the default sandbox.secret_paths", p)

@@ -94,6 +94,27 @@ var (
 		// user's next push creates stays masked from a sandbox started
 		// before it.
 		"~/.cache/git/credential/", "~/.git-credential-cache",
+		// git's credential-store file where XDG puts it; package managers',
+		// registries' and containers' logins; more cloud, tunnel and
+		// deployment CLIs' tokens; keys of sops, adb and Ollama; another
+		// agent host's login and a coding assistant's API keys; password
+		// managers', browsers' (Flatpak and Snap too) and mail clients'
+		// stores; more shells' and REPLs' histories.
+		"~/.config/git/credentials", "~/.yarnrc.yml", "~/.config/pip/pip.conf", "~/.pip/pip.conf",
+		"~/.config/pypoetry/auth.toml", "~/.config/containers/auth.json", "~/.dockercfg",
+		"~/.ivy2/.credentials", "~/.sbt/.credentials", "~/.pulumi/credentials.json",
+		"~/.config/sops/age", "~/.config/helm/registry", "~/.minikube/profiles",
+		"~/.minikube/client.key", "~/.android/adbkey", "~/.ollama/id_ed25519",
+		"~/.local/share/opencode/auth.json", "~/.continue", "~/.config/Bitwarden CLI",
+		"~/.config/microsoft-edge", "~/.config/vivaldi", "~/.config/opera", "~/snap/chromium",
+		"~/snap/firefox", "~/.var/app/org.mozilla.firefox", "~/.var/app/com.google.Chrome",
+		"~/.var/app/org.chromium.Chromium", "~/.msmtprc", "~/.mbsyncrc", "~/.fetchmailrc",
+		"~/.config/aerc/accounts.conf", "~/.cloudflared", "~/.wrangler", "~/.config/.wrangler",
+		"~/.supabase", "~/.config/netlify", "~/.local/share/com.vercel.cli", "~/.config/stripe",
+		"~/.ngrok2", "~/.config/ngrok", "~/.sentryclirc", "~/.circleci/cli.yml", "~/.config/hcloud",
+		"~/.config/scw", "~/.config/linode-cli", "~/.aliyun", "~/.wakatime.cfg", "~/.expo/state.json",
+		"~/.config/tea", "~/.jira.d", "~/.zhistory", "~/.histfile", "~/.sh_history", "~/.sqlite_history",
+		"~/.rediscli_history", "~/.irb_history",
 	}
 	DefaultCachePaths = []string{
 		"~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm", "~/.yarn", "~/.cargo/registry",
