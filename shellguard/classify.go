@@ -188,8 +188,13 @@ func (c *ctx) saved(f *finding) {
 		return
 	}
 	c.res.Snapshot = compactTrees(append(c.res.Snapshot, f.saves))
-	f.v, f.rule = warden.Allow, "shell.git.saved"
-	f.reason += "; warden saves the uncommitted work first (`warden undo` brings it back)"
+	if strings.HasPrefix(f.rule, "shell.git.") {
+		f.v, f.rule = warden.Allow, "shell.git.saved"
+		f.reason += "; warden saves the uncommitted work first (`warden undo` brings it back)"
+	} else {
+		f.v, f.rule = warden.Allow, "shell.delete_recursive.saved"
+		f.reason += "; warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)"
+	}
 	f.suggestion = ""
 }
 

@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -76,6 +77,35 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 	}
 	f := cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s %s (%s)", cc.name, effectVerb(e), describe(w), zn))
 	f.destructive = true
+	if e == EffDeleteRec && zn == ZoneWorkspaceOther && v == warden.Ask && cc.savableDelete(w) {
+		f.saves = cc.z.ws
+	}
+}
+
+// savableDelete reports whether a recursive delete of operand w removes
+// files of the project that a snapshot of its work tree holds, so that
+// where the caller saves one first (Env.Snapshots) it is allowed (see
+// ctx.saved): a path written plainly (not only known at run time) that
+// lies in the project below its root and outside .git, and not a glob
+// that matches every entry of a directory (rm -rf *, src/*), which asks.
+// Ignored files under it are not in a snapshot (they are build output and
+// dependencies far more often than work), nor is the work of a nested
+// repository.
+func (cc *cmdCtx) savableDelete(w walk.Word) bool {
+	if w.Dynamic || w.Value == "" || strings.Contains(w.Value, "..") || !cc.z.inWorkspace(w.Value) {
+		return false
+	}
+	if w.Glob {
+		last := w.Value[strings.LastIndexByte(strings.TrimRight(w.Value, "/"), '/')+1:]
+		if strings.Trim(last, "*?./") == "" || strings.HasPrefix(last, "[") && strings.Trim(last[strings.IndexByte(last, ']')+1:], "*?./") == "" {
+			return false
+		}
+	}
+	p := w.Value
+	if !strings.HasPrefix(p, "/") {
+		p = cc.z.cwd + "/" + p
+	}
+	return cc.inProject(path.Clean(p))
 }
 
 // deniedPath denies a path operand the filesystem policy denies and reports

@@ -174,14 +174,16 @@ var unsavedForms = regexp.MustCompile(`git\s+(clean\b.*\s-[a-zA-Z]*[xX]\b|stash\
 // work in the project (denied when the corpus was written, asked about
 // since issue 22) are allowed where the caller saves the work tree first
 // (Env.Snapshots, warden exec), with the project named to be saved; the
-// forms a snapshot cannot hold still ask. Every other attack decides as it
-// does without snapshots: saving work weakens nothing else.
+// forms a snapshot cannot hold still ask. A recursive delete of project
+// files below the root (rm -rf src) is allowed saving the project too.
+// Every other attack decides as it does without snapshots: saving work
+// weakens nothing else.
 func TestCorpusDiscardSaved(t *testing.T) {
 	rows := loadCorpus(t, "shell-guard.jsonl")
 	p := corpusPolicy()
 	env := corpusEnv
 	env.Snapshots = true
-	saved, asked := 0, 0
+	saved, asked, deletes := 0, 0, 0
 	for _, r := range rows {
 		want, err := warden.ParseVerdict(r.Expect)
 		if err != nil {
@@ -201,11 +203,18 @@ func TestCorpusDiscardSaved(t *testing.T) {
 			if res.Verdict != warden.Ask || res.Rule != "shell.git.discard" || res.Snapshot != nil {
 				t.Errorf("Classify(%q) with snapshots = %s (%s) saving %q, want ask by shell.git.discard", r.Command, res.Verdict, res.Rule, res.Snapshot)
 			}
+		case plain.Rule == "shell.delete_recursive.workspace_other" && res.Rule == "shell.delete_recursive.saved":
+			// A recursive delete of project files below the root: the
+			// snapshot of the project's work tree holds them.
+			deletes++
+			if res.Verdict != warden.Allow || !slices.Equal(res.Snapshot, []string{corpusEnv.Cwd}) {
+				t.Errorf("Classify(%q) with snapshots = %s (%s) saving %q, want allow saving %q", r.Command, res.Verdict, res.Rule, res.Snapshot, corpusEnv.Cwd)
+			}
 		case res.Verdict != plain.Verdict || res.Rule != plain.Rule:
 			t.Errorf("Classify(%q) with snapshots = %s (%s), without = %s (%s): saving work must change nothing else", r.Command, res.Verdict, res.Rule, plain.Verdict, plain.Rule)
 		}
 	}
-	t.Logf("%d discards allowed once saved, %d still asked", saved, asked)
+	t.Logf("%d discards allowed once saved, %d still asked, %d recursive deletes of project files allowed once saved", saved, asked, deletes)
 	if saved == 0 || asked == 0 {
 		t.Errorf("the corpus has %d savable and %d unsavable discards; want some of each", saved, asked)
 	}

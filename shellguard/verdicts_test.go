@@ -138,6 +138,25 @@ func TestDiscardSaved(t *testing.T) {
 	runVerdictsIn(t, "discard_saved.txt", env, defaultPolicy())
 }
 
+// TestRecursiveDeleteSaved: where the caller saves the project's work tree
+// first (Env.Snapshots), a recursive delete of project files below its root
+// is allowed and the project is named to be saved; the whole project, a
+// path only known at run time and code an interpreter runs still ask, and
+// .git, the home and paths outside the project stay denied. With no
+// snapshot the same deletes ask.
+func TestRecursiveDeleteSaved(t *testing.T) {
+	env := corpusEnv
+	env.Snapshots = true
+	runVerdictsIn(t, "delete_saved.txt", env, defaultPolicy())
+	r := Classify("rm -r internal/fmtx", env, defaultPolicy())
+	if len(r.Snapshot) != 1 || r.Snapshot[0] != corpusEnv.Cwd {
+		t.Errorf("Classify(%q).Snapshot = %q, want [%q]", "rm -r internal/fmtx", r.Snapshot, corpusEnv.Cwd)
+	}
+	if r := Classify("rm -r internal/fmtx", corpusEnv, defaultPolicy()); r.Verdict != warden.Ask || len(r.Snapshot) != 0 {
+		t.Errorf("Classify(%q) with no snapshots = %v %q, want ask and nothing to save", "rm -r internal/fmtx", r.Verdict, r.Snapshot)
+	}
+}
+
 // TestDiscardSavedNames checks the work tree an allowed discard names to be
 // saved: the working directory as the line leaves it.
 func TestDiscardSavedNames(t *testing.T) {
