@@ -3,6 +3,8 @@ package sandbox
 import (
 	"slices"
 	"strings"
+
+	"github.com/agentwarden/warden/redact"
 )
 
 // credentialPrefixes are environment variable name prefixes that hold cloud,
@@ -42,6 +44,9 @@ var credentialWords = []string{
 var credentialParts = []string{
 	"PASS", "PW", "PWD", "PASSCODE", "PIN", "CRED", "CREDS", "PSK", "DSN", "APIKEY",
 	"JWT", "SALT", "OTP", "TOTP",
+	// A personal access token (GITHUB_PAT, ADO_PAT), a webhook URL (which
+	// is its own credential), a wallet's recovery phrase.
+	"PAT", "WEBHOOK", "WEBHOOKS", "MNEMONIC",
 }
 
 // benignNames contain a credential word but hold none. PWD and OLDPWD are the
@@ -111,17 +116,26 @@ func nameWords(name string) []string {
 	return words
 }
 
-// ScrubEnv returns env without credential-like variables (IsCredentialName),
-// keeping those named in pass, and without malformed entries. It also
-// reports the names it removed, so a caller can say what was withheld
-// without showing a value.
+// IsCredentialValue reports whether a variable's value holds something
+// shaped like a secret, whatever the variable is called: a URL with a
+// password (AMQP_URL=amqp://app:pw@mq), a provider's token (ghp_…, sk-…,
+// AKIA…), a PEM private key, a JWT, a recovery phrase; what redact.String
+// would hide in a log.
+func IsCredentialValue(value string) bool {
+	return value != "" && redact.String(value) != value
+}
+
+// ScrubEnv returns env without credential-like variables (IsCredentialName,
+// IsCredentialValue), keeping those named in pass, and without malformed
+// entries. It also reports the names it removed, so a caller can say what
+// was withheld without showing a value.
 func ScrubEnv(env, pass []string) (kept, removed []string) {
 	for _, kv := range env {
-		name, _, ok := strings.Cut(kv, "=")
+		name, value, ok := strings.Cut(kv, "=")
 		if !ok || name == "" {
 			continue
 		}
-		if IsCredentialName(name) && !slices.Contains(pass, name) {
+		if (IsCredentialName(name) || IsCredentialValue(value)) && !slices.Contains(pass, name) {
 			removed = append(removed, name)
 			continue
 		}

@@ -20,6 +20,8 @@ func TestIsCredentialName(t *testing.T) {
 		"PASS", "PW", "PASSCODE_X", "MAILGUN_APIKEY", "SESSION_JWT", "TOTP_SEED",
 		// It locates a store of secrets, like PGPASSFILE.
 		"PASSWORD_STORE_DIR",
+		// Personal access tokens, webhooks, recovery phrases.
+		"GITHUB_PAT", "ADO_PAT", "SLACK_WEBHOOK", "DEPLOY_WEBHOOK_URL", "WALLET_MNEMONIC",
 		// Git configuration through the environment goes as a whole.
 		"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_CONFIG_PARAMETERS",
 	}
@@ -27,6 +29,7 @@ func TestIsCredentialName(t *testing.T) {
 		"PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "GOPATH", "PWD", "OLDPWD", "pwd", "EDITOR", "LC_ALL",
 		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "BYPASS_CACHE", "COMPASS_HOME", "CREDIT_LIMIT", "XDG_SESSION_TYPE",
 		"SPINNER", "PASSENGER_ENV", "OPTIONS", "PWDX", "SHLVL", "PS1",
+		"PATCH_LEVEL", "PATH_EXTRA", "SPATIAL_INDEX",
 	}
 	for _, n := range scrubbed {
 		if !sandbox.IsCredentialName(n) {
@@ -48,6 +51,34 @@ func TestScrubEnv(t *testing.T) {
 		t.Errorf("kept %q, want %q", kept, want)
 	}
 	if want := []string{"AWS_SECRET_ACCESS_KEY"}; !slices.Equal(removed, want) {
+		t.Errorf("removed %q, want %q", removed, want)
+	}
+}
+
+// TestScrubEnvByValue: a variable with an ordinary name whose value is
+// shaped like a secret (a URL with a password, a provider's token, a PEM
+// key) is removed too, unless passed; ordinary values stay.
+func TestScrubEnvByValue(t *testing.T) {
+	secretShaped := []string{
+		"AMQP_URL=amqp://app:s3cr3t-pw@mq.example.com/vhost",
+		"UPSTREAM=https://deploy:hunter2hunter2@git.example.com/x.git",
+		"CI_NOTE=ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789",
+		"ASSISTANT=sk-ant-api03-" + "abcdefghijklmnopqrstuvwxyz0123",
+		"LOGIN=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		"BLOB=-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----",
+	}
+	ordinary := []string{
+		"PATH=/usr/local/go/bin:/usr/bin:/bin", "TERM=xterm-256color", "LANG=C.UTF-8", "EDITOR=vi",
+		"LS_COLORS=di=01;34:ln=01;36:so=01;35:pi=40;33", "GOFLAGS=-mod=mod", "NODE_ENV=development",
+		"REPO=git@github.com:example/x.git", "MIRROR=https://user@proxy.golang.org", "CC=gcc",
+		"GIT_COMMIT=0123456789abcdef0123456789abcdef01234567", "EMPTY=",
+	}
+	kept, removed := sandbox.ScrubEnv(append(slices.Clone(secretShaped), ordinary...), []string{"UPSTREAM"})
+	want := append([]string{secretShaped[1]}, ordinary...)
+	if !slices.Equal(kept, want) {
+		t.Errorf("kept %q,\nwant %q", kept, want)
+	}
+	if want := []string{"AMQP_URL", "CI_NOTE", "ASSISTANT", "LOGIN", "BLOB"}; !slices.Equal(removed, want) {
 		t.Errorf("removed %q, want %q", removed, want)
 	}
 }
