@@ -3,8 +3,10 @@ package shellguard
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/shellguard/walk"
@@ -243,9 +245,13 @@ func (c *ctx) command(cmd *walk.Command) {
 		cc.args = args
 	}
 	if a0.Dynamic {
-		c.dynamicProgram(cc)
-		c.flush(cc)
-		return
+		name := toolPathProgram(c.raw(a0))
+		if name == "" {
+			c.dynamicProgram(cc)
+			c.flush(cc)
+			return
+		}
+		a0 = walk.Word{Value: name, Span: a0.Span}
 	}
 	cc.name = progName(a0.Value)
 	switch {
@@ -343,6 +349,50 @@ func isFdNumber(s string) bool {
 		}
 	}
 	return true
+}
+
+// toolDirQuery is a program path whose unknown part is a toolchain's
+// answer to where its own directories are ("$(go env GOPATH)/bin/calc",
+// $(npm root)/.bin/eslint, $(python3 -m site --user-base)/bin/x), or a
+// lookup of a program by name ($(which calc), "$(command -v calc)"), and
+// nothing else: the program's name is written plainly. Compiled on first
+// use (docs/benchmarks.md, cold start).
+var toolDirQuery = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^"?\$\((?:go env (?:GOPATH|GOBIN|GOROOT)|npm (?:root|prefix|bin)(?: -g)?|pnpm (?:root|bin)(?: -g)?|yarn (?:global )?bin|python3? -m site --user-base|git rev-parse --show-toplevel|pwd)\)((?:/[A-Za-z0-9._+-]+)+)"?$|^"?\$\((?:which|command -v) ([A-Za-z0-9._+-]+)\)"?$`)
+})
+
+// toolPathProgram returns the name of the program a program word only
+// known at run time runs when its raw text is a toolDirQuery and that name
+// is no program the guard knows: it is then judged as an unknown program
+// (it runs in the workspace sandbox), as the same binary on the PATH would
+// be. It returns "" for anything else: a known program (bash, git, rm),
+// whose arguments the walk did not read as that program's, stays a program
+// only known at run time, as does a path that climbs (..).
+func toolPathProgram(raw string) string {
+	name := toolPathName(raw)
+	if name == "" || lookupSpec(name) != nil || packageRunners.has(name) {
+		return ""
+	}
+	return name
+}
+
+// toolPathName is the program name a toolDirQuery names, or "".
+func toolPathName(raw string) string {
+	m := toolDirQuery().FindStringSubmatch(raw)
+	switch {
+	case m == nil:
+		return ""
+	case m[2] != "":
+		return m[2]
+	}
+	if strings.Contains(m[1], "/..") || strings.HasSuffix(m[1], "/.") {
+		return ""
+	}
+	name := m[1][strings.LastIndexByte(m[1], '/')+1:]
+	if name == "" || strings.Trim(name, ".") == "" {
+		return ""
+	}
+	return name
 }
 
 // dynamicProgram handles a program name only known at run time.

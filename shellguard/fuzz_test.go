@@ -65,8 +65,14 @@ func FuzzClassify(f *testing.F) {
 		}
 		if r.Verdict == warden.Allow {
 			wr := walk.Walk(src, walk.Options{Cwd: corpusEnv.Cwd, Home: corpusEnv.Home, Tmp: corpusEnv.Tmp})
-			if len(wr.Issues) > 0 {
+			for _, is := range wr.Issues {
+				// The one issue an allow may pass: an unknown program at
+				// a directory a toolchain names ("$(go env GOPATH)/bin/x").
+				if is.Kind == walk.DynamicCommand && toolPathProgram(src[is.Span.Start:is.Span.End]) != "" {
+					continue
+				}
 				t.Errorf("Classify(%q) = allow despite walk issues %v", src, wr.Issues)
+				break
 			}
 		}
 	})
