@@ -77,11 +77,39 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 	if v == warden.Allow {
 		return
 	}
+	if cc.containedWrite(e, w, zn) {
+		who := cc.name
+		if who == "" {
+			who = "a redirection"
+		}
+		cc.say(warden.Allow, "shell.write.dynamic", fmt.Sprintf("%s would write to %s; it runs in the workspace sandbox, where only the project (but its protected paths), the session's /tmp and the tool caches are writable", who, describe(w)))
+		return
+	}
 	f := cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s %s (%s)", cc.name, effectVerb(e), describe(w), zn))
 	f.destructive = true
 	if e == EffDeleteRec && zn == ZoneWorkspaceOther && v == warden.Ask && cc.savableDelete(w) {
 		f.saves = cc.z.ws
 	}
+}
+
+// containedWrite reports whether a write (not a delete) to operand w,
+// whose path is only known at run time and has no literal directory to
+// judge (cp x "$(cat /tmp/dir)/", > "$OUT"), is left to the workspace
+// sandbox: that holds every write to the project, the session's /tmp and
+// the tool caches, the same places a plainly written path may be written
+// without asking. A path with a literal prefix keeps its zone's verdict
+// (/etc/$X), as do a run with elevated privileges, no sandbox, and the
+// strict policy.
+func (cc *cmdCtx) containedWrite(e Effect, w walk.Word, zn Zone) bool {
+	p := cc.c.p
+	if e != EffWrite || !w.Dynamic || w.Prefix != "" || cc.cmd.Privileged || !p.SandboxAvailable || !p.AllowTaskRunners {
+		return false
+	}
+	r := strings.Trim(cc.c.raw(w), `"`)
+	if !strings.HasPrefix(r, "$(") && !strings.HasPrefix(r, "`") && !strings.HasPrefix(r, "$") {
+		return false
+	}
+	return zn == ZoneUnknown || zn == ZoneRoot
 }
 
 // savableDelete reports whether a recursive delete of operand w removes

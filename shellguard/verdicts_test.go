@@ -157,6 +157,39 @@ func TestRecursiveDeleteSaved(t *testing.T) {
 	}
 }
 
+// TestDynamicWriteIsContained: a write to a path only known at run time
+// with no literal directory (cp x "$(cat /tmp/dir)/", > "$OUT") is left to
+// the workspace sandbox, which holds every write; with no sandbox, under
+// the strict policy or with sudo it keeps its zone's verdict, as do a
+// literal system prefix and every delete.
+func TestDynamicWriteIsContained(t *testing.T) {
+	noSandbox := defaultPolicy()
+	noSandbox.SandboxAvailable = false
+	strict := defaultPolicy()
+	strict.AllowTaskRunners = false
+	for _, c := range []struct {
+		cmd  string
+		p    Policy
+		want warden.Verdict
+		rule string
+	}{
+		{`cp sample.txt "$(cat /tmp/s-workdir)/" && ls "$(cat /tmp/s-workdir)"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`echo done > "$OUT"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`cp sample.txt "$(cat /tmp/s-workdir)/"`, noSandbox, warden.Deny, "shell.write.root"},
+		{`echo done > "$OUT"`, noSandbox, warden.Ask, "shell.write.unknown"},
+		{`cp sample.txt "$(cat /tmp/s-workdir)/"`, strict, warden.Deny, "shell.write.root"},
+		{`sudo cp sample.txt "$(cat f)/"`, defaultPolicy(), warden.Deny, "shell.write.root"},
+		{`cp x "/etc/$(cat f)"`, defaultPolicy(), warden.Deny, "shell.write.system"},
+		{`rm -rf "$(cat f)/"`, defaultPolicy(), warden.Deny, "shell.delete_recursive.root"},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			if r := Classify(c.cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != c.rule {
+				t.Errorf("Classify(%q) = %v (%s: %s), want %v %s", c.cmd, r.Verdict, r.Rule, r.Reason, c.want, c.rule)
+			}
+		})
+	}
+}
+
 // TestDiscardSavedNames checks the work tree an allowed discard names to be
 // saved: the working directory as the line leaves it.
 func TestDiscardSavedNames(t *testing.T) {
