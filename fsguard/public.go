@@ -1,6 +1,10 @@
 package fsguard
 
-import "github.com/agentwarden/warden"
+import (
+	"strings"
+
+	"github.com/agentwarden/warden"
+)
 
 // systemDirs are the directories programs need to run at all (binaries,
 // libraries, their configuration, toolchains' sources): warden's sandbox
@@ -33,8 +37,36 @@ func (g *Guard) DeniedToRead(name, cwd string) (warden.Decision, bool) {
 		return warden.Decision{}, false
 	}
 	d, denied := g.denial(t)
-	if denied && d.Rule == "fs.denied" && !t.viaProc && inSystemDir(t.lexical) && publicSystemFile(t.real) {
-		return warden.Decision{}, false
+	if !denied || d.Rule != "fs.denied" || t.viaProc || !inSystemDir(t.lexical) || !publicSystemFile(t.real) {
+		return d, denied
 	}
-	return d, denied
+	// Only a denial of a whole tree that holds a system directory gives
+	// way: a file the user denied by name or by a pattern of its own
+	// (/etc/myapp/token, **/*.pem) stays denied, as the sandbox masks it.
+	lex, real := foldCase(t.lexical), foldCase(t.real)
+	for k := range g.denied {
+		pt := &g.denied[k]
+		if (pt.match(lex, "") || real != lex && pt.match(real, "")) && !pt.systemTree() {
+			return d, true
+		}
+	}
+	return warden.Decision{}, false
+}
+
+// systemTree reports whether the denied pattern (case-folded) is a whole
+// tree ("DIR/**") that holds one of systemDirs: /etc/**, /usr/**, /**.
+func (pt *pattern) systemTree() bool {
+	r, ok := strings.CutSuffix(pt.glob, "/**")
+	if pt.relative || !ok || strings.ContainsAny(r, `*?[]{}\`) {
+		return false
+	}
+	if r == "" {
+		return true
+	}
+	for _, d := range systemDirs {
+		if d = foldCase(d); d == r || under(d, r) {
+			return true
+		}
+	}
+	return false
 }
