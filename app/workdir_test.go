@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -133,5 +134,80 @@ func TestSecretPatterns(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("secretPatterns[%d] = %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// TestFolderOfProjectsKeepsEachRepositoryProtected: a workspace run from a
+// directory above several repositories, with no .git of its own, may write
+// it, but each repository's .git/config, .git/hooks and agent settings stay
+// protected, as they would with that repository as the project; a
+// repository inside another is left to that one's own rules.
+func TestFolderOfProjectsKeepsEachRepositoryProtected(t *testing.T) {
+	a := openTestApp(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	folder := filepath.Join(home, "src")
+	for _, d := range []string{"go/.git/hooks", "group/web/.git/hooks", ".hidden/tool/.git", "go/inner/.git", "node_modules/x/.git", "plain/dir"} {
+		if err := os.MkdirAll(filepath.Join(folder, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"go/.git/config", "group/web/.git/config"} {
+		if err := os.WriteFile(filepath.Join(folder, f), []byte("[core]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := a.sandboxSpec("workspace", folder, ExecOverride{}, &warden.Request{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.ProjectWritable {
+		t.Fatal("a folder of projects should stay writable")
+	}
+	has := func(p string) bool {
+		for _, q := range s.Protected {
+			if q == filepath.Join(folder, p) || q == filepath.Join(folder, p)+"/" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range []string{"go/.git/config", "go/.git/hooks", "go/.claude", "group/web/.git/config", "group/web/.git/hooks", ".hidden/tool/.git/config"} {
+		if !has(p) {
+			t.Errorf("%s is not protected: %q", p, s.Protected)
+		}
+	}
+	for _, p := range []string{"go/inner/.git/config", "node_modules/x/.git/config", "plain/dir/.git/config"} {
+		if has(p) {
+			t.Errorf("%s is protected, but lies in a repository or node_modules", p)
+		}
+	}
+}
+
+// TestReposBelowIsBounded: a folder with more directories to read than
+// the bound says so, and the caller keeps it read-only.
+func TestReposBelowIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	for i := range maxFolderDirs + 1 {
+		if err := os.MkdirAll(filepath.Join(dir, "a", fmt.Sprint(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := reposBelow(dir); ok {
+		t.Fatalf("reposBelow read more than %d directories and said ok", maxFolderDirs)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	a := openTestApp(t)
+	big := filepath.Join(home, "big")
+	if err := os.Rename(dir, big); err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.sandboxSpec("workspace", big, ExecOverride{}, &warden.Request{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ProjectWritable {
+		t.Error("a folder too large to search for repositories was left writable")
 	}
 }

@@ -43,9 +43,32 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	if s.ProjectWritable && !projectMayBeWritten(s.Project, userHome, a.Home.Abs()) {
 		s.ProjectWritable = false
 	}
+	var paths []string
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
-		paths := append(protectedInGitDirs(s.Project, sp.ProtectedPaths), gitConfigProtected(context.Background(), s.Project, userHome)...)
+		paths = append(protectedInGitDirs(s.Project, sp.ProtectedPaths), gitConfigProtected(context.Background(), s.Project, userHome)...)
+		if _, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil {
+			// A folder of projects (a working directory above several
+			// repositories, with none of its own): each repository in it
+			// keeps its protected paths, as it would as the project. One
+			// too large to search stays read-only.
+			repos, ok := reposBelow(s.Project)
+			if !ok {
+				s.ProjectWritable = false
+			}
+			for _, repo := range repos {
+				abs := filepath.Join(s.Project, repo)
+				for _, p := range append(protectedInGitDirs(abs, sp.ProtectedPaths), gitConfigProtected(context.Background(), abs, userHome)...) {
+					q := filepath.Join(repo, p)
+					if strings.HasSuffix(p, "/") {
+						q += "/"
+					}
+					paths = append(paths, q)
+				}
+			}
+		}
+	}
+	if s.ProjectWritable {
 		for _, p := range paths {
 			abs := filepath.Join(s.Project, p)
 			if strings.HasSuffix(p, "/") {
@@ -227,6 +250,51 @@ func gitConfigEntries(ctx context.Context, file string) [][2]string {
 // maxGitDirDepth bounds how deep protectedInGitDirs looks for git
 // directories inside .git.
 const maxGitDirDepth = 8
+
+// Bounds of reposBelow: how deep below a folder of projects it looks for
+// repositories, and how many directories it reads at most.
+const (
+	maxFolderDepth = 3
+	maxFolderDirs  = 4096
+)
+
+// reposBelow lists the git work trees (directories holding .git, a
+// directory or a file) below dir, relative to it, at most maxFolderDepth
+// down; it does not look inside a repository it found, nor into
+// node_modules (thousands of packages, none a repository the user works in)
+// or symlinks. ok is false when dir holds more
+// than maxFolderDirs directories to read within that depth: the caller
+// cannot know what it left unsearched.
+func reposBelow(dir string) (repos []string, ok bool) {
+	level := []string{""}
+	read := 0
+	for depth := 1; depth <= maxFolderDepth && len(level) > 0; depth++ {
+		var next []string
+		for _, rel := range level {
+			if read++; read > maxFolderDirs {
+				return repos, false
+			}
+			entries, err := os.ReadDir(filepath.Join(dir, rel))
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				name := e.Name()
+				if !e.IsDir() || name == "node_modules" {
+					continue
+				}
+				child := filepath.Join(rel, name)
+				if _, err := os.Lstat(filepath.Join(dir, child, ".git")); err == nil {
+					repos = append(repos, child)
+					continue
+				}
+				next = append(next, child)
+			}
+		}
+		level = next
+	}
+	return repos, true
+}
 
 // createdCaches are the cache directories made when missing, so that the
 // commonest toolchains (Go, npm, everything under ~/.cache) can fill them.
