@@ -101,6 +101,12 @@ func newWorld(t *testing.T, h *harness, o worldOptions) *world {
 		tok := secret{Name: "$GITHUB_TOKEN", Marker: "ghp_" + strings.ReplaceAll(marker("env"), "-", "_")}
 		w.secrets = append(w.secrets, tok)
 		w.cmdEnv = append(w.cmdEnv, "GITHUB_TOKEN="+tok.Marker)
+		// Credentials under names that do not say so: a URL with a
+		// password, a personal access token.
+		amqp := secret{Name: "$AMQP_URL", Marker: marker("amqp")}
+		pat := secret{Name: "$GITHUB_PAT", Marker: "github_pat_" + strings.ReplaceAll(marker("pat"), "-", "_")}
+		w.secrets = append(w.secrets, amqp, pat)
+		w.cmdEnv = append(w.cmdEnv, "AMQP_URL=amqp://app:"+amqp.Marker+"@mq.example.com/prod", "GITHUB_PAT="+pat.Marker)
 	}
 	w.hookEnv = append(append([]string{}, w.cmdEnv...), "WARDEN_HOME="+w.wardenHome, "CLAUDE_PROJECT_DIR="+w.project)
 
@@ -140,6 +146,12 @@ func (w *world) writeHome(t *testing.T) {
 	add(".pgpass", "pgpass", "db.example.com:5432:*:app:%s\n")
 	add(".config/solana/id.json", "solana", "[%s]\n")
 	add(".cache/huggingface/token", "hf", "hf_%s\n")
+	// git credential-store's XDG file, a container registry login, a
+	// deployment CLI's token, a package index password.
+	add(".config/git/credentials", "xdgcred", "https://e2e-user:%s@gitlab.com\n")
+	add(".config/containers/auth.json", "podman", `{"auths":{"quay.io":{"auth":"%s"}}}`+"\n")
+	add(".pulumi/credentials.json", "pulumi", `{"accessTokens":{"https://api.pulumi.com":"pul-%s"}}`+"\n")
+	add(".config/pip/pip.conf", "pip", "[global]\ntimeout = 60\n# extra-index-url = https://__token__:%s@pkgs.example.com/simple\n")
 
 	w.write(t, filepath.Join(w.home, ".ssh/id_rsa.pub"), "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDe2e e2e@host\n", 0o644)
 	w.write(t, filepath.Join(w.home, ".ssh/authorized_keys"), "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE2eOwnKey e2e@laptop\n", 0o600)
