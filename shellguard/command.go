@@ -43,9 +43,10 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 		return
 	}
 	zn := cc.zone(w)
-	if zn == ZoneUnknown && (w.Dynamic || w.Value == "{}") && fedByPipe(cc.cmd) {
+	if zn == ZoneUnknown && w.Input && fedByPipe(cc.cmd) {
 		// xargs sed -i …: the operand is a path the producer before the
-		// pipe prints (grep -rl X src, find . -name …), in its zones.
+		// pipe prints (grep -rl X src, find . -name …), in its zones; not
+		// one built around it (../{}, {}{}) or read from a file (xargs -a).
 		if fz := cc.c.feeds[cc.cmd.Pipeline]; len(fz) > 0 {
 			for _, z := range fz {
 				if v := cc.c.p.lookup(e, z); v != warden.Allow {

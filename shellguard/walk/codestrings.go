@@ -249,6 +249,7 @@ func placeholder(a Word, ph string) Word {
 	if !a.Dynamic {
 		a.Prefix = a.Value[:k]
 	}
+	a.Input = !a.Dynamic && a.Value == ph
 	a.Dynamic = true
 	a.Value = strings.ReplaceAll(a.Value, ph, "")
 	return a

@@ -30,7 +30,12 @@ type Word struct {
 	// Glob is set when the word has unquoted *, ? or [ (no globbing is done).
 	Glob   bool
 	Quoted bool
-	Span   Span
+	// Input is set on a Dynamic word that is exactly one item of the input
+	// xargs or parallel reads from its stdin (their -I string standing
+	// alone, or the argument they append), or find's {} standing alone:
+	// the path the command is given is the one the producer printed.
+	Input bool
+	Span  Span
 }
 
 // Redirect is one redirection of a command.

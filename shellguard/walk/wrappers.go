@@ -149,8 +149,11 @@ type unwrapped struct {
 	split   *Word  // env -S STRING
 	shell   bool   // sudo -s / -i without a command: an interactive shell
 	replace string // xargs -I R: R in the inner argv stands for input
-	raw     []Word // xargs: the inner argv before input was marked unknown
-	none    bool   // no command runs through the wrapper (command -v, ionice -p)
+	// argsElsewhere: xargs or parallel takes its input from a file or the
+	// command line (-a FILE, --arg-file, ::: ARGS, :::: FILE), not stdin
+	argsElsewhere bool
+	raw           []Word // xargs: the inner argv before input was marked unknown
+	none          bool   // no command runs through the wrapper (command -v, ionice -p)
 }
 
 func hasWord(list, w string) bool {
@@ -242,6 +245,9 @@ func (sp *wrapperSpec) unwrap(argv []Word) unwrapped {
 				}
 				continue
 			}
+			if (sp.name == "xargs" || sp.name == "parallel") && name == "arg-file" {
+				u.argsElsewhere = true
+			}
 			if sp.name == "xargs" && (name == "replace" || name == "eof") {
 				// optional values, attached only (--replace[=R], --eof[=E])
 				if name == "replace" {
@@ -294,6 +300,9 @@ func (sp *wrapperSpec) unwrap(argv []Word) unwrapped {
 				u.code = &w
 				break
 			}
+			if (sp.name == "xargs" || sp.name == "parallel") && ch == 'a' {
+				u.argsElsewhere = true
+			}
 			if strings.IndexByte(sp.short, ch) >= 0 {
 				var w Word
 				if j+1 < len(v) {
@@ -331,6 +340,7 @@ func (sp *wrapperSpec) unwrap(argv []Word) unwrapped {
 		for k, a := range rest {
 			if !a.Dynamic && (a.Value == ":::" || a.Value == "::::" || a.Value == ":::+" || a.Value == "::::+") {
 				u.inner = rest[:k]
+				u.argsElsewhere = true
 				if k == 0 {
 					// parallel ::: CMD…: each input is a command line
 					code := joinWords(rest[1:])
@@ -355,13 +365,14 @@ func (sp *wrapperSpec) unwrap(argv []Word) unwrapped {
 		inner := make([]Word, len(u.inner))
 		for k, a := range u.inner {
 			inner[k] = placeholder(a, u.replace)
+			inner[k].Input = inner[k].Input && !u.argsElsewhere
 		}
 		u.inner = inner
 		return u
 	}
 	if sp.dynTail && len(u.inner) > 0 {
 		sp0 := u.inner[len(u.inner)-1].Span
-		u.inner = append(append([]Word(nil), u.inner...), Word{Dynamic: true, Span: sp0})
+		u.inner = append(append([]Word(nil), u.inner...), Word{Dynamic: true, Input: !u.argsElsewhere, Span: sp0})
 	}
 	return u
 }
