@@ -206,6 +206,12 @@ func copyMove(cc *cmdCtx, name string, move bool) {
 		cc.effect(EffWrite, dw)
 	default:
 		for _, w := range ops {
+			// A source named . or .. (dir/.., ./..) has no name of its
+			// own: cp -r copies what it holds into the directory itself.
+			if b := path.Base(w.Value); b == "." || b == ".." || b == "/" {
+				cc.effect(EffWrite, dw)
+				continue
+			}
 			cc.effect(EffWrite, walk.Word{Value: strings.TrimRight(dw.Value, "/") + "/" + path.Base(w.Value)})
 		}
 	}
