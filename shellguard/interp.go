@@ -302,10 +302,13 @@ var shellOutAPIs = []string{"os.system(", "os.popen(", "subprocess.run(", "subpr
 
 // notThatCall reports whether the match of a bare shell-out API (system(,
 // exec(, spawn(…: one with no module in its name) at code[i] is another
-// function: the end of a longer name (filesystem(, myexec(), or a function
-// of a compute-only Python module (platform.system() names the OS). A
-// module name the code rebinds (import os as platform, platform = os) is
-// not trusted to be that module.
+// function: the end of a longer name (filesystem(, myexec()), or Python's
+// platform.system(), which names the OS. That call is trusted only where
+// every other use of the name platform is an import of it or a call of one
+// of its functions: code that binds the name to another module or changes
+// what it holds (import os as platform, platform = os, platform.system =
+// os.system, setattr(platform, …), sys.modules["platform"]) may make it a
+// shell-out.
 func notThatCall(code string, i int, api string) bool {
 	if i == 0 || strings.Contains(api, ".") || !isNameByte(api[0]) {
 		return false
@@ -313,23 +316,60 @@ func notThatCall(code string, i int, api string) bool {
 	if isNameByte(code[i-1]) {
 		return true
 	}
-	if code[i-1] != '.' {
+	const mod = "platform"
+	if api != "system(" || !strings.HasSuffix(code[:i], mod+".") {
 		return false
 	}
-	k := i - 1
-	for k > 0 && isNameByte(code[k-1]) {
-		k--
-	}
-	mod := code[k : i-1]
-	if mod == "" || k > 0 && code[k-1] == '.' || !safeImports.has(mod) {
+	if k := i - 1 - len(mod); k > 0 && (isNameByte(code[k-1]) || code[k-1] == '.') {
 		return false
 	}
-	for _, rebind := range []string{" as " + mod, mod + "=", mod + " ="} {
-		if strings.Contains(code, rebind) {
+	return onlyImportedAndCalled(code, mod)
+}
+
+// onlyImportedAndCalled reports whether every use of the name mod in
+// Python code is in an import statement that binds it as itself (import
+// sys, mod) or a call of one of its public functions (mod.name(…)).
+func onlyImportedAndCalled(code, mod string) bool {
+	for off := 0; ; {
+		j := strings.Index(code[off:], mod)
+		if j < 0 {
+			return true
+		}
+		j += off
+		end := j + len(mod)
+		off = end
+		if j > 0 && isNameByte(code[j-1]) || end < len(code) && isNameByte(code[end]) {
+			continue // part of a longer name
+		}
+		if j > 0 && code[j-1] == '.' {
+			continue // an attribute of something else (sys.platform)
+		}
+		if rest, ok := strings.CutPrefix(code[end:], "."); ok {
+			n := 0
+			for n < len(rest) && isNameByte(rest[n]) {
+				n++
+			}
+			if n > 0 && rest[0] != '_' && n < len(rest) && rest[n] == '(' {
+				continue // platform.machine()
+			}
 			return false
 		}
+		// An import statement: "import" and names since the line or
+		// statement began, and nothing that renames it after.
+		stmt := code[strings.LastIndexAny(code[:j], "\n;")+1 : j]
+		names, ok := strings.CutPrefix(strings.TrimLeft(stmt, " \t"), "import ")
+		if names = strings.TrimRight(names, " \t"); !ok || names != "" && !strings.HasSuffix(names, ",") {
+			return false
+		}
+		for _, n := range strings.Split(strings.TrimSuffix(names, ","), ",") {
+			if n = strings.Trim(n, " \t"); names != "" && (n == "" || strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != "") {
+				return false // import os as x, platform
+			}
+		}
+		if after := strings.TrimLeft(code[end:], " \t"); after != "" && after[0] != '\n' && after[0] != ';' && after[0] != ',' {
+			return false // import platform as …, or anything else after it
+		}
 	}
-	return true
 }
 
 // deleteAPIs delete files; recursive ones delete trees.
