@@ -128,9 +128,13 @@ func (a *App) saveWork(ctx context.Context, req *warden.Request, d warden.Decisi
 			return refuse(warden.UserMessage(err), err)
 		}
 		saved[repo.Top] = true
-		b, _ := json.Marshal(map[string]string{"repository": repo.Top, "snapshot": s.ID, "ref": s.Ref(), "commit": s.Commit, "command": command, "session": req.Session})
+		b, _ := json.Marshal(map[string]any{"repository": repo.Top, "snapshot": s.ID, "ref": s.Ref(), "commit": s.Commit, "command": command, "session": req.Session, "stashes": len(s.Stashes)})
 		ev := &warden.SecurityEvent{ID: NewID(), TraceID: req.TraceID, CreatedAt: now, Type: warden.EventWorkSaved, Severity: warden.SevInfo}
-		summary := fmt.Sprintf("saved the uncommitted work of %s as snapshot %s before `%s` (warden undo %s brings it back)", repo.Top, s.ID, command, s.ID)
+		what := "the uncommitted work"
+		if len(s.Stashes) > 0 {
+			what += fmt.Sprintf(" and the %d stash entries", len(s.Stashes))
+		}
+		summary := fmt.Sprintf("saved %s of %s as snapshot %s before `%s` (warden undo %s brings it back)", what, repo.Top, s.ID, command, s.ID)
 		if err := appendEvent(ctx, a.Store, ev, summary, b); err != nil {
 			return refuse("the snapshot could not be recorded in the audit log", err)
 		}

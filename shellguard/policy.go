@@ -96,7 +96,8 @@ type Env struct {
 	// trees in Result.Snapshot before it runs the command, where `warden
 	// undo` brings it back (warden exec does). A git command that discards
 	// uncommitted work the caller can save (in a work tree of the project,
-	// not ignored files, not stashes) is then allowed (shell.git.saved)
+	// not ignored files; the stash entries a stash drop or clear deletes,
+	// which a snapshot keeps) is then allowed (shell.git.saved)
 	// rather than asked about (shell.git.discard).
 	Snapshots bool
 }

@@ -140,7 +140,10 @@ func gitSubTable() map[string]gitSub {
 			if len(cc.args) > 1 {
 				switch cc.args[1].Value {
 				case "drop", "clear":
-					cc.gitDiscard("git stash "+cc.args[1].Value+" deletes stashed changes", "git stash list", false)
+					// A snapshot keeps every stash entry of its time
+					// (undo.Snapshot.Stashes), and warden undo stores the
+					// dropped ones again.
+					cc.gitDiscard("git stash "+cc.args[1].Value+" deletes stashed changes", "git stash list", true)
 				}
 			}
 		}},

@@ -204,7 +204,8 @@ func TestDiscardSavedNames(t *testing.T) {
 		{"git -C lib checkout -- . && git clean -fd", []string{"/home/user/project/lib", "/home/user/project"}},
 		{"git reset --hard && git reset --hard", []string{"/home/user/project"}},
 		{"git reset --hard && git push", []string{"/home/user/project"}}, // asked, and saved once approved
-		{"git stash drop", nil},
+		{"git stash drop", []string{"/home/user/project"}},               // a snapshot keeps the stash entries
+		{"git clean -fdx", nil},
 		{"git status", nil},
 	} {
 		t.Run(c.cmd, func(t *testing.T) {

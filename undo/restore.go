@@ -57,6 +57,9 @@ type Restored struct {
 	// Head is HEAD's commit now when it differs from the snapshot's (a
 	// reset moved it): the restore leaves HEAD where it is.
 	Head string
+	// Stashes are the snapshot's stash entries that were no longer in the
+	// stash list (dropped or cleared since), stored there again.
+	Stashes []Stash
 }
 
 // Restore brings the work tree (and the index, when the snapshot holds it)
@@ -65,7 +68,9 @@ type Restored struct {
 // the snapshot lacks that are there now (and not ignored) are removed;
 // ignored files are left alone, and one that is where the snapshot has a
 // file stops the restore before anything changed. HEAD is left where it
-// is. A snapshot whose commit is gone is an ENotFound error. A restore
+// is. The snapshot's stash entries that are no longer in the stash list
+// (a stash drop or clear ran since) are stored there again, last. A
+// snapshot whose commit is gone is an ENotFound error. A restore
 // that would change a protected path (relative to the work tree's top; a
 // directory written with a trailing /) stops before anything changed: a
 // snapshot is a commit that anyone who can write the repository's refs may
@@ -89,7 +94,8 @@ func Restore(ctx context.Context, r Runner, repo Repo, from Snapshot, id string,
 	if now.Tree == from.Tree && !restoreIndex {
 		// Nothing differs: the snapshot just taken is not needed.
 		_, _ = git(ctx, r, repo.Top, nil, "update-ref", "-d", now.Ref(), now.Commit)
-		return out, nil
+		out.Stashes, err = restoreStashes(ctx, r, repo, from, now, at)
+		return out, err
 	}
 	out.Saved = now
 	diff, err := git(ctx, r, repo.Top, nil, "diff-tree", "-r", "--no-renames", "--name-only", "-z", now.Tree, from.Tree)
@@ -146,7 +152,41 @@ func Restore(ctx context.Context, r Runner, repo Repo, from Snapshot, id string,
 		_, _ = git(ctx, r, repo.Top, nil, "update-index", "-q", "--refresh")
 		out.Index = true
 	}
-	return out, nil
+	out.Stashes, err = restoreStashes(ctx, r, repo, from, now, at)
+	return out, err
+}
+
+// restoreStashes stores again the stash entries of snapshot from that are
+// not in the stash list now (a stash drop or clear ran since), oldest
+// first, so that they come back on top in their order, above the entries
+// made since. Their commits are kept by the snapshot (its further
+// parents).
+func restoreStashes(ctx context.Context, r Runner, repo Repo, from, now Snapshot, at time.Time) ([]Stash, error) {
+	have := map[string]bool{}
+	for _, st := range now.Stashes {
+		have[st.Commit] = true
+	}
+	var back []Stash
+	for i := len(from.Stashes) - 1; i >= 0; i-- {
+		st := from.Stashes[i]
+		if have[st.Commit] {
+			continue
+		}
+		if _, err := git(ctx, r, repo.Top, ident(at), "cat-file", "-e", st.Commit+"^{commit}"); err != nil {
+			return back, warden.Errorf(warden.ENotFound, "the stash entry %q of snapshot %s is gone from %s: its commit %s no longer exists", st.Message, from.ID, repo.Top, short(st.Commit)).Wrap(err).
+				WithHint("the repository's objects were pruned or rewritten")
+		}
+		msg := st.Message
+		if msg == "" {
+			msg = "restored by warden undo"
+		}
+		if _, err := git(ctx, r, repo.Top, ident(at), "stash", "store", "-q", "-m", msg, st.Commit); err != nil {
+			return back, warden.Errorf(warden.EUnavailable, "could not store the stash entry %q of snapshot %s again in %s", st.Message, from.ID, repo.Top).Wrap(err).
+				WithHint(fmt.Sprintf("`git stash store -m %q %s` stores it by hand", msg, st.Commit))
+		}
+		back = append(back, st)
+	}
+	return back, nil
 }
 
 // firstProtected is the first of paths that is, or lies under, one of

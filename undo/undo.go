@@ -6,7 +6,10 @@
 // was (tracked files as they were on disk, and untracked files that are not
 // ignored), its first parent the HEAD of the time (none on an unborn
 // branch), and its second parent, when the index could be written as a
-// tree, a commit of the index. It is built with a temporary index, so the
+// tree, a commit of the index; every stash entry of the time follows as a
+// further parent, so that a stash dropped or cleared after the snapshot
+// stays reachable, and Restore stores it again. It is built with a
+// temporary index, so the
 // repository's own index, HEAD and work tree are left as they were. Ignored
 // files are not saved (the shell guard asks about `git clean -x`, which
 // deletes them).
@@ -170,6 +173,14 @@ type Snapshot struct {
 	// Index is the tree of the index then; "" when it could not be written
 	// as a tree (an unfinished merge).
 	Index string
+	// Stashes are the stash entries then, newest (stash@{0}) first.
+	Stashes []Stash
+}
+
+// Stash is one stash entry: its commit and its message.
+type Stash struct {
+	Commit  string
+	Message string
 }
 
 // Ref is the snapshot's ref.
@@ -234,6 +245,9 @@ func Take(ctx context.Context, r Runner, repo Repo, id string, at time.Time, m M
 	if t, err := git(ctx, r, repo.Top, env, "write-tree"); err == nil {
 		s.Index = t
 	}
+	if s.Stashes, err = stashes(ctx, r, repo, env); err != nil {
+		return fail("its stash entries cannot be read", err)
+	}
 	tmp := repo.GitDir + "/warden-undo-" + id + ".index"
 	defer func() {
 		if err != nil || !keep {
@@ -269,6 +283,9 @@ func Take(ctx context.Context, r Runner, repo Repo, id string, at time.Time, m M
 		}
 		parents = append(parents, "-p", ic)
 	}
+	for _, st := range s.Stashes {
+		parents = append(parents, "-p", st.Commit)
+	}
 	args := append(append([]string{"commit-tree", "--no-gpg-sign"}, parents...), "-m", "warden undo: "+s.Subject(), "-m", trailers(s), s.Tree)
 	if s.Commit, err = git(ctx, r, repo.Top, env, args...); err != nil {
 		return fail("the snapshot cannot be committed", err)
@@ -277,6 +294,28 @@ func Take(ctx context.Context, r Runner, repo Repo, id string, at time.Time, m M
 		return fail("its ref "+s.Ref()+" cannot be made", err)
 	}
 	return s, tmp, nil
+}
+
+// stashes reads the stash entries of repo, newest first; none is no error.
+func stashes(ctx context.Context, r Runner, repo Repo, env []string) ([]Stash, error) {
+	if _, err := git(ctx, r, repo.Top, env, "rev-parse", "-q", "--verify", "refs/stash"); err != nil {
+		if exitOf(err) == 1 {
+			return nil, nil // no stash
+		}
+		return nil, err
+	}
+	out, err := git(ctx, r, repo.Top, env, "log", "-g", "--no-decorate", "--format=%H%x00%gs", "refs/stash", "--")
+	if err != nil {
+		return nil, err
+	}
+	var list []Stash
+	for line := range strings.Lines(out) {
+		oid, msg, _ := strings.Cut(strings.TrimRight(line, "\n"), "\x00")
+		if isOID(oid) {
+			list = append(list, Stash{Commit: oid, Message: oneLine(msg, 400)})
+		}
+	}
+	return list, nil
 }
 
 // trailers is the snapshot's facts as commit message trailers, which List
@@ -295,6 +334,9 @@ func trailers(s Snapshot) string {
 	add("Warden-Branch", s.Branch)
 	add("Warden-Head", s.Head)
 	add("Warden-Index", s.Index)
+	for _, st := range s.Stashes {
+		add("Warden-Stash", st.Commit+" "+st.Message)
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
@@ -395,6 +437,11 @@ func parseList(out string) []Snapshot {
 			case "Warden-Index":
 				if isOID(v) {
 					s.Index = v
+				}
+			case "Warden-Stash":
+				oid, msg, _ := strings.Cut(v, " ")
+				if isOID(oid) {
+					s.Stashes = append(s.Stashes, Stash{Commit: oid, Message: msg})
 				}
 			}
 		}

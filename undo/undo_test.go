@@ -482,3 +482,67 @@ func TestRestoreRefusesProtectedPaths(t *testing.T) {
 		t.Errorf("restore with no protected paths: .claude/settings.json is %q", b)
 	}
 }
+
+// TestStashDropIsSaved: a snapshot keeps the stash entries of its time (as
+// further parents, so git's garbage collection keeps them too); after a
+// stash drop and a stash clear, restoring it stores them again in their
+// order, on top, even when the work tree has not changed, and keeps a
+// stash made since below them.
+func TestStashDropIsSaved(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+	id := []string{"-c", "user.name=t", "-c", "user.email=t@t"}
+	write(t, dir, "a.txt", "first stash\n")
+	run(t, dir, append(id, "stash", "push", "-q", "-m", "older")...)
+	write(t, dir, "a.txt", "second stash\n")
+	write(t, dir, "u.txt", "untracked in the stash\n")
+	run(t, dir, append(id, "stash", "push", "-q", "-u", "-m", "newer")...)
+	list := run(t, dir, "stash", "list", "--format=%H %gs")
+
+	repo, err := Open(ctx, Host{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := Take(ctx, Host{}, repo, "s1", at, Meta{Command: "git stash drop"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Stashes) != 2 || !strings.HasSuffix(s.Stashes[0].Message, "newer") || !strings.HasSuffix(s.Stashes[1].Message, "older") {
+		t.Fatalf("snapshot stashes = %+v, want newer then older", s.Stashes)
+	}
+	got, err := List(ctx, Host{}, repo)
+	if err != nil || len(got) != 1 || !slices.Equal(got[0].Stashes, s.Stashes) {
+		t.Fatalf("List = %+v, %v; want the snapshot with its stashes %+v", got, err, s.Stashes)
+	}
+
+	// The agent's discards, then a stash of its own; git's garbage
+	// collection runs.
+	run(t, dir, "stash", "drop", "-q")
+	run(t, dir, "stash", "clear")
+	write(t, dir, "a.txt", "made after\n")
+	run(t, dir, append(id, "stash", "push", "-q", "-m", "since")...)
+	run(t, dir, "-c", "gc.reflogExpireUnreachable=now", "reflog", "expire", "--all")
+	run(t, dir, "gc", "-q", "--prune=now")
+
+	res, err := Restore(ctx, Host{}, repo, got[0], "s2", at.Add(time.Minute), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stashes) != 2 {
+		t.Errorf("Restore stored %+v again, want both stashes", res.Stashes)
+	}
+	after := run(t, dir, "stash", "list", "--format=%H %gs")
+	if !strings.HasPrefix(after, list+"\n") || !strings.HasSuffix(after, "On main: since") {
+		t.Errorf("stash list after the undo:\n%s\nwant\n%s\nabove the entry made since", after, list)
+	}
+	run(t, dir, append(id, "stash", "pop", "-q")...)
+	if b, _ := os.ReadFile(filepath.Join(dir, "u.txt")); string(b) != "untracked in the stash\n" {
+		t.Errorf("the restored stash lost its untracked file: u.txt = %q", b)
+	}
+
+	// A second restore finds them in the list and stores nothing twice.
+	res, err = Restore(ctx, Host{}, repo, got[0], "s3", at.Add(2*time.Minute), nil)
+	if err != nil || len(res.Stashes) != 1 {
+		t.Errorf("restoring again stored %+v (%v), want only the popped stash back", res.Stashes, err)
+	}
+}
