@@ -447,6 +447,11 @@ func hDatabase(cc *cmdCtx) {
 			return
 		}
 	}
+	if fileDatabases.has(cc.name) {
+		for _, t := range texts {
+			cc.dotCommands(t)
+		}
+	}
 	for _, a := range cc.args {
 		if a.Dynamic {
 			if fileDatabases.has(cc.name) {
@@ -465,6 +470,32 @@ func hDatabase(cc *cmdCtx) {
 // fileDatabases keep their database in a file the command opens itself
 // (not a server reached over the network).
 var fileDatabases = setOf("sqlite3", "duckdb")
+
+// dotCommands judges the commands of sqlite3's shell (and duckdb's, its
+// fork) in a statement text: .shell and .system run a shell command, judged
+// as that command; .load and load_extension() load native code the guard
+// cannot see, which runs as an unknown program does. The shell takes any
+// prefix of a command's name (.sh, .sys, .lo), as the names are matched.
+func (cc *cmdCtx) dotCommands(text string) {
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.Trim(line, " \t\r\"'")
+		if strings.Contains(strings.ToUpper(l), "LOAD_EXTENSION") {
+			cc.unseen("shell.database.extension", cc.name+" loads an extension (load_extension), native code the guard cannot see")
+		}
+		name, rest := l, ""
+		if i := strings.IndexAny(l, " \t"); i >= 0 {
+			name, rest = l[:i], l[i+1:]
+		}
+		name, ok := strings.CutPrefix(name, ".")
+		switch {
+		case !ok || name == "":
+		case len(name) >= 2 && (strings.HasPrefix("shell", name) || strings.HasPrefix("system", name)):
+			cc.subShell(rest)
+		case strings.HasPrefix("load", name):
+			cc.unseen("shell.database.extension", cc.name+" loads an extension (.load), native code the guard cannot see")
+		}
+	}
+}
 
 func urlHost(s string) string {
 	i := strings.Index(s, "://")
