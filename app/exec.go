@@ -445,6 +445,12 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	}
 	makeSecretDirs(sp.SecretPaths, home)
 	s.Hidden = hiddenPaths(a.Home, append(slices.Clone(a.Policy.Filesystem.Denied), sp.SecretPaths...), home)
+	// What appears in warden's home after this listing (a database file
+	// SQLite made anew, a directory a daemon made at its first start)
+	// stays unreadable too: the home is left out of the grant as a whole,
+	// its sandbox directory (the workspace, the sessions' /tmp) granted by
+	// name.
+	s.Unreadable = []string{a.Home.Abs()}
 	// Hard links to hidden files are searched for in the credential stores
 	// of the home and warden's own, not in broad system trees (/var): those
 	// cost milliseconds a run, and the system secrets are searched anyway.

@@ -65,6 +65,12 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		// /tmp is the command's own (private, or the session's), and
 		// granted below like every writable path.
 		excluded := append([]string{"/dev", "/proc", "/tmp"}, hiddenOutsideSystem(s.Hidden)...)
+		for _, u := range s.Unreadable {
+			if !filepath.IsAbs(u) {
+				return nil, nil, fmt.Errorf("unreadable path %q is not absolute", u)
+			}
+			excluded = append(excluded, filepath.Clean(u))
+		}
 		if !mode.Namespaces() {
 			excluded = append(append(excluded, secrets...), "/run", "/var/run")
 		}

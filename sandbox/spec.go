@@ -145,6 +145,14 @@ type Spec struct {
 	// Hidden are paths the command must not read even where they lie inside
 	// a readable directory (the policy's denied paths).
 	Hidden []string
+	// Unreadable are directories ReadAll leaves out of its grant as a
+	// whole (Landlock grants nothing in them, not even their listing).
+	// Unlike a Hidden path, masked as it is when the sandbox is built, what
+	// appears in one later stays unreadable too: warden's home, whose
+	// database files come and go while a session's sandbox lives. Paths
+	// granted by name inside one (the workspace, ReadWrite, ReadOnly, the
+	// session's /tmp) are still granted.
+	Unreadable []string
 	// LinkRoots are the hidden trees whose files' other names (hard links
 	// made earlier) are searched for and masked too: the credential stores.
 	// Nil searches every hidden path, which for broad denied trees (/var)
