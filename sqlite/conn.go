@@ -24,8 +24,9 @@ type conn struct {
 
 // openConn opens a connection to path configured for warden: a busy timeout,
 // synchronous=FULL (every commit fsyncs the WAL before it returns), statement
-// journals in memory rather than in temporary files, and no checkpoint when the
-// connection closes (see checkpoint.go).
+// journals in memory rather than in temporary files, no checkpoint when the
+// connection closes (see checkpoint.go), and a commit's WAL frames written in
+// one call (walvfs.go).
 // With create, a missing database is created.
 func openConn(ctx context.Context, path string, create bool) (*conn, error) {
 	if err := ctx.Err(); err != nil {
@@ -35,8 +36,9 @@ func openConn(ctx context.Context, path string, create bool) (*conn, error) {
 	if create {
 		flags |= sqlite3.OPEN_CREATE
 	}
-	// Not a URI: any path is taken literally.
-	c, err := sqlite3.OpenFlags(path, flags)
+	// A URI only to name the VFS: connURI escapes the path, which SQLite
+	// then takes literally.
+	c, err := sqlite3.OpenFlags(connURI(path), flags|sqlite3.OPEN_URI)
 	if err != nil {
 		return nil, err
 	}
