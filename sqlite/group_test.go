@@ -336,3 +336,105 @@ func TestGroupCommitPanicFailsOnlyItsRecord(t *testing.T) {
 		t.Fatalf("Verify: %+v %v", rep.FirstBreak, err)
 	}
 }
+
+// TestGroupCommitGathersAfterABigCommit: after a commit of 8 records, a
+// leader that finds only its own record queued waits for the queue to hold
+// 4 (half of 8) and commits them in one transaction, instead of committing
+// its record alone while the others queue behind it.
+func TestGroupCommitGathersAfterABigCommit(t *testing.T) {
+	s := gatherStore(t, 8, time.Minute)
+	defer setMaxGather(time.Minute)()
+	before := s.batches.Load()
+	results := make(chan error, 4)
+	record := func(i int) { results <- s.Record(context.Background(), spoolEntry(i), nil) }
+	go record(0)
+	waitGathering(t, s)
+	for i := 1; i < 4; i++ {
+		go record(i)
+	}
+	for range 4 {
+		if err := waitResult(t, results); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.batches.Load() - before; n != 1 {
+		t.Fatalf("4 records after a commit of 8 took %d transactions, want 1 (the leader gathers half of 8)", n)
+	}
+}
+
+// TestGroupCommitGatherIsBounded: a gathering leader whose others never come
+// commits its record alone once the previous commit's duration has passed.
+func TestGroupCommitGatherIsBounded(t *testing.T) {
+	s := gatherStore(t, 8, 5*time.Millisecond)
+	before := s.batches.Load()
+	results := make(chan error, 1)
+	go func() { results <- s.Record(context.Background(), spoolEntry(0), nil) }()
+	if err := waitResult(t, results); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.batches.Load() - before; n != 1 {
+		t.Fatalf("a lone record took %d transactions, want 1", n)
+	}
+}
+
+// TestGroupCommitLoneCallersDoNotGather: after a commit of fewer than 4
+// records, a leader commits at once, however long the previous commit took:
+// a lone caller pays what a plain transaction costs.
+func TestGroupCommitLoneCallersDoNotGather(t *testing.T) {
+	s := gatherStore(t, 3, time.Minute)
+	defer setMaxGather(time.Minute)()
+	results := make(chan error, 1)
+	go func() { results <- s.Record(context.Background(), spoolEntry(0), nil) }()
+	if err := waitResult(t, results); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gatherStore opens a store whose previous group commit held batch records
+// and took took.
+func gatherStore(t *testing.T, batch int, took time.Duration) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	s.gmu.Lock()
+	s.lastBatch, s.lastCommit = batch, took
+	s.gmu.Unlock()
+	return s
+}
+
+// setMaxGather sets maxGather and returns what restores it.
+func setMaxGather(d time.Duration) (restore func()) {
+	old := maxGather
+	maxGather = d
+	return func() { maxGather = old }
+}
+
+// waitGathering waits until a leader of s is gathering.
+func waitGathering(t *testing.T, s *Store) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		s.gmu.Lock()
+		gathering := s.grown != nil
+		s.gmu.Unlock()
+		if gathering {
+			return
+		}
+	}
+	t.Fatal("no leader gathered within 10 s")
+}
+
+// waitResult returns the next result, failing the test when none comes
+// within 10 s (a leader gathering for minutes).
+func waitResult(t *testing.T, results <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-results:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("a Record did not return within 10 s")
+		return nil
+	}
+}

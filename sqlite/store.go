@@ -33,11 +33,15 @@ type Store struct {
 	w      *conn      // the write connection; also serves SpentSince; nil until opened
 	closed bool
 
-	gmu        sync.Mutex // guards queue and committing (group commit, group.go)
+	gmu        sync.Mutex // guards queue, committing and the gathering state below (group commit, group.go)
 	queue      []*pendingEntry
 	committing bool
-	batches    atomic.Int64 // group commits so far, for tests
-	opened     atomic.Bool  // the database has been opened (spooling)
+	lastBatch  int           // records in the previous group commit
+	lastCommit time.Duration // how long the previous group commit took
+	want       int           // a gathering leader waits for this many queued records
+	grown      chan struct{} // closed by enqueue once the queue holds want; nil when no leader gathers
+	batches    atomic.Int64  // group commits so far, for tests
+	opened     atomic.Bool   // the database has been opened (spooling)
 
 	rmu sync.Mutex // guards r
 	r   *conn      // the read connection, opened on first use
