@@ -60,28 +60,68 @@ func wrappedBy(cmd *walk.Command, name string) bool {
 }
 
 // producerTargets are the paths a producer prints: find's start paths,
-// echo's and ls's operands.
+// echo's operands, printf's with a format that prints each as it is, ls's
+// (listing names only), grep -l's and rg -l's. Nil when it may print
+// anything else: a path it was not given (locate, find -L's targets are
+// not, but find -printf, -ls and -exec print what they like, ls -l prints
+// where symlinks point) or text from a file or stdin (grep --label).
 func producerTargets(cmd *walk.Command) []walk.Word {
-	var out []walk.Word
+	args := cmd.Argv[1:]
 	switch progName(cmd.Argv[0].Value) {
-	case "find", "ls", "echo", "printf", "fd", "locate":
-		for _, w := range cmd.Argv[1:] {
-			if strings.HasPrefix(w.Value, "-") {
-				if progName(cmd.Argv[0].Value) == "find" {
-					break
-				}
-				continue
+	case "find":
+		starts, i := findStarts(args)
+		for _, w := range args[i:] {
+			if w.Dynamic || findPrints.has(w.Value) {
+				return nil
 			}
-			out = append(out, w)
 		}
-		if len(out) == 0 && progName(cmd.Argv[0].Value) != "echo" {
+		return starts
+	case "ls":
+		var out []walk.Word
+		for _, w := range args {
+			switch {
+			case w.Dynamic || !strings.HasPrefix(w.Value, "-") || w.Value == "-":
+				out = append(out, w)
+			case strings.HasPrefix(w.Value, "--"):
+				if !lsNamesOnly.has(w.Value) {
+					return nil
+				}
+			case strings.Trim(w.Value[1:], "1aAdrRtSUXv") != "":
+				return nil // -l, -g, -o, -n print more than names
+			}
+		}
+		if len(out) == 0 {
 			out = append(out, walk.Word{Value: "."})
 		}
+		return out
+	case "echo":
+		var out []walk.Word
+		for _, w := range args {
+			if !strings.HasPrefix(w.Value, "-") {
+				out = append(out, w)
+			}
+		}
+		return out
+	case "printf":
+		if len(args) == 0 || args[0].Dynamic || !plainFormats.has(args[0].Value) {
+			return nil // printf '%c%s' . ./.bashrc prints ../.bashrc
+		}
+		return args[1:]
 	case "grep", "egrep", "fgrep", "rg":
 		return listedMatches(cmd)
 	}
-	return out
+	return nil
 }
+
+// findPrints are find's actions that print other text than the paths it
+// finds (or run programs that may).
+var findPrints = setOf("-printf", "-fprintf", "-ls", "-fls", "-exec", "-execdir", "-ok", "-okdir")
+
+// lsNamesOnly are ls's long options that leave it printing names.
+var lsNamesOnly = setOf("--", "--all", "--almost-all", "--directory", "--recursive", "--reverse")
+
+// plainFormats are printf formats that print each argument as it is.
+var plainFormats = setOf(`%s\n`, `%s\0`, `%s `, `%s\t`, "%s\n")
 
 // listedMatches returns the paths grep -l (or -L) and rg -l (or
 // --files-without-match) search, whose names they print: the operands
@@ -95,6 +135,10 @@ func listedMatches(cmd *walk.Command) []walk.Word {
 	for i := 0; i < len(args); i++ {
 		v := args[i].Value
 		switch {
+		case args[i].Dynamic || strings.HasPrefix(v, "--label") || rg && rgNotNames.has(strings.SplitN(v, "=", 2)[0]):
+			// grep --label=NAME - prints NAME; rg --vimgrep, --json
+			// and --count print lines or counts, whichever comes last
+			return nil
 		case v == "--":
 			ops = append(ops, args[i+1:]...)
 			i = len(args)
@@ -119,8 +163,11 @@ func listedMatches(cmd *walk.Command) []walk.Word {
 			}
 			for k := 1; k < len(v); k++ {
 				ch := v[k]
-				if ch == 'l' || ch == 'L' {
+				if ch == 'l' || ch == 'L' && !rg { // rg -L follows symlinks
 					names = true
+				}
+				if ch == 'c' && rg {
+					return nil // rg -c prints counts, not names, after -l
 				}
 				if strings.IndexByte(valued, ch) < 0 {
 					continue
@@ -146,8 +193,17 @@ func listedMatches(cmd *walk.Command) []walk.Word {
 	if len(ops) == 0 {
 		return []walk.Word{{Value: "."}}
 	}
+	for _, w := range ops {
+		if w.Value == "-" {
+			return nil // stdin, printed as whatever --label names
+		}
+	}
 	return ops
 }
+
+// rgNotNames are rg's options that make it print other text than names,
+// even after -l.
+var rgNotNames = setOf("--vimgrep", "--json", "--count", "--count-matches", "--passthru", "--passthrough")
 
 // netOutputFiles returns the files curl/wget write (-o, -O, --output).
 func netOutputFiles(cmd *walk.Command) []string {

@@ -38,3 +38,48 @@ func TestFedWritesNeedThePipe(t *testing.T) {
 		}
 	}
 }
+
+// TestFedWritesOnlyPrintedPaths: a producer's paths stand for what xargs
+// writes only where it prints nothing but paths below the operands it is
+// given. locate prints paths from anywhere, find -L's starts were skipped,
+// find -printf/-ls/-exec, ls -l, printf with a format that builds paths,
+// rg -L (not -l: it follows symlinks), rg --vimgrep/--json/-c after -l,
+// grep --label and a dynamic word that may be an option print other text:
+// none is allowed.
+func TestFedWritesOnlyPrintedPaths(t *testing.T) {
+	for _, cmd := range []string{
+		"locate .bashrc | xargs sed -i s/a/b/",
+		"locate bashrc | xargs -I{} cp evil {}",
+		"find -L ~ -name .bashrc | xargs sed -i s/a/b/",
+		"find src -printf '/home/user/.bashrc\\n' | xargs sed -i s/a/b/",
+		"find src -ls | xargs sed -i s/a/b/",
+		"find src -exec cat {} + | xargs sed -i s/a/b/",
+		"find src $ACTION | xargs sed -i s/a/b/",
+		"ls -l src | xargs sed -i s/a/b/",
+		"ls --format=long src | xargs sed -i s/a/b/",
+		"printf '%c%s\\n' . ./.bashrc | xargs sed -i s/a/b/",
+		"rg -L foo src | xargs sed -i s/a/b/",
+		"rg -l --vimgrep foo src | xargs sed -i s/a/b/",
+		"rg -l --json foo src | xargs sed -i s/a/b/",
+		"rg -lc foo src | xargs sed -i s/a/b/",
+		"grep -rl --label=/home/user/.bashrc foo - src | xargs sed -i s/a/b/",
+		"cat list | grep -l --label /home/user/.bashrc foo | xargs sed -i s/a/b/",
+		"grep -l foo - < list | xargs sed -i s/a/b/",
+		"grep -rl \"$FLAGS\" foo src | xargs sed -i s/a/b/",
+	} {
+		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict == warden.Allow {
+			t.Errorf("Classify(%q) = allow (%s: %s), want it asked or denied", cmd, r.Rule, r.Reason)
+		}
+	}
+	for _, cmd := range []string{
+		"find src -name '*.ts' -print0 | xargs -0 sed -i 's/var /let /'",
+		"find -L src -name '*.go' | xargs gofmt -w",
+		"printf '%s\\n' src/a.go src/b.go | xargs sed -i s/a/b/",
+		"grep -rl -e \"$OLD\" src | xargs sed -i \"s/$OLD/$NEW/g\"",
+		"rg -l foo src | xargs sed -i s/foo/bar/",
+	} {
+		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict != warden.Allow {
+			t.Errorf("Classify(%q) = %v (%s: %s), want allow", cmd, r.Verdict, r.Rule, r.Reason)
+		}
+	}
+}
