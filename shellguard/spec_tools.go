@@ -63,6 +63,9 @@ func toolHandlers(t map[string]handler) {
 	t["pip3"] = hPip
 	t["uv"] = hPip
 	t["go"] = func(cc *cmdCtx) {
+		if firstOperand(cc) == "install" {
+			goInstall(cc)
+		}
 		subRunner(cc, "build test run vet fmt mod generate install list env version doc fix tool clean work get bug help")
 	}
 	t["cargo"] = func(cc *cmdCtx) {
@@ -156,6 +159,26 @@ func operandValues(ws []walk.Word) []string {
 		}
 	}
 	return out
+}
+
+// goInstall asks about go install unless the line sets GOBIN to a
+// directory of the project or a temp directory: go puts the binary in
+// GOBIN, by default ~/go/bin, a directory the host runs programs from
+// (it is on the user's PATH). The workspace sandbox keeps it read-only, so
+// that an agent cannot plant a program there that the user later runs
+// outside any sandbox, and go install fails there; a human may run it on
+// the host instead, or the agent may name a GOBIN it can write.
+func goInstall(cc *cmdCtx) {
+	for _, a := range cc.cmd.Assigns {
+		if a.Name == "GOBIN" {
+			switch cc.zone(a.Value) {
+			case ZoneWorkspaceOther, ZoneWorkspaceArtifact, ZoneWorkspaceRoot, ZoneTemp:
+				return
+			}
+		}
+	}
+	f := cc.say(warden.Ask, "shell.go_install", "go install writes the binary to GOBIN (by default ~/go/bin), where the host runs programs from, which the workspace sandbox keeps read-only; a human may run it on the host")
+	f.suggestion = "GOBIN=$PWD/bin go install …, or go build -o bin/NAME"
 }
 
 func subRunner(cc *cmdCtx, known string) {

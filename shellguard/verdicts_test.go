@@ -240,6 +240,11 @@ func TestBuildOutput(t *testing.T) { runVerdicts(t, "build_output.txt", defaultP
 // suspicious code in the guard sandbox.
 func TestUnseenCode(t *testing.T) { runVerdicts(t, "unseen.txt", defaultPolicy()) }
 
+// TestGoInstallAsks: go install asks unless the line sets GOBIN to the
+// project or a temp directory: its default, ~/go/bin, is where the host
+// runs programs from.
+func TestGoInstallAsks(t *testing.T) { runVerdicts(t, "go_install.txt", defaultPolicy()) }
+
 // TestRegistryPackageIsAnUnknownProgram: a registry package a package
 // runner fetches (npx -y cowsay) runs in the workspace sandbox, where it
 // can spawn and reach the registry through the proxy; with no sandbox it
