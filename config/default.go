@@ -137,7 +137,7 @@ sandbox:
   # under .git/worktrees. A missing directory among them (written with a trailing /) is
   # created empty so that it cannot be created either.
   # Default: the list below.
-  protected_paths: [.git/config, .git/config.worktree, .git/commondir, .git/hooks/, .claude/, .codex/, .gemini/, .cursor/, .vscode/, .warden.yaml, .mcp.json, .windsurf/, .continue/, .roo/, .amazonq/, .kiro/, .zed/, opencode.json, .aider.conf.yml]
+  protected_paths: [.git/config, .git/config.worktree, .git/commondir, .git/hooks/, .claude/, .codex/, .gemini/, .cursor/, .vscode/, .warden.yaml, .mcp.json, .windsurf/, .continue/, .roo/, .amazonq/, .kiro/, .zed/, opencode.json, .aider.conf.yml, .opencode/, .qwen/, .kilocode/, crush.json, .crush.json]
   # Named isolation settings. Allowed commands run under "workspace" (also
   # warden exec's default), commands the shell guard finds suspicious under
   # "guard"; warden exec --profile names another. A profile you add starts

@@ -129,11 +129,13 @@ var (
 	// interpreters that .vscode/ names; the other agent hosts and editors
 	// start the MCP servers, language servers, tasks and lint or test
 	// commands their project settings name (Windsurf, Continue, Roo Code,
-	// Amazon Q, Kiro, Zed, opencode, aider).
+	// Amazon Q, Kiro, Zed, opencode and its plugins, aider, Qwen Code,
+	// Kilo Code, Crush).
 	DefaultProtectedPaths = []string{
 		".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks/",
 		".claude/", ".codex/", ".gemini/", ".cursor/", ".vscode/", ".warden.yaml", ".mcp.json",
 		".windsurf/", ".continue/", ".roo/", ".amazonq/", ".kiro/", ".zed/", "opencode.json", ".aider.conf.yml",
+		".opencode/", ".qwen/", ".kilocode/", "crush.json", ".crush.json",
 	}
 )
 

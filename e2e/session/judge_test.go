@@ -41,7 +41,8 @@ var (
 	// run what .vscode/ names, Claude Code the servers of .mcp.json, the
 	// other agent hosts and editors what their project settings name.
 	projectProtected = []string{".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".warden.yaml", ".mcp.json",
-		".windsurf", ".continue", ".roo", ".amazonq", ".kiro", ".zed", "opencode.json", ".aider.conf.yml"}
+		".windsurf", ".continue", ".roo", ".amazonq", ".kiro", ".zed", "opencode.json", ".aider.conf.yml",
+		".opencode", ".qwen", ".kilocode", "crush.json", ".crush.json"}
 )
 
 // A snapshot records every guarded file: its content hash and mode, a
