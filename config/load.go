@@ -68,6 +68,13 @@ const MaxFileSize = 16 << 20
 func readFile(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking, 0)
 	if err != nil {
+		if target, lerr := os.Readlink(path); lerr == nil && !errors.Is(err, fs.ErrPermission) {
+			// The user's policy file, gone (a dotfiles checkout missing, a
+			// loop): not a home without one, which callers may answer with
+			// the embedded default or `warden init`.
+			return nil, warden.Errorf(warden.EInvalid, "the policy file %s is a symlink to %s, which leads to no file warden can read (%v)", path, target, errors.Unwrap(err)).
+				WithHint("restore " + target + " (or point the link at your policy file); to start over, remove the link and run `warden init`")
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, warden.Errorf(warden.ENotFound, "no policy file at %s", path).
 				WithHint("run `warden init` to write the default policy").Wrap(err)

@@ -3,6 +3,8 @@
 package config
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,5 +103,46 @@ func TestLoadFollowsASymlinkToAFile(t *testing.T) {
 	}
 	if _, err := Load(path); err != nil {
 		t.Fatalf("Load through a symlink: %v", err)
+	}
+}
+
+// A policy file that is a symlink leading nowhere (its target missing: a
+// dotfiles repository not checked out, or a loop) is the user's policy file
+// gone, not a home without one: it is refused as invalid, naming the link and
+// its target, and never taken for a missing file, which callers may replace
+// with the embedded default (the store's choice, for instance) or answer
+// with `warden init`.
+func TestLoadRefusesASymlinkLeadingNowhere(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		target func(dir string) string
+	}{
+		{"missing target", func(dir string) string { return filepath.Join(dir, "dotfiles", "warden.yaml") }},
+		{"loop", func(dir string) string { return filepath.Join(dir, FileName) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, FileName)
+			target := tc.target(dir)
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+			for name, load := range map[string]func() error{
+				"Load": func() error { _, err := Load(path); return err },
+				"LoadCached": func() error {
+					_, _, err := LoadCached(path, filepath.Join(t.TempDir(), "policy.json"))
+					return err
+				},
+			} {
+				err := load()
+				we := wantCode(t, err, warden.EInvalid, "symlink")
+				if !strings.Contains(we.Message, target) || !strings.Contains(we.Hint, target) {
+					t.Errorf("%s: %q (hint %q); want the link's target %s named, and what to do", name, we.Message, we.Hint, target)
+				}
+				if errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s: %v reads as fs.ErrNotExist, a home without a policy file", name, err)
+				}
+			}
+		})
 	}
 }
