@@ -113,6 +113,75 @@ func producerTargets(cmd *walk.Command) []walk.Word {
 	return nil
 }
 
+// reachesGitDir reports whether a producer, started from the project's
+// root, lists the files inside its .git too (refs, objects, config):
+// find, unless its expression selects only files of one extension (-name
+// '*.go'); grep -r, -R or -d recurse, unless it is given
+// --exclude-dir=.git or includes only such files (--include='*.py'); rg with --hidden, -. or -uu (it skips hidden
+// directories otherwise). A word it cannot place counts as reaching it.
+func reachesGitDir(cmd *walk.Command) bool {
+	args := cmd.Argv[1:]
+	switch progName(cmd.Argv[0].Value) {
+	case "find":
+		_, i := findStarts(args)
+		expr, ext := args[i:], false
+		for k, w := range expr {
+			switch w.Value {
+			case "-o", "-or", ",", "(", "\\(":
+				return true
+			case "-name", "-iname":
+				negated := k > 0 && (expr[k-1].Value == "!" || expr[k-1].Value == "-not")
+				if k+1 < len(expr) && !negated && extensionGlob(expr[k+1]) {
+					ext = true
+				}
+			}
+		}
+		return !ext
+	case "grep", "egrep", "fgrep":
+		rec, include, onlyExt := false, false, true
+		for k, w := range args {
+			v := w.Value
+			next := walk.Word{}
+			if k+1 < len(args) {
+				next = args[k+1]
+			}
+			switch {
+			case v == "--":
+				return rec && !(include && onlyExt)
+			case v == "--exclude-dir=.git" || v == "--exclude-dir" && next.Value == ".git":
+				return false
+			case strings.HasPrefix(v, "--include"):
+				g, ok := strings.CutPrefix(v, "--include=")
+				pat := walk.Word{Value: g, Dynamic: w.Dynamic}
+				if !ok {
+					pat = next
+				}
+				include, onlyExt = true, onlyExt && extensionGlob(pat)
+			case v == "--recursive" || v == "--dereference-recursive" || v == "--directories=recurse" || v == "--directories" && next.Value == "recurse":
+				rec = true
+			case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--"):
+				rec = rec || strings.ContainsAny(v, "rR") || strings.HasSuffix(v, "d") && next.Value == "recurse" || strings.Contains(v, "drecurse")
+			}
+		}
+		return rec && !(include && onlyExt)
+	case "rg":
+		for _, w := range args {
+			v := w.Value
+			if v == "--hidden" || v == "--unrestricted" || strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && (strings.Contains(v, ".") || strings.Count(v, "u") >= 2) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// extensionGlob reports whether a -name pattern matches only names with
+// one extension (*.go, *.test.ts): no file git keeps in .git is named so.
+func extensionGlob(w walk.Word) bool {
+	ext, ok := strings.CutPrefix(w.Value, "*.")
+	return ok && !w.Dynamic && ext != "" && strings.Trim(ext, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.") == ""
+}
+
 // findPrints are find's actions that print other text than the paths it
 // finds (or run programs that may).
 var findPrints = setOf("-printf", "-fprintf", "-ls", "-fls", "-exec", "-execdir", "-ok", "-okdir")

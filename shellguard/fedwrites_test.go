@@ -83,3 +83,46 @@ func TestFedWritesOnlyPrintedPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestFedWritesFromTheProjectRootReachGit: a producer that recurses from
+// the project's root lists the files of .git too (grep -r and find do; rg
+// skips hidden directories unless told not to), so what xargs writes may be
+// the repository's refs, objects or config, which a write named plainly
+// asks about: grep -rl . . | xargs sed -i 's/.*//' empties every object
+// of the history. Excluding .git, or finding only files of an extension,
+// stays allowed.
+func TestFedWritesFromTheProjectRootReachGit(t *testing.T) {
+	for _, cmd := range []string{
+		"grep -rl oldName . | xargs sed -i s/oldName/newName/g",
+		"grep -rl . . | xargs sed -i 's/.*//'",
+		"grep -Rl foo | xargs sed -i s/a/b/",
+		"grep -l -d recurse foo . | xargs sed -i s/a/b/",
+		"grep -rl foo /home/user/project | xargs sed -i s/a/b/",
+		"grep -rl --include='*.go' --include=config foo . | xargs sed -i s/a/b/",
+		"find . -type f | xargs sed -i s/a/b/",
+		"find | xargs sed -i s/a/b/",
+		"find . -name config | xargs sed -i s/a/b/",
+		"find . -name '*.go' -o -name HEAD | xargs sed -i s/a/b/",
+		"rg -l --hidden foo | xargs sed -i s/a/b/",
+		"rg -l -uu foo . | xargs sed -i s/a/b/",
+	} {
+		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict == warden.Allow {
+			t.Errorf("Classify(%q) = allow (%s: %s), want it asked: it may write .git", cmd, r.Rule, r.Reason)
+		}
+	}
+	for _, cmd := range []string{
+		"grep -rl --exclude-dir=.git oldName . | xargs sed -i s/oldName/newName/g",
+		"grep -rl --exclude-dir .git oldName . | xargs sed -i s/oldName/newName/g",
+		"grep -rl \"ErrDivideByZero\" --include='*.go' . | xargs sed -i 's/ErrDivideByZero/ErrDivByZero/g'",
+		"grep -rl --include '*.py' --include=*.pyi foo . | xargs sed -i s/a/b/",
+		"grep -rl oldName src | xargs sed -i s/oldName/newName/g",
+		"rg -l oldName | xargs sed -i s/oldName/newName/g",
+		"find . -name '*.go' | xargs gofmt -w",
+		"find . -name '*.go' -not -path './vendor/*' | xargs gofmt -w",
+		"find src -type f | xargs sed -i s/a/b/",
+	} {
+		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict != warden.Allow {
+			t.Errorf("Classify(%q) = %v (%s: %s), want allow", cmd, r.Verdict, r.Rule, r.Reason)
+		}
+	}
+}
