@@ -252,11 +252,40 @@ func (c *ctx) issues() {
 			} else if c.netWithin(is.Span) {
 				f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", "code fetched from the network would be executed"
 			}
+		case walk.PlaceholderCode:
+			// The code was read with the input in it as an unknown
+			// variable, and its commands are judged by their own rules;
+			// what the input adds is code the guard cannot see.
+			f.rule, f.reason = "shell.placeholder_code", "the code string holds the input xargs or find fills in, which bash reads as code too and the guard cannot see"
+			switch {
+			case c.netWithin(walk.Span{Start: 0, End: len(c.src)}):
+				f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", "input fetched from the network would be run as code (xargs or find fills it into a code string)"
+			case c.privilegedAround(is.Span):
+				f.reason += ", and it would run with elevated privileges, which no sandbox grants"
+			case !c.p.AllowTaskRunners:
+				f.v, f.reason = warden.Sandbox, f.reason+"; the strict policy runs it in the guard sandbox"
+			case !c.p.SandboxAvailable:
+				f.reason += "; no sandbox is available to contain it"
+			default:
+				f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox"
+			}
 		case walk.Internal:
 			f.rule = "shell.internal"
 		}
 		c.add(f, is.Span)
 	}
+}
+
+// privilegedAround reports whether a command run with elevated privileges
+// (sudo xargs …) holds span.
+func (c *ctx) privilegedAround(s walk.Span) bool {
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if cmd.Privileged && cmd.Span.Start <= s.Start && s.End <= cmd.Span.End {
+			return true
+		}
+	}
+	return false
 }
 
 // pipedExecAt reports a shell or interpreter at span that reads code from a

@@ -99,11 +99,11 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 // sandbox: that holds every write to the project, the session's /tmp and
 // the tool caches, the same places a plainly written path may be written
 // without asking. A path with a literal prefix keeps its zone's verdict
-// (/etc/$X), as do a run with elevated privileges, no sandbox, and the
-// strict policy.
+// (/etc/$X), as do a path fed through a pipe (xargs), a run with elevated
+// privileges, no sandbox, and the strict policy.
 func (cc *cmdCtx) containedWrite(e Effect, w walk.Word, zn Zone) bool {
 	p := cc.c.p
-	if e != EffWrite || !w.Dynamic || w.Prefix != "" || cc.cmd.Privileged || !p.SandboxAvailable || !p.AllowTaskRunners {
+	if e != EffWrite || !w.Dynamic || w.Prefix != "" || w.Input || cc.cmd.Privileged || !p.SandboxAvailable || !p.AllowTaskRunners {
 		return false
 	}
 	r := strings.Trim(cc.c.raw(w), `"`)

@@ -17,6 +17,11 @@ func (w *walker) code(word Word, cmd *Command, c *ctx, via string, st *state, sh
 		sp = *c.span
 	}
 	if word.Dynamic {
+		if word.Template != "" {
+			w.issue(PlaceholderCode, via+": the code string holds the input xargs or find fills in", sp)
+			w.codeText(word.Template, cmd, via, st, share, sp)
+			return
+		}
 		w.issue(DynamicCode, via+": the code string is not known statically", sp)
 		return
 	}
@@ -248,6 +253,7 @@ func placeholder(a Word, ph string) Word {
 	}
 	if !a.Dynamic {
 		a.Prefix = a.Value[:k]
+		a.Template = strings.ReplaceAll(a.Value, ph, "${WARDEN_INPUT}")
 	}
 	a.Input = !a.Dynamic && a.Value == ph
 	a.Dynamic = true

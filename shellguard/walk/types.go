@@ -35,7 +35,12 @@ type Word struct {
 	// alone, or the argument they append), or find's {} standing alone:
 	// the path the command is given is the one the producer printed.
 	Input bool
-	Span  Span
+	// Template is set on a word that is Dynamic only because it holds
+	// find's {} or xargs -I's string: its text with each of them written
+	// as ${WARDEN_INPUT}, an unknown variable, so that code in it
+	// (xargs -I{} sh -c 'echo {} > {}.txt') can still be read.
+	Template string
+	Span     Span
 }
 
 // Redirect is one redirection of a command.
@@ -133,7 +138,11 @@ const (
 	BudgetExceeded IssueKind = "budget_exceeded" // too deep, too large, too many nodes
 	DynamicCode    IssueKind = "dynamic_code"    // a code string whose text is unknown (bash -c "$X")
 	DynamicCommand IssueKind = "dynamic_command" // a program name that is unknown ($c args)
-	Internal       IssueKind = "internal"        // a recovered panic
+	// PlaceholderCode is a code string read with the input xargs or find
+	// fills in (their {}) as an unknown variable: bash reads that input as
+	// code too, so what it adds is code the guard cannot see.
+	PlaceholderCode IssueKind = "placeholder_code"
+	Internal        IssueKind = "internal" // a recovered panic
 )
 
 // Issue is something Walk could not see through. Callers must not allow a

@@ -336,7 +336,9 @@ var walkCases = []walkCase{
 	{name: "flock strace", src: `flock /tmp/l strace -o out ltrace rm x`, has: []string{"rm x"}},
 	{name: "unbuffer busybox", src: `unbuffer busybox rm -rf /`, has: []string{"rm -rf /"}},
 	{name: "xargs", src: `xargs rm -rf`, has: []string{"rm -rf ?"}, check: all(wrappers("xargs"), via("xargs"))},
-	{name: "xargs -I sh -c", src: `xargs -I{} sh -c 'rm -rf {}'`, has: []string{"sh -c ?rm -rf "}, issues: []IssueKind{DynamicCode}},
+	{name: "xargs -I sh -c", src: `xargs -I{} sh -c 'rm -rf {}'`, has: []string{"sh -c ?rm -rf ", "rm -rf ?"}, issues: []IssueKind{PlaceholderCode}},
+	{name: "find -exec sh -c placeholder", src: `find . -exec sh -c 'gzip "{}" && rm {}.bak' \;`, has: []string{"gzip ?", "rm ?.bak"}, issues: []IssueKind{PlaceholderCode}},
+	{name: "xargs -I placeholder is the code", src: `xargs -I{} sh -c '{}'`, issues: []IssueKind{PlaceholderCode, DynamicCommand}},
 	{name: "xargs known input", src: `echo ~ /srv | xargs rm -rf`, has: []string{"rm -rf /home/u /srv"}},
 	{name: "xargs -I known input", src: `echo ~ | xargs -I{} sh -c 'rm -rf {}'`, has: []string{"rm -rf /home/u"}, check: depth(1)},
 	// only the first xargs reads the known input, so this ends
