@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,9 +13,13 @@ import (
 
 // Group commit: concurrent Records share one transaction (one chain lock,
 // one commit, one fsync on the server). The first caller to find no commit
-// under way leads: it commits everything queued, then whatever queued
-// meanwhile, until the queue is empty; the others wait for their entry's
-// outcome. Entries without a debit go in first, in one pipelined batch;
+// under way leads: it commits everything queued, in one group with its own
+// timeout, and hands the lead to the oldest caller queued meanwhile, if any,
+// which commits the next group; the others wait for their entry's outcome.
+// So no caller waits for more than the group in flight and its own: a
+// leader that committed group after group until the queue ran dry kept its
+// own answer for as long as others kept coming (a hook past its host's
+// timeout, which the host takes as no objection). Entries without a debit go in first, in one pipelined batch;
 // then each debit in turn, inside a savepoint: its cap check and rate slot
 // see everything before it in the transaction, and a debit refused (the
 // cap, a limit) is rolled back to its savepoint alone and refused. A
@@ -38,25 +43,40 @@ func (s *Store) recordGrouped(ctx context.Context, es []*warden.AuditEntry, debi
 	p := &pendingRecord{es: es, debit: debit, done: make(chan error, 1)}
 	s.gmu.Lock()
 	s.queue = append(s.queue, p)
-	if s.committing {
-		s.gmu.Unlock()
-		return <-p.done
-	}
+	lead := !s.committing
 	s.committing = true
-	for len(s.queue) > 0 {
-		batch := s.queue
-		s.queue = nil
-		s.gmu.Unlock()
-		// Each group has its own timeout: one started with the lead would
-		// fail every group after it while the queue never runs dry.
-		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
-		s.commitGroup(gctx, batch)
-		cancel()
-		s.gmu.Lock()
-	}
-	s.committing = false
 	s.gmu.Unlock()
+	if !lead {
+		if err := <-p.done; err != errLead {
+			return err
+		}
+	}
+	s.lead(ctx)
 	return <-p.done
+}
+
+// errLead tells a queued caller that it leads the next group commit.
+var errLead = errors.New("postgres: lead the next group commit")
+
+// lead commits everything queued, which includes the leader's own record,
+// as one group, and hands the lead to the oldest caller queued since, if
+// any. The group has its own timeout and does not end with the leader's
+// context: a leader whose client went away must not fail the others'.
+func (s *Store) lead(ctx context.Context) {
+	s.gmu.Lock()
+	batch := s.queue
+	s.queue = nil
+	s.gmu.Unlock()
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
+	s.commitGroup(gctx, batch)
+	cancel()
+	s.gmu.Lock()
+	if len(s.queue) == 0 {
+		s.committing = false
+	} else {
+		s.queue[0].done <- errLead
+	}
+	s.gmu.Unlock()
 }
 
 // one records p in a transaction of its own.

@@ -147,3 +147,81 @@ func TestGroupTimeoutBoundsEachCommitNotTheLead(t *testing.T) {
 		t.Fatalf("%d entries, %v; want 2", len(rows), err)
 	}
 }
+
+// TestLeaderReturnsWithItsOwnGroup: a caller that leads a group commit
+// returns once its own group is committed, and hands the lead to the
+// oldest caller queued meanwhile, as the SQLite store does. Before, the
+// leader committed group after group until the queue ran dry: under the
+// steady load of a daemon's or proxy's clients a caller held the lead (and
+// its answer) for as long as others kept coming, past a hook's timeout,
+// which its host takes as no objection. Here the group queued behind the
+// leader's waits on a lock; the leader's answer must not wait with it.
+func TestLeaderReturnsWithItsOwnGroup(t *testing.T) {
+	s, dsn := openTest(t)
+	hold := func(sql string, args ...any) pgx.Tx {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(ctx) })
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	waitFor := func(what string, ok func() bool) {
+		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("timed out waiting for " + what)
+			}
+		}
+	}
+	queued := func(n int) func() bool {
+		return func() bool {
+			s.gmu.Lock()
+			defer s.gmu.Unlock()
+			return s.committing && len(s.queue) == n
+		}
+	}
+	chain := hold(`SELECT pg_advisory_xact_lock($1)`, lockChains)
+	releases := hold(`LOCK TABLE spend_releases IN ACCESS EXCLUSIVE MODE`)
+	lead, next := make(chan error, 1), make(chan error, 1)
+	go func() {
+		lead <- s.Record(ctx, &warden.AuditEntry{TraceID: "lead", Capability: warden.CapShell, Action: "exec", Resource: "make", Verdict: warden.Allow}, nil)
+	}()
+	waitFor("the leader to take its group", queued(0))
+	go func() {
+		next <- s.Record(ctx, &warden.AuditEntry{TraceID: "next", Capability: warden.CapTrade, Action: "buy", Resource: "x", Verdict: warden.Allow},
+			&warden.Debit{Amount: dollar, Cap: 1000 * dollar, Since: time.Now().Add(-time.Hour)})
+	}()
+	waitFor("the debit to queue", queued(1))
+	if err := chain.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-lead:
+		if err != nil {
+			t.Fatalf("the leader's Record: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the leader's Record did not return while the group queued behind it waited: it kept the lead")
+	}
+	if err := releases.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-next:
+		if err != nil {
+			t.Fatalf("the queued debit's Record: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the queued debit's Record did not return: the lead was not handed on")
+	}
+	if rows, err := s.Entries(ctx, auditAll); err != nil || len(rows) != 2 {
+		t.Fatalf("%d entries, %v; want 2", len(rows), err)
+	}
+}
