@@ -113,13 +113,14 @@ func TestSeccompSocketAllowList(t *testing.T) {
 		{"socketpair inet", seccompPlan{AllowUnix: true}, unix.SYS_SOCKETPAIR, []uint64{unix.AF_INET, unix.SOCK_STREAM, 0}, eafnosupport},
 		{"other calls pass", seccompPlan{}, unix.SYS_GETPID, nil, retAllow},
 		// ptrace: a child asks its parent to trace it, and the parent works
-		// on it; nothing attaches to another process.
+		// on it.
 		{"ptrace traceme", seccompPlan{AllowUnix: true}, unix.SYS_PTRACE, []uint64{unix.PTRACE_TRACEME, 0, 0}, retAllow},
 		{"ptrace traceme no spawn", seccompPlan{NoSpawn: true, BlockInet: true}, unix.SYS_PTRACE, []uint64{unix.PTRACE_TRACEME, 0, 0}, retAllow},
 		{"ptrace cont", seccompPlan{}, unix.SYS_PTRACE, []uint64{unix.PTRACE_CONT, 42, 0, 0}, retAllow},
 		{"ptrace peekdata", seccompPlan{}, unix.SYS_PTRACE, []uint64{unix.PTRACE_PEEKDATA, 42, 0x1000, 0}, retAllow},
-		{"ptrace attach", seccompPlan{AllowUnix: true}, unix.SYS_PTRACE, []uint64{unix.PTRACE_ATTACH, 1, 0, 0}, eperm},
-		{"ptrace seize", seccompPlan{}, unix.SYS_PTRACE, []uint64{unix.PTRACE_SEIZE, 1, 0, 0}, eperm},
+		// Attach and seize pass the filter: Landlock bounds what they reach.
+		{"ptrace attach", seccompPlan{AllowUnix: true}, unix.SYS_PTRACE, []uint64{unix.PTRACE_ATTACH, 1, 0, 0}, retAllow},
+		{"ptrace seize", seccompPlan{}, unix.SYS_PTRACE, []uint64{unix.PTRACE_SEIZE, 1, 0, 0}, retAllow},
 		{"ptrace attach with high bits", seccompPlan{}, unix.SYS_PTRACE, []uint64{unix.PTRACE_ATTACH | 1<<32, 1, 0, 0}, eperm},
 		{"ptrace traceme with high bits", seccompPlan{}, unix.SYS_PTRACE, []uint64{unix.PTRACE_TRACEME | 1<<33, 0, 0, 0}, eperm},
 		{"process_vm_readv", seccompPlan{}, unix.SYS_PROCESS_VM_READV, []uint64{1, 0, 1, 0, 1, 0}, eperm},
