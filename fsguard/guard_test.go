@@ -194,8 +194,9 @@ func TestDeniedWithin(t *testing.T) {
 
 // TestDeniedToRead: reading a file every user may read in a system
 // directory is not denied by a denied path that holds the directory
-// (/etc/**); a file there that only some may read, one outside the system
-// directories, and a system file named through a link elsewhere still are.
+// (/etc/**); a file there that only some may read, a directory holding one
+// (/etc), one outside the system directories, and a system file named
+// through a link elsewhere still are.
 func TestDeniedToRead(t *testing.T) {
 	w := newWorld(t)
 	public, private := "/etc/passwd", "/etc/shadow"
@@ -218,7 +219,6 @@ func TestDeniedToRead(t *testing.T) {
 		denied bool
 	}{
 		{public, false},
-		{"/etc", false}, // a directory every user may list
 		{"/etc/../etc/passwd", false},
 		{w.home + "/.ssh/passwd-link", true}, // named in ~/.ssh: its pattern stands
 		{w.outside + "/private/notes.txt", true},
@@ -229,7 +229,10 @@ func TestDeniedToRead(t *testing.T) {
 		cases = append(cases, struct {
 			name   string
 			denied bool
-		}{private, true})
+		}{private, true}, struct {
+			name   string
+			denied bool
+		}{"/etc", true}) // it holds /etc/shadow: read whole (grep -r) or through a glob, denied
 	}
 	for _, c := range cases {
 		if _, denied := w.g.DeniedToRead(c.name, ""); denied != c.denied {

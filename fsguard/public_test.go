@@ -1,7 +1,11 @@
 package fsguard
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +36,85 @@ func TestDeniedToReadKeepsNarrowerDenials(t *testing.T) {
 		if want := extra != "" && extra != "/**"; got != want {
 			t.Errorf("with %q also denied, DeniedToRead(%s) denied = %v, want %v", extra, public, got, want)
 		}
+	}
+}
+
+// TestDeniedToReadDirectory: a directory is read whole (grep -r, tar, cp
+// -r) or through a glob (cat /etc/ssh/*), so it is public only when
+// everything in it is: /etc, which holds /etc/shadow, and /etc/ssl, which
+// holds the private keys' directory, stay denied; a small directory of
+// public files does not.
+func TestDeniedToReadDirectory(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []struct{ dir, secret string }{
+		{"/etc", "/etc/shadow"},
+		{"/etc/ssl", "/etc/ssl/private"},
+	} {
+		fi, err := os.Stat(c.secret)
+		if err != nil || fi.Mode().Perm()&0o004 != 0 {
+			t.Logf("%s is not here or every user may read it: %s not checked", c.secret, c.dir)
+			continue
+		}
+		if _, denied := w.g.DeniedToRead(c.dir, ""); !denied {
+			t.Errorf("DeniedToRead(%s) = not denied; it holds %s, which not every user may read", c.dir, c.secret)
+		}
+		if _, denied := w.g.DeniedToRead(c.dir+"/", ""); !denied {
+			t.Errorf("DeniedToRead(%s/) = not denied", c.dir)
+		}
+	}
+	for _, dir := range []string{"/usr/share/common-licenses", "/etc/skel"} {
+		if !allPublic(t, dir) {
+			continue
+		}
+		if d, denied := w.g.DeniedToRead(dir, ""); denied {
+			t.Errorf("DeniedToRead(%s) = %s; every file in it is public", dir, d.Reason)
+		}
+	}
+}
+
+// allPublic reports whether dir exists and holds only files and
+// directories every user may read, and symlinks to such files in /usr or
+// /etc, a few of them.
+func allPublic(t *testing.T, dir string) bool {
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > 200 {
+			return fs.SkipAll
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || !strings.HasPrefix(real, "/usr/") && !strings.HasPrefix(real, "/etc/") || fi.Mode().Perm()&0o004 == 0 || !fi.IsDir() && !fi.Mode().IsRegular() || d.Type()&fs.ModeSymlink != 0 && fi.IsDir() {
+			return fs.ErrPermission
+		}
+		return nil
+	})
+	if err != nil || n > 200 {
+		t.Logf("%s is not here, large, or holds a file not every user may read: not checked", dir)
+		return false
+	}
+	return true
+}
+
+// BenchmarkDeniedToReadDirectory: what judging a read of a whole system
+// directory costs, walking it: a small public one; /etc, whose walk stops
+// at the first file not every user may read; and Go's sources, larger than
+// publicTreeMax where they are whole (the walk's worst case).
+func BenchmarkDeniedToReadDirectory(b *testing.B) {
+	w := newWorld(b)
+	for _, dir := range []string{"/usr/share/common-licenses", "/etc", filepath.Join(runtime.GOROOT(), "src")} {
+		if _, err := os.Stat(dir); err != nil {
+			continue
+		}
+		b.Run(dir, func(b *testing.B) {
+			for range b.N {
+				w.g.DeniedToRead(dir, "")
+			}
+		})
 	}
 }

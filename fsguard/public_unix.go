@@ -3,6 +3,8 @@
 package fsguard
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -10,7 +12,9 @@ import (
 // publicSystemFile reports whether real (absolute, clean, symlinks
 // resolved) lies in a system directory and every user of the machine may
 // read it: others may read it (and search it, for a directory) and search
-// every directory above it. Such a file is no secret of the user's.
+// every directory above it. Such a file is no secret of the user's. A
+// directory is read whole (grep -r, tar) or through a glob (cat
+// /etc/ssh/*), so it is public only when everything in it is (publicTree).
 func publicSystemFile(real string) bool {
 	if !inSystemDir(real) {
 		return false
@@ -35,7 +39,52 @@ func publicSystemFile(real string) bool {
 			return false
 		}
 		if dir == "/" {
-			return true
+			break
 		}
 	}
+	return !fi.IsDir() || publicTree(real)
+}
+
+// publicTreeMax bounds the entries publicTree looks at: a larger tree
+// (/etc, /usr/include) is not taken to be public.
+const publicTreeMax = 2048
+
+var errNotPublic = errors.New("not public")
+
+// publicTree reports whether everything below the directory dir is public:
+// directories others may read and search, regular files others may read,
+// and symlinks to such files in a system directory (not to a directory,
+// which would be another tree). It looks at publicTreeMax entries at most.
+func publicTree(dir string) bool {
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		if n++; n > publicTreeMax {
+			return errNotPublic
+		}
+		need := os.FileMode(0o004)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return errNotPublic
+			}
+			if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() || !publicSystemFile(real) {
+				return errNotPublic
+			}
+			return nil
+		case d.IsDir():
+			need = 0o005
+		case !d.Type().IsRegular():
+			return errNotPublic
+		}
+		fi, err := d.Info()
+		if err != nil || fi.Mode().Perm()&need != need {
+			return errNotPublic
+		}
+		return nil
+	})
+	return err == nil
 }
