@@ -106,10 +106,11 @@ func lostError(f *findings) *warden.Error {
 			"`warden audit recover --yes` keeps what is left aside and starts a new chain that records the loss")
 }
 
-// loadKey reads the checkpoint key, refusing a key file others may read.
-// A missing file is (nil, nil).
+// loadKey reads the checkpoint key, refusing a key file others may read
+// and one that is not a regular file (a named pipe is refused, not waited
+// on). A missing file is (nil, nil).
 func loadKey(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|noBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -121,6 +122,9 @@ func loadKey(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stat the checkpoint key %s: %w", path, err)
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular("the checkpoint key", path, fi.Mode(), damagedKeyHint(path))
+	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, warden.Errorf(warden.EConflict, "the checkpoint key %s may be read by others (mode %04o)", path, fi.Mode().Perm()).
 			WithHint("chmod 600 " + path)
@@ -130,9 +134,14 @@ func loadKey(path string) ([]byte, error) {
 	k, err := audit.DecodeKey(b[:n])
 	if err != nil {
 		return nil, warden.Errorf(warden.EConflict, "the checkpoint key %s is damaged (%v)", path, err).Wrap(err).
-			WithHint("restore it from a backup of warden's home; if it is lost, move it aside (mv " + path + " " + path + ".damaged) and run `warden audit recover --yes`, which starts a new chain that records the loss")
+			WithHint(damagedKeyHint(path))
 	}
 	return k, nil
+}
+
+// damagedKeyHint is what to do about a checkpoint key that cannot be read.
+func damagedKeyHint(path string) string {
+	return "restore it from a backup of warden's home; if it is lost, move it aside (mv " + path + " " + path + ".damaged) and run `warden audit recover --yes`, which starts a new chain that records the loss"
 }
 
 // createKey writes a fresh key to path (mode 0600), durably, failing if a

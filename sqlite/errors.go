@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"errors"
+	"io/fs"
 	"syscall"
 
 	"github.com/agentwarden/warden"
@@ -60,4 +61,13 @@ func storageAt(path string, err error) error {
 			Hint:    "make warden's home writable again (mount it read-write, or check the mode of warden.db and warden.db.spool); requests are denied until then"}
 	}
 	return err
+}
+
+// notRegular is the error for a file of warden's home (what names it) that
+// is not a regular file: a named pipe, a device or a directory put in its
+// place, which warden refuses rather than wait on or read without end.
+// hint says what to do.
+func notRegular(what, path string, mode fs.FileMode, hint string) error {
+	return &warden.Error{Code: warden.EConflict, Hint: hint,
+		Message: what + " " + path + " is not a regular file (its mode is " + mode.String() + "), so warden will not open it"}
 }

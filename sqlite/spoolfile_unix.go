@@ -29,14 +29,14 @@ const spoolSupported = true
 func appendSpool(path string, frame []byte, a *anchorFile, whole bool) (int64, spoolClaim, error) {
 	var claim spoolClaim
 	created := false
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, err := openSpoolFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		created = true
 	} else if errors.Is(err, fs.ErrExist) {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
+		f, err = openSpoolFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	}
 	if err != nil {
-		return 0, claim, fmt.Errorf("open audit spool: %w", err)
+		return 0, claim, err
 	}
 	defer f.Close()
 	if err := flock(f, syscall.LOCK_EX); err != nil {
@@ -104,7 +104,7 @@ func drainSpool(path string, a *anchorFile, fn func(data []byte, claim spoolClai
 			return err
 		}
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+	f, err := openSpoolFile(path, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		if claim.Size > 0 || claim.lost() {
 			return fn(nil, claim)
@@ -112,7 +112,7 @@ func drainSpool(path string, a *anchorFile, fn func(data []byte, claim spoolClai
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("open audit spool: %w", err)
+		return err
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.Size() == 0 && claim.Size == 0 && !claim.lost() {
@@ -157,9 +157,9 @@ func drainSpool(path string, a *anchorFile, fn func(data []byte, claim spoolClai
 // resetSpoolClaim clears a lost mark and claims what the spool holds now,
 // durably, under the spool's lock.
 func resetSpoolClaim(path string, a *anchorFile) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := openSpoolFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return fmt.Errorf("open audit spool: %w", err)
+		return err
 	}
 	defer f.Close()
 	if err := flock(f, syscall.LOCK_EX); err != nil {
@@ -176,11 +176,50 @@ func resetSpoolClaim(path string, a *anchorFile) error {
 // readSpoolFile returns the spool's contents without locking or changing
 // it (for Verify of a home that is not trusted).
 func readSpoolFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	f, err := openSpoolFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return b, err
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read audit spool: %w", err)
+	}
+	return b, nil
+}
+
+// spoolHint is what to do about a spool that is not a regular file: it
+// holds no record, and the anchor's claim tells what was lost with it.
+func spoolHint(path string) string {
+	return "something other than warden put it there: move it aside (mv " + path + " " + path + ".bad); the next record starts a new spool, and `warden audit verify` says what, if anything, was lost"
+}
+
+// openSpoolFile opens the spool at path with flags, never through a
+// symlink and never waiting: a named pipe or a device in its place is
+// refused (opening a pipe waited for its other end, and a hook held past
+// its host's timeout lets the call through). The error says what to do;
+// one that fs.ErrNotExist or fs.ErrExist matches is the open's own.
+func openSpoolFile(path string, flags int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flags|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
+	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, notRegular("the audit spool", path, fi.Mode(), spoolHint(path))
+		}
+		return nil, fmt.Errorf("open audit spool: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stat audit spool: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegular("the audit spool", path, fi.Mode(), spoolHint(path))
+	}
+	return f, nil
 }
 
 func flock(f *os.File, how int) error {
