@@ -51,6 +51,13 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 			p = p.Tighten(*layer)
 		}
 	}
+	// A hook's command that will not run in warden exec (a host that cannot
+	// rewrite it, such as Cursor, runs it itself) gets no sandbox: what the
+	// guard allows only because a sandbox holds it (an unknown program,
+	// pkill, a write only known at run time) asks, as without a sandbox.
+	if req.Host != "" && !req.Snapshots {
+		p.SandboxAvailable = false
+	}
 	// A command the user's shell.host rule runs on the host is not run by
 	// warden exec, which saves discarded work: its discards ask.
 	snapshots := req.Snapshots && !p.runsOnHost(req.Resource)

@@ -91,3 +91,23 @@ func TestStageSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// TestStageHostThatRunsCommandsItself: a hook's command that will not run in
+// warden exec (Cursor cannot rewrite it, so it runs on the host as
+// written) is judged as where no sandbox can run: what only a sandbox makes
+// safe asks (or keeps its deny). The same command from a host whose commands warden exec runs
+// (Snapshots) is allowed.
+func TestStageHostThatRunsCommandsItself(t *testing.T) {
+	p := DefaultPolicy()
+	p.SandboxAvailable = true
+	for _, cmd := range []string{"pkill -f node", "some-unknown-tool --flag", `cp notes.txt "$(cat /tmp/dest)/"`} {
+		onHost, err := Stage{Policy: p}.Check(context.Background(), &warden.Request{Capability: warden.CapShell, Action: ActionExec, Resource: cmd, Cwd: "/home/user/project", Host: "cursor"})
+		if err != nil || onHost.Verdict != warden.Ask && onHost.Verdict != warden.Deny {
+			t.Errorf("%q from a host that runs it itself = %s (%s) %v, want ask or deny", cmd, onHost.Verdict, onHost.Rule, err)
+		}
+		contained, err := Stage{Policy: p}.Check(context.Background(), &warden.Request{Capability: warden.CapShell, Action: ActionExec, Resource: cmd, Cwd: "/home/user/project", Host: "claude-code", Snapshots: true})
+		if err != nil || contained.Verdict != warden.Allow {
+			t.Errorf("%q from a host whose commands warden exec runs = %s (%s) %v, want allow", cmd, contained.Verdict, contained.Rule, err)
+		}
+	}
+}
