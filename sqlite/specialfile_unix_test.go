@@ -73,3 +73,44 @@ func TestSpecialFileInTheHomeIsRefusedAtOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestSpoolLockedTooLongIsRefused: a Record that finds the spool locked
+// (another warden process stopped, or stuck, while it held the lock) waits
+// at most spoolLockWait and is then refused with a *warden.Error saying
+// so; it waited for as long as the lock was held, and a hook held past its
+// host's timeout lets the call through.
+func TestSpoolLockedTooLongIsRefused(t *testing.T) {
+	old := spoolLockWait
+	spoolLockWait = 200 * time.Millisecond
+	t.Cleanup(func() { spoolLockWait = old })
+	h := newAnchoredHome(t)
+	s := OpenDeferredWith(h.db, h.opt)
+	defer s.Close()
+	if err := s.Record(ctx, spoolEntry(0), nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(h.db+".spool", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Record(ctx, spoolEntry(1), nil) }()
+	select {
+	case err := <-done:
+		if warden.ErrorCodeOf(err) != warden.EUnavailable || !strings.Contains(err.Error(), "locked") {
+			t.Fatalf("Record with the spool locked = %v; want a refusal saying the spool stayed locked", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Record with the spool locked did not return in 10 s: it waits for the lock")
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Record(ctx, spoolEntry(2), nil); err != nil {
+		t.Fatalf("Record once the lock is given back: %v", err)
+	}
+}

@@ -10,9 +10,19 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
+
+	"github.com/agentwarden/warden"
 )
 
 const spoolSupported = true
+
+// spoolLockWait bounds the wait for the spool's lock: a warden process
+// stopped or stuck while it holds it (a drain waits at most BusyTimeout for
+// the database) must not hold every hook behind it past its host's timeout,
+// which lets the call through; they are refused instead. A variable for
+// tests.
+var spoolLockWait = 30 * time.Second
 
 // appendSpool durably appends frame to the spool at path and returns the
 // spool's size afterwards. The write is one write(2) under an exclusive flock,
@@ -39,8 +49,8 @@ func appendSpool(path string, frame []byte, a *anchorFile, whole bool) (int64, s
 		return 0, claim, err
 	}
 	defer f.Close()
-	if err := flock(f, syscall.LOCK_EX); err != nil {
-		return 0, claim, fmt.Errorf("lock audit spool: %w", err)
+	if err := lockSpool(f, path); err != nil {
+		return 0, claim, err
 	}
 	defer flock(f, syscall.LOCK_UN)
 	if a != nil {
@@ -118,8 +128,8 @@ func drainSpool(path string, a *anchorFile, fn func(data []byte, claim spoolClai
 	if fi, err := f.Stat(); err == nil && fi.Size() == 0 && claim.Size == 0 && !claim.lost() {
 		return nil
 	}
-	if err := flock(f, syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("lock audit spool: %w", err)
+	if err := lockSpool(f, path); err != nil {
+		return err
 	}
 	defer flock(f, syscall.LOCK_UN)
 	if a != nil {
@@ -162,8 +172,8 @@ func resetSpoolClaim(path string, a *anchorFile) error {
 		return err
 	}
 	defer f.Close()
-	if err := flock(f, syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("lock audit spool: %w", err)
+	if err := lockSpool(f, path); err != nil {
+		return err
 	}
 	defer flock(f, syscall.LOCK_UN)
 	fi, err := f.Stat()
@@ -220,6 +230,27 @@ func openSpoolFile(path string, flags int, perm os.FileMode) (*os.File, error) {
 		return nil, notRegular("the audit spool", path, fi.Mode(), spoolHint(path))
 	}
 	return f, nil
+}
+
+// lockSpool takes the spool's exclusive lock, waiting at most
+// spoolLockWait.
+func lockSpool(f *os.File, path string) error {
+	deadline := time.Now().Add(spoolLockWait)
+	for {
+		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("lock audit spool: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return &warden.Error{Code: warden.EUnavailable,
+				Message: fmt.Sprintf("the audit spool %s stayed locked by another warden process for %s, so nothing could be recorded", path, spoolLockWait),
+				Hint:    "a warden process is stopped or stuck while it holds it (find it with fuser " + path + "); nothing was lost, and requests are denied until it lets go"}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func flock(f *os.File, how int) error {
