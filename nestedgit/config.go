@@ -1,0 +1,190 @@
+package nestedgit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// An entry is one key of a git configuration file as git lists it: the
+// section and the name in lower case, a subsection as written; NoValue is
+// a key written without "=" (a boolean true).
+type entry struct {
+	Key, Value string
+	NoValue    bool
+}
+
+// inertKeys are the configuration keys that run nothing, whatever their
+// value: what git init, git clone and git submodule write, and a person's
+// everyday settings. Every other key is taken out of a git directory the
+// command changed: the list of keys that run programs (core.fsmonitor,
+// core.pager, core.hooksPath, core.sshCommand, diff.external,
+// filter.*.process, alias.*, include.path, remote.*.uploadpack, gpg.program
+// and more with each git release) is longer and keeps growing.
+var inertKeys = map[string]bool{
+	"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true,
+	"core.logallrefupdates": true, "core.ignorecase": true, "core.precomposeunicode": true,
+	"core.symlinks": true, "core.autocrlf": true, "core.eol": true, "core.safecrlf": true,
+	"core.quotepath": true, "core.checkstat": true, "core.trustctime": true,
+	"core.untrackedcache": true, "core.splitindex": true, "core.sparsecheckout": true,
+	"core.sparsecheckoutcone": true, "core.abbrev": true, "core.compression": true,
+	"core.loosecompression": true, "core.bigfilethreshold": true, "core.commentchar": true,
+	"core.whitespace": true, "core.preloadindex": true, "core.multipackindex": true,
+	"core.protecthfs": true, "core.protectntfs": true,
+	"extensions.objectformat": true, "extensions.refstorage": true, "extensions.worktreeconfig": true,
+	"extensions.preciousobjects": true, "extensions.partialclone": true, "extensions.noop": true,
+	"init.defaultbranch": true, "user.name": true, "user.email": true, "user.useconfigonly": true,
+	"author.name": true, "author.email": true, "committer.name": true, "committer.email": true,
+	"gc.auto": true, "gc.autodetach": true, "pull.rebase": true, "pull.ff": true, "push.default": true,
+	"fetch.prune": true, "color.ui": true, "lfs.repositoryformatversion": true,
+}
+
+// inertNamed are the names of keys with a subsection (remote.NAME.url)
+// that run nothing, by section.
+var inertNamed = map[string]map[string]bool{
+	"remote":    {"url": true, "pushurl": true, "fetch": true, "push": true, "tagopt": true, "prune": true, "mirror": true, "promisor": true, "partialclonefilter": true},
+	"branch":    {"remote": true, "merge": true, "rebase": true, "pushremote": true, "description": true},
+	"submodule": {"url": true, "active": true, "branch": true, "ignore": true, "fetchrecursesubmodules": true, "shallow": true},
+}
+
+// inert reports whether git's use of e runs nothing. core.worktree names
+// the work tree of a submodule's git directory (../../../sub): it stays
+// when it leads into the project, else git on the host would check out
+// and read files elsewhere.
+func inert(e entry, gitDir, project string) bool {
+	if e.Key == "core.worktree" {
+		p := e.Value
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(gitDir, p)
+		}
+		return !e.NoValue && within(filepath.Clean(p), project)
+	}
+	if inertKeys[e.Key] {
+		return true
+	}
+	section, rest, ok := strings.Cut(e.Key, ".")
+	if !ok {
+		return false
+	}
+	i := strings.LastIndexByte(rest, '.')
+	return i > 0 && inertNamed[section][rest[i+1:]]
+}
+
+// parseList reads `git config --list --null`: entries ended by NUL, each a
+// key, then a newline and the value when the key has one.
+func parseList(out []byte) ([]entry, error) {
+	var es []entry
+	for len(out) > 0 {
+		i := bytes.IndexByte(out, 0)
+		if i < 0 {
+			return nil, errors.New("git config's list does not end with NUL")
+		}
+		rec := out[:i]
+		out = out[i+1:]
+		k, v, hasValue := bytes.Cut(rec, []byte{'\n'})
+		if len(k) == 0 || !bytes.Contains(k, []byte{'.'}) {
+			return nil, fmt.Errorf("git config listed the key %q", k)
+		}
+		es = append(es, entry{Key: string(k), Value: string(v), NoValue: !hasValue})
+	}
+	return es, nil
+}
+
+// gitEnv runs git on a file alone: no system or user configuration, no
+// home, nothing from the caller's GIT_* environment.
+func gitEnv() []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent", "LC_ALL=C"}
+}
+
+// readConfig lists the entries of one git configuration file as git reads
+// it, without following its includes. git config --file runs nothing the
+// file names.
+func readConfig(file string) ([]entry, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "config", "--file", file, "--no-includes", "--null", "--list")
+	cmd.Dir, cmd.Env = "/", gitEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git config --list %s: %v: %s", file, err, strings.TrimSpace(stderr.String()))
+	}
+	return parseList(out)
+}
+
+// formatConfig writes entries as a git configuration file, each under its
+// own section header, values quoted.
+func formatConfig(es []entry) ([]byte, error) {
+	var b bytes.Buffer
+	for _, e := range es {
+		section, rest, ok := strings.Cut(e.Key, ".")
+		i := strings.LastIndexByte(rest, '.')
+		name, sub := rest, ""
+		if i >= 0 {
+			name, sub = rest[i+1:], rest[:i]
+		}
+		if !ok || !validName(section, true) || !validName(name, false) || strings.ContainsAny(sub, "\n\x00") || strings.ContainsRune(e.Value, 0) {
+			return nil, fmt.Errorf("cannot write the key %q", e.Key)
+		}
+		if i >= 0 {
+			fmt.Fprintf(&b, "[%s \"%s\"]\n", section, quote(sub, false))
+		} else {
+			fmt.Fprintf(&b, "[%s]\n", section)
+		}
+		if e.NoValue {
+			fmt.Fprintf(&b, "\t%s\n", name)
+		} else {
+			fmt.Fprintf(&b, "\t%s = \"%s\"\n", name, quote(e.Value, true))
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// validName: letters, digits and "-" (and "." in a section name, which git
+// lists as part of it), starting with a letter for a variable's name.
+func validName(s string, section bool) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case (c >= '0' && c <= '9' || c == '-') && (section || i > 0):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// quote escapes s for a double-quoted value (value) or subsection name.
+func quote(s string, value bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case value && c == '\n':
+			b.WriteString(`\n`)
+		case value && c == '\t':
+			b.WriteString(`\t`)
+		case value && c == '\b':
+			b.WriteString(`\b`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}

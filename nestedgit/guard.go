@@ -1,0 +1,371 @@
+package nestedgit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Bounds of the search: how deep repositories nest in one another (and
+// git directories under .git/modules), and how many directories the
+// fallback walk of a work tree whose index cannot be read looks at.
+const (
+	maxDepth    = 8
+	maxWalkDirs = 20000
+)
+
+// A Repo is a git directory inside a project that git on the host enters.
+type Repo struct {
+	GitDir string // absolute
+	// Via says how git on the host gets there: "the gitlink sub in the
+	// index of /p", "/p/.git/modules/x".
+	Via string
+}
+
+// A Finding is what Sweep did to one git directory.
+type Finding struct {
+	Repo
+	// Keys are the configuration keys taken out (config and
+	// config.worktree), Hooks the hooks moved; Whole names a file moved
+	// as a whole because git could not read it.
+	Keys, Hooks, Whole []string
+	// Moved is the quarantine directory that holds the originals and a
+	// RESTORE.txt saying how to put them back; "" when nothing moved.
+	Moved string
+	// Err says what could not be done (the git directory keeps what it
+	// could not move).
+	Err error
+}
+
+// String says what happened, for the command's warnings and the audit log.
+func (f Finding) String() string {
+	var what []string
+	if len(f.Keys) > 0 {
+		what = append(what, "the config keys "+strings.Join(f.Keys, ", "))
+	}
+	if len(f.Whole) > 0 {
+		what = append(what, strings.Join(f.Whole, ", ")+" (git could not read it)")
+	}
+	if len(f.Hooks) > 0 {
+		what = append(what, "the hooks "+strings.Join(f.Hooks, ", "))
+	}
+	s := fmt.Sprintf("the command changed the git directory %s, which git on the host enters (%s): ", f.GitDir, f.Via)
+	if len(what) > 0 {
+		s += "it would run programs there, so " + strings.Join(what, "; ") + " were moved to " + f.Moved + " (RESTORE.txt there says how to put them back)"
+	}
+	if f.Err != nil {
+		if len(what) > 0 {
+			s += "; "
+		}
+		s += "could not take out what runs programs: " + f.Err.Error()
+	}
+	return s
+}
+
+// A Guard holds the state of a project's nested git directories when it
+// was made. The zero Guard is not usable; make one with New.
+type Guard struct {
+	project    string
+	writable   []string
+	quarantine string
+	mu         sync.Mutex
+	before     map[string]string // git directory -> digest
+}
+
+// New takes the baseline of project's nested git directories. writable
+// are the directories outside the project the sandboxed command may write
+// (a git directory is changed only there); quarantine is where Sweep
+// moves what it takes out.
+func New(project string, writable []string, quarantine string) *Guard {
+	g := &Guard{project: filepath.Clean(project), quarantine: quarantine, before: map[string]string{}}
+	g.writable = append([]string{g.project}, writable...)
+	repos, _ := Reachable(g.project)
+	for _, r := range repos {
+		g.before[r.GitDir] = digest(r.GitDir)
+	}
+	return g
+}
+
+// Sweep looks at every git directory git on the host would enter from the
+// project that is new or changed since New, inside what the command could
+// write, and moves out of it each configuration key not known to be inert
+// and each hook. It reports what it did; a git directory it could not
+// make safe is a Finding with Err. Nothing found is nil.
+func (g *Guard) Sweep(now time.Time) []Finding {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	repos, problems := Reachable(g.project)
+	var out []Finding
+	for _, p := range problems {
+		out = append(out, Finding{Repo: Repo{GitDir: g.project, Via: "its index"}, Err: p})
+	}
+	for _, r := range repos {
+		if !slices.ContainsFunc(g.writable, func(w string) bool { return w != "" && within(r.GitDir, w) }) {
+			continue // the command could not have written it
+		}
+		if d, ok := g.before[r.GitDir]; ok && d == digest(r.GitDir) {
+			continue
+		}
+		if f := neutralize(r, g.project, g.quarantine, now); f.Moved != "" || f.Err != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Reachable lists the git directories inside project, other than its own,
+// that git on the host enters: the git directory of every gitlink in the
+// index whose work tree holds a .git (recursively: a repository's own
+// gitlinks too), every git directory under .git/modules and
+// .git/worktrees, and the common directory a git directory's commondir
+// names. problems say where it could not look (an index it cannot read is
+// replaced by a walk of the work tree for every .git, which is bounded).
+func Reachable(project string) (repos []Repo, problems []error) {
+	project = filepath.Clean(project)
+	top := filepath.Join(project, ".git")
+	if st, err := os.Lstat(top); err != nil || !st.IsDir() {
+		if err == nil {
+			// The project is itself a submodule or linked worktree: its git
+			// directory lies elsewhere, and is not this package's to judge.
+			if gd, err := readGitfile(top); err == nil {
+				top = gd
+			} else {
+				return nil, nil
+			}
+		} else {
+			return nil, nil
+		}
+	}
+	seen := map[string]bool{top: true}
+	add := func(gitDir, via string) bool {
+		if seen[gitDir] {
+			return false
+		}
+		seen[gitDir] = true
+		repos = append(repos, Repo{GitDir: gitDir, Via: via})
+		return true
+	}
+	var inGitDir func(gitDir string, depth int)
+	var inWorkTree func(workTree, gitDir string, depth int)
+	// inGitDir adds the git directories a git directory keeps inside
+	// (modules/…, worktrees/…) and its common directory.
+	inGitDir = func(gitDir string, depth int) {
+		if depth > maxDepth {
+			return
+		}
+		if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			c := strings.TrimRight(string(data), "\r\n")
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(gitDir, c)
+			}
+			if c = filepath.Clean(c); add(c, "the commondir of "+gitDir) {
+				inGitDir(c, depth+1)
+			}
+		}
+		for _, sub := range []string{"modules", "worktrees"} {
+			var look func(dir string, d int)
+			look = func(dir string, d int) {
+				if d > maxDepth {
+					return
+				}
+				entries, err := os.ReadDir(dir)
+				if err != nil {
+					return
+				}
+				for _, e := range entries {
+					if !e.IsDir() {
+						continue
+					}
+					child := filepath.Join(dir, e.Name())
+					if _, err := os.Lstat(filepath.Join(child, "HEAD")); err != nil {
+						look(child, d+1) // a step of a name with slashes
+						continue
+					}
+					if add(child, child) {
+						inGitDir(child, depth+1)
+					}
+				}
+			}
+			look(filepath.Join(gitDir, sub), depth)
+		}
+	}
+	// inWorkTree adds the git directory of each gitlink of gitDir's index
+	// that is checked out in workTree.
+	inWorkTree = func(workTree, gitDir string, depth int) {
+		if depth > maxDepth {
+			return
+		}
+		links, err := indexGitlinks(gitDir)
+		if err != nil {
+			var ok bool
+			if links, ok = walkDotGits(workTree); !ok {
+				problems = append(problems, fmt.Errorf("the index of %s cannot be read (%v), and its work tree is too large to search for repositories", gitDir, err))
+			}
+		}
+		for _, l := range links {
+			wt := filepath.Join(workTree, filepath.FromSlash(l))
+			if !within(wt, workTree) || wt == workTree {
+				continue
+			}
+			gd, err := resolveDotGit(filepath.Join(wt, ".git"))
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					problems = append(problems, fmt.Errorf("%s/.git: %v", wt, err))
+				}
+				continue
+			}
+			if add(gd, "the gitlink "+l+" in the index of "+workTree) {
+				inGitDir(gd, depth+1)
+				inWorkTree(wt, gd, depth+1)
+			}
+		}
+	}
+	inGitDir(top, 0)
+	inWorkTree(project, top, 0)
+	return repos, problems
+}
+
+// resolveDotGit is the git directory a work tree's .git leads to: the
+// directory itself (or where a symlink leads), or the target of a .git
+// file.
+func resolveDotGit(dotGit string) (string, error) {
+	st, err := os.Stat(dotGit)
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() {
+		if real, err := filepath.EvalSymlinks(dotGit); err == nil {
+			return real, nil
+		}
+		return dotGit, nil
+	}
+	return readGitfile(dotGit)
+}
+
+func readGitfile(p string) (string, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	return parseGitfile(data, filepath.Dir(p))
+}
+
+// indexCache keeps the gitlinks of each index read, by the file's identity,
+// so that a long-lived sandbox's sweeps read a large index once.
+var indexCache struct {
+	sync.Mutex
+	m map[string]cachedIndex
+}
+
+type cachedIndex struct {
+	stamp string
+	links []string
+}
+
+// indexGitlinks reads gitDir's index. A missing index holds nothing.
+func indexGitlinks(gitDir string) ([]string, error) {
+	p := filepath.Join(gitDir, "index")
+	st, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	stamp := fmt.Sprintf("%d %d %v", st.Size(), st.ModTime().UnixNano(), inode(st))
+	indexCache.Lock()
+	c, ok := indexCache.m[p]
+	indexCache.Unlock()
+	if ok && c.stamp == stamp {
+		return c.links, nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	// The object format decides the size of the ids in the index; an
+	// index read with the wrong one fails, so both are tried, the one the
+	// config names first.
+	sizes := []int{sha1Size, sha256Size}
+	if cfg, err := os.ReadFile(filepath.Join(gitDir, "config")); err == nil && bytes.Contains(bytes.ToLower(cfg), []byte("sha256")) {
+		sizes = []int{sha256Size, sha1Size}
+	}
+	var links []string
+	for _, n := range sizes {
+		if links, err = gitlinks(data, n); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	indexCache.Lock()
+	if indexCache.m == nil {
+		indexCache.m = map[string]cachedIndex{}
+	}
+	indexCache.m[p] = cachedIndex{stamp, links}
+	indexCache.Unlock()
+	return links, nil
+}
+
+// walkDotGits lists, relative to workTree, every directory below it that
+// holds a .git: what may be a gitlink when the index cannot be read. ok is
+// false when the walk stopped at its bound.
+func walkDotGits(workTree string) (rel []string, ok bool) {
+	n := 0
+	err := filepath.WalkDir(workTree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if n++; n > maxWalkDirs {
+			return fs.SkipAll
+		}
+		if p != workTree {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+				r, _ := filepath.Rel(workTree, p)
+				rel = append(rel, filepath.ToSlash(r))
+			}
+		} else if d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return rel, err == nil && n <= maxWalkDirs
+}
+
+// digest sums what of a git directory can run programs: its config and
+// config.worktree, its commondir, and its hooks (names, modes, contents).
+func digest(gitDir string) string {
+	h := sha256.New()
+	for _, name := range []string{"config", "config.worktree", "commondir"} {
+		data, err := os.ReadFile(filepath.Join(gitDir, name))
+		fmt.Fprintf(h, "%s %d %v\n", name, len(data), err != nil)
+		h.Write(data)
+	}
+	hooks := filepath.Join(gitDir, "hooks")
+	if st, err := os.Lstat(hooks); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		t, _ := os.Readlink(hooks)
+		fmt.Fprintf(h, "hooks -> %s\n", t)
+	}
+	entries, _ := os.ReadDir(hooks)
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		data, _ := os.ReadFile(filepath.Join(hooks, e.Name()))
+		fmt.Fprintf(h, "hook %q %v %d\n", e.Name(), info.Mode(), len(data))
+		h.Write(data)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}

@@ -1,0 +1,276 @@
+package nestedgit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gitIn runs git in dir with a home of the test's own (no user or system
+// configuration of the machine), failing the test when it fails.
+func gitIn(t testing.TB, home, dir string, args ...string) string {
+	t.Helper()
+	out, err := hostGit(home, dir, args...)
+	if err != nil {
+		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return out
+}
+
+func hostGit(home, dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		"GIT_ALLOW_PROTOCOL=file"}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func needGit(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: the guard reads configuration with git, and the tests run git as the host would")
+	}
+}
+
+// newProject makes a home and a committed project in it.
+func newProject(t *testing.T) (home, project string) {
+	t.Helper()
+	home = t.TempDir()
+	project = filepath.Join(home, "src", "p")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, home, project, "init", "-q")
+	gitIn(t, home, project, "commit", "-q", "--allow-empty", "-m", "first")
+	return home, project
+}
+
+func sh(t *testing.T, home, dir, script string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		"GIT_ALLOW_PROTOCOL=file"}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+}
+
+// The ways a command makes git on the host enter a repository it wrote.
+// Each script runs in the project, with $M the file the planted program
+// creates; each is shown live first: the user's git status runs it.
+var attacks = []struct {
+	name, script string
+}{
+	{"init-and-add", `git init -q sub && git -C sub config core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null`},
+	{"config-written-by-hand", `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" >> sub/.git/config`},
+	{"include-path", `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > inc.cfg && git -C sub config include.path ../../inc.cfg`},
+	{"gitfile-to-a-dir-it-wrote", `mkdir -p build && git init -q --separate-git-dir=$PWD/build/gd sub && git -C sub config core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null`},
+	{"gitfile-to-a-cache", `mkdir -p "$HOME/.cache" && git init -q --separate-git-dir="$HOME/.cache/gd" sub && git -C sub config core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null`},
+	{"submodule-add-local", `git init -q lib && git -C lib commit -q --allow-empty -m x && git -c protocol.file.allow=always submodule add -q ./lib vendor/lib && git -C vendor/lib config core.fsmonitor "touch $M; false"`},
+	{"nested-submodule", `git init -q a && git -C a commit -q --allow-empty -m x && git init -q a/b && git -C a/b config core.fsmonitor "touch $M; false" && git -C a/b commit -q --allow-empty -m y && git -C a add b 2>/dev/null && git -C a commit -q -m z && git add a 2>/dev/null`},
+	{"modules-dir-made-by-hand", `mkdir -p .git/modules && git init -q --separate-git-dir=$PWD/.git/modules/x x && git -C x config core.fsmonitor "touch $M; false" && git -C x commit -q --allow-empty -m x && git add x 2>/dev/null`},
+	{"config-worktree", `git init -q sub && git -C sub config extensions.worktreeConfig true && git -C sub config --worktree core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null`},
+}
+
+// TestSweepTakesOutWhatRunsOnTheHost plays each attack after the baseline,
+// shows that the user's git status then runs the planted program, and that
+// after Sweep it no longer does, with the keys and originals in quarantine.
+func TestSweepTakesOutWhatRunsOnTheHost(t *testing.T) {
+	needGit(t)
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			home, project := newProject(t)
+			q := filepath.Join(home, ".warden", "quarantine")
+			mark := filepath.Join(home, "pwned")
+			g := New(project, []string{filepath.Join(home, ".cache")}, q)
+			sh(t, home, project, "M="+mark+"; "+a.script)
+			gitIn(t, home, project, "status")
+			if _, err := os.Stat(mark); err != nil {
+				t.Fatalf("the attack is inert: git status did not run the planted program (%v)", err)
+			}
+			os.Remove(mark)
+			fs := g.Sweep(time.Now())
+			if len(fs) == 0 {
+				t.Fatal("Sweep found nothing")
+			}
+			for _, f := range fs {
+				t.Log(f.String())
+				if f.Err != nil {
+					t.Errorf("Sweep could not make %s safe: %v", f.GitDir, f.Err)
+				}
+				if data, err := os.ReadFile(filepath.Join(f.Moved, "RESTORE.txt")); err != nil || !strings.Contains(string(data), f.GitDir) {
+					t.Errorf("no RESTORE.txt naming %s in %s: %v", f.GitDir, f.Moved, err)
+				}
+			}
+			for _, args := range [][]string{{"status"}, {"diff"}, {"status", "--porcelain"}} {
+				gitIn(t, home, project, args...)
+				if _, err := os.Stat(mark); err == nil {
+					t.Fatalf("after Sweep, git %s on the host still runs the planted program", strings.Join(args, " "))
+				}
+			}
+			// A second sweep has nothing left to do.
+			for _, f := range g.Sweep(time.Now()) {
+				t.Errorf("a second Sweep did something: %s", f)
+			}
+		})
+	}
+}
+
+// TestSweepLeavesOrdinaryWorkAlone: scratch repositories that are not
+// gitlinks, gitlinked repositories whose config runs nothing, and what was
+// there before the baseline are not touched.
+func TestSweepLeavesOrdinaryWorkAlone(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	q := filepath.Join(home, "q")
+	// The user's own: a gitlinked repository with a hook and a pager,
+	// there before the command.
+	sh(t, home, project, `git init -q mine && git -C mine config core.pager less && mkdir -p mine/.git/hooks && printf '#!/bin/sh\n' > mine/.git/hooks/pre-commit && chmod +x mine/.git/hooks/pre-commit && git -C mine commit -q --allow-empty -m x && git add mine 2>/dev/null`)
+	g := New(project, nil, q)
+	// The command's: a test fixture with hooks (not in the index), and a
+	// gitlinked scratch repository with a remote, a branch and a user.
+	sh(t, home, project, `git init -q testdata/fixture && printf '#!/bin/sh\nexit 0\n' > testdata/fixture/.git/hooks/pre-commit && git -C testdata/fixture config core.hooksPath .githooks && git init -q scratch && git -C scratch config user.name "A B" && git -C scratch remote add origin https://example.com/x.git && git -C scratch commit -q --allow-empty -m x && git add scratch 2>/dev/null`)
+	before, _ := os.ReadFile(filepath.Join(project, "scratch/.git/config"))
+	if fs := g.Sweep(time.Now()); len(fs) != 0 {
+		for _, f := range fs {
+			t.Errorf("Sweep touched ordinary work: %s", f)
+		}
+	}
+	after, _ := os.ReadFile(filepath.Join(project, "scratch/.git/config"))
+	if string(before) != string(after) {
+		t.Errorf("scratch's config changed:\n%s\nwas\n%s", after, before)
+	}
+	for _, p := range []string{"mine/.git/hooks/pre-commit", "testdata/fixture/.git/hooks/pre-commit"} {
+		if _, err := os.Stat(filepath.Join(project, p)); err != nil {
+			t.Errorf("%s is gone: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(q); err == nil {
+		t.Errorf("the quarantine %s was made", q)
+	}
+}
+
+// TestSweepKeepsTheInertKeysAndCanBeRestored: the rewritten config keeps
+// every inert key as git read it, the repository still works, and the
+// RESTORE.txt commands put the original back.
+func TestSweepKeepsTheInertKeysAndCanBeRestored(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	g := New(project, nil, filepath.Join(home, "q"))
+	sh(t, home, project, `git init -q sub && git -C sub config user.name "Q \"x\" \\ y" && git -C sub config branch.Main.description "two
+lines" && git -C sub config alias.st '!touch $HOME/pwned' && git -C sub config --add diff.external 'sh -c "touch $HOME/pwned"' && git -C sub config filter.x.clean "touch $HOME/pwned" && mkdir -p sub/.git/hooks && printf '#!/bin/sh\ntouch $HOME/pwned\n' > sub/.git/hooks/post-checkout && chmod +x sub/.git/hooks/post-checkout && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null`)
+	orig, _ := os.ReadFile(filepath.Join(project, "sub/.git/config"))
+	fs := g.Sweep(time.Now())
+	if len(fs) != 1 {
+		t.Fatalf("Sweep = %v, want one finding", fs)
+	}
+	f := fs[0]
+	for _, k := range []string{"alias.st", "diff.external", "filter.x.clean"} {
+		if !contains(f.Keys, k) {
+			t.Errorf("Keys = %v, want %s among them", f.Keys, k)
+		}
+	}
+	if !contains(f.Hooks, "post-checkout") {
+		t.Errorf("Hooks = %v, want post-checkout", f.Hooks)
+	}
+	got := gitIn(t, home, filepath.Join(project, "sub"), "config", "--list", "--local")
+	for _, want := range []string{`user.name=Q "x" \ y`, "branch.Main.description=two\nlines", "core.bare=false"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the rewritten config lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "pwned") {
+		t.Errorf("the rewritten config still names the program:\n%s", got)
+	}
+	gitIn(t, home, filepath.Join(project, "sub"), "log", "--oneline")
+	restore, _ := os.ReadFile(filepath.Join(f.Moved, "RESTORE.txt"))
+	var cmds []string
+	for _, line := range strings.Split(string(restore), "\n") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "cp -a ") {
+			cmds = append(cmds, l)
+		}
+	}
+	if len(cmds) != 2 {
+		t.Fatalf("RESTORE.txt has %d cp commands, want 2:\n%s", len(cmds), restore)
+	}
+	sh(t, home, project, strings.Join(cmds, " && "))
+	if now, _ := os.ReadFile(filepath.Join(project, "sub/.git/config")); string(now) != string(orig) {
+		t.Errorf("restored config differs:\n%s\nwant\n%s", now, orig)
+	}
+	if _, err := os.Stat(filepath.Join(project, "sub/.git/hooks/post-checkout")); err != nil {
+		t.Errorf("the hook was not restored: %v", err)
+	}
+}
+
+// TestSweepMovesAnUnreadableConfigWhole: a config git cannot parse is
+// moved as a whole (fail closed), and git still works in the repository.
+func TestSweepMovesAnUnreadableConfigWhole(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	g := New(project, nil, filepath.Join(home, "q"))
+	sh(t, home, project, `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf '[core\n\tfsmonitor = "touch $HOME/pwned"\n' >> sub/.git/config`)
+	fs := g.Sweep(time.Now())
+	if len(fs) != 1 || !contains(fs[0].Whole, "config") {
+		t.Fatalf("Sweep = %v, want the config moved whole", fs)
+	}
+	if _, err := os.Lstat(filepath.Join(project, "sub/.git/config")); err == nil {
+		t.Error("the unreadable config is still there")
+	}
+	gitIn(t, home, project, "status")
+	gitIn(t, home, filepath.Join(project, "sub"), "log", "--oneline")
+}
+
+// TestReachableReadsEveryIndexVersion: the gitlinks of an index git wrote
+// in versions 2, 3 (an intent-to-add entry has extended flags) and 4 are
+// found, and a SHA-256 repository's too.
+func TestReachableReadsEveryIndexVersion(t *testing.T) {
+	needGit(t)
+	for _, v := range []string{"2", "3", "4", "sha256"} {
+		t.Run(v, func(t *testing.T) {
+			home := t.TempDir()
+			project := filepath.Join(home, "p")
+			args := []string{"init", "-q"}
+			if v == "sha256" {
+				args = append(args, "--object-format=sha256")
+			}
+			if err := os.MkdirAll(project, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			gitIn(t, home, project, append(args, ".")...)
+			format := "sha1"
+			if v == "sha256" {
+				format = "sha256"
+			}
+			sh(t, home, project, `mkdir -p a/long/directory/name && echo x > a/long/directory/name/f && echo y > a/long/directory/name/g && git add a && echo z > later && git add -N later && git init -q --object-format=`+format+` a/long/directory/sub && git -C a/long/directory/sub commit -q --allow-empty -m x && git add a/long/directory/sub 2>/dev/null`)
+			if v != "sha256" {
+				gitIn(t, home, project, "update-index", "--index-version", v)
+			}
+			data, err := os.ReadFile(filepath.Join(project, ".git", "index"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			size := sha1Size
+			if v == "sha256" {
+				size = sha256Size
+			}
+			links, err := gitlinks(data, size)
+			if err != nil {
+				t.Fatalf("gitlinks: %v", err)
+			}
+			if len(links) != 1 || links[0] != "a/long/directory/sub" {
+				t.Errorf("gitlinks = %q, want [a/long/directory/sub]", links)
+			}
+			repos, problems := Reachable(project)
+			if len(problems) != 0 || len(repos) != 1 {
+				t.Errorf("Reachable = %v, %v", repos, problems)
+			}
+		})
+	}
+}

@@ -1,0 +1,139 @@
+package nestedgit
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// modeGitlink is the mode of an index entry that records a commit of
+// another repository (a submodule, or any repository added with git add).
+const modeGitlink = 0o160000
+
+// Hash sizes of git's object formats.
+const (
+	sha1Size   = 20
+	sha256Size = 32
+)
+
+// ErrIndex is wrapped by every error gitlinks returns: the data is not a
+// git index this reader understands.
+var ErrIndex = errors.New("not a git index")
+
+// gitlinks returns the paths of the gitlink entries of a git index (the
+// file .git/index, versions 2, 3 and 4), with object ids hashSize bytes
+// long. Only what it needs is read: each entry's mode and name. The
+// trailing checksum is not verified (index.skipHash leaves it zero), and
+// extensions after the entries are not read.
+//
+// git's own code and go-git's index decoder were the alternatives: running
+// git on the host in a repository the agent wrote is what this package is
+// there to make safe, and go-git v5 reads only SHA-1 repositories (its
+// SHA-256 support is in the v6 pre-release) while bringing twenty modules
+// into the build. This reader is fuzzed (FuzzGitlinks).
+func gitlinks(data []byte, hashSize int) ([]string, error) {
+	if hashSize != sha1Size && hashSize != sha256Size {
+		return nil, fmt.Errorf("%w: hash size %d", ErrIndex, hashSize)
+	}
+	if len(data) < 12 || !bytes.Equal(data[:4], []byte("DIRC")) {
+		return nil, fmt.Errorf("%w: no DIRC header", ErrIndex)
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		return nil, fmt.Errorf("%w: version %d", ErrIndex, version)
+	}
+	count := binary.BigEndian.Uint32(data[8:12])
+	// 40 bytes of stat data, the object id, 2 bytes of flags, and at
+	// least a NUL after the name.
+	fixed := 40 + hashSize + 2
+	if uint64(count) > uint64(len(data)-12)/uint64(fixed+1) {
+		return nil, fmt.Errorf("%w: %d entries cannot fit in %d bytes", ErrIndex, count, len(data))
+	}
+	var (
+		out  []string
+		prev []byte
+		pos  = 12
+	)
+	for i := uint32(0); i < count; i++ {
+		start := pos
+		if len(data)-pos < fixed {
+			return nil, fmt.Errorf("%w: entry %d is cut short", ErrIndex, i)
+		}
+		mode := binary.BigEndian.Uint32(data[pos+24 : pos+28])
+		flags := binary.BigEndian.Uint16(data[pos+40+hashSize : pos+fixed])
+		pos += fixed
+		if flags&0x4000 != 0 { // extended flags
+			if version < 3 {
+				return nil, fmt.Errorf("%w: entry %d has extended flags in version %d", ErrIndex, i, version)
+			}
+			if len(data)-pos < 2 {
+				return nil, fmt.Errorf("%w: entry %d is cut short", ErrIndex, i)
+			}
+			pos += 2
+		}
+		var name []byte
+		if version == 4 {
+			strip, n, err := offsetVarint(data[pos:])
+			if err != nil {
+				return nil, fmt.Errorf("%w: entry %d: %v", ErrIndex, i, err)
+			}
+			pos += n
+			if strip > uint64(len(prev)) {
+				return nil, fmt.Errorf("%w: entry %d strips %d bytes of a %d-byte name", ErrIndex, i, strip, len(prev))
+			}
+			end := bytes.IndexByte(data[pos:], 0)
+			if end < 0 {
+				return nil, fmt.Errorf("%w: entry %d has no end to its name", ErrIndex, i)
+			}
+			name = append(append([]byte(nil), prev[:uint64(len(prev))-strip]...), data[pos:pos+end]...)
+			pos += end + 1
+		} else {
+			end := bytes.IndexByte(data[pos:], 0)
+			if end < 0 {
+				return nil, fmt.Errorf("%w: entry %d has no end to its name", ErrIndex, i)
+			}
+			if l := int(flags & 0xfff); l < 0xfff && l != end {
+				return nil, fmt.Errorf("%w: entry %d's name is %d bytes, its flags say %d", ErrIndex, i, end, l)
+			}
+			name = data[pos : pos+end]
+			// 1 to 8 NUL bytes pad the entry to a multiple of 8.
+			pad := 8 - (pos+end-start)%8
+			if len(data)-(pos+end) < pad {
+				return nil, fmt.Errorf("%w: entry %d is cut short", ErrIndex, i)
+			}
+			for _, b := range data[pos+end : pos+end+pad] {
+				if b != 0 {
+					return nil, fmt.Errorf("%w: entry %d's padding is not NUL", ErrIndex, i)
+				}
+			}
+			pos += end + pad
+		}
+		if len(name) == 0 {
+			return nil, fmt.Errorf("%w: entry %d has an empty name", ErrIndex, i)
+		}
+		prev = name
+		if mode&0o170000 == modeGitlink {
+			out = append(out, string(name))
+		}
+	}
+	return out, nil
+}
+
+// offsetVarint decodes git's variable-length integer of index version 4
+// (varint.c): seven bits a byte, most significant first, each further
+// byte adding one before the shift.
+func offsetVarint(b []byte) (v uint64, n int, err error) {
+	for {
+		if n >= len(b) || n > 9 {
+			return 0, 0, errors.New("a bad variable-length integer")
+		}
+		c := b[n]
+		n++
+		v = v<<7 | uint64(c&0x7f)
+		if c&0x80 == 0 {
+			return v, n, nil
+		}
+		v++
+	}
+}

@@ -1,0 +1,187 @@
+package nestedgit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// neutralize takes out of r's git directory what would run a program when
+// git on the host works there: every configuration key (of config and
+// config.worktree) not known to be inert, and every hook but git's own
+// samples. The originals go to a directory of their own under quarantine,
+// with a RESTORE.txt; a file git cannot read is moved as a whole (git works
+// in a repository without one).
+func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
+	f := Finding{Repo: r}
+	dst := filepath.Join(quarantine, now.UTC().Format("20060102T150405.000000000Z")+"-git-"+strings.ReplaceAll(strings.TrimPrefix(r.GitDir, "/"), "/", "_"))
+	var errs []error
+	moveOut := func(src, name string) error {
+		if f.Moved == "" {
+			if err := os.MkdirAll(dst, 0o700); err != nil {
+				return err
+			}
+			f.Moved = dst
+		}
+		to := filepath.Join(dst, name)
+		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+			return err
+		}
+		return os.Rename(src, to)
+	}
+	for _, name := range []string{"config", "config.worktree"} {
+		p := filepath.Join(r.GitDir, name)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		es, err := readConfig(p)
+		if err != nil {
+			if err := moveOut(p, name); err != nil {
+				errs = append(errs, fmt.Errorf("move %s: %w", p, err))
+				continue
+			}
+			f.Whole = append(f.Whole, name)
+			continue
+		}
+		var keep []entry
+		var drop []string
+		for _, e := range es {
+			if inert(e, r.GitDir, project) {
+				keep = append(keep, e)
+			} else if !contains(drop, e.Key) {
+				drop = append(drop, e.Key)
+			}
+		}
+		if len(drop) == 0 {
+			continue
+		}
+		if err := rewrite(p, keep, func() error { return moveOut(p, name) }); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f.Keys = append(f.Keys, drop...)
+	}
+	hooks := filepath.Join(r.GitDir, "hooks")
+	if st, err := os.Lstat(hooks); err == nil {
+		if !st.IsDir() { // a symlink to hooks elsewhere, or a file
+			if err := moveOut(hooks, "hooks"); err != nil {
+				errs = append(errs, fmt.Errorf("move %s: %w", hooks, err))
+			} else {
+				f.Hooks = append(f.Hooks, "hooks")
+			}
+		} else if entries, err := os.ReadDir(hooks); err != nil {
+			errs = append(errs, err)
+		} else {
+			for _, e := range entries {
+				if strings.HasSuffix(e.Name(), ".sample") && e.Type().IsRegular() {
+					continue
+				}
+				if err := moveOut(filepath.Join(hooks, e.Name()), filepath.Join("hooks", e.Name())); err != nil {
+					errs = append(errs, fmt.Errorf("move hook %s: %w", e.Name(), err))
+					continue
+				}
+				f.Hooks = append(f.Hooks, e.Name())
+			}
+		}
+	}
+	if f.Moved != "" {
+		if err := os.WriteFile(filepath.Join(dst, "RESTORE.txt"), []byte(restoreText(f)), 0o600); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	f.Err = errors.Join(errs...)
+	return f
+}
+
+// rewrite replaces the configuration file p by one holding only keep,
+// after moveOut has moved the original to quarantine. The new file is
+// read back by git: one that does not list exactly keep is removed, and
+// the repository goes without a config.
+func rewrite(p string, keep []entry, moveOut func() error) error {
+	data, err := formatConfig(keep)
+	tmp := p + ".warden-new"
+	if err == nil {
+		err = os.WriteFile(tmp, data, 0o644)
+	}
+	if err == nil {
+		var back []entry
+		if back, err = readConfig(tmp); err == nil && !sameEntries(back, keep) {
+			err = errors.New("git reads it back otherwise")
+		}
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		tmp = "" // no replacement: better no config than one that runs code
+	}
+	if err := moveOut(); err != nil {
+		if tmp != "" {
+			_ = os.Remove(tmp)
+		}
+		return fmt.Errorf("move %s: %w", p, err)
+	}
+	if tmp != "" {
+		if err := os.Rename(tmp, p); err != nil {
+			return fmt.Errorf("put the inert keys back in %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+func sameEntries(a, b []entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, l := range list {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// restoreText is the RESTORE.txt of a quarantine directory.
+func restoreText(f Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "warden moved these files out of the git directory\n\n    %s\n\n", f.GitDir)
+	fmt.Fprintf(&b, "which git on your machine enters by itself (%s): a command an agent ran\nin warden's sandbox created or changed it, and what is here would have\nrun programs on your machine, outside the sandbox, at your next git\nstatus, diff, commit or checkout there.\n\n", f.Via)
+	if len(f.Keys) > 0 {
+		fmt.Fprintf(&b, "Configuration keys taken out: %s.\nThe config file there now holds only the other keys; the original is here.\n\n", strings.Join(f.Keys, ", "))
+	}
+	if len(f.Whole) > 0 {
+		fmt.Fprintf(&b, "Moved as a whole (git could not read it): %s.\n\n", strings.Join(f.Whole, ", "))
+	}
+	if len(f.Hooks) > 0 {
+		fmt.Fprintf(&b, "Hooks moved: %s.\n\n", strings.Join(f.Hooks, ", "))
+	}
+	b.WriteString("Read them first. Only if you trust them, put them back with:\n\n")
+	for _, name := range append(append([]string{}, f.Whole...), configMoved(f)...) {
+		fmt.Fprintf(&b, "    cp -a %s %s\n", filepath.Join(f.Moved, name), filepath.Join(f.GitDir, name))
+	}
+	if len(f.Hooks) > 0 {
+		fmt.Fprintf(&b, "    cp -a %s/. %s/\n", filepath.Join(f.Moved, "hooks"), filepath.Join(f.GitDir, "hooks"))
+	}
+	return b.String()
+}
+
+// configMoved are the configuration files of f moved and rewritten.
+func configMoved(f Finding) []string {
+	var out []string
+	for _, name := range []string{"config", "config.worktree"} {
+		if _, err := os.Lstat(filepath.Join(f.Moved, name)); err == nil && !contains(f.Whole, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
