@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/agentwarden/warden/audit"
 )
@@ -19,10 +21,24 @@ import (
 // the end after the last checkpoint (with that checkpoint), as far as this
 // host saw. It is written after each commit (write to a temporary file,
 // rename; no fsync), so it can lag the database but never run ahead of it.
+//
+// Advancing it never waits on what it finds (its callers are answered after
+// it): its files are opened non-blocking (a named pipe in their place is no
+// anchor, not something to wait on), and its lock is waited for at most
+// anchorLockWait, after which the anchor is left behind.
 type hostAnchor struct {
 	path string
 	key  []byte
 }
+
+// anchorLockWait bounds the wait for the anchor's lock, which a commit
+// holds for a read and a small write: one held longer belongs to a process
+// stopped or stuck. A variable for tests.
+var anchorLockWait = 2 * time.Second
+
+// maxAnchorSize bounds what read takes as an anchor: one is about 300
+// bytes.
+const maxAnchorSize = 64 << 10
 
 // anchorFile is the anchor as stored.
 type anchorFile struct {
@@ -35,14 +51,15 @@ type anchorFile struct {
 // only moves forward. A failure to write leaves the anchor behind, which is
 // safe; it is not an error of the commit.
 func (a *hostAnchor) advance(auditRows int64, auditHead string, eventRows int64, eventHead string) {
-	lock, err := os.OpenFile(a.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(a.path+".lock", os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if !lockWithin(lock, anchorLockWait) {
 		return
 	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	cur, _, err := a.read()
 	if err != nil {
 		cur = anchorFile{} // damaged: start again from this commit
@@ -62,25 +79,74 @@ func (a *hostAnchor) advance(auditRows int64, auditHead string, eventRows int64,
 	if err != nil {
 		return
 	}
+	// A temporary file left by a crash, or anything else in its place (a
+	// named pipe would hold the open), is replaced.
 	tmp := a.path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	_ = os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(b)
+	if f.Close() != nil || werr != nil {
 		return
 	}
 	_ = os.Rename(tmp, a.path)
 }
 
+// lockWithin takes f's exclusive lock, waiting at most wait; false when it
+// could not.
+func lockWithin(f *os.File, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return true
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) || time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // read returns the stored anchor; ok is false when there is none yet.
 func (a *hostAnchor) read() (anchorFile, bool, error) {
 	var f anchorFile
-	b, err := os.ReadFile(a.path)
+	b, err := readRegular(a.path, maxAnchorSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, false, nil
 	}
 	if err != nil {
-		return f, false, err
+		return f, false, fmt.Errorf("the host anchor %s cannot be read: %w", a.path, err)
 	}
 	if err := json.Unmarshal(b, &f); err != nil {
 		return f, false, fmt.Errorf("the host anchor %s cannot be read: %w", a.path, err)
 	}
 	return f, true, nil
+}
+
+// readRegular returns the file at path, which must be a regular file of at
+// most max bytes; it never waits on a named pipe or reads a device.
+func readRegular(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (its mode is %s)", fi.Mode())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("more than the %d bytes an anchor may have", max)
+	}
+	return b, nil
 }
