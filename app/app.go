@@ -244,6 +244,7 @@ func NetworkGuard(home Home, p *config.Policy) (*netguard.Guard, error) {
 func ShellPolicy(p *config.Policy, paths shellguard.PathGuard) shellguard.Policy {
 	sp := shellguard.DefaultPolicy()
 	sp.SandboxAvailable = p.Sandbox.Available()
+	sp.Protected = p.Sandbox.ProtectedPaths
 	sp.AllowTaskRunners = p.Shell.AllowTaskRunners
 	sp.Safe, sp.Suspicious, sp.Destructive, sp.Host = p.Shell.Safe, p.Shell.Suspicious, p.Shell.Destructive, p.Shell.Host
 	for _, r := range p.Shell.Replacements {

@@ -14,6 +14,12 @@ import (
 // names a host or URL is asked about), and the built-in effect×zone table
 // applies.
 type Policy struct {
+	// Protected are paths relative to the workspace root that the agent
+	// host, an editor or warden obeys later (sandbox.protected_paths; an
+	// entry ending in a slash is a directory): a command writing or
+	// deleting one asks (zone workspace_protected). Paths in .git keep
+	// their own zone.
+	Protected []string
 	// SandboxAvailable says a sandbox executor can run sandbox verdicts; when
 	// false every sandbox verdict becomes ask, and so does code the guard
 	// cannot see (an unknown program, a script), which it would otherwise

@@ -111,3 +111,39 @@ func TestStageHostThatRunsCommandsItself(t *testing.T) {
 		}
 	}
 }
+
+// TestWritesToProtectedPathsAsk: a command that writes, moves into or
+// deletes what the agent host, an editor or warden obeys later in the
+// workspace (Policy.Protected) asks, wherever it would run: a sandbox keeps
+// those paths read-only, and a host that runs the command itself (Cursor)
+// would obey what it wrote. The rest of the workspace stays writable, and
+// .git keeps its own zone.
+func TestWritesToProtectedPathsAsk(t *testing.T) {
+	p := DefaultPolicy()
+	p.SandboxAvailable = true
+	p.Protected = []string{".git/config", ".git/hooks/", ".claude/", ".cursor/", ".vscode/", ".mcp.json", ".warden.yaml"}
+	env := Env{Cwd: "/home/user/project", Home: "/home/user", Tmp: "/tmp"}
+	for _, cmd := range []string{
+		`echo '{}' > .cursor/hooks.json`,
+		`cp evil.json .claude/settings.json`,
+		`mv x .vscode/tasks.json`,
+		`tee .mcp.json < servers.json`,
+		`echo 'shell: {}' >> .warden.yaml`,
+		`rm .mcp.json`,
+		`rm -rf .claude`,
+		`sed -i s/a/b/ .vscode/settings.json`,
+		`cd sub && echo x > ../.claude/settings.json`,
+	} {
+		if r := Classify(cmd, env, p); r.Verdict == warden.Allow {
+			t.Errorf("Classify(%q) = allow (%s), want ask or deny", cmd, r.Rule)
+		}
+	}
+	for _, cmd := range []string{`echo x > notes.md`, `cp a.json config/settings.json`, `echo x > .claudeignore`, `mkdir -p .vscodex && echo x > .vscodex/a`} {
+		if r := Classify(cmd, env, p); r.Verdict != warden.Allow {
+			t.Errorf("Classify(%q) = %s (%s), want allow", cmd, r.Verdict, r.Rule)
+		}
+	}
+	if r := Classify(`echo x > .git/hooks/pre-commit`, env, p); r.Rule != "shell.write.workspace_vcs" {
+		t.Errorf("a write into .git/hooks = %s (%s), want the workspace_vcs rule", r.Verdict, r.Rule)
+	}
+}

@@ -61,6 +61,17 @@ func DefaultTable() Table {
 			EffPermRec:   row(D, D, D, A, D, D, D, Q, D, A, A, A, D, Q),
 			EffDevice:    row(D, D, D, A, D, D, Q, D, D, A, A, A, Q, Q),
 		}
+		// What the host obeys later in the workspace (the agent host's and
+		// editors' settings) is changed only with a human's answer: a
+		// sandbox keeps it read-only, and a host that runs the command
+		// itself (Cursor) would obey what it wrote.
+		for e, cells := range defaultTableVal {
+			v := Q
+			if e == EffDevice {
+				v = D
+			}
+			cells[ZoneWorkspaceProtected] = v
+		}
 	})
 	return defaultTableVal
 }

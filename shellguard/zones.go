@@ -28,9 +28,13 @@ const (
 	ZoneWorkspaceOther                // anything else in the workspace
 	ZoneTemp                          // below /tmp, /var/tmp, $TMPDIR
 	ZoneOutside                       // another absolute path
+	// ZoneWorkspaceProtected is a path of the workspace the agent host,
+	// an editor or warden obeys later, on the host (Policy.Protected:
+	// .claude/, .vscode/, .mcp.json, .warden.yaml…), outside .git.
+	ZoneWorkspaceProtected
 )
 
-var zoneNames = [...]string{"unknown", "root", "system", "device", "null", "network", "home_root", "home_sensitive", "home_other", "workspace_root", "workspace_vcs", "workspace_artifact", "workspace_other", "temp", "outside"}
+var zoneNames = [...]string{"unknown", "root", "system", "device", "null", "network", "home_root", "home_sensitive", "home_other", "workspace_root", "workspace_vcs", "workspace_artifact", "workspace_other", "temp", "outside", "workspace_protected"}
 
 // String names the zone as in rule ids.
 func (z Zone) String() string {
@@ -47,7 +51,7 @@ func (z Zone) isHome() bool {
 // dangerous reports zones where a recursive operation is never routine.
 func (z Zone) dangerous() bool {
 	switch z {
-	case ZoneRoot, ZoneSystem, ZoneDevice, ZoneHomeRoot, ZoneHomeSensitive, ZoneWorkspaceRoot, ZoneWorkspaceVCS:
+	case ZoneRoot, ZoneSystem, ZoneDevice, ZoneHomeRoot, ZoneHomeSensitive, ZoneWorkspaceRoot, ZoneWorkspaceVCS, ZoneWorkspaceProtected:
 		return true
 	}
 	return false
@@ -94,10 +98,11 @@ func (s *nameSet) has(n string) bool {
 // zoner resolves path operands of one command.
 type zoner struct {
 	cwd, ws, home, tmp string
+	protected          []string // Policy.Protected
 }
 
 func newZoner(c *walk.Command, env *Env, p *Policy) zoner {
-	z := zoner{ws: path.Clean(env.Cwd), home: env.Home, tmp: env.Tmp}
+	z := zoner{ws: path.Clean(env.Cwd), home: env.Home, tmp: env.Tmp, protected: p.Protected}
 	if env.Cwd == "" {
 		z.ws = ""
 	}
@@ -266,7 +271,11 @@ func (z zoner) path(p string) Zone {
 			return ZoneWorkspaceRoot
 		}
 		if rest, ok := strings.CutPrefix(p, z.ws+"/"); ok && !(z.home != "" && path.Clean(z.home) == z.ws) {
-			return workspaceZone(rest)
+			zn := workspaceZone(rest)
+			if zn != ZoneWorkspaceVCS && isProtected(rest, z.protected) {
+				return ZoneWorkspaceProtected
+			}
+			return zn
 		}
 	}
 	if z.home != "" {
@@ -392,6 +401,22 @@ func workspaceZone(rest string) Zone {
 		}
 	}
 	return ZoneWorkspaceOther
+}
+
+// isProtected reports whether rest (a clean path relative to the workspace
+// root) is one of protected's paths or below one; an entry ending in a
+// slash is a directory.
+func isProtected(rest string, protected []string) bool {
+	for _, e := range protected {
+		e = strings.TrimSuffix(path.Clean(e), "/")
+		if e == "" || e == "." || strings.HasPrefix(e, "../") {
+			continue
+		}
+		if rest == e || strings.HasPrefix(rest, e+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // isSecretFile reports file names that hold secrets wherever they are.
