@@ -5,9 +5,12 @@ package postgres
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentwarden/warden"
 )
 
 // TestHostAnchorNeverWaits: the host anchor is advanced after every commit,
@@ -72,4 +75,31 @@ func TestHostAnchorNeverWaits(t *testing.T) {
 			t.Fatalf("once the lock is given back the anchor is %+v, %v, %v; want 2 rows", af, ok, err)
 		}
 	})
+}
+
+// TestJournalPipeIsRefusedAtOnce: a named pipe where the fleet journal
+// belongs is refused at once, saying what it is and what to do. Before, a
+// replay read it until a writer came, holding the journal's lock all the
+// while, so every later record failed as "stayed locked by another warden
+// process", which names the wrong culprit.
+func TestJournalPipeIsRefusedAtOnce(t *testing.T) {
+	j := &journal{path: filepath.Join(t.TempDir(), "fleet.journal")}
+	if err := syscall.Mkfifo(j.path, 0o600); err != nil {
+		t.Skipf("cannot make a named pipe here: %v", err)
+	}
+	for name, op := range map[string]func() error{
+		"append": func() error { return j.append(journalRecord(journalEntry, []byte("x"))) },
+		"drain":  func() error { _, err := j.drain(func([]journalRow) error { return nil }); return err },
+	} {
+		done := make(chan error, 1)
+		go func() { done <- op() }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(warden.UserMessage(err), "move it aside") {
+				t.Errorf("%s with a named pipe for the journal = %v; want a refusal saying it is not a regular file and what to do", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s with a named pipe for the journal did not return in 10 s", name)
+		}
+	}
 }

@@ -48,12 +48,22 @@ const (
 // every hook and check of the host behind it; they fail, and fail closed.
 var journalLockWait = 10 * time.Second
 
-// lock opens the journal and takes its exclusive lock, waiting at most
-// journalLockWait; close releases both.
+// lock opens the journal, which must be a regular file, and takes its
+// exclusive lock, waiting at most journalLockWait; close releases both.
 func (j *journal) lock() (*os.File, error) {
-	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the fleet journal %s: %w", j.path, err)
+	}
+	// A named pipe or a device in its place would be read without end
+	// (under the lock, failing every later record as locked).
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("stat the fleet journal %s: %w", j.path, err)
+		}
+		return nil, warden.Errorf(warden.EConflict, "the fleet journal %s is not a regular file (its mode is %s)", j.path, fi.Mode()).
+			WithHint("something other than warden put it there: move it aside (mv " + j.path + " " + j.path + ".bad); warden starts a new journal")
 	}
 	deadline := time.Now().Add(journalLockWait)
 	for {
