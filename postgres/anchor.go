@@ -56,7 +56,7 @@ func (a *hostAnchor) advance(auditRows int64, auditHead string, eventRows int64,
 		return
 	}
 	defer lock.Close()
-	if !lockWithin(lock, anchorLockWait) {
+	if lockWithin(lock, anchorLockWait) != nil {
 		return
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
@@ -94,17 +94,24 @@ func (a *hostAnchor) advance(auditRows int64, auditHead string, eventRows int64,
 	_ = os.Rename(tmp, a.path)
 }
 
-// lockWithin takes f's exclusive lock, waiting at most wait; false when it
-// could not.
-func lockWithin(f *os.File, wait time.Duration) bool {
+// errLockWait is lockWithin's error for a lock still held when the wait
+// ended.
+var errLockWait = errors.New("the lock is held elsewhere")
+
+// lockWithin takes f's exclusive lock (flock), waiting at most wait: nil,
+// errLockWait, or flock's error.
+func lockWithin(f *os.File, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return true
+			return nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) || time.Now().After(deadline) {
-			return false
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return errLockWait
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

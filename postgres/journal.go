@@ -65,23 +65,15 @@ func (j *journal) lock() (*os.File, error) {
 		return nil, warden.Errorf(warden.EConflict, "the fleet journal %s is not a regular file (its mode is %s)", j.path, fi.Mode()).
 			WithHint("something other than warden put it there: move it aside (mv " + j.path + " " + j.path + ".bad); warden starts a new journal")
 	}
-	deadline := time.Now().Add(journalLockWait)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return f, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("lock the fleet journal %s: %w", j.path, err)
-		}
-		if time.Now().After(deadline) {
-			f.Close()
+	if err := lockWithin(f, journalLockWait); err != nil {
+		f.Close()
+		if errors.Is(err, errLockWait) {
 			return nil, warden.Errorf(warden.EUnavailable, "the fleet journal %s stayed locked by another warden process for %s", j.path, journalLockWait).
 				WithHint("another process is replaying it into the fleet's database; if that database hangs, restart that process (warden serve)")
 		}
-		time.Sleep(5 * time.Millisecond)
+		return nil, fmt.Errorf("lock the fleet journal %s: %w", j.path, err)
 	}
+	return f, nil
 }
 
 // append adds records durably.
