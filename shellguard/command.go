@@ -79,18 +79,24 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 		return
 	}
 	if cc.containedWrite(e, w, zn) {
-		who := cc.name
-		if who == "" {
-			who = "a redirection"
-		}
-		cc.say(warden.Allow, "shell.write.dynamic", fmt.Sprintf("%s would write to %s; it runs in the workspace sandbox, where only the project (but its protected paths), the session's /tmp and the tool caches are writable", who, describe(w)))
+		cc.say(warden.Allow, "shell.write.dynamic", fmt.Sprintf("%s would write to %s; it runs in the workspace sandbox, where only the project (but its protected paths), the session's /tmp and the tool caches are writable", cc.who(), describe(w)))
 		return
 	}
-	f := cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s %s (%s)", cc.name, effectVerb(e), describe(w), zn))
+	f := cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s %s (%s)", cc.who(), effectVerb(e), describe(w), zn))
 	f.destructive = true
 	if e == EffDeleteRec && zn == ZoneWorkspaceOther && v == warden.Ask && cc.savableDelete(w) {
 		f.saves = cc.z.ws
 	}
+}
+
+// who names the command in a reason: its program, or "a redirection" for
+// a redirection judged before the program is known (> file, or one of a
+// command with none).
+func (cc *cmdCtx) who() string {
+	if cc.name == "" {
+		return "a redirection"
+	}
+	return cc.name
 }
 
 // containedWrite reports whether a write (not a delete) to operand w,
