@@ -108,6 +108,14 @@ const (
 	// snapshot in a repository, and the snapshot it saved of what was
 	// there before.
 	EventWorkRestored = "work_restored"
+	// EventGitQuarantined (warn) records that a sandboxed command created
+	// or changed a git repository inside the project that git on the host
+	// enters by itself (a gitlink in the index, a git directory under
+	// .git/modules), and that warden moved its config keys that run
+	// programs and its hooks into its quarantine: the git directory, how
+	// git reaches it, what moved, and where (a RESTORE.txt there says how
+	// to put it back). Severity error when something could not be moved.
+	EventGitQuarantined = "git_quarantined"
 	// EventInjectionFound (warn) records a tool output the injection
 	// scanner flagged, after the call ran: the host, session and tool, the
 	// score, the categories and the flagged text (redacted). The model was

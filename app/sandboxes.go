@@ -38,6 +38,7 @@ func (a *App) Sandboxes() *sandbox.Manager {
 	home := a.Home.Abs()
 	return &sandbox.Manager{
 		Dir:    filepath.Join(home, RunDir),
+		Native: sandbox.Native{GitGuard: a.gitGuard},
 		Egress: a.worldEgress,
 		Self:   a.Supervises,
 		Supervisor: func(name string) *exec.Cmd {

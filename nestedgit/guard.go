@@ -114,8 +114,13 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 		if d, ok := g.before[r.GitDir]; ok && d == digest(r.GitDir) {
 			continue
 		}
-		if f := neutralize(r, g.project, g.quarantine, now); f.Moved != "" || f.Err != nil {
+		f := neutralize(r, g.project, g.quarantine, now)
+		if f.Moved != "" || f.Err != nil {
 			out = append(out, f)
+		}
+		if f.Err == nil {
+			// Safe now: a later Sweep looks again only once it changes.
+			g.before[r.GitDir] = digest(r.GitDir)
 		}
 	}
 	return out

@@ -254,6 +254,9 @@ func (m *Manager) Supervise(ctx context.Context, name string) error {
 				// Between commands too: what a background process created
 				// in a protected path does not wait for the next command.
 				sweepCreated(sb.sweep, sb.quarantine, m.now())
+				if sb.sweepGit != nil {
+					sb.sweepGit()
+				}
 				info.LastCheck = m.now()
 				if err := m.check(name); err != nil {
 					failures++
@@ -288,6 +291,9 @@ type serving struct {
 	// started, moved into quarantine when something in it creates them.
 	sweep      []string
 	quarantine string
+	// sweepGit is the GitGuard's sweep, its baseline taken before the
+	// init started; nil without one.
+	sweepGit func() []string
 }
 
 func (s *serving) stop() {
@@ -304,6 +310,9 @@ func (s *serving) stop() {
 	// it: a .claude/settings.json whose hooks the next session would run
 	// on the host. Nothing of the sandbox runs any more now.
 	sweepCreated(s.sweep, s.quarantine, time.Now())
+	if s.sweepGit != nil {
+		s.sweepGit()
+	}
 	if s.tmp != "" {
 		_ = os.RemoveAll(s.tmp)
 	}
@@ -391,6 +400,9 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 	p.Serve = true
 	info.Sweep = p.Sweep
 	sb.sweep, sb.quarantine = p.Sweep, spec.Quarantine
+	if m.Native.GitGuard != nil && spec.ProjectWritable {
+		sb.sweepGit = m.Native.GitGuard(&spec)
+	}
 	info.Warnings = append(info.Warnings, warn...)
 	sock := m.socket(info.Name)
 	_ = os.Remove(sock)
@@ -560,6 +572,10 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	}
 	mem := &cgroup{memory: info.MemoryCgroup, v2: info.CgroupV2}
 	oomBefore := mem.oomKills()
+	var sweepGit func() []string
+	if m.Native.GitGuard != nil && info.Spec.ProjectWritable {
+		sweepGit = m.Native.GitGuard(&info.Spec)
+	}
 	start := time.Now()
 	resp, err := m.call(ctx, name, &ctlRequest{Op: "exec", Args: c.Args, Dir: dir, Env: env, Wall: int64(lim.Wall), Output: lim.Output}, files)
 	wait()
@@ -567,6 +583,11 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 		return Result{}, err
 	}
 	swept := sweepCreated(info.Sweep, info.Spec.Quarantine, time.Now())
+	if sweepGit != nil {
+		// What the command left running may still change them; the
+		// supervisor's health checks and its stop sweep again.
+		swept = append(swept, sweepGit()...)
+	}
 	if resp.ExecErrno != 0 {
 		return Result{}, &ExecError{Path: resp.ExecPath, Err: syscall.Errno(resp.ExecErrno), Dir: resp.ExecDir}
 	}

@@ -29,6 +29,10 @@ type Native struct {
 	// Exe is the binary re-executed as the sandbox's init and stage; it must
 	// call Main first. Empty means this process's own executable.
 	Exe string
+	// GitGuard, when set, watches the git repositories a command that may
+	// write its project makes there (GitGuard); its warnings join the
+	// run's.
+	GitGuard GitGuard
 }
 
 // ExecError says the command could not be started inside the sandbox.
@@ -96,6 +100,10 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 		warn = append(warn, fmt.Sprintf("no cgroup for the limits: %v", cgErr))
 	}
 	mode := s.Mode
+	var sweepGit func() []string
+	if n.GitGuard != nil && s.ProjectWritable {
+		sweepGit = n.GitGuard(&s) // before the command can run
+	}
 	start := time.Now()
 	r, err := n.launch(ctx, &s, &c, exe, mode, abi, cg, id, e)
 	var nsErr *namespaceError
@@ -119,6 +127,11 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 	}
 	r.Mode, r.Wall = mode, time.Since(start)
 	r.Warnings = append(warn, r.Warnings...)
+	if sweepGit != nil {
+		// Everything the command ran has ended (launch waits for its
+		// init), so nothing it left can change the repositories after.
+		r.Warnings = append(r.Warnings, sweepGit()...)
+	}
 	return r, err
 }
 

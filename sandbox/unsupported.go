@@ -14,7 +14,10 @@ var errUnsupported = errors.New("the native sandbox needs Linux on amd64 or arm6
 
 // Native is the engine that isolates commands with the Linux kernel's own
 // features; on this platform it can only refuse.
-type Native struct{ Exe string }
+type Native struct {
+	Exe      string
+	GitGuard GitGuard
+}
 
 // Run refuses: there is no native sandbox on this platform.
 func (n *Native) Run(context.Context, Spec, Command) (Result, error) { return Result{}, errUnsupported }

@@ -56,7 +56,10 @@ func playAttack(t *testing.T, h *harness, s script, direct bool) verdictCase {
 		}
 	}
 	host.end()
-	return verdictCase{Name: s.Group + "/" + s.Name, Results: results, Effects: w.effects(t, results)}
+	// The user comes back to the project after the session and runs git
+	// there, on the host: what that runs is the case's effect too.
+	user := w.userGit(t)
+	return verdictCase{Name: s.Group + "/" + s.Name, Results: results, Effects: append(user, w.effects(t, results)...)}
 }
 
 // TestAttacks plays each attack case of testdata/attacks through warden's
