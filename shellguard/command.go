@@ -121,7 +121,8 @@ func (cc *cmdCtx) containedWrite(e Effect, w walk.Word, zn Zone) bool {
 
 // savableDelete reports whether a recursive delete of operand w removes
 // files of the project that a snapshot of its work tree holds, so that
-// where the caller saves one first (Env.Snapshots) it is allowed (see
+// where the caller saves one first (Env.Snapshots, in a git work tree:
+// Env.GitWorkTree) it is allowed (see
 // ctx.saved): a path written plainly (not only known at run time) that
 // lies in the project below its root and outside .git, and not a glob
 // that matches every entry of a directory (rm -rf *, src/*), which asks.
@@ -129,7 +130,7 @@ func (cc *cmdCtx) containedWrite(e Effect, w walk.Word, zn Zone) bool {
 // dependencies far more often than work), nor is the work of a nested
 // repository.
 func (cc *cmdCtx) savableDelete(w walk.Word) bool {
-	if w.Dynamic || w.Value == "" || strings.Contains(w.Value, "..") || !cc.z.inWorkspace(w.Value) {
+	if !cc.c.env.GitWorkTree || w.Dynamic || w.Value == "" || strings.Contains(w.Value, "..") || !cc.z.inWorkspace(w.Value) {
 		return false
 	}
 	if w.Glob {

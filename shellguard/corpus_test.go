@@ -182,7 +182,7 @@ func TestCorpusDiscardSaved(t *testing.T) {
 	rows := loadCorpus(t, "shell-guard.jsonl")
 	p := corpusPolicy()
 	env := corpusEnv
-	env.Snapshots = true
+	env.Snapshots, env.GitWorkTree = true, true
 	saved, asked, deletes := 0, 0, 0
 	for _, r := range rows {
 		want, err := warden.ParseVerdict(r.Expect)

@@ -50,7 +50,7 @@ func FuzzClassify(f *testing.F) {
 		// verdict only by naming a work tree of the project to save, and
 		// never strengthens one.
 		saving := corpusEnv
-		saving.Snapshots = true
+		saving.Snapshots, saving.GitWorkTree = true, true
 		rs := Classify(src, saving, p)
 		if rs.Verdict.Stronger(r.Verdict) || rs.Verdict != r.Verdict && len(rs.Snapshot) == 0 {
 			t.Errorf("Classify(%q) = %s (%s) without snapshots, %s (%s) saving %q with them", src, r.Verdict, r.Rule, rs.Verdict, rs.Rule, rs.Snapshot)

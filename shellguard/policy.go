@@ -106,6 +106,11 @@ type Env struct {
 	// which a snapshot keeps) is then allowed (shell.git.saved)
 	// rather than asked about (shell.git.discard).
 	Snapshots bool
+	// GitWorkTree says the working directory is in a git work tree, whose
+	// snapshot can hold the project files a recursive delete removes: only
+	// then is such a delete saved and allowed (shell.delete_recursive.saved)
+	// under Snapshots. The stage looks for .git upwards.
+	GitWorkTree bool
 }
 
 // DefaultPolicy is the "developer" policy: task runners allowed, the

@@ -3,9 +3,27 @@ package shellguard
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/agentwarden/warden"
 )
+
+// inGitWorkTree reports whether dir is in a git work tree: it, or a
+// directory above it, holds .git (a directory, or a worktree's file).
+func inGitWorkTree(dir string) bool {
+	if !filepath.IsAbs(dir) {
+		return false
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if d == filepath.Dir(d) {
+			return false
+		}
+	}
+}
 
 // ActionExec is the one action of the shell capability.
 const ActionExec = "exec"
@@ -61,7 +79,7 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	// A command the user's shell.host rule runs on the host is not run by
 	// warden exec, which saves discarded work: its discards ask.
 	snapshots := req.Snapshots && !p.runsOnHost(req.Resource)
-	r := Classify(req.Resource, Env{Cwd: req.Cwd, Autonomous: req.Autonomous, Snapshots: snapshots}, p)
+	r := Classify(req.Resource, Env{Cwd: req.Cwd, Autonomous: req.Autonomous, Snapshots: snapshots, GitWorkTree: snapshots && inGitWorkTree(req.Cwd)}, p)
 	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot}
 	if r.Suggestion != "" {
 		d.Reason += "; instead: " + r.Suggestion

@@ -2,6 +2,8 @@ package shellguard
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -89,6 +91,46 @@ func TestStageSnapshots(t *testing.T) {
 				t.Errorf("Check = %v (%s) saving %q, want %v (%s) saving %q", d.Verdict, d.Rule, d.Snapshot, c.want, c.rule, c.snapshot)
 			}
 		})
+	}
+}
+
+// TestStageSavesDeletesOnlyInAGitWorkTree: the stage tells Classify
+// whether the working directory is in a git work tree (.git in it or above
+// it, a directory or a worktree's file): a recursive delete of project
+// files is saved, then allowed, only there (TestRecursiveDeleteSaved has
+// the ask outside one).
+func TestStageSavesDeletesOnlyInAGitWorkTree(t *testing.T) {
+	repo, plain := t.TempDir(), t.TempDir()
+	for _, d := range []string{".git", "sub"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	worktree := t.TempDir()
+	if err := os.WriteFile(filepath.Join(worktree, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{repo: true, filepath.Join(repo, "sub"): true, worktree: true, plain: false, "relative/dir": false} {
+		if got := inGitWorkTree(dir); got != want {
+			t.Errorf("inGitWorkTree(%s) = %v, want %v", dir, got, want)
+		}
+	}
+	// Through the stage, in this repository's own work tree (not under
+	// /tmp, whose recursive deletes are allowed as temp).
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !inGitWorkTree(here) {
+		t.Skipf("%s is not in a git work tree", here)
+	}
+	req := &warden.Request{Capability: "shell", Action: "exec", Resource: "rm -r vendor", Cwd: here, Host: "claude-code", Snapshots: true}
+	d, err := Stage{Policy: corpusPolicy()}.Check(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Verdict != warden.Allow || d.Rule != "shell.delete_recursive.saved" || !slices.Equal(d.Snapshot, []string{here}) {
+		t.Errorf("Check(rm -r vendor in %s) = %v (%s) saving %q, want allow (shell.delete_recursive.saved) saving it", here, d.Verdict, d.Rule, d.Snapshot)
 	}
 }
 

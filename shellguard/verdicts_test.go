@@ -146,7 +146,7 @@ func TestDiscardSaved(t *testing.T) {
 // snapshot the same deletes ask.
 func TestRecursiveDeleteSaved(t *testing.T) {
 	env := corpusEnv
-	env.Snapshots = true
+	env.Snapshots, env.GitWorkTree = true, true
 	runVerdictsIn(t, "delete_saved.txt", env, defaultPolicy())
 	r := Classify("rm -r internal/fmtx", env, defaultPolicy())
 	if len(r.Snapshot) != 1 || r.Snapshot[0] != corpusEnv.Cwd {
@@ -154,6 +154,12 @@ func TestRecursiveDeleteSaved(t *testing.T) {
 	}
 	if r := Classify("rm -r internal/fmtx", corpusEnv, defaultPolicy()); r.Verdict != warden.Ask || len(r.Snapshot) != 0 {
 		t.Errorf("Classify(%q) with no snapshots = %v %q, want ask and nothing to save", "rm -r internal/fmtx", r.Verdict, r.Snapshot)
+	}
+	// Outside a git work tree there is no snapshot to hold the files.
+	noGit := corpusEnv
+	noGit.Snapshots = true
+	if r := Classify("rm -r internal/fmtx", noGit, defaultPolicy()); r.Verdict != warden.Ask || len(r.Snapshot) != 0 {
+		t.Errorf("Classify(%q) outside a git work tree = %v %q, want ask and nothing to save", "rm -r internal/fmtx", r.Verdict, r.Snapshot)
 	}
 }
 
