@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/sandbox"
+)
+
+// TestGitGuardQuarantinesAndAudits: the sandbox's GitGuard takes its
+// baseline before the command; after it, a repository the command made and
+// added as a gitlink loses its core.fsmonitor to the quarantine, the run's
+// warning says so, and a git_quarantined event names the git directory. In
+// a folder of projects each repository below is watched.
+func TestGitGuardQuarantinesAndAudits(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, folder := range []bool{false, true} {
+		name := "project"
+		if folder {
+			name = "folder of projects"
+		}
+		t.Run(name, func(t *testing.T) {
+			a := openTestApp(t, Options{OpenDatabase: true})
+			top := t.TempDir()
+			repo := top
+			if folder {
+				repo = filepath.Join(top, "api")
+			}
+			run := func(script string) {
+				t.Helper()
+				cmd := exec.Command("sh", "-c", script)
+				cmd.Dir = repo
+				cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", script, err, out)
+				}
+			}
+			if err := os.MkdirAll(repo, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			run("git init -q && git commit -q --allow-empty -m first")
+			q := filepath.Join(a.Home.Abs(), QuarantineDir)
+			sweep := a.gitGuard(&sandbox.Spec{Project: top, ProjectWritable: true, Quarantine: q})
+			if sweep == nil {
+				t.Fatal("gitGuard returned no sweep")
+			}
+			run(`git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf '[core]\n\tfsmonitor = "touch /nonexistent/pwned"\n' >> sub/.git/config`)
+			warns := sweep()
+			if len(warns) != 1 || !strings.Contains(warns[0], "core.fsmonitor") || !strings.Contains(warns[0], q) {
+				t.Fatalf("warnings = %q; want one naming core.fsmonitor and the quarantine", warns)
+			}
+			if data, _ := os.ReadFile(filepath.Join(repo, "sub/.git/config")); strings.Contains(string(data), "fsmonitor") {
+				t.Errorf("sub/.git/config still sets fsmonitor:\n%s", data)
+			}
+			evs, err := a.Store.Events(context.Background(), warden.EventFilter{Type: warden.EventGitQuarantined})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gitDir := filepath.Join(repo, "sub", ".git")
+			if len(evs) != 1 || evs[0].Severity != warden.SevWarn || !strings.Contains(string(evs[0].Metadata), gitDir) {
+				t.Errorf("git_quarantined events = %+v; want one (warn) naming %s", evs, gitDir)
+			}
+			if again := sweep(); len(again) != 0 {
+				t.Errorf("a second sweep warned again: %q", again)
+			}
+		})
+	}
+}
