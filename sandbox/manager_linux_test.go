@@ -24,6 +24,7 @@ func testManager(dir string) *sandbox.Manager {
 		Supervisor: func(name string) *exec.Cmd {
 			return exec.Command(self, "sandbox-supervise", dir, name)
 		},
+		Native: sandbox.Native{GitGuard: plantedGuard},
 	}
 }
 
