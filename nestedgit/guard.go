@@ -368,6 +368,11 @@ func digest(gitDir string) string {
 		if err != nil {
 			continue
 		}
+		if strings.HasSuffix(e.Name(), ".sample") && info.Mode().IsRegular() {
+			// git never runs a sample; neutralize leaves them too.
+			fmt.Fprintf(h, "sample %q\n", e.Name())
+			continue
+		}
 		data, _ := os.ReadFile(filepath.Join(hooks, e.Name()))
 		fmt.Fprintf(h, "hook %q %v %d\n", e.Name(), info.Mode(), len(data))
 		h.Write(data)
