@@ -70,6 +70,8 @@ func (f Finding) String() string {
 	return s
 }
 
+var sweeping sync.Mutex
+
 // A Guard holds the state of a project's nested git directories when it
 // was made. The zero Guard is not usable; make one with New.
 type Guard struct {
@@ -86,7 +88,19 @@ type Guard struct {
 // moves what it takes out.
 func New(project string, writable []string, quarantine string) *Guard {
 	g := &Guard{project: filepath.Clean(project), quarantine: quarantine, before: map[string]string{}}
-	g.writable = append([]string{g.project}, writable...)
+	// Each writable directory by its name and where it really leads: a
+	// git directory is judged by the names Reachable gives it, which may
+	// be either.
+	for _, w := range append([]string{g.project}, writable...) {
+		if w == "" {
+			continue
+		}
+		w = filepath.Clean(w)
+		g.writable = append(g.writable, w)
+		if real, err := filepath.EvalSymlinks(w); err == nil && real != w {
+			g.writable = append(g.writable, real)
+		}
+	}
 	repos, _ := Reachable(g.project)
 	for _, r := range repos {
 		g.before[r.GitDir] = digest(r.GitDir)
@@ -100,6 +114,10 @@ func New(project string, writable []string, quarantine string) *Guard {
 // and each hook. It reports what it did; a git directory it could not
 // make safe is a Finding with Err. Nothing found is nil.
 func (g *Guard) Sweep(now time.Time) []Finding {
+	// One sweep at a time in a process: a world's supervisor sweeps at its
+	// health checks while its commands' own sweeps run.
+	sweeping.Lock()
+	defer sweeping.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	repos, problems := Reachable(g.project)
@@ -136,7 +154,7 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 func Reachable(project string) (repos []Repo, problems []error) {
 	project = filepath.Clean(project)
 	top := filepath.Join(project, ".git")
-	if st, err := os.Lstat(top); err != nil || !st.IsDir() {
+	if st, err := os.Stat(top); err != nil || !st.IsDir() {
 		if err == nil {
 			// The project is itself a submodule or linked worktree: its git
 			// directory lies elsewhere, and is not this package's to judge.

@@ -274,3 +274,26 @@ func TestReachableReadsEveryIndexVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepThroughASymlinkedProject: a project named through a symlink (a
+// home under /home that leads elsewhere) is judged where its repositories
+// really are: the gitlinked repository's git directory, which Reachable
+// names by its real path, is still inside what the command may write.
+func TestSweepThroughASymlinkedProject(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	link := filepath.Join(home, "link")
+	if err := os.Symlink(project, link); err != nil {
+		t.Fatal(err)
+	}
+	g := New(link, nil, filepath.Join(home, "q"))
+	sh(t, home, link, `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf '[core]\n\tfsmonitor = "touch $HOME/pwned; false"\n' >> sub/.git/config`)
+	fs := g.Sweep(time.Now())
+	if len(fs) != 1 || !contains(fs[0].Keys, "core.fsmonitor") {
+		t.Fatalf("Sweep = %v, want core.fsmonitor taken out", fs)
+	}
+	gitIn(t, home, link, "status")
+	if _, err := os.Stat(filepath.Join(home, "pwned")); err == nil {
+		t.Error("git status still ran the planted program")
+	}
+}
