@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/internal/clip"
+	"github.com/agentwarden/warden/internal/regfile"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -66,8 +67,13 @@ const MaxFileSize = 16 << 20
 // of blocking or reading without end, so a hook never hangs past its host's
 // timeout (which lets the call through) on a broken home.
 func readFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking, 0)
+	f, fi, err := regfile.Open(path, os.O_RDONLY, 0, true)
 	if err != nil {
+		var nr *regfile.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, warden.Errorf(warden.EInvalid, "the policy file %s is not a regular file but %s", path, regfile.Kind(nr.Mode)).
+				WithHint("move it aside and run `warden init` to write the default policy, or put your policy file there")
+		}
 		if target, lerr := os.Readlink(path); lerr == nil && !errors.Is(err, fs.ErrPermission) {
 			// The user's policy file, gone (a dotfiles checkout missing, a
 			// loop): not a home without one, which callers may answer with
@@ -83,45 +89,20 @@ func readFile(path string) ([]byte, error) {
 			WithHint("check that the file is readable by this user").Wrap(err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, warden.Errorf(warden.EInvalid, "cannot read the policy file %s", path).
-			WithHint("check that the file is readable by this user").Wrap(err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, warden.Errorf(warden.EInvalid, "the policy file %s is not a regular file but %s", path, fileKind(fi.Mode())).
-			WithHint("move it aside and run `warden init` to write the default policy, or put your policy file there")
-	}
 	if fi.Size() > MaxFileSize {
 		return nil, warden.Errorf(warden.EInvalid, "the policy file %s has %d bytes, more than the %d a policy file may have", path, fi.Size(), MaxFileSize).
 			WithHint("it is not a policy file warden wrote: move it aside and run `warden init`, or restore your policy from a backup")
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := regfile.ReadAll(f, MaxFileSize)
+	if errors.Is(err, regfile.ErrTooLarge) { // it grew while being read
+		return nil, warden.Errorf(warden.EInvalid, "the policy file %s has more than the %d bytes a policy file may have", path, MaxFileSize).
+			WithHint("it is not a policy file warden wrote: move it aside and run `warden init`, or restore your policy from a backup")
+	}
 	if err != nil {
 		return nil, warden.Errorf(warden.EInvalid, "cannot read the policy file %s", path).
 			WithHint("check that the file is readable by this user").Wrap(err)
 	}
-	if len(data) > MaxFileSize { // it grew while being read
-		return nil, warden.Errorf(warden.EInvalid, "the policy file %s has more than the %d bytes a policy file may have", path, MaxFileSize).
-			WithHint("it is not a policy file warden wrote: move it aside and run `warden init`, or restore your policy from a backup")
-	}
 	return data, nil
-}
-
-// fileKind names what a file that is not a regular file is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "a special file"
-	}
 }
 
 // Validate loads the file at path like Load and also fails, with a

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"syscall"
 	"time"
 
 	"github.com/agentwarden/warden/audit"
+	"github.com/agentwarden/warden/internal/regfile"
 )
 
 // A host anchor is what one host saw of the fleet's chains, kept outside
@@ -51,7 +51,7 @@ type anchorFile struct {
 // only moves forward. A failure to write leaves the anchor behind, which is
 // safe; it is not an error of the commit.
 func (a *hostAnchor) advance(auditRows int64, auditHead string, eventRows int64, eventHead string) {
-	lock, err := os.OpenFile(a.path+".lock", os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+	lock, _, err := regfile.Open(a.path+".lock", os.O_RDWR|os.O_CREATE, 0o600, true)
 	if err != nil {
 		return
 	}
@@ -120,7 +120,12 @@ func lockWithin(f *os.File, wait time.Duration) error {
 // read returns the stored anchor; ok is false when there is none yet.
 func (a *hostAnchor) read() (anchorFile, bool, error) {
 	var f anchorFile
-	b, err := readRegular(a.path, maxAnchorSize)
+	file, _, err := regfile.Open(a.path, os.O_RDONLY, 0, true)
+	var b []byte
+	if err == nil {
+		b, err = regfile.ReadAll(file, maxAnchorSize)
+		file.Close()
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, false, nil
 	}
@@ -131,29 +136,4 @@ func (a *hostAnchor) read() (anchorFile, bool, error) {
 		return f, false, fmt.Errorf("the host anchor %s cannot be read: %w", a.path, err)
 	}
 	return f, true, nil
-}
-
-// readRegular returns the file at path, which must be a regular file of at
-// most max bytes; it never waits on a named pipe or reads a device.
-func readRegular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (its mode is %s)", fi.Mode())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("more than the %d bytes an anchor may have", max)
-	}
-	return b, nil
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,6 +16,7 @@ import (
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/audit"
 	"github.com/agentwarden/warden/internal/crc32c"
+	"github.com/agentwarden/warden/internal/regfile"
 )
 
 // A journal is a host's local record of the decisions and events it made
@@ -51,19 +51,16 @@ var journalLockWait = 10 * time.Second
 // lock opens the journal, which must be a regular file, and takes its
 // exclusive lock, waiting at most journalLockWait; close releases both.
 func (j *journal) lock() (*os.File, error) {
-	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open the fleet journal %s: %w", j.path, err)
-	}
 	// A named pipe or a device in its place would be read without end
 	// (under the lock, failing every later record as locked).
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("stat the fleet journal %s: %w", j.path, err)
-		}
-		return nil, warden.Errorf(warden.EConflict, "the fleet journal %s is not a regular file (its mode is %s)", j.path, fi.Mode()).
+	f, _, err := regfile.Open(j.path, os.O_RDWR|os.O_CREATE, 0o600, true)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, warden.Errorf(warden.EConflict, "the fleet journal %s is %s, not a regular file", j.path, regfile.Kind(nr.Mode)).
 			WithHint("something other than warden put it there: move it aside (mv " + j.path + " " + j.path + ".bad); warden starts a new journal")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open the fleet journal %s: %w", j.path, err)
 	}
 	if err := lockWithin(f, journalLockWait); err != nil {
 		f.Close()

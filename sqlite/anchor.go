@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/audit"
+	"github.com/agentwarden/warden/internal/regfile"
 )
 
 // Options adjust OpenWith and OpenDeferredWith. The zero value is a bare
@@ -110,21 +111,18 @@ func lostError(f *findings) *warden.Error {
 // and one that is not a regular file (a named pipe is refused, not waited
 // on). A missing file is (nil, nil).
 func loadKey(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|noBlock, 0)
+	f, fi, err := regfile.Open(path, os.O_RDONLY, 0, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, notRegular("the checkpoint key", nr, damagedKeyHint(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open the checkpoint key %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat the checkpoint key %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, notRegular("the checkpoint key", path, fi.Mode(), damagedKeyHint(path))
-	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, warden.Errorf(warden.EConflict, "the checkpoint key %s may be read by others (mode %04o)", path, fi.Mode().Perm()).
 			WithHint("chmod 600 " + path)

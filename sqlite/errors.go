@@ -2,10 +2,10 @@ package sqlite
 
 import (
 	"errors"
-	"io/fs"
 	"syscall"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/regfile"
 	"github.com/ncruces/go-sqlite3"
 )
 
@@ -67,7 +67,7 @@ func storageAt(path string, err error) error {
 // is not a regular file: a named pipe, a device or a directory put in its
 // place, which warden refuses rather than wait on or read without end.
 // hint says what to do.
-func notRegular(what, path string, mode fs.FileMode, hint string) error {
-	return &warden.Error{Code: warden.EConflict, Hint: hint,
-		Message: what + " " + path + " is not a regular file (its mode is " + mode.String() + "), so warden will not open it"}
+func notRegular(what string, nr *regfile.NotRegularError, hint string) error {
+	return &warden.Error{Code: warden.EConflict, Hint: hint, Err: nr,
+		Message: what + " " + nr.Path + " is " + regfile.Kind(nr.Mode) + ", not a regular file, so warden will not open it"}
 }

@@ -6,9 +6,6 @@ import "os"
 
 const noFollow = 0
 
-// noBlock is 0 where opening cannot wait for a writer.
-const noBlock = 0
-
 // fileID is zero where the platform has no inode: a replaced database
 // is then found only by its contents.
 func fileID(os.FileInfo) (dev, ino uint64) { return 0, 0 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/regfile"
 )
 
 const spoolSupported = true
@@ -208,26 +209,18 @@ func spoolHint(path string) string {
 }
 
 // openSpoolFile opens the spool at path with flags, never through a
-// symlink and never waiting: a named pipe or a device in its place is
-// refused (opening a pipe waited for its other end, and a hook held past
-// its host's timeout lets the call through). The error says what to do;
-// one that fs.ErrNotExist or fs.ErrExist matches is the open's own.
+// symlink and never waiting (regfile.Open): a named pipe or a device in its
+// place is refused (opening a pipe waited for its other end, and a hook
+// held past its host's timeout lets the call through). The error says what
+// to do; one that fs.ErrNotExist or fs.ErrExist matches is the open's own.
 func openSpoolFile(path string, flags int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flags|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
+	f, _, err := regfile.Open(path, flags, perm, false)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, notRegular("the audit spool", nr, spoolHint(path))
+	}
 	if err != nil {
-		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
-			return nil, notRegular("the audit spool", path, fi.Mode(), spoolHint(path))
-		}
 		return nil, fmt.Errorf("open audit spool: %w", err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("stat audit spool: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, notRegular("the audit spool", path, fi.Mode(), spoolHint(path))
 	}
 	return f, nil
 }

@@ -14,10 +14,11 @@ package cachefile
 import (
 	"encoding/binary"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"unsafe"
+
+	"github.com/agentwarden/warden/internal/regfile"
 )
 
 // Seal is a cache file holding body in the format magic names: magic, the
@@ -49,25 +50,21 @@ const MaxSize = 64 << 20
 
 // Read returns the cache file at path; false when it cannot be read or is
 // not what Write makes: a regular file, not a symlink, of at most MaxSize
-// bytes. It never waits: a named pipe or a device put in a cache's place
-// (os.ReadFile waited forever on a pipe, and read /dev/zero until memory ran
-// out, so every decision hung) is ignored like a damaged file, and the
-// caller computes what the cache would have held.
+// bytes. It never waits (regfile.Open): a named pipe or a device put in a
+// cache's place (os.ReadFile waited forever on a pipe, and read /dev/zero
+// until memory ran out, so every decision hung) is ignored like a damaged
+// file, and the caller computes what the cache would have held.
 func Read(path string) ([]byte, bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	f, fi, err := regfile.Open(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxSize {
+	if fi.Size() > MaxSize {
 		return nil, false
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil || len(data) > MaxSize {
-		return nil, false
-	}
-	return data, true
+	data, err := regfile.ReadAll(f, MaxSize)
+	return data, err == nil
 }
 
 // Write replaces the file at path with data: a temporary file beside it,
