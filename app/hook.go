@@ -27,12 +27,14 @@ const HookTimeout = 45 * time.Second
 func RunHook(ctx context.Context, home Home, opt Options, host string, in io.Reader, out, errw io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, HookTimeout)
 	defer cancel()
-	a, err := Open(ctx, home, opt)
-	if err != nil {
-		return hook.Run(ctx, host, in, out, errw, failDecider{err}, nil)
-	}
-	defer a.Close()
-	return RunHookWith(ctx, a, host, in, out, errw)
+	return hook.Bounded(ctx, host, out, errw, func(out, errw io.Writer) int {
+		a, err := Open(ctx, home, opt)
+		if err != nil {
+			return hook.Run(ctx, host, in, out, errw, failDecider{err}, nil)
+		}
+		defer a.Close()
+		return runHookWith(ctx, a, host, in, out, errw)
+	})
 }
 
 // RunHookWith is RunHook with a home already open (a session's supervisor
@@ -40,6 +42,12 @@ func RunHook(ctx context.Context, home Home, opt Options, host string, in io.Rea
 func RunHookWith(ctx context.Context, a *App, host string, in io.Reader, out, errw io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, HookTimeout)
 	defer cancel()
+	return hook.Bounded(ctx, host, out, errw, func(out, errw io.Writer) int {
+		return runHookWith(ctx, a, host, in, out, errw)
+	})
+}
+
+func runHookWith(ctx context.Context, a *App, host string, in io.Reader, out, errw io.Writer) int {
 	return hook.Run(ctx, host, in, out, errw, hookGate{a.Gate, a}, func() hook.Runner { return sandboxRunner(a.Home, a.Policy) })
 }
 
@@ -219,16 +227,18 @@ func (r *remoteHook) close() {
 func RunHookRemote(ctx context.Context, home Home, host string, in io.Reader, out, errw io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, HookTimeout)
 	defer cancel()
-	c := Dial(home)
-	c.NoApproval = true
-	r := &remoteHook{Client: c, home: home}
-	defer r.close()
-	return hook.Run(ctx, host, in, out, errw, r, func() hook.Runner {
-		p, err := r.policy()
-		if err != nil {
-			return nil
-		}
-		return sandboxRunner(home, p)
+	return hook.Bounded(ctx, host, out, errw, func(out, errw io.Writer) int {
+		c := Dial(home)
+		c.NoApproval = true
+		r := &remoteHook{Client: c, home: home}
+		defer r.close()
+		return hook.Run(ctx, host, in, out, errw, r, func() hook.Runner {
+			p, err := r.policy()
+			if err != nil {
+				return nil
+			}
+			return sandboxRunner(home, p)
+		})
 	})
 }
 
