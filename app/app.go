@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -569,9 +570,17 @@ func InitHome(ctx context.Context, home Home, force bool) (res InitResult, err e
 	if err := os.MkdirAll(string(home), 0o700); err != nil {
 		return res, warden.Errorf(warden.EInvalid, "create warden home %s", home).Wrap(err)
 	}
-	old, statErr := os.ReadFile(home.PolicyPath())
-	if statErr != nil || force {
-		if statErr == nil && !bytes.Equal(old, config.DefaultFile()) {
+	// A policy file that is there but cannot be read (not a regular file,
+	// unreadable, a symlink leading nowhere) is neither replaced nor kept
+	// in a backup: init stops and says what is wrong with it.
+	old, readErr := config.ReadFile(home.PolicyPath())
+	var rerr *warden.Error
+	missing := errors.As(readErr, &rerr) && rerr.Code == warden.ENotFound
+	if readErr != nil && !missing {
+		return res, readErr
+	}
+	if missing || force {
+		if !missing && !bytes.Equal(old, config.DefaultFile()) {
 			res.Backup = home.PolicyPath() + ".bak-" + time.Now().UTC().Format("20060102T150405Z")
 			if err := config.WriteAtomic(res.Backup, old, 0o600); err != nil {
 				return res, warden.Errorf(warden.EInvalid, "keep a backup of %s before replacing it", home.PolicyPath()).Wrap(err)

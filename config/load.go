@@ -61,6 +61,11 @@ func Load(path string) (*Loaded, error) {
 // rather than read whole, so a runaway file cannot exhaust memory.
 const MaxFileSize = 16 << 20
 
+// ReadFile reads the policy file at path as Load does, without parsing it:
+// only a regular file of at most MaxFileSize bytes, failures as a
+// *warden.Error (code ENotFound when there is no file there at all).
+func ReadFile(path string) ([]byte, error) { return readFile(path) }
+
 // readFile reads the policy file, turning failures into a *warden.Error. Only
 // a regular file (a symlink to one is followed) of at most MaxFileSize bytes
 // is read: a named pipe, a device or a directory is refused at once instead
