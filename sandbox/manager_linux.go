@@ -41,6 +41,9 @@ type Manager struct {
 	Emit func(Event)
 	// HealthEvery is the time between health checks; zero means 10s.
 	HealthEvery time.Duration
+	// HealthWall is how long a health check's /bin/true may take; zero
+	// means 5s.
+	HealthWall time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Egress returns the egress proxy a sandbox with NetProxy sends its
@@ -76,6 +79,10 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 // Failed health checks in a row after which the supervisor restarts the
 // sandbox.
 const healthFailuresBeforeRecovery = 3
+
+// errHealthSlow says a health check's command ran but did not finish in
+// time: a loaded machine, not a broken sandbox.
+var errHealthSlow = errors.New("the health check's command was slow")
 
 func (m *Manager) now() time.Time {
 	if m.Now != nil {
@@ -259,7 +266,15 @@ func (m *Manager) Supervise(ctx context.Context, name string) error {
 				}
 				info.LastCheck = m.now()
 				if err := m.check(name); err != nil {
-					failures++
+					// The init answered but its command was slow: the
+					// machine is loaded, which a new init would not
+					// change, and rebuilding would end what the
+					// sandbox's commands left running (a session's dev
+					// server). Degraded, but not a failure toward
+					// recovery.
+					if !errors.Is(err, errHealthSlow) {
+						failures++
+					}
 					info.Health = err.Error()
 					_ = m.transition(&info, StateDegraded, "health check failed: "+err.Error())
 					if failures >= healthFailuresBeforeRecovery {
@@ -484,9 +499,16 @@ func (m *Manager) check(name string) error {
 		return err
 	}
 	defer null.Close()
-	resp, err := m.call(context.Background(), name, &ctlRequest{Op: "exec", Args: []string{"/bin/true"}, Dir: "/", Wall: int64(5 * time.Second)}, []*os.File{null, null, null})
+	wall := m.HealthWall
+	if wall <= 0 {
+		wall = 5 * time.Second
+	}
+	resp, err := m.call(context.Background(), name, &ctlRequest{Op: "exec", Args: []string{"/bin/true"}, Dir: "/", Wall: int64(wall)}, []*os.File{null, null, null})
 	if err != nil {
 		return err
+	}
+	if resp.Limit == LimitWall {
+		return fmt.Errorf("/bin/true in the sandbox took more than %s: %w", wall, errHealthSlow)
 	}
 	if resp.ExecErrno != 0 || resp.Exit != 0 {
 		return fmt.Errorf("/bin/true in the sandbox exited %d (errno %d)", resp.Exit, resp.ExecErrno)

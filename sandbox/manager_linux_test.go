@@ -214,3 +214,32 @@ func TestDegradedSandboxStarts(t *testing.T) {
 		t.Fatalf("a command in the degraded sandbox = %+v %q %v; want it run", res, out.String(), err)
 	}
 }
+
+// TestSlowHealthChecksDoNotRebuild: health checks whose command only ran
+// too long (a loaded machine) leave the sandbox degraded but never rebuild
+// its init, which would end what its commands left running; a check that
+// fails outright still counts (TestDegradedSandboxStarts, and
+// TestLongLivedSandbox's killed init).
+func TestSlowHealthChecksDoNotRebuild(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	m := testManager(t.TempDir())
+	ctx := context.Background()
+	// The test binary's supervisor of a "slowcheck" sandbox gives its
+	// health check's /bin/true 1 ns: every check runs past it.
+	info, err := m.Start(ctx, "slowcheck", "guard", guardSpec(t))
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "slowcheck") })
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	time.Sleep(time.Second) // ten checks at the test manager's 100 ms
+	now, err := m.Status("slowcheck")
+	if err != nil || now.Init != info.Init || now.State != sandbox.StateDegraded {
+		t.Fatalf("after slow checks the sandbox is %s with init %d (was %d), %v; want degraded with the same init", now.State, now.Init, info.Init, err)
+	}
+	evs, _ := m.Events("slowcheck")
+	for _, e := range evs {
+		if e.To == sandbox.StateRecovering {
+			t.Fatalf("slow health checks rebuilt the sandbox: %+v", e)
+		}
+	}
+}
