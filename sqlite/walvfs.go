@@ -37,6 +37,12 @@ const walMaxBuffer = 256 << 10
 // here that is one write and one sync. A write that fails is reported by
 // the call that writes it (the sync of the commit, whose transaction then
 // fails); what a crash loses is what an unsynced file may lose anyway.
+//
+// It is correct only because every connection runs synchronous=FULL
+// (conn.go): SQLite then syncs a commit's frames before it publishes them
+// in the shared WAL index, so another process never reads a frame still in
+// this buffer. Under synchronous=NORMAL it would publish frames not yet
+// written; do not open a connection here without FULL.
 type walFile struct {
 	vfs.File
 	buf []byte
