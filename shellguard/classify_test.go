@@ -96,7 +96,10 @@ func TestClassify(t *testing.T) {
 		{"psql -c 'select 1'", A},
 		{"git -c core.hooksPath=/tmp/h commit -m x", Q},
 		{"git config alias.x '!sh -c id'", Q},
-		{"git config user.name bob", A},
+		// Issue 22: the workspace sandbox keeps .git/config read-only, so
+		// a write there asks (a human may run it on the host).
+		{"git config user.name bob", Q},
+		{"git config --get user.name", A},
 		{"echo hi > ~/.zshrc", D},
 		{"cp evil.pub ~/.ssh/authorized_keys", D},
 		{"mv ~ /tmp/x", D},

@@ -48,6 +48,7 @@ func gitSubTable() map[string]gitSub {
 					return
 				}
 			}
+			gitConfigWrite(cc)
 		}},
 		"count-objects": {}, "fsck": {}, "verify-commit": {}, "var": {}, "check-ignore": {}, "check-attr": {},
 		"mergetool": {}, "bundle": {}, "credential": {}, "restore-staged": {}, "annotate": {},
@@ -199,6 +200,59 @@ func gitSubTable() map[string]gitSub {
 			}
 		}},
 	}
+}
+
+// gitConfigReads are git config's options and subcommands that only read.
+var gitConfigReads = setOf("-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--show-origin", "--show-scope", "--name-only", "-z", "--null", "--type", "--bool", "--int", "--path", "--default", "--includes", "--no-includes", "get", "list")
+
+// gitConfigWrite asks about git config writing the user's configuration
+// (--global, --system) or the project's own (.git/config, by default, or
+// config.worktree): the workspace sandbox keeps them read-only, since git
+// runs programs they name (core.fsmonitor, hooks, filters) on the host
+// too, so the write fails there; a human may run it on the host, and
+// git -c KEY=VALUE sets a value for one command. A repository the same
+// line makes (git init, git clone) has a configuration of its own that
+// the command may write.
+func gitConfigWrite(cc *cmdCtx) {
+	var ops []string
+	global, file := false, false
+	for i := 1; i < len(cc.args); i++ {
+		v := cc.args[i].Value
+		switch {
+		case v == "--global" || v == "--system":
+			global = true
+		case v == "--file" || v == "-f" || v == "--blob":
+			file = true
+			i++
+		case strings.HasPrefix(v, "--file=") || strings.HasPrefix(v, "--blob="):
+			file = true
+		case gitConfigReads.has(v) || strings.HasPrefix(v, "--type=") || strings.HasPrefix(v, "--default="):
+			return
+		case v == "--local" || v == "--worktree":
+		case strings.HasPrefix(v, "-") && v != "-e" && v != "--edit" && !strings.HasPrefix(v, "--unset") && !strings.HasPrefix(v, "--add") && !strings.HasPrefix(v, "--replace") && !strings.HasPrefix(v, "--rename") && !strings.HasPrefix(v, "--remove"):
+			// another option of the reading forms
+		default:
+			ops = append(ops, v)
+		}
+	}
+	write := len(ops) >= 2 || len(ops) == 1 && ops[0] == "set" || hasArg(cc.args, "-e", "--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section") || len(ops) > 0 && (ops[0] == "unset" || ops[0] == "rename-section" || ops[0] == "remove-section" || ops[0] == "edit")
+	if !write || file {
+		return
+	}
+	if !global {
+		if cc.gitTree != "" || cc.gitDir || strings.Contains(cc.c.src, "git init") || strings.Contains(cc.c.src, "git clone") {
+			return
+		}
+		if cwd := cc.z.cwd; cwd == "" || !cc.inProject(cwd) {
+			return
+		}
+	}
+	where := "the project's .git/config"
+	if global {
+		where = "your git configuration (~/.gitconfig)"
+	}
+	f := cc.say(warden.Ask, "shell.git.config_write", "git config writes "+where+", which the workspace sandbox keeps read-only (git runs programs it names); a human may run it on the host")
+	f.suggestion = "git -c user.email=… commit … sets a value for one command"
 }
 
 func hasArg(args []walk.Word, vs ...string) bool {

@@ -251,6 +251,11 @@ func TestUnseenCode(t *testing.T) { runVerdicts(t, "unseen.txt", defaultPolicy()
 // runs programs from.
 func TestGoInstallAsks(t *testing.T) { runVerdicts(t, "go_install.txt", defaultPolicy()) }
 
+// TestGitConfigWriteAsks: git config writing the project's .git/config or
+// the user's configuration asks; reading it, a repository the line makes,
+// another file and git -c do not.
+func TestGitConfigWriteAsks(t *testing.T) { runVerdicts(t, "git_config.txt", defaultPolicy()) }
+
 // TestRegistryPackageIsAnUnknownProgram: a registry package a package
 // runner fetches (npx -y cowsay) runs in the workspace sandbox, where it
 // can spawn and reach the registry through the proxy; with no sandbox it
