@@ -255,6 +255,16 @@ func gitConfigWrite(cc *cmdCtx) {
 	f.suggestion = "git -c user.email=… commit … sets a value for one command"
 }
 
+// hasPrefixArg reports whether a plainly written argument starts with p.
+func hasPrefixArg(args []walk.Word, p string) bool {
+	for _, a := range args {
+		if !a.Dynamic && strings.HasPrefix(a.Value, p) {
+			return true
+		}
+	}
+	return false
+}
+
 func hasArg(args []walk.Word, vs ...string) bool {
 	for _, a := range args {
 		for _, v := range vs {

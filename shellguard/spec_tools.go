@@ -69,6 +69,9 @@ func toolHandlers(t map[string]handler) {
 		subRunner(cc, "build test run vet fmt mod generate install list env version doc fix tool clean work get bug help")
 	}
 	t["cargo"] = func(cc *cmdCtx) {
+		if firstOperand(cc) == "install" && !hasArg(cc.args, "--root") && !hasPrefixArg(cc.args, "--root=") {
+			installHost(cc, "cargo install writes the binary to ~/.cargo/bin", "cargo build --release, or cargo install --root ./tools …")
+		}
 		if firstOperand(cc) == "publish" || firstOperand(cc) == "yank" || firstOperand(cc) == "login" || firstOperand(cc) == "owner" {
 			cc.leaves("cargo " + firstOperand(cc) + " changes a package registry")
 			return
@@ -177,8 +180,18 @@ func goInstall(cc *cmdCtx) {
 			}
 		}
 	}
-	f := cc.say(warden.Ask, "shell.go_install", "go install writes the binary to GOBIN (by default ~/go/bin), where the host runs programs from, which the workspace sandbox keeps read-only; a human may run it on the host")
+	f := cc.say(warden.Ask, "shell.install_host", "go install writes the binary to GOBIN (by default ~/go/bin), where the host runs programs from, which the workspace sandbox keeps read-only; a human may run it on the host")
 	f.suggestion = "GOBIN=$PWD/bin go install …, or go build -o bin/NAME"
+}
+
+// installHost asks about a package install into the user's or the
+// system's programs (npm install -g, pip install --user, cargo install),
+// which the host runs from its PATH: as with go install, the workspace
+// sandbox keeps those directories read-only, so the install would fail
+// there; a human may run it on the host.
+func installHost(cc *cmdCtx, what, instead string) {
+	f := cc.say(warden.Ask, "shell.install_host", what+", where the host runs programs from, which the workspace sandbox keeps read-only; a human may run it on the host")
+	f.suggestion = instead
 }
 
 func subRunner(cc *cmdCtx, known string) {
@@ -348,6 +361,10 @@ func hNodePkg(cc *cmdCtx) {
 	if sub == "npm" && cc.name == "yarn" && len(ops) > 1 {
 		sub = ops[1] // yarn npm publish, yarn npm login
 	}
+	if (sub == "global" && cc.name == "yarn" || hasArg(cc.args, "-g", "--global", "--location=global")) && sub != "ls" && sub != "list" && sub != "root" && sub != "bin" && sub != "prefix" && sub != "outdated" && sub != "config" && sub != "view" {
+		installHost(cc, cc.name+" "+sub+" --global changes the global packages and their programs", cc.name+" install --save-dev …, then npx")
+		return
+	}
 	switch sub {
 	case "publish", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser", "token", "access", "team", "star", "unstar", "hook", "org":
 		cc.leaves(cc.name + " " + sub + " changes the package registry")
@@ -426,6 +443,10 @@ func hPip(cc *cmdCtx) {
 	case "list", "show", "freeze", "check", "--version", "help", "config", "debug", "inspect", "download", "hash", "cache", "index", "search":
 		return
 	case "install", "sync", "add", "lock", "venv", "run", "pip", "tool", "python", "init", "build", "export", "tree":
+		if sub == "install" && hasArg(cc.args, "--user") {
+			installHost(cc, cc.name+" install --user writes to ~/.local (its programs to ~/.local/bin)", "python3 -m venv .venv && .venv/bin/pip install …")
+			return
+		}
 		taskRunner(cc)
 	case "uninstall", "remove":
 		cc.say(warden.Ask, "shell.package.remove", cc.name+" uninstall removes packages")

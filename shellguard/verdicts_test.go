@@ -246,10 +246,13 @@ func TestBuildOutput(t *testing.T) { runVerdicts(t, "build_output.txt", defaultP
 // suspicious code in the guard sandbox.
 func TestUnseenCode(t *testing.T) { runVerdicts(t, "unseen.txt", defaultPolicy()) }
 
-// TestGoInstallAsks: go install asks unless the line sets GOBIN to the
-// project or a temp directory: its default, ~/go/bin, is where the host
-// runs programs from.
-func TestGoInstallAsks(t *testing.T) { runVerdicts(t, "go_install.txt", defaultPolicy()) }
+// TestInstallIntoTheHostsProgramsAsks: go install asks unless the line
+// sets GOBIN to the project or a temp directory (its default, ~/go/bin, is
+// where the host runs programs from), as do npm install -g, yarn global
+// add, pip install --user and cargo install without --root.
+func TestInstallIntoTheHostsProgramsAsks(t *testing.T) {
+	runVerdicts(t, "install_host.txt", defaultPolicy())
+}
 
 // TestGitConfigWriteAsks: git config writing the project's .git/config or
 // the user's configuration asks; reading it, a repository the line makes,
