@@ -195,21 +195,23 @@ func TestDegradedSandboxStarts(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	m := testManager(t.TempDir())
 	spec := guardSpec(t)
-	// The health check runs /bin/true; masked, it cannot.
+	// The health check runs /bin/true; masked, it cannot. The test
+	// binary's supervisor of a "degraded" sandbox checks only once, at the
+	// start: three failed checks would rebuild it under the command.
 	spec.Hidden = []string{"/usr/bin/true"}
 	ctx := context.Background()
-	info, err := m.Start(ctx, "sb", "guard", spec)
-	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "sb") })
+	info, err := m.Start(ctx, "degraded", "guard", spec)
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "degraded") })
 	if err != nil || info.State != sandbox.StateDegraded {
 		t.Fatalf("Start of a sandbox whose health check fails = %s, %v; want degraded and no error", info.State, err)
 	}
-	again, started, err := m.Ensure(ctx, "sb", "guard", spec)
+	again, started, err := m.Ensure(ctx, "degraded", "guard", spec)
 	if err != nil || started || again.Init != info.Init {
 		t.Fatalf("Ensure of the degraded sandbox = %+v started=%v %v; want the same init, not started anew", again, started, err)
 	}
 	self, _ := os.Executable()
 	var out bytes.Buffer
-	res, err := m.Exec(ctx, "sb", sandbox.Command{Args: []string{self, "sandbox-probe", "env"}, Env: []string{"PATH=" + systemPath}, Stdout: &out, Stderr: &out}, sandbox.Limits{})
+	res, err := m.Exec(ctx, "degraded", sandbox.Command{Args: []string{self, "sandbox-probe", "env"}, Env: []string{"PATH=" + systemPath}, Stdout: &out, Stderr: &out}, sandbox.Limits{})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("a command in the degraded sandbox = %+v %q %v; want it run", res, out.String(), err)
 	}

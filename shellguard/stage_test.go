@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentwarden/warden"
@@ -115,14 +116,19 @@ func TestStageSavesDeletesOnlyInAGitWorkTree(t *testing.T) {
 			t.Errorf("inGitWorkTree(%s) = %v, want %v", dir, got, want)
 		}
 	}
-	// Through the stage, in this repository's own work tree (not under
-	// /tmp, whose recursive deletes are allowed as temp).
-	here, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	// Through the stage, in a work tree that is not under a temp directory
+	// (whose recursive deletes are allowed as temp): one made in the home.
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" || isTempPath(home) {
+		t.Skipf("no home outside a temp directory to make a work tree in (%q, %v)", home, err)
 	}
-	if !inGitWorkTree(here) {
-		t.Skipf("%s is not in a git work tree", here)
+	here, err := os.MkdirTemp(home, "warden-stage-test-")
+	if err != nil {
+		t.Skipf("cannot make a work tree in the home: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(here) })
+	if err := os.Mkdir(filepath.Join(here, ".git"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	req := &warden.Request{Capability: "shell", Action: "exec", Resource: "rm -r vendor", Cwd: here, Host: "claude-code", Snapshots: true}
 	d, err := Stage{Policy: corpusPolicy()}.Check(context.Background(), req)
@@ -132,6 +138,17 @@ func TestStageSavesDeletesOnlyInAGitWorkTree(t *testing.T) {
 	if d.Verdict != warden.Allow || d.Rule != "shell.delete_recursive.saved" || !slices.Equal(d.Snapshot, []string{here}) {
 		t.Errorf("Check(rm -r vendor in %s) = %v (%s) saving %q, want allow (shell.delete_recursive.saved) saving it", here, d.Verdict, d.Rule, d.Snapshot)
 	}
+}
+
+// isTempPath reports whether p is below a directory the shell guard takes
+// for temp.
+func isTempPath(p string) bool {
+	for _, t := range []string{os.TempDir(), "/tmp", "/var/tmp"} {
+		if strings.HasPrefix(filepath.Clean(p)+"/", filepath.Clean(t)+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // TestStageHostThatRunsCommandsItself: a hook's command that will not run in
