@@ -149,10 +149,23 @@ func mask(path string) error {
 	} else {
 		err = unix.Mount("/dev/null", path, "", unix.MS_BIND, "")
 	}
-	if err != nil {
-		return fmt.Errorf("hide denied path %s: %w", path, err)
+	return maskFailed(path, err)
+}
+
+// maskFailed is mask's answer to its mount's error: none when the path was
+// removed between its lstat and the mount (a host socket whose server
+// stopped: there is nothing left to hide, and a command that fails for it
+// fails for nothing), the error otherwise.
+func maskFailed(path string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	if errors.Is(err, unix.ENOENT) {
+		if _, lerr := os.Lstat(path); errors.Is(lerr, os.ErrNotExist) {
+			return nil
+		}
+	}
+	return fmt.Errorf("hide denied path %s: %w", path, err)
 }
 
 // readOnlyRoot makes every mount read-only except the writable paths, each
