@@ -121,8 +121,16 @@ func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
 	close(results)
 
 	var allowed, demanded warden.USD
-	n := 0
+	n, locked := 0, 0
 	for r := range results {
+		// A process that waited past SQLite's busy timeout for the others
+		// (40 at once, on a loaded machine) denies without a decision:
+		// fail-closed, nothing allowed, nothing printed, no row.
+		var exit *exec.ExitError
+		if errors.As(r.err, &exit) && exit.ExitCode() == 1 && strings.Contains(r.stderr, "the audit database is locked by another process") {
+			locked++
+			continue
+		}
 		if r.err != nil {
 			t.Fatalf("a warden process failed: %v\n%s", r.err, r.stderr)
 		}
@@ -133,6 +141,9 @@ func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
 		} else if r.d.Rule != "safety.daily_cap" {
 			t.Errorf("$%s denied by %s (%s), want only the daily cap to bind", r.amount, r.d.Rule, r.d.Reason)
 		}
+	}
+	if locked > procs*perProc/4 {
+		t.Fatalf("%d of %d checks found the audit database locked past its busy timeout; the race is not being tested", locked, procs*perProc)
 	}
 	capUSD := warden.USD(1000 * warden.MicrosPerDollar)
 	if demanded <= capUSD {
@@ -163,7 +174,7 @@ func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
 	if rep, err := store.Verify(context.Background()); err != nil || !rep.OK() {
 		t.Fatalf("Verify after the race: %+v, %v", rep.FirstBreak, err)
 	}
-	t.Logf("%d processes × %d checks: demanded $%s, allowed $%s of the $%s cap; ledger $%s", procs, perProc, demanded, allowed, capUSD, ledger)
+	t.Logf("%d processes × %d checks: demanded $%s, allowed $%s of the $%s cap; ledger $%s; %d denied on a locked database", procs, perProc, demanded, allowed, capUSD, ledger, locked)
 }
 
 // TestKill9LosesNoPrintedDecision starts rounds of warden processes and kills
