@@ -109,3 +109,42 @@ func TestOneShotRunSweepsWithTheGitGuard(t *testing.T) {
 		t.Fatalf("after the run: %s still there, or no warning (%q)", plantedName, res.Warnings)
 	}
 }
+
+// TestInterruptedCommandIsSwept: a world's command whose caller gave up
+// (its context ended, so Exec returns an error) has run all the same; what
+// it wrote is swept before Exec returns, not left for a health check (this
+// world's supervisor checks once an hour).
+func TestInterruptedCommandIsSwept(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	m := testManager(t.TempDir())
+	spec, home := workspaceSpec(t)
+	spec.Tmp = ""
+	spec.Background, spec.Session, spec.UserHome = true, "session-gitguard-interrupted", home
+	if _, err := m.Start(context.Background(), "nohealth-gg", "workspace", spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "nohealth-gg") })
+	planted := filepath.Join(spec.Project, plantedName)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Lstat(planted); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	_, err := m.Exec(ctx, "nohealth-gg", sandbox.Command{
+		Args: []string{"/bin/bash", "-c", "touch " + plantedName + "; sleep 60"}, Dir: spec.Project,
+		Env: []string{"PATH=" + systemPath, "HOME=" + home},
+	}, sandbox.Limits{Wall: 90 * time.Second})
+	if err == nil {
+		t.Fatal("Exec of an interrupted command returned no error")
+	}
+	if _, lerr := os.Lstat(planted); lerr == nil {
+		t.Fatalf("Exec returned (%v) with %s, which its interrupted command wrote, still in the project", err, planted)
+	}
+}

@@ -601,14 +601,17 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	start := time.Now()
 	resp, err := m.call(ctx, name, &ctlRequest{Op: "exec", Args: c.Args, Dir: dir, Env: env, Wall: int64(lim.Wall), Output: lim.Output}, files)
 	wait()
-	if err != nil {
-		return Result{}, err
-	}
+	// Swept whatever the call's outcome: a command interrupted (ctx ended)
+	// or whose answer was lost has run, and what it wrote does not wait
+	// for the supervisor's next health check.
 	swept := sweepCreated(info.Sweep, info.Spec.Quarantine, time.Now())
 	if sweepGit != nil {
 		// What the command left running may still change them; the
 		// supervisor's health checks and its stop sweep again.
 		swept = append(swept, sweepGit()...)
+	}
+	if err != nil {
+		return Result{}, err
 	}
 	if resp.ExecErrno != 0 {
 		return Result{}, &ExecError{Path: resp.ExecPath, Err: syscall.Errno(resp.ExecErrno), Dir: resp.ExecDir}

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 		if strings.HasPrefix(os.Args[3], "slowcheck") { // TestSlowHealthChecksDoNotRebuild
 			m.HealthWall = time.Nanosecond
 		}
-		if strings.HasPrefix(os.Args[3], "degraded") { // TestDegradedSandboxStarts: its first check only
+		if strings.HasPrefix(os.Args[3], "degraded") || strings.HasPrefix(os.Args[3], "nohealth") { // TestDegradedSandboxStarts, TestInterruptedCommandIsSwept: its first check only
 			m.HealthEvery = time.Hour
 		}
 		if err := m.Supervise(ctx, os.Args[3]); err != nil {
