@@ -47,6 +47,7 @@ func TestProjectMayBeWritten(t *testing.T) {
 		{home + "/src/cfg", false}, // a symlink to ~/.config
 		{wardenHome, false},
 		{wardenHome + "/sandbox/files", false},
+		{root + "/opt", false}, // holds warden's home
 		{"/etc/x", false},
 		{"/usr/local/src", false},
 	}

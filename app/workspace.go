@@ -318,8 +318,11 @@ func projectRoot(dir, userHome string) string {
 // writable: not the root, not the user's home or anything above it, not a
 // hidden directory of the home or anything in one (~/.config, ~/.local,
 // ~/.claude: the settings, state and credentials of the user's tools, which
-// the host runs from), not warden's home, and not inside a system
-// directory. Each is judged as written and where it really leads.
+// the host runs from), not warden's home, anything in it or anything above
+// it (a project holding WARDEN_HOME: in light mode only Landlock keeps a
+// command off warden's files, and the project's grant would cover them),
+// and not inside a system directory. Each is judged as written and where
+// it really leads.
 func projectMayBeWritten(dir, userHome, wardenHome string) bool {
 	for _, d := range physicalNames(dir) {
 		if d == "/" {
@@ -337,7 +340,7 @@ func projectMayBeWritten(dir, userHome, wardenHome string) bool {
 			}
 		}
 		for _, w := range physicalNames(wardenHome) {
-			if w != "" && (d == w || strings.HasPrefix(d, w+"/")) {
+			if w != "" && (d == w || strings.HasPrefix(d, w+"/") || strings.HasPrefix(w, d+"/")) {
 				return false
 			}
 		}
