@@ -76,6 +76,9 @@ var attacks = []struct {
 	{"submodule-add-local", `git init -q lib && git -C lib commit -q --allow-empty -m x && git -c protocol.file.allow=always submodule add -q ./lib vendor/lib && git -C vendor/lib config core.fsmonitor "touch $M; false"`},
 	{"nested-submodule", `git init -q a && git -C a commit -q --allow-empty -m x && git init -q a/b && git -C a/b config core.fsmonitor "touch $M; false" && git -C a/b commit -q --allow-empty -m y && git -C a add b 2>/dev/null && git -C a commit -q -m z && git add a 2>/dev/null`},
 	{"modules-dir-made-by-hand", `mkdir -p .git/modules && git init -q --separate-git-dir=$PWD/.git/modules/x x && git -C x config core.fsmonitor "touch $M; false" && git -C x commit -q --allow-empty -m x && git add x 2>/dev/null`},
+	// A split index keeps its entries in .git/sharedindex.*: the gitlink
+	// is not in .git/index itself.
+	{"split-index", `git init -q sub && git -C sub config core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && git update-index --split-index`},
 	{"config-worktree", `git init -q sub && git -C sub config extensions.worktreeConfig true && git -C sub config --worktree core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null`},
 }
 

@@ -23,9 +23,10 @@ var ErrIndex = errors.New("not a git index")
 
 // gitlinks returns the paths of the gitlink entries of a git index (the
 // file .git/index, versions 2, 3 and 4), with object ids hashSize bytes
-// long. Only what it needs is read: each entry's mode and name. The
-// trailing checksum is not verified (index.skipHash leaves it zero), and
-// extensions after the entries are not read.
+// long. Only what it needs is read: each entry's mode and name, and the
+// extensions' signatures (an index with one git requires a reader to know,
+// a split or sparse index, is an error). The trailing checksum is not
+// verified (index.skipHash leaves it zero).
 //
 // git's own code and go-git's index decoder were the alternatives: running
 // git on the host in a repository the agent wrote is what this package is
@@ -116,6 +117,30 @@ func gitlinks(data []byte, hashSize int) ([]string, error) {
 		if mode&0o170000 == modeGitlink {
 			out = append(out, string(name))
 		}
+	}
+	// The extensions, then the checksum. One whose signature does not
+	// start with an upper-case letter is one git requires a reader to
+	// understand, and this one does not: a split index ("link") keeps
+	// entries in a sharedindex file, a sparse index ("sdir") folds
+	// directories into single entries, so a gitlink may be in neither
+	// list above. Such an index is an error (Reachable then searches the
+	// work tree), as it is to git.
+	for len(data)-pos > hashSize {
+		if len(data)-pos-hashSize < 8 {
+			return nil, fmt.Errorf("%w: an extension is cut short", ErrIndex)
+		}
+		sig := data[pos : pos+4]
+		size := binary.BigEndian.Uint32(data[pos+4 : pos+8])
+		if sig[0] < 'A' || sig[0] > 'Z' {
+			return nil, fmt.Errorf("%w: the required extension %q (a split or sparse index) is not read here", ErrIndex, sig)
+		}
+		if uint64(size) > uint64(len(data)-pos-hashSize-8) {
+			return nil, fmt.Errorf("%w: the extension %q is cut short", ErrIndex, sig)
+		}
+		pos += 8 + int(size)
+	}
+	if len(data)-pos != hashSize {
+		return nil, fmt.Errorf("%w: no checksum after the entries", ErrIndex)
 	}
 	return out, nil
 }
