@@ -126,7 +126,16 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 		out = append(out, Finding{Repo: Repo{GitDir: g.project, Via: "its index"}, Err: p})
 	}
 	for _, r := range repos {
-		if !slices.ContainsFunc(g.writable, func(w string) bool { return w != "" && within(r.GitDir, w) }) {
+		// Judged by its name and where it really leads: a .git file may
+		// name a git directory through a symlink outside what the command
+		// may write (~/code -> /data/code) that leads into it.
+		names := []string{r.GitDir}
+		if real, err := filepath.EvalSymlinks(r.GitDir); err == nil && real != r.GitDir {
+			names = append(names, real)
+		}
+		if !slices.ContainsFunc(g.writable, func(w string) bool {
+			return w != "" && slices.ContainsFunc(names, func(n string) bool { return within(n, w) })
+		}) {
 			continue // the command could not have written it
 		}
 		if d, ok := g.before[r.GitDir]; ok && d == digest(r.GitDir) {

@@ -300,3 +300,35 @@ func TestSweepThroughASymlinkedProject(t *testing.T) {
 		t.Error("git status still ran the planted program")
 	}
 }
+
+// TestSweepFollowsASymlinkIntoWhatTheCommandWrites: a .git file that names
+// its git directory through a symlink the command could not have made
+// (outside what it may write) but that leads into what it may write is
+// still swept: the git directory is judged where it really is.
+func TestSweepFollowsASymlinkIntoWhatTheCommandWrites(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	cache := filepath.Join(home, ".cache")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Made by the user, before the command: ~/c leads to ~/.cache.
+	if err := os.Symlink(cache, filepath.Join(home, "c")); err != nil {
+		t.Fatal(err)
+	}
+	mark := filepath.Join(home, "pwned")
+	g := New(project, []string{cache}, filepath.Join(home, ".warden", "quarantine"))
+	sh(t, home, project, `M=`+mark+`; git init -q --separate-git-dir="$HOME/.cache/gd" sub && git -C sub config core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf 'gitdir: %s\n' "$HOME/c/gd" > sub/.git`)
+	gitIn(t, home, project, "status")
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("the attack is inert: git status did not run the planted program (%v)", err)
+	}
+	os.Remove(mark)
+	if fs := g.Sweep(time.Now()); len(fs) == 0 {
+		t.Fatal("Sweep found nothing")
+	}
+	gitIn(t, home, project, "status")
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("after Sweep, git status on the host still runs the planted program")
+	}
+}
