@@ -70,6 +70,12 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 				return nil, nil, fmt.Errorf("unreadable path %q is not absolute", u)
 			}
 			excluded = append(excluded, filepath.Clean(u))
+			// And where it really leads: Landlock grants inodes, and a
+			// symlinked home (~/.warden -> /data/warden) is read by its
+			// real path from the grant of /data.
+			if real, err := filepath.EvalSymlinks(u); err == nil && real != filepath.Clean(u) {
+				excluded = append(excluded, real)
+			}
 		}
 		if !mode.Namespaces() {
 			excluded = append(append(excluded, secrets...), "/run", "/var/run")

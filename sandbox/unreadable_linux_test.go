@@ -55,3 +55,37 @@ func TestUnreadableDirectory(t *testing.T) {
 		t.Errorf("the workspace inside the unreadable directory cannot be used: %s", r)
 	}
 }
+
+// TestUnreadableDirectoryThroughASymlink: an Unreadable directory named
+// through a symlink (~/.warden -> /data/warden) is left out of the grant
+// where it really is too, not only by the name it was given.
+func TestUnreadableDirectoryThroughASymlink(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	outside, err := os.MkdirTemp("/var/tmp", "warden-unreadable-")
+	if err != nil {
+		t.Skipf("no directory outside /tmp to test in: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	real := filepath.Join(outside, "data-warden")
+	wh := filepath.Join(outside, ".warden")
+	if err := os.MkdirAll(filepath.Join(real, "sandbox", "files"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, wh); err != nil {
+		t.Fatal(err)
+	}
+	s.Workspace = filepath.Join(wh, "sandbox", "files")
+	mustWrite(t, real+"/warden.db-wal", "SECRET-UNLISTED\n")
+	s.Unreadable = []string{wh}
+	r := runAt(t, s, home, "/bin/bash", "-c", "cat "+real+"/warden.db-wal; cat "+wh+"/warden.db-wal; echo ws > "+s.Workspace+"/w && cat "+s.Workspace+"/w")
+	if r.err != nil {
+		t.Fatalf("could not run: %v", r.err)
+	}
+	if strings.Contains(r.stdout, "SECRET-UNLISTED") {
+		t.Errorf("the unreadable directory is read by its real path: %s", r)
+	}
+	if !strings.Contains(r.stdout, "ws") {
+		t.Errorf("the workspace inside the unreadable directory cannot be used: %s", r)
+	}
+}
