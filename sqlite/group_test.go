@@ -377,6 +377,19 @@ func TestGroupCommitGatherIsBounded(t *testing.T) {
 	}
 }
 
+// TestGroupCommitGatherIsCappedByMaxGather: after a commit that took a
+// minute (a slow disk's fdatasync), a leader whose others never come waits
+// at most maxGather, not the previous commit's duration.
+func TestGroupCommitGatherIsCappedByMaxGather(t *testing.T) {
+	s := gatherStore(t, 8, time.Minute)
+	defer setMaxGather(10 * time.Millisecond)()
+	results := make(chan error, 1)
+	go func() { results <- s.Record(context.Background(), spoolEntry(0), nil) }()
+	if err := waitResult(t, results); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestGroupCommitLoneCallersDoNotGather: after a commit of fewer than 4
 // records, a leader commits at once, however long the previous commit took:
 // a lone caller pays what a plain transaction costs.
