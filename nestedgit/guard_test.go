@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,11 +177,11 @@ lines" && git -C sub config alias.st '!touch $HOME/pwned' && git -C sub config -
 	}
 	f := fs[0]
 	for _, k := range []string{"alias.st", "diff.external", "filter.x.clean"} {
-		if !contains(f.Keys, k) {
+		if !slices.Contains(f.Keys, k) {
 			t.Errorf("Keys = %v, want %s among them", f.Keys, k)
 		}
 	}
-	if !contains(f.Hooks, "post-checkout") {
+	if !slices.Contains(f.Hooks, "post-checkout") {
 		t.Errorf("Hooks = %v, want post-checkout", f.Hooks)
 	}
 	got := gitIn(t, home, filepath.Join(project, "sub"), "config", "--list", "--local")
@@ -220,7 +221,7 @@ func TestSweepMovesAnUnreadableConfigWhole(t *testing.T) {
 	g := New(project, nil, filepath.Join(home, "q"))
 	sh(t, home, project, `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf '[core\n\tfsmonitor = "touch $HOME/pwned"\n' >> sub/.git/config`)
 	fs := g.Sweep(time.Now())
-	if len(fs) != 1 || !contains(fs[0].Whole, "config") {
+	if len(fs) != 1 || !slices.Contains(fs[0].Whole, "config") {
 		t.Fatalf("Sweep = %v, want the config moved whole", fs)
 	}
 	if _, err := os.Lstat(filepath.Join(project, "sub/.git/config")); err == nil {
@@ -292,7 +293,7 @@ func TestSweepThroughASymlinkedProject(t *testing.T) {
 	g := New(link, nil, filepath.Join(home, "q"))
 	sh(t, home, link, `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf '[core]\n\tfsmonitor = "touch $HOME/pwned; false"\n' >> sub/.git/config`)
 	fs := g.Sweep(time.Now())
-	if len(fs) != 1 || !contains(fs[0].Keys, "core.fsmonitor") {
+	if len(fs) != 1 || !slices.Contains(fs[0].Keys, "core.fsmonitor") {
 		t.Fatalf("Sweep = %v, want core.fsmonitor taken out", fs)
 	}
 	gitIn(t, home, link, "status")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -51,7 +52,7 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 		for _, e := range es {
 			if inert(e, r.GitDir, project) {
 				keep = append(keep, e)
-			} else if !contains(drop, e.Key) {
+			} else if !slices.Contains(drop, e.Key) {
 				drop = append(drop, e.Key)
 			}
 		}
@@ -142,15 +143,6 @@ func sameEntries(a, b []entry) bool {
 	return true
 }
 
-func contains(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
-}
-
 // restoreText is the RESTORE.txt of a quarantine directory.
 func restoreText(f Finding) string {
 	var b strings.Builder
@@ -179,7 +171,7 @@ func restoreText(f Finding) string {
 func configMoved(f Finding) []string {
 	var out []string
 	for _, name := range []string{"config", "config.worktree"} {
-		if _, err := os.Lstat(filepath.Join(f.Moved, name)); err == nil && !contains(f.Whole, name) {
+		if _, err := os.Lstat(filepath.Join(f.Moved, name)); err == nil && !slices.Contains(f.Whole, name) {
 			out = append(out, name)
 		}
 	}
