@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -331,5 +332,43 @@ func TestSweepFollowsASymlinkIntoWhatTheCommandWrites(t *testing.T) {
 	gitIn(t, home, project, "status")
 	if _, err := os.Stat(mark); err == nil {
 		t.Fatal("after Sweep, git status on the host still runs the planted program")
+	}
+}
+
+// TestSweepIntoAQuarantineOnAnotherFilesystem: with warden's home (the
+// quarantine) on another filesystem than the project, where a rename
+// cannot move anything, the planted config and hook are still taken out,
+// their copies kept in the quarantine.
+func TestSweepIntoAQuarantineOnAnotherFilesystem(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	q, err := os.MkdirTemp("/dev/shm", "warden-quarantine-")
+	if err != nil {
+		t.Skipf("no /dev/shm to put the quarantine on another filesystem: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(q) })
+	var a, b syscall.Stat_t
+	if syscall.Stat(q, &a) != nil || syscall.Stat(project, &b) != nil || a.Dev == b.Dev {
+		t.Skip("/dev/shm is on the project's filesystem")
+	}
+	mark := filepath.Join(home, "pwned")
+	g := New(project, nil, q)
+	sh(t, home, project, `M=`+mark+`; git init -q sub && git -C sub config core.fsmonitor "touch $M; false" && printf '#!/bin/sh\ntouch %s\n' "$M" > sub/.git/hooks/post-checkout && chmod +x sub/.git/hooks/post-checkout && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null`)
+	os.Remove(mark) // git commit in sub ran it already
+	fs := g.Sweep(time.Now())
+	if len(fs) != 1 || fs[0].Err != nil || !slices.Contains(fs[0].Keys, "core.fsmonitor") || !slices.Contains(fs[0].Hooks, "post-checkout") {
+		t.Fatalf("Sweep = %v", fs)
+	}
+	gitIn(t, home, project, "status")
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("after Sweep, git status on the host still runs the planted program")
+	}
+	if _, err := os.Stat(filepath.Join(project, "sub", ".git", "hooks", "post-checkout")); err == nil {
+		t.Error("the hook is still in the git directory")
+	}
+	for _, name := range []string{"config", "hooks/post-checkout"} {
+		if _, err := os.Stat(filepath.Join(fs[0].Moved, name)); err != nil {
+			t.Errorf("no copy of %s in the quarantine: %v", name, err)
+		}
 	}
 }

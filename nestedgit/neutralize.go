@@ -3,10 +3,12 @@ package nestedgit
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -31,7 +33,13 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 			return err
 		}
-		return os.Rename(src, to)
+		err := os.Rename(src, to)
+		if errors.Is(err, syscall.EXDEV) {
+			// The quarantine (in warden's home) is on another
+			// filesystem than the git directory.
+			return moveAcross(src, to)
+		}
+		return err
 	}
 	for _, name := range []string{"config", "config.worktree"} {
 		p := filepath.Join(r.GitDir, name)
@@ -176,4 +184,44 @@ func configMoved(f Finding) []string {
 		}
 	}
 	return out
+}
+
+// moveAcross moves src to to on another filesystem: a copy, then src
+// removed. What cannot be copied is removed all the same (it must not stay
+// where git on the host runs it), and a note says so where the copy would
+// be.
+func moveAcross(src, to string) error {
+	st, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	var cerr error
+	switch {
+	case st.Mode().IsRegular():
+		cerr = copyFile(src, to, st.Mode().Perm()&0o700)
+	case st.Mode()&fs.ModeSymlink != 0:
+		var target string
+		if target, cerr = os.Readlink(src); cerr == nil {
+			cerr = os.Symlink(target, to)
+		}
+	case st.IsDir():
+		cerr = os.CopyFS(to, os.DirFS(src))
+	default:
+		cerr = fmt.Errorf("%s is not a file, a directory or a symlink", src)
+	}
+	if err := os.RemoveAll(src); err != nil {
+		return fmt.Errorf("remove %s after copying it to the quarantine on another filesystem: %w", src, err)
+	}
+	if cerr != nil {
+		_ = os.WriteFile(to+".not-kept.txt", []byte(fmt.Sprintf("%s was removed, but could not be copied here: %v\n", src, cerr)), 0o600)
+	}
+	return nil
+}
+
+func copyFile(src, to string, perm fs.FileMode) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, perm)
 }
