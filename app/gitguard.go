@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/nestedgit"
@@ -33,9 +34,14 @@ func (a *App) gitGuard(s *sandbox.Spec) func() []string {
 	if len(roots) == 0 {
 		return nil
 	}
+	// In a folder of projects the command may write the whole folder, not
+	// only the repository watched: a git directory it made beside one
+	// (folder/build/gd, named by a .git file in the repository) is its
+	// doing too.
+	writable := append(slices.Clone(s.ReadWrite), s.Project)
 	guards := make([]*nestedgit.Guard, 0, len(roots))
 	for _, r := range roots {
-		guards = append(guards, nestedgit.New(r, s.ReadWrite, s.Quarantine))
+		guards = append(guards, nestedgit.New(r, writable, s.Quarantine))
 	}
 	return func() []string {
 		var out []string

@@ -73,3 +73,42 @@ func TestGitGuardQuarantinesAndAudits(t *testing.T) {
 		})
 	}
 }
+
+// TestGitGuardWatchesTheWholeFolder: in a folder of projects the command
+// may write the folder, so a git directory it made beside the repository
+// (in the folder, outside the repository) and named by a .git file of a
+// gitlink in it is swept too.
+func TestGitGuardWatchesTheWholeFolder(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	a := openTestApp(t, Options{OpenDatabase: true})
+	top := t.TempDir()
+	repo := filepath.Join(top, "api")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(script string) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", script, err, out)
+		}
+	}
+	run("git init -q && git commit -q --allow-empty -m first")
+	q := filepath.Join(a.Home.Abs(), QuarantineDir)
+	sweep := a.gitGuard(&sandbox.Spec{Project: top, ProjectWritable: true, Quarantine: q})
+	if sweep == nil {
+		t.Fatal("gitGuard returned no sweep")
+	}
+	run(`mkdir -p ../build && git init -q --separate-git-dir=` + filepath.Join(top, "build", "gd") + ` sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf '[core]\n\tfsmonitor = "touch /nonexistent/pwned"\n' >> ../build/gd/config`)
+	warns := sweep()
+	if len(warns) != 1 || !strings.Contains(warns[0], "core.fsmonitor") {
+		t.Fatalf("warnings = %q; want one naming core.fsmonitor", warns)
+	}
+	if data, _ := os.ReadFile(filepath.Join(top, "build", "gd", "config")); strings.Contains(string(data), "fsmonitor") {
+		t.Errorf("build/gd/config still sets fsmonitor:\n%s", data)
+	}
+}
