@@ -62,8 +62,8 @@ With --no-wait an ask exits 126 at once.`,
 			if base.Session == "" && e.supervises == "" && (o.Mode == nil || *o.Mode != "light" && *o.Mode != "off") {
 				// A one-shot run: its sandbox's init starts now, beside
 				// the policy's load and the decision (sandbox.StartEarly).
-				if in, ok := e.stdin.(*os.File); ok || e.stdin == nil {
-					sandbox.StartEarly("", in)
+				if _, ok := e.stdin.(*os.File); ok || e.stdin == nil {
+					sandbox.StartEarly("")
 					defer sandbox.DiscardEarly()
 				}
 			}

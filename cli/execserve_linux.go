@@ -33,6 +33,10 @@ func serveExecs(ctx context.Context, home app.Home, world, session string) {
 	if err != nil {
 		return
 	}
+	// The requests that are not the world's (the guard profile's) run
+	// one-shot sandboxes: keep an init ready for them.
+	sandbox.KeepEarly("")
+	defer sandbox.DiscardEarly()
 	homes := &openedHomes{home: home, world: world, session: session}
 	defer homes.closeAll()
 	var wg sync.WaitGroup

@@ -3,9 +3,14 @@
 package sandbox
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // A one-shot run spends most of its time starting things one after the
@@ -17,16 +22,24 @@ import (
 // that follows takes it (Native.Run), and a run that never comes (a
 // denial, an ask, a command for the host) throws it away (DiscardEarly).
 //
+// A process that runs one-shot sandboxes again and again (a session's
+// supervisor, which serves the hooks' guard-profile commands) keeps one
+// ready instead (KeepEarly): each run takes the ready init, and a new one
+// starts when that run ends, so no later run waits for a fork of this
+// process and a start of the init's binary.
+//
 // An early init holds nothing but its namespaces and its cgroup (with no
-// limits until the run sets them): no mounts and no command. It dies with
-// this process (Pdeathsig), or when its plan pipe closes unread.
+// limits until the run sets them): no mounts, no command, and /dev/null
+// for its standard input. The run's standard input comes with its plan,
+// over the listener socket (fd 5), so an init started before the run's
+// caller was known serves it. It dies with this process (Pdeathsig), or
+// when its plan pipe closes unread.
 
 // earlyInit is an init started before its run, with the pipes it will
 // write the command's output to, the socket it will hand its listeners
 // over, and the cgroup it is already in.
 type earlyInit struct {
-	exe   string
-	stdin *os.File
+	exe string
 	// spawned is closed once the fields below but admitErr are set,
 	// admitted once the init is in its cgroup (or failed to be).
 	spawned, admitted chan struct{}
@@ -44,26 +57,54 @@ type earlyInit struct {
 
 var early struct {
 	sync.Mutex
-	e *earlyInit
+	e *earlyInit // the last one started; a run may have taken it
+	// keep is the binary of the init KeepEarly keeps ready ("": none).
+	keep string
 }
 
 // StartEarly starts, in the background, the init of the one-shot sandbox
-// this process is about to run, with stdin as the command's standard input
-// (nil: none), and moves it into a cgroup of its own, whose limits the run
-// sets. It does nothing where the next run could not use it: a kernel
-// without user namespaces, a binary that cannot be found. A second call is
-// ignored.
-func StartEarly(exe string, stdin *os.File) {
+// this process is about to run, and moves it into a cgroup of its own,
+// whose limits the run sets. It does nothing where the next run could not
+// use it: a kernel without user namespaces, a binary that cannot be found.
+// A second call is ignored.
+func StartEarly(exe string) {
 	early.Lock()
 	defer early.Unlock()
 	if early.e != nil {
 		return
 	}
+	startEarlyLocked(exe)
+}
+
+// KeepEarly keeps an early init ready for this process's one-shot runs
+// until DiscardEarly: from the end of its next one-shot run on, a new one
+// starts each time a run has ended, so a process that never runs one (a
+// session that only uses its world) never holds one.
+func KeepEarly(exe string) {
+	early.Lock()
+	defer early.Unlock()
+	if exe, err := initExe(exe); err == nil {
+		early.keep = exe
+	}
+}
+
+// refillEarly starts the next ready init when a one-shot run has ended, if
+// this process keeps one (KeepEarly) and the last was taken.
+func refillEarly() {
+	early.Lock()
+	defer early.Unlock()
+	if early.keep != "" && (early.e == nil || early.e.taken) {
+		// One that could not start is never taken: none starts after it.
+		startEarlyLocked(early.keep)
+	}
+}
+
+func startEarlyLocked(exe string) {
 	exe, err := initExe(exe)
 	if err != nil {
 		return
 	}
-	e := &earlyInit{exe: exe, stdin: stdin, spawned: make(chan struct{}), admitted: make(chan struct{})}
+	e := &earlyInit{exe: exe, spawned: make(chan struct{}), admitted: make(chan struct{})}
 	early.e = e
 	go func() {
 		defer close(e.admitted)
@@ -98,11 +139,7 @@ func (e *earlyInit) start() {
 		return
 	}
 	defer child.Close()
-	var in io.Reader
-	if e.stdin != nil {
-		in = e.stdin
-	}
-	ip, planW, err := spawnInit(e.exe, ModeStandard, in, outW, errW, child)
+	ip, planW, err := spawnInit(e.exe, ModeStandard, nil, outW, errW, child)
 	if err != nil {
 		outR.Close()
 		errR.Close()
@@ -123,8 +160,9 @@ func (e *earlyInit) start() {
 }
 
 // takeEarly returns the early init when it can run this command: started
-// from exe, with this standard input, for a mode with namespaces. It is
-// taken once; nil otherwise.
+// from exe, for a mode with namespaces, and a standard input that is a
+// file (or none), which can be handed over. It is taken once; nil
+// otherwise.
 func takeEarly(exe string, mode Mode, stdin io.Reader) *earlyInit {
 	early.Lock()
 	defer early.Unlock()
@@ -132,16 +170,7 @@ func takeEarly(exe string, mode Mode, stdin io.Reader) *earlyInit {
 	if e == nil || e.taken || e.exe != exe || !mode.Namespaces() {
 		return nil
 	}
-	switch in := stdin.(type) {
-	case nil:
-		if e.stdin != nil {
-			return nil
-		}
-	case *os.File:
-		if in != e.stdin {
-			return nil
-		}
-	default:
+	if _, ok := stdin.(*os.File); !ok && stdin != nil {
 		return nil
 	}
 	<-e.spawned
@@ -158,6 +187,58 @@ func takeEarly(exe string, mode Mode, stdin io.Reader) *earlyInit {
 func (e *earlyInit) waitAdmitted() bool {
 	<-e.admitted
 	return e.admitErr == nil
+}
+
+// hand gives the init its run: the command's standard input (when it has
+// one, a file), then the plan, which says that it comes. The init then
+// builds the sandbox and starts the command. An error means the init got
+// no plan (it died since it was started, with this process's thread that
+// started it or by a kill): the run starts an init of its own.
+func (e *earlyInit) hand(p *plan, stdin io.Reader) error {
+	if f, ok := stdin.(*os.File); ok && f != nil {
+		p.StdinPassed = true
+		// The socket is a blocking one (socketPair): no EAGAIN.
+		if err := unix.Sendmsg(int(e.listen.Fd()), []byte{0}, unix.UnixRights(int(f.Fd())), nil, 0); err != nil {
+			return fmt.Errorf("hand the command's standard input to the sandbox: %w", err)
+		}
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_, err = e.planW.Write(append(b, '\n'))
+	if cerr := e.planW.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// receiveStdin takes the command's standard input from the host over the
+// socket fd (earlyInit.hand) and makes it this process's fd 0, which the
+// command inherits.
+func receiveStdin(fd int) error {
+	var b [1]byte
+	oob := make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := unix.Recvmsg(fd, b[:], oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("receive the command's standard input: %w", err)
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return errors.New("receive the command's standard input: no descriptor came")
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		for _, f := range fds {
+			unix.Close(f)
+		}
+		return errors.New("receive the command's standard input: no descriptor came")
+	}
+	defer unix.Close(fds[0])
+	if err := unix.Dup3(fds[0], 0, 0); err != nil {
+		return fmt.Errorf("make the command's standard input fd 0: %w", err)
+	}
+	return nil
 }
 
 // cgroupFor returns the early init's cgroup with lim set, or why it cannot
@@ -184,10 +265,11 @@ func (e *earlyInit) release() {
 	}
 }
 
-// DiscardEarly ends an early init no run took. A run that took it ends it
-// itself.
+// DiscardEarly ends an early init no run took, and stops keeping one
+// ready (KeepEarly). A run that took it ends it itself.
 func DiscardEarly() {
 	early.Lock()
+	early.keep = ""
 	e := early.e
 	if e == nil || e.taken {
 		early.Unlock()

@@ -5,12 +5,15 @@ package sandbox_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -25,7 +28,7 @@ import (
 func TestEarlyInitRunsTheCommand(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	t.Cleanup(sandbox.ForgetEarly)
-	pid := startEarly(t, nil)
+	pid := startEarly(t)
 	egress := &answerServer{answer: "proxied"}
 	s, home := workspaceSpec(t)
 	s.Net, s.Egress = sandbox.NetProxy, egress
@@ -58,7 +61,7 @@ func TestEarlyInitKeepsTheLimits(t *testing.T) {
 		t.Skipf("no writable memory cgroup here (%s)", platform.CgroupError)
 	}
 	t.Cleanup(sandbox.ForgetEarly)
-	sandbox.StartEarly("", nil)
+	sandbox.StartEarly("")
 	r := runIn(t, guardSpec(t), "python3", "-c", "b = b'x' * (200 << 20); print(len(b))")
 	if r.err != nil || r.res.Limit != sandbox.LimitMemory || r.res.ExitCode == 0 {
 		t.Fatalf("allocating 200 MB under a 64 MB cap in an early init: %v; want it killed by the memory limit", r)
@@ -79,7 +82,7 @@ for _ in range(60):
 print(n, "started")`
 	for _, pids := range []int{400, 40} {
 		sandbox.ForgetEarly()
-		sandbox.StartEarly("", nil)
+		sandbox.StartEarly("")
 		s := guardSpec(t)
 		s.NoSpawn, s.Limits.Pids = false, pids
 		r = runIn(t, s, "python3", "-c", script)
@@ -112,7 +115,7 @@ func TestInheritedDescriptorsDoNotReachTheCommand(t *testing.T) {
 	for _, early := range []bool{true, false} {
 		sandbox.ForgetEarly()
 		if early {
-			sandbox.StartEarly("", nil)
+			sandbox.StartEarly("")
 		}
 		// ls's own descriptor on the directory it lists is 3.
 		r := runAt(t, s, home, "/bin/ls", "/proc/self/fd")
@@ -128,17 +131,18 @@ func TestInheritedDescriptorsDoNotReachTheCommand(t *testing.T) {
 	}
 }
 
-// TestEarlyInitNotTakenWhenItCannotServe: an early init started with one
-// standard input is not used for a command with another, nor for a light
-// mode run; each such run starts its own, and DiscardEarly ends the unused
-// one.
+// TestEarlyInitNotTakenWhenItCannotServe: an early init is not used for a
+// command whose standard input is not a file (it cannot be handed over),
+// nor for a light mode run; each such run starts its own, and
+// DiscardEarly ends the unused one.
 func TestEarlyInitNotTakenWhenItCannotServe(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	t.Cleanup(sandbox.ForgetEarly)
-	pid := startEarly(t, os.Stdin)
+	pid := startEarly(t)
 	s := guardSpec(t)
-	if r := runIn(t, s, "/bin/true"); r.err != nil || r.res.ExitCode != 0 {
-		t.Fatalf("a run with no stdin: %v", r)
+	r := runWith(t, s, strings.NewReader("from a reader\n"), "/bin/cat")
+	if r.err != nil || r.res.ExitCode != 0 || r.stdout != "from a reader\n" {
+		t.Fatalf("a run whose stdin is a reader: %v", r)
 	}
 	light := guardSpec(t)
 	light.Mode = sandbox.ModeLight
@@ -146,7 +150,7 @@ func TestEarlyInitNotTakenWhenItCannotServe(t *testing.T) {
 		t.Fatalf("a light run: %v", r)
 	}
 	if _, taken := sandbox.EarlyState(); taken {
-		t.Fatal("a run took an early init started with another stdin (or for light mode)")
+		t.Fatal("a run took an early init it cannot hand its stdin to (or a light one)")
 	}
 	if err := syscall.Kill(pid, 0); err != nil {
 		t.Fatalf("the unused early init (pid %d) ended before DiscardEarly: %v", pid, err)
@@ -157,13 +161,119 @@ func TestEarlyInitNotTakenWhenItCannotServe(t *testing.T) {
 	}
 }
 
+// TestEarlyInitGetsTheRunsStdin: an early init is started before its run's
+// standard input is known, and the run hands it over: the command reads
+// that very file (its offset moves on the host's descriptor, as it does
+// for a command started with it), and a command that does not read it
+// leaves it where it was.
+func TestEarlyInitGetsTheRunsStdin(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	in := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(in, []byte("hello world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, c := range []struct {
+		args       []string
+		out        string
+		wantOffset int64
+	}{
+		{[]string{"/bin/true"}, "", 0},
+		{[]string{"/usr/bin/head", "-c", "5"}, "hello", 5},
+		{[]string{"/bin/cat"}, " world\n", 12},
+	} {
+		startEarly(t)
+		r := runWith(t, guardSpec(t), f, c.args...)
+		if r.err != nil || r.res.ExitCode != 0 || r.stdout != c.out {
+			t.Fatalf("%v in an early init with a file as stdin: %v; want %q", c.args, r, c.out)
+		}
+		if _, taken := sandbox.EarlyState(); !taken {
+			t.Fatalf("%v: the run did not take the early init", c.args)
+		}
+		if off, err := f.Seek(0, io.SeekCurrent); err != nil || off != c.wantOffset {
+			t.Errorf("%v: stdin's offset on the host after the run = %d, %v; want %d", c.args, off, err, c.wantOffset)
+		}
+		sandbox.ForgetEarly()
+	}
+}
+
+// TestKeptEarlyInit runs one-shot commands one after another in a process
+// that keeps an init ready (a session's supervisor): from the second run
+// on, each takes the init that is ready and ends it, a new one is ready
+// after it, and each command gets its own stdin and output. One that died
+// while it waited is not used: that run starts its own.
+func TestKeptEarlyInit(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	t.Cleanup(sandbox.ForgetEarly)
+	sandbox.KeepEarly("")
+	if pid, _ := sandbox.EarlyState(); pid != 0 {
+		t.Fatalf("KeepEarly started init %d before any run; want none until a one-shot run has ended", pid)
+	}
+	dir := t.TempDir()
+	run := func(i int) {
+		t.Helper()
+		in := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(in, []byte(fmt.Sprintf("run %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r := runWith(t, guardSpec(t), f, "/bin/cat")
+		if want := fmt.Sprintf("run %d\n", i); r.err != nil || r.res.ExitCode != 0 || r.stdout != want {
+			t.Fatalf("run %d: %v; want %q", i, r, want)
+		}
+	}
+	run(0)
+	last := 0
+	for i := 1; i <= 3; i++ {
+		pid, taken := sandbox.EarlyState()
+		if pid == 0 || taken || pid == last {
+			t.Fatalf("before run %d: ready init %d (taken %v, last %d); want a new one ready", i, pid, taken, last)
+		}
+		run(i)
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("run %d did not take and end the ready init %d: %v", i, pid, err)
+		}
+		last = pid
+	}
+	pid, _ := sandbox.EarlyState()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Its parent (this process) reaps it only when a run or DiscardEarly
+	// ends it: until then it is a zombie, with its pipes closed.
+	for !zombie(pid) {
+		time.Sleep(time.Millisecond)
+	}
+	run(4)
+	pid, taken := sandbox.EarlyState()
+	if pid == 0 || taken {
+		t.Fatalf("after a run whose ready init had died: ready init %d (taken %v); want a new one", pid, taken)
+	}
+	sandbox.DiscardEarly()
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the ready init (pid %d) is still there after DiscardEarly: %v", pid, err)
+	}
+	run(5)
+	if p, _ := sandbox.EarlyState(); p != pid {
+		t.Errorf("a run after DiscardEarly started init %d; want none kept", p)
+	}
+}
+
 // TestEarlyInitEndedWhenTheRunFails: a run that takes the early init and
 // then cannot build its sandbox (a granted path that does not exist) ends
 // the init, which never got a plan.
 func TestEarlyInitEndedWhenTheRunFails(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	t.Cleanup(sandbox.ForgetEarly)
-	pid := startEarly(t, nil)
+	pid := startEarly(t)
 	s := guardSpec(t)
 	s.ReadOnly = append(s.ReadOnly, filepath.Join(t.TempDir(), "missing"))
 	if r := runIn(t, s, "/bin/true"); r.err == nil {
@@ -244,12 +354,12 @@ func TestHelperUsedOnlyWithItsBuildID(t *testing.T) {
 	resolve(warden) // none
 }
 
-// startEarly starts an early init with stdin, as warden exec does, and
-// returns its pid; the test ends it.
-func startEarly(t *testing.T, stdin *os.File) int {
+// startEarly starts an early init, as warden exec does, and returns its
+// pid; the test ends it.
+func startEarly(t *testing.T) int {
 	t.Helper()
 	t.Cleanup(sandbox.ForgetEarly)
-	sandbox.StartEarly("", stdin)
+	sandbox.StartEarly("")
 	pid, _ := sandbox.EarlyState()
 	if pid == 0 {
 		t.Fatal("StartEarly started no init")
@@ -280,4 +390,14 @@ func FuzzNoteBuildID(f *testing.F) {
 			t.Fatalf("noteBuildID(%q) = %q", b, got)
 		}
 	})
+}
+
+// zombie reports whether process pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, after, ok := strings.Cut(string(b), ") ")
+	return ok && strings.HasPrefix(after, "Z")
 }

@@ -55,6 +55,11 @@ func runInit() int {
 	if p.Namespaces != namespaces {
 		return fail("the sandbox's plan does not match how its init was started (namespaces or not); run again")
 	}
+	if p.StdinPassed {
+		if err := receiveStdin(p.ListenFD); err != nil {
+			return fail(err.Error())
+		}
+	}
 	if p.Namespaces {
 		if err := setupMounts(p); err != nil {
 			return fail(err.Error())

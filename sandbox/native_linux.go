@@ -78,6 +78,9 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 		return Result{}, err
 	}
 	id := newID()
+	// A process that keeps an init ready (KeepEarly) starts the next one
+	// when this run has ended, off its path.
+	defer refillEarly()
 	e := takeEarly(exe, s.Mode, c.Stdin)
 	var cg *cgroup
 	var cgErr error
@@ -176,16 +179,25 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		e = nil // ended; Run's release closes what it left
 	}
 	if e != nil {
-		// The init started early (StartEarly) writes to pipes of its own
-		// and got the listener socket as fd 5 whether or not this run
-		// serves anything on its loopback; it is in its cgroup already.
-		e.used = true
-		stdout = cappedPipe(e.outR, nil, outW, s.Limits.Output, &overflow, cancel)
-		stderr = cappedPipe(e.errR, nil, errW, s.Limits.Output, &overflow, cancel)
+		// The init started early (StartEarly, KeepEarly) writes to pipes
+		// of its own and got the listener socket as fd 5 whether or not
+		// this run serves anything on its loopback; it is in its cgroup
+		// already, and gets the command's stdin over that socket.
 		p.ListenFD = fdPlan + 2
 		for _, svc := range services {
 			p.Listen = append(p.Listen, svc.addr)
 		}
+		if err := e.hand(p, c.Stdin); err != nil {
+			// It died since it started: this run starts its own, in the
+			// same cgroup (Run's release ends what is left of it).
+			p.ListenFD, p.Listen, p.StdinPassed = 0, nil, false
+			e = nil
+		}
+	}
+	if e != nil {
+		e.used = true
+		stdout = cappedPipe(e.outR, nil, outW, s.Limits.Output, &overflow, cancel)
+		stderr = cappedPipe(e.errR, nil, errW, s.Limits.Output, &overflow, cancel)
 		if len(services) > 0 {
 			listenConn = e.listen
 			defer listenConn.Close()
@@ -193,11 +205,6 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 			e.listen.Close()
 		}
 		ip = e.ip
-		if err := ip.sendPlan(e.planW, p); err != nil {
-			stdout.wait()
-			stderr.wait()
-			return res, err
-		}
 	} else {
 		var err error
 		if stdout, err = newCapped(outW, s.Limits.Output, &overflow, cancel); err != nil {

@@ -191,10 +191,16 @@ type run struct {
 
 func runIn(t *testing.T, s sandbox.Spec, args ...string) run {
 	t.Helper()
+	return runWith(t, s, nil, args...)
+}
+
+// runWith is runIn with stdin as the command's standard input.
+func runWith(t *testing.T, s sandbox.Spec, stdin io.Reader, args ...string) run {
+	t.Helper()
 	var out, errb bytes.Buffer
 	res, err := (&sandbox.Native{}).Run(context.Background(), s, sandbox.Command{
 		Args: args, Dir: s.Project, Env: []string{"PATH=" + systemPath, "HOME=" + s.Workspace},
-		Stdout: &out, Stderr: &errb,
+		Stdin: stdin, Stdout: &out, Stderr: &errb,
 	})
 	return run{res, out.String(), errb.String(), err}
 }

@@ -56,6 +56,10 @@ type plan struct {
 	// this order and in one message, to the host over the socket ListenFD.
 	Listen   []string
 	ListenFD int
+	// StdinPassed says the command's standard input comes over ListenFD
+	// first, as one descriptor (an init started before its run was known,
+	// earlyInit.hand); without it the command has the init's own fd 0.
+	StdinPassed bool `json:",omitempty"`
 }
 
 // keep is a path carried into the private /tmp.

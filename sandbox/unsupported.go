@@ -23,7 +23,10 @@ type Native struct {
 func (n *Native) Run(context.Context, Spec, Command) (Result, error) { return Result{}, errUnsupported }
 
 // StartEarly does nothing: there is no init on this platform.
-func StartEarly(string, *os.File) {}
+func StartEarly(string) {}
+
+// KeepEarly does nothing: there is no init on this platform.
+func KeepEarly(string) {}
 
 // DiscardEarly does nothing: there is no init on this platform.
 func DiscardEarly() {}
