@@ -199,6 +199,8 @@ func serveExec(ctx context.Context, c *net.UnixConn, homes *openedHomes) {
 		return
 	}
 	answer(execwire.Response{Exit: status})
+	// Off the answered run's path: the next one-shot run's init.
+	sandbox.RefillEarly()
 }
 
 // readExecRequest reads and checks a request: from this user, a `warden

@@ -25,15 +25,16 @@ import (
 // A process that runs one-shot sandboxes again and again (a session's
 // supervisor, which serves the hooks' guard-profile commands) keeps one
 // ready instead (KeepEarly): each run takes the ready init, and a new one
-// starts when that run ends, so no later run waits for a fork of this
-// process and a start of the init's binary.
+// starts once that run is answered (RefillEarly), so no later run waits
+// for a fork of this process and a start of the init's binary.
 //
-// An early init holds nothing but its namespaces and its cgroup (with no
-// limits until the run sets them): no mounts, no command, and /dev/null
-// for its standard input. The run's standard input comes with its plan,
-// over the listener socket (fd 5), so an init started before the run's
-// caller was known serves it. It dies with this process (Pdeathsig), or
-// when its plan pipe closes unread.
+// An early init holds nothing but its namespaces, its cgroup (with no
+// limits until the run sets them) and its stage (started once the init is
+// in the cgroup, and waiting for the plan too): no mounts, no command, and
+// /dev/null for its standard input. The run's standard input comes with
+// its plan, over the listener socket (fd 5), to the stage, so an init
+// started before the run's caller was known serves it. It dies with this
+// process (Pdeathsig), or when its plan pipe closes unread.
 
 // earlyInit is an init started before its run, with the pipes it will
 // write the command's output to, the socket it will hand its listeners
@@ -77,9 +78,10 @@ func StartEarly(exe string) {
 }
 
 // KeepEarly keeps an early init ready for this process's one-shot runs
-// until DiscardEarly: from the end of its next one-shot run on, a new one
-// starts each time a run has ended, so a process that never runs one (a
-// session that only uses its world) never holds one.
+// until DiscardEarly: the process calls RefillEarly when a run is over and
+// answered, and a new one starts if that run took the last. None starts
+// before that, so a process that never runs one (a session that only uses
+// its world) never holds one.
 func KeepEarly(exe string) {
 	early.Lock()
 	defer early.Unlock()
@@ -88,9 +90,11 @@ func KeepEarly(exe string) {
 	}
 }
 
-// refillEarly starts the next ready init when a one-shot run has ended, if
-// this process keeps one (KeepEarly) and the last was taken.
-func refillEarly() {
+// RefillEarly starts the next ready init, when this process keeps one
+// (KeepEarly) and a run took the last. It forks this process, which stalls
+// its other threads while the page tables are copied: call it off every
+// run's path, once the run's caller has its answer.
+func RefillEarly() {
 	early.Lock()
 	defer early.Unlock()
 	if early.keep != "" && (early.e == nil || early.e.taken) {
@@ -139,7 +143,8 @@ func (e *earlyInit) start() {
 		return
 	}
 	defer child.Close()
-	ip, planW, err := spawnInit(e.exe, ModeStandard, nil, outW, errW, child)
+	args := append(initArgs(ModeStandard), initEarlyArg)
+	ip, planW, err := spawnInit(e.exe, args, ModeStandard, nil, outW, errW, child)
 	if err != nil {
 		outR.Close()
 		errR.Close()
@@ -155,8 +160,16 @@ func (e *earlyInit) start() {
 	close(e.spawned)
 	// Moving a process into a cgroup can wait for the kernel (an RCU grace
 	// period, on cgroup v1): done here, it is off the run's path, which
-	// waits for it only to send the plan.
-	e.admitErr = ip.admit(planW, cg)
+	// waits for it only to send the plan. Once it is there, the init is
+	// told so, and starts its stage, which is then in the cgroup too.
+	if e.admitErr = ip.admit(planW, cg); e.admitErr != nil {
+		return
+	}
+	if _, err := host.Write([]byte{1}); err != nil {
+		planW.Close()
+		ip.abort()
+		e.admitErr = fmt.Errorf("tell the sandbox's init it is in its cgroup: %w", err)
+	}
 }
 
 // takeEarly returns the early init when it can run this command: started
@@ -190,8 +203,8 @@ func (e *earlyInit) waitAdmitted() bool {
 }
 
 // hand gives the init its run: the command's standard input (when it has
-// one, a file), then the plan, which says that it comes. The init then
-// builds the sandbox and starts the command. An error means the init got
+// one, a file, for the stage), then the plan, which says that it comes.
+// The init then builds the sandbox and its stage starts the command. An error means the init got
 // no plan (it died since it was started, with this process's thread that
 // started it or by a kill): the run starts an init of its own.
 func (e *earlyInit) hand(p *plan, stdin io.Reader) error {
@@ -214,8 +227,8 @@ func (e *earlyInit) hand(p *plan, stdin io.Reader) error {
 }
 
 // receiveStdin takes the command's standard input from the host over the
-// socket fd (earlyInit.hand) and makes it this process's fd 0, which the
-// command inherits.
+// socket fd (earlyInit.hand) and makes it this process's fd 0: the early
+// init's stage does, and execs the command with it.
 func receiveStdin(fd int) error {
 	var b [1]byte
 	oob := make([]byte, unix.CmsgSpace(4))

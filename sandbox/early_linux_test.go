@@ -202,9 +202,10 @@ func TestEarlyInitGetsTheRunsStdin(t *testing.T) {
 }
 
 // TestKeptEarlyInit runs one-shot commands one after another in a process
-// that keeps an init ready (a session's supervisor): from the second run
-// on, each takes the init that is ready and ends it, a new one is ready
-// after it, and each command gets its own stdin and output. One that died
+// that keeps an init ready (a session's supervisor, which refills it after
+// each answer): from the second run on, each takes the init that is ready
+// and ends it, a new one is ready after it, and each command gets its own
+// stdin and output. One that died
 // while it waited is not used: that run starts its own.
 func TestKeptEarlyInit(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
@@ -229,6 +230,7 @@ func TestKeptEarlyInit(t *testing.T) {
 		if want := fmt.Sprintf("run %d\n", i); r.err != nil || r.res.ExitCode != 0 || r.stdout != want {
 			t.Fatalf("run %d: %v; want %q", i, r, want)
 		}
+		sandbox.RefillEarly() // as the supervisor does once it answered
 	}
 	run(0)
 	last := 0

@@ -48,6 +48,20 @@ func runInit() int {
 			return fail(err.Error())
 		}
 	}
+	// An init started before its run starts its stage as soon as the host
+	// has moved it into its cgroup (and said so), so that the stage and
+	// the command it becomes are there too: the stage's start is then off
+	// the run's path as well.
+	var st *stage
+	if namespaces && len(os.Args) > 2 && os.Args[2] == initEarlyArg {
+		if err := awaitAdmitted(fdPlan + 2); err != nil {
+			return fail(err.Error())
+		}
+		var err error
+		if st, err = startStage(true); err != nil {
+			return fail("start the command: " + err.Error())
+		}
+	}
 	p, raw, err := readPlanBytes()
 	if err != nil {
 		return fail(err.Error())
@@ -55,10 +69,8 @@ func runInit() int {
 	if p.Namespaces != namespaces {
 		return fail("the sandbox's plan does not match how its init was started (namespaces or not); run again")
 	}
-	if p.StdinPassed {
-		if err := receiveStdin(p.ListenFD); err != nil {
-			return fail(err.Error())
-		}
+	if p.StdinPassed && st == nil || p.Serve && st != nil {
+		return fail("the sandbox's plan does not match how its init was started (early or not); run again")
 	}
 	if p.Namespaces {
 		if err := setupMounts(p); err != nil {
@@ -88,12 +100,13 @@ func runInit() int {
 	// would otherwise ignore it.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	if launcherFits(p) {
+	if st == nil && launcherFits(p) {
 		return send(runFromThread(p, sigs))
 	}
-	st, err := startStage()
-	if err != nil {
-		return fail("start the command: " + err.Error())
+	if st == nil {
+		if st, err = startStage(false); err != nil {
+			return fail("start the command: " + err.Error())
+		}
 	}
 	go func() {
 		for s := range sigs {
@@ -166,9 +179,23 @@ type stageFailure struct {
 	Dir   bool `json:",omitempty"` // Path is the directory it could not enter
 }
 
+// awaitAdmitted waits for the host's word, on the socket fd, that this
+// init is in its cgroup.
+func awaitAdmitted(fd int) error {
+	var b [1]byte
+	n, err := unix.Read(fd, b[:])
+	if err != nil || n != 1 {
+		return fmt.Errorf("wait to be moved into the sandbox's cgroup: %v", err)
+	}
+	return nil
+}
+
 // startStage starts a stage, in /: its plan says where to go, and a
-// directory it cannot enter is said as such (stageFailure.Dir).
-func startStage() (*stage, error) {
+// directory it cannot enter is said as such (stageFailure.Dir). An early
+// one (before the plan and the mounts; it sees them once they are made,
+// in the namespace it shares) also gets the listener socket as fd 5,
+// where the command's standard input comes (plan.StdinPassed).
+func startStage(early bool) (*stage, error) {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -188,6 +215,9 @@ func startStage() (*stage, error) {
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		ExtraFiles: []*os.File{planR, errW},
+	}
+	if early {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, os.NewFile(fdPlan+2, "listen"))
 	}
 	err = cmd.Start()
 	planR.Close()

@@ -78,9 +78,6 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 		return Result{}, err
 	}
 	id := newID()
-	// A process that keeps an init ready (KeepEarly) starts the next one
-	// when this run has ended, off its path.
-	defer refillEarly()
 	e := takeEarly(exe, s.Mode, c.Stdin)
 	var cg *cgroup
 	var cgErr error

@@ -98,6 +98,10 @@ const (
 	// initNamespacesArg follows initArg0 for an init started in new
 	// namespaces.
 	initNamespacesArg = "namespaces"
+	// initEarlyArg follows initNamespacesArg for an init started before
+	// its run (earlyInit): it starts its stage as soon as it is in its
+	// cgroup, before its plan comes.
+	initEarlyArg = "early"
 )
 
 // Main runs the sandbox's init or stage when this process was started as

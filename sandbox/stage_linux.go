@@ -41,6 +41,11 @@ func runStage() {
 	if err != nil || len(p.Args) == 0 {
 		fail(syscall.EINVAL, "")
 	}
+	if p.StdinPassed {
+		if err := receiveStdin(p.ListenFD); err != nil {
+			fail(syscall.EBADF, err.Error())
+		}
+	}
 	// A one-shot run's stage starts in / (startStage); a world's in its
 	// command's directory already.
 	if p.Dir != "" {

@@ -22,7 +22,7 @@ type initProc struct {
 // it the plan. On error nothing it started is left running. A kernel that
 // refuses the namespaces is a *namespaceError, so the caller can fall back.
 func startInit(exe string, mode Mode, cg *cgroup, p *plan, stdin io.Reader, stdout, stderr io.Writer, extra ...*os.File) (*initProc, error) {
-	ip, planW, err := spawnInit(exe, mode, stdin, stdout, stderr, extra...)
+	ip, planW, err := spawnInit(exe, initArgs(mode), mode, stdin, stdout, stderr, extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -35,10 +35,10 @@ func startInit(exe string, mode Mode, cg *cgroup, p *plan, stdin io.Reader, stdo
 	return ip, nil
 }
 
-// spawnInit starts a sandbox's init, which then waits for its plan on the
-// pipe returned; it must be admitted to its cgroup (admit) before the plan
-// is sent (sendPlan).
-func spawnInit(exe string, mode Mode, stdin io.Reader, stdout, stderr io.Writer, extra ...*os.File) (*initProc, *os.File, error) {
+// spawnInit starts a sandbox's init with args (initArgs), which then waits
+// for its plan on the pipe returned; it must be admitted to its cgroup
+// (admit) before the plan is sent (sendPlan).
+func spawnInit(exe string, args []string, mode Mode, stdin io.Reader, stdout, stderr io.Writer, extra ...*os.File) (*initProc, *os.File, error) {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -50,7 +50,7 @@ func spawnInit(exe string, mode Mode, stdin io.Reader, stdout, stderr io.Writer,
 		return nil, nil, err
 	}
 	cmd := &exec.Cmd{
-		Path: exe, Args: initArgs(mode), Env: helperEnv, Dir: "/",
+		Path: exe, Args: args, Env: helperEnv, Dir: "/",
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		ExtraFiles:  append([]*os.File{planR, reportW}, extra...),
 		SysProcAttr: initAttr(mode),

@@ -28,6 +28,9 @@ func StartEarly(string) {}
 // KeepEarly does nothing: there is no init on this platform.
 func KeepEarly(string) {}
 
+// RefillEarly does nothing: there is no init on this platform.
+func RefillEarly() {}
+
 // DiscardEarly does nothing: there is no init on this platform.
 func DiscardEarly() {}
 
