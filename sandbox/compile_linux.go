@@ -456,5 +456,8 @@ func keepUnderTmp(read, write []string, dir string) []keep {
 
 // within reports whether path is dir or lies beneath it.
 func within(path, dir string) bool {
-	return path == dir || dir == "/" || strings.HasPrefix(path, dir+"/")
+	// No dir+"/": this runs for every pair of denied and granted paths,
+	// and a concatenation allocates.
+	return path == dir || dir == "/" ||
+		len(path) > len(dir) && path[len(dir)] == '/' && strings.HasPrefix(path, dir)
 }

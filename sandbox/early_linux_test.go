@@ -394,12 +394,15 @@ func FuzzNoteBuildID(f *testing.F) {
 	})
 }
 
-// zombie reports whether process pid has exited and waits to be reaped.
+// zombie reports whether process pid has exited, every thread of it, and
+// waits to be reaped. Its leader shows Z as soon as that one thread has
+// exited, while the others may still hold its files.
 func zombie(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return false
 	}
 	_, after, ok := strings.Cut(string(b), ") ")
-	return ok && strings.HasPrefix(after, "Z")
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	return ok && strings.HasPrefix(after, "Z") && err == nil && len(tasks) == 1
 }

@@ -119,6 +119,9 @@ func linkedFiles(denied []string, perTree, total int) map[inode]*linkedSecret {
 		found[id] = &linkedSecret{path: path, nlink: uint64(st.Nlink), seen: 1}
 	}
 	for _, root := range denied {
+		if _, ok := lstat(root); !ok {
+			continue // most denied paths are stores this user does not have
+		}
 		if r, err := filepath.EvalSymlinks(root); err == nil {
 			root = r // a denied ~/.ssh that links to where the keys are
 		}

@@ -503,11 +503,14 @@ func (m *Manager) check(name string) error {
 	if wall <= 0 {
 		wall = 5 * time.Second
 	}
+	start := time.Now()
 	resp, err := m.call(context.Background(), name, &ctlRequest{Op: "exec", Args: []string{"/bin/true"}, Dir: "/", Wall: int64(wall)}, []*os.File{null, null, null})
 	if err != nil {
 		return err
 	}
-	if resp.Limit == LimitWall {
+	// Slow too when it ended just as its wall clock ran out, before the
+	// init's timer could stop it.
+	if resp.Limit == LimitWall || resp.Exit == 0 && time.Since(start) > wall {
 		return fmt.Errorf("/bin/true in the sandbox took more than %s: %w", wall, errHealthSlow)
 	}
 	if resp.ExecErrno != 0 || resp.Exit != 0 {
