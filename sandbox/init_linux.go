@@ -61,6 +61,7 @@ func runInit() int {
 		if st, err = startStage(true); err != nil {
 			return fail("start the command: " + err.Error())
 		}
+		warmPlanDecoder()
 	}
 	p, raw, err := readPlanBytes()
 	if err != nil {
@@ -217,6 +218,7 @@ func startStage(early bool) (*stage, error) {
 		ExtraFiles: []*os.File{planR, errW},
 	}
 	if early {
+		cmd.Args = append(cmd.Args, initEarlyArg)
 		cmd.ExtraFiles = append(cmd.ExtraFiles, os.NewFile(fdPlan+2, "listen"))
 	}
 	err = cmd.Start()

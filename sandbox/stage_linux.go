@@ -37,6 +37,9 @@ func runStage() {
 		os.Exit(code)
 	}
 	fail := func(errno syscall.Errno, path string) { report1(stageFailure{Errno: int(errno), Path: path}) }
+	if len(os.Args) > 1 && os.Args[1] == initEarlyArg {
+		warmPlanDecoder() // started before its plan: while it waits
+	}
 	p, err := readPlan()
 	if err != nil || len(p.Args) == 0 {
 		fail(syscall.EINVAL, "")
