@@ -90,6 +90,14 @@ func KeepEarly(exe string) {
 	}
 }
 
+// longLived reports whether this process keeps an early init (KeepEarly):
+// it lives on after its runs.
+func longLived() bool {
+	early.Lock()
+	defer early.Unlock()
+	return early.keep != ""
+}
+
 // RefillEarly starts the next ready init, when this process keeps one
 // (KeepEarly) and a run took the last. It forks this process, which stalls
 // its other threads while the page tables are copied: call it off every

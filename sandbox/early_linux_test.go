@@ -203,9 +203,9 @@ func TestEarlyInitGetsTheRunsStdin(t *testing.T) {
 
 // TestKeptEarlyInit runs one-shot commands one after another in a process
 // that keeps an init ready (a session's supervisor, which refills it after
-// each answer): from the second run on, each takes the init that is ready
-// and ends it, a new one is ready after it, and each command gets its own
-// stdin and output. One that died
+// each answer): from the second run on, each takes the init that is ready,
+// which ends after it, a new one is ready after it, and each command gets
+// its own stdin and output. One that died
 // while it waited is not used: that run starts its own.
 func TestKeptEarlyInit(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
@@ -240,8 +240,9 @@ func TestKeptEarlyInit(t *testing.T) {
 			t.Fatalf("before run %d: ready init %d (taken %v, last %d); want a new one ready", i, pid, taken, last)
 		}
 		run(i)
-		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-			t.Errorf("run %d did not take and end the ready init %d: %v", i, pid, err)
+		// It exits on its own once it has reported, off the run's path.
+		if !gone(pid, 10*time.Second) {
+			t.Errorf("run %d did not take and end the ready init %d", i, pid)
 		}
 		last = pid
 	}
@@ -405,4 +406,59 @@ func zombie(pid int) bool {
 	_, after, ok := strings.Cut(string(b), ") ")
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	return ok && strings.HasPrefix(after, "Z") && err == nil && len(tasks) == 1
+}
+
+// gone reports whether process pid has ended and been reaped within d.
+func gone(pid int, d time.Duration) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestNothingOfAOneShotRunOutlivesIt: a command leaves processes in the
+// background: one that would write to the project a moment later, one that
+// holds the output pipe, and a loop that writes all the time with its
+// streams closed. The run returns without waiting for it, and nothing
+// it left writes anything after the run returned: in a one-shot process
+// (which waits for the init's exit) and in a long-lived one (which keeps
+// an init ready and answers as soon as the init has reported).
+func TestNothingOfAOneShotRunOutlivesIt(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	for _, longLived := range []bool{false, true} {
+		sandbox.ForgetEarly()
+		if longLived {
+			sandbox.KeepEarly("")
+			t.Cleanup(sandbox.ForgetEarly)
+		}
+		s, home := workspaceSpec(t)
+		late := filepath.Join(s.Project, "late.txt")
+		start := time.Now()
+		r := runAt(t, s, home, "/bin/bash", "-c", `(sleep 0.5; echo late > late.txt) & sleep 30 &
+(while :; do echo x >> tick.txt; sleep 0.001; done) </dev/null >/dev/null 2>&1 &
+until [ -s tick.txt ]; do sleep 0.001; done; echo started`)
+		if r.err != nil || r.res.ExitCode != 0 || r.stdout != "started\n" {
+			t.Fatalf("long-lived %v: %v", longLived, r)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("long-lived %v: the run took %s; want it to end with its command, not with what it left running", longLived, took)
+		}
+		ticks := func() int64 {
+			st, err := os.Stat(filepath.Join(s.Project, "tick.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st.Size()
+		}
+		at := ticks()
+		time.Sleep(time.Second)
+		if now := ticks(); now != at {
+			t.Errorf("long-lived %v: a loop the command left went on writing after the run returned (%d bytes, then %d)", longLived, at, now)
+		}
+		if _, err := os.Stat(late); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("long-lived %v: a process the command left wrote %s after the run returned: %v", longLived, late, err)
+		}
+	}
 }

@@ -20,11 +20,17 @@ import (
 
 // runInit is the sandbox's init. In namespace modes it is pid 1: it shapes
 // the mounts and network, starts the command through the stage as its only
-// child, forwards signals to it, and reports how it ended. When the init
-// exits the kernel kills everything else in its pid namespace.
+// child, forwards signals to it, and reports how it ended. Before it
+// reports it ends everything else in its pid namespace (endTheRest), as
+// the kernel would when it exits: a report means nothing of the run is
+// left, and the host need not wait for the init's own exit.
 func runInit() int {
 	report := os.NewFile(fdReport, "report")
+	namespaces := len(os.Args) > 1 && os.Args[1] == initNamespacesArg
 	send := func(o outcome) int {
+		if namespaces {
+			endTheRest()
+		}
 		_ = json.NewEncoder(report).Encode(o)
 		report.Close()
 		if o.Signal != 0 {
@@ -42,7 +48,6 @@ func runInit() int {
 	// In namespaces, what needs no plan is done before it comes: an init
 	// started while the gate decides (StartEarly) waits for its plan, and
 	// this is then off the run's path.
-	namespaces := len(os.Args) > 1 && os.Args[1] == initNamespacesArg
 	if namespaces {
 		if err := prepareNamespaces(); err != nil {
 			return fail(err.Error())
@@ -148,6 +153,26 @@ func runInit() int {
 		}
 	}
 	return send(o)
+}
+
+// endTheRest kills and reaps every other process in the init's pid
+// namespace, then closes the init's standard streams, so that the host's
+// ends of the command's output pipes reach their end with the report. Only
+// pid 1 of its own namespace does: kill(-1) there reaches that namespace
+// alone.
+func endTheRest() {
+	if os.Getpid() != 1 {
+		return
+	}
+	_ = unix.Kill(-1, unix.SIGKILL)
+	for {
+		if _, err := unix.Wait4(-1, nil, unix.WALL, nil); err != nil && err != unix.EINTR {
+			break // ECHILD: none left
+		}
+	}
+	for fd := range 3 {
+		_ = unix.Close(fd)
+	}
 }
 
 // prepareNamespaces does what an init in namespaces does before its plan:

@@ -79,19 +79,38 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 	}
 	id := newID()
 	e := takeEarly(exe, s.Mode, c.Stdin)
-	var cg *cgroup
+	var cg, remove *cgroup
 	var cgErr error
 	if e != nil {
 		// The early init is in its cgroup already; the cgroup is removed
 		// even when it cannot cap these limits, and the init ended if
 		// the run stops before it gets its plan.
-		defer e.cg.remove()
 		defer e.release()
+		remove = e.cg
 		cg, cgErr = e.cgroupFor(s.Limits)
 	} else {
 		cg, cgErr = newCgroup(id, s.Limits)
-		defer cg.remove()
+		remove = cg
 	}
+	// The cgroup goes once the init has exited. An init that reported has
+	// ended everything else already (launch): a long-lived process (one
+	// that keeps an early init, a session's supervisor) answers without
+	// waiting for its exit, the namespaces' teardown.
+	var lingering chan error
+	defer func() {
+		switch {
+		case lingering == nil:
+			remove.remove()
+		case longLived():
+			go func() {
+				<-lingering
+				remove.remove()
+			}()
+		default:
+			<-lingering
+			remove.remove()
+		}
+	}()
 	var warn []string
 	if cgErr != nil {
 		if s.Strict {
@@ -105,7 +124,7 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 		sweepGit = n.GitGuard(&s) // before the command can run
 	}
 	start := time.Now()
-	r, err := n.launch(ctx, &s, &c, exe, mode, abi, cg, id, e)
+	r, err := n.launch(ctx, &s, &c, exe, mode, abi, cg, id, e, &lingering)
 	var nsErr *namespaceError
 	if errors.As(err, &nsErr) {
 		if s.Strict {
@@ -123,7 +142,7 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 		}
 		warn = append(warn, fmt.Sprintf("%v; the command ran in light mode (Landlock, seccomp and rlimits, without namespaces)", err))
 		mode = ModeLight
-		r, err = n.launch(ctx, &s, &c, exe, mode, abi, cg, id, nil)
+		r, err = n.launch(ctx, &s, &c, exe, mode, abi, cg, id, nil, &lingering)
 	}
 	r.Mode, r.Wall = mode, time.Since(start)
 	r.Warnings = append(warn, r.Warnings...)
@@ -146,7 +165,10 @@ func (e *namespaceError) Error() string {
 }
 
 // launch runs c in a sandbox of mode, in the early init e when there is one.
-func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mode Mode, abi int, cg *cgroup, id string, e *earlyInit) (Result, error) {
+// An init in namespaces that reported is left to exit on its own: its exit
+// is sent to *lingers, for the caller to wait for before it removes the
+// cgroup.
+func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mode Mode, abi int, cg *cgroup, id string, e *earlyInit, lingers *chan error) (Result, error) {
 	var tmp string
 	if !mode.Namespaces() {
 		var err error
@@ -269,18 +291,41 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 
 	done := make(chan error, 1)
 	go func() { done <- ip.cmd.Wait() }()
+	type report struct {
+		o  outcome
+		ok bool
+	}
+	reported := make(chan report, 1)
+	go func() {
+		o, ok := ip.readOutcome()
+		reported <- report{o, ok}
+	}()
 	var timedOut bool
+	var rep report
 	select {
-	case <-done:
+	case rep = <-reported:
 	case <-ctx.Done():
 		timedOut = !overflow.Load() && errors.Is(ctx.Err(), context.DeadlineExceeded)
 		ip.kill()
-		<-done
+		rep = <-reported
 	}
-	// Without a pid namespace, whatever the command left behind shares the
-	// init's session; the cgroup, when there is one, catches the rest.
-	if !mode.Namespaces() {
+	o, ok := rep.o, rep.ok
+	switch {
+	case !mode.Namespaces():
+		// Without a pid namespace, whatever the command left behind
+		// shares the init's session; the cgroup, when there is one,
+		// catches the rest.
+		<-done
 		ip.kill()
+	case ok:
+		// An init in namespaces reports once it has ended everything else
+		// there (endTheRest): nothing of the run is left. Its own exit
+		// (its mount namespace torn down) is left to the caller.
+		*lingers = done
+	default:
+		// It died before it could report: the kernel ends the rest of
+		// its namespace as it exits.
+		<-done
 	}
 	stdout.wait()
 	stderr.wait()
@@ -289,7 +334,6 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	// was missing comes out of the project now.
 	res.Warnings = append(res.Warnings, sweepCreated(p.Sweep, s.Quarantine, time.Now())...)
 
-	o, ok := ip.readOutcome()
 	if listenErr != nil {
 		return res, fmt.Errorf("set up the sandbox's network: %w", listenErr)
 	}
