@@ -98,6 +98,39 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 			t.Fatalf("got status %d, stdout %q, err %v; want the file a previous command wrote in /tmp", status, out, err)
 		}
 	})
+	t.Run("one-shot guard runs, each with its own stdin", func(t *testing.T) {
+		// The supervisor keeps the next one-shot init ready after the
+		// first: each later run takes it, and gets its stdin with its plan.
+		self, _ := os.Executable()
+		for i := range 3 {
+			in := filepath.Join(t.TempDir(), "in")
+			if err := os.WriteFile(in, []byte(fmt.Sprintf("input %d\n", i)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := execwire.Dial(execwire.SocketPath(home, "s1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outR, outW, _ := os.Pipe()
+			var out bytes.Buffer
+			copied := make(chan struct{})
+			go func() { io.Copy(&out, outR); close(copied) }()
+			args := []string{"--home", home, "exec", "--profile", "guard", "--session", "s1", "--requested-by", "agent", "--", "cat"}
+			status, err := c.Call(execwire.Request{Version: execwire.Version, Warden: self, Args: args, Dir: project, Env: env},
+				[3]int{int(f.Fd()), int(outW.Fd()), int(outW.Fd())})
+			outW.Close()
+			<-copied
+			c.Close()
+			f.Close()
+			if want := fmt.Sprintf("input %d\n", i); err != nil || status != 0 || out.String() != want {
+				t.Fatalf("guard run %d: status %d, output %q, err %v; want 0 and %q", i, status, out.String(), err, want)
+			}
+		}
+	})
 	t.Run("refused as by the binary", func(t *testing.T) {
 		status, out, errOut, err := fastRun(t, home, project, env, execArgs("rm -rf ~")...)
 		if err != nil || status != exitExecRefused || out != "" || !strings.Contains(errOut, "denied") {
