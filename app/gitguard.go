@@ -19,7 +19,7 @@ import (
 // host enters, into warden's quarantine. Each repository it changed, or
 // could not make safe, is a git_quarantined security event, and a warning
 // of the run.
-func (a *App) gitGuard(s *sandbox.Spec) func() []string {
+func (a *App) gitGuard(s *sandbox.Spec, nested bool) func() []string {
 	if s.Quarantine == "" || s.Project == "" {
 		return nil
 	}
@@ -31,7 +31,7 @@ func (a *App) gitGuard(s *sandbox.Spec) func() []string {
 			roots = append(roots, filepath.Join(s.Project, r))
 		}
 	}
-	if len(roots) == 0 {
+	if len(roots) == 0 && !nested {
 		return nil
 	}
 	// In a folder of projects the command may write the whole folder, not
@@ -40,8 +40,17 @@ func (a *App) gitGuard(s *sandbox.Spec) func() []string {
 	// doing too.
 	writable := append(slices.Clone(s.ReadWrite), s.Project)
 	guards := make([]*nestedgit.Guard, 0, len(roots))
+	newGuard := nestedgit.New
+	if nested {
+		newGuard = nestedgit.NewWithNested
+	}
 	for _, r := range roots {
-		guards = append(guards, nestedgit.New(r, writable, s.Quarantine))
+		guards = append(guards, newGuard(r, writable, s.Quarantine))
+	}
+	if nested && (len(roots) != 1 || roots[0] != s.Project) {
+		// A folder of projects: the repositories deeper than its
+		// search of them (reposBelow) are nested in it too.
+		guards = append(guards, nestedgit.NewWithNested(s.Project, writable, s.Quarantine))
 	}
 	return func() []string {
 		var out []string

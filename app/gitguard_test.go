@@ -47,7 +47,7 @@ func TestGitGuardQuarantinesAndAudits(t *testing.T) {
 			}
 			run("git init -q && git commit -q --allow-empty -m first")
 			q := filepath.Join(a.Home.Abs(), QuarantineDir)
-			sweep := a.gitGuard(&sandbox.Spec{Project: top, ProjectWritable: true, Quarantine: q})
+			sweep := a.gitGuard(&sandbox.Spec{Project: top, ProjectWritable: true, Quarantine: q}, false)
 			if sweep == nil {
 				t.Fatal("gitGuard returned no sweep")
 			}
@@ -99,7 +99,7 @@ func TestGitGuardWatchesTheWholeFolder(t *testing.T) {
 	}
 	run("git init -q && git commit -q --allow-empty -m first")
 	q := filepath.Join(a.Home.Abs(), QuarantineDir)
-	sweep := a.gitGuard(&sandbox.Spec{Project: top, ProjectWritable: true, Quarantine: q})
+	sweep := a.gitGuard(&sandbox.Spec{Project: top, ProjectWritable: true, Quarantine: q}, false)
 	if sweep == nil {
 		t.Fatal("gitGuard returned no sweep")
 	}
@@ -110,5 +110,63 @@ func TestGitGuardWatchesTheWholeFolder(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(top, "build", "gd", "config")); strings.Contains(string(data), "fsmonitor") {
 		t.Errorf("build/gd/config still sets fsmonitor:\n%s", data)
+	}
+}
+
+// TestGitGuardSweepsNestedRepositories: the guard of the sweeps off a
+// command's path (nested) also watches the repositories nested in the
+// project that its index does not name, in a project and five levels down
+// in a folder of projects. A clone the command made there and planted
+// core.fsmonitor in loses it, so does a pre-existing nested clone the
+// command changed, and the user's own key in one the command left alone
+// stays. The guard of a world's command (not nested) leaves them.
+func TestGitGuardSweepsNestedRepositories(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, folder := range []bool{false, true} {
+		a := openTestApp(t, Options{OpenDatabase: true})
+		top := t.TempDir()
+		project := top
+		if folder {
+			project = filepath.Join(top, "a/b/c/d/e")
+		}
+		run := func(script string) {
+			t.Helper()
+			cmd := exec.Command("sh", "-c", script)
+			cmd.Dir = project
+			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", script, err, out)
+			}
+		}
+		if err := os.MkdirAll(project, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		run(`git init -q && git commit -q --allow-empty -m first
+git init -q vendor/lib && git init -q vendor/own && git -C vendor/own config core.fsmonitor "echo the user's own"`)
+		plant := `printf '[core]\n\tfsmonitor = "touch /nonexistent/pwned"\n' >> `
+		q := filepath.Join(a.Home.Abs(), QuarantineDir)
+		spec := &sandbox.Spec{Project: top, ProjectWritable: true, Quarantine: q}
+		commandSweep := a.gitGuard(spec, false)
+		sweep := a.gitGuard(spec, true)
+		run(`git init -q scratch/clone && ` + plant + `scratch/clone/.git/config && ` + plant + `vendor/lib/.git/config`)
+		if commandSweep != nil {
+			if warns := commandSweep(); len(warns) != 0 {
+				t.Errorf("folder %v: the command's own guard swept nested repositories: %q", folder, warns)
+			}
+		}
+		warns := sweep()
+		if len(warns) != 2 {
+			t.Errorf("folder %v: warnings %q; want the two changed nested repositories", folder, warns)
+		}
+		for _, n := range []string{"scratch/clone", "vendor/lib"} {
+			if data, _ := os.ReadFile(filepath.Join(project, n, ".git/config")); strings.Contains(string(data), "fsmonitor") {
+				t.Errorf("folder %v: %s/.git/config still sets fsmonitor:\n%s", folder, n, data)
+			}
+		}
+		if data, _ := os.ReadFile(filepath.Join(project, "vendor/own/.git/config")); !strings.Contains(string(data), "the user's own") {
+			t.Errorf("folder %v: the user's own key in an unchanged nested repository was taken out:\n%s", folder, data)
+		}
 	}
 }

@@ -69,6 +69,15 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		}
 	}
 	if s.ProjectWritable {
+		// The same paths of a git directory stay read-only in every
+		// repository nested in the project (the sandbox finds them as it
+		// starts): git on the host runs a clone's config there too, when
+		// an editor or a shell prompt enters it.
+		for _, p := range sp.ProtectedPaths {
+			if name, ok := strings.CutPrefix(p, ".git/"); ok && name != "" {
+				s.NestedGit = append(s.NestedGit, name)
+			}
+		}
 		for _, p := range paths {
 			abs := filepath.Join(s.Project, p)
 			if strings.HasSuffix(p, "/") {

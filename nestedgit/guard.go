@@ -78,8 +78,11 @@ type Guard struct {
 	project    string
 	writable   []string
 	quarantine string
-	mu         sync.Mutex
-	before     map[string]string // git directory -> digest
+	// nested: the repositories nested in the project that git does not
+	// enter by itself are watched too (NewWithNested).
+	nested bool
+	mu     sync.Mutex
+	before map[string]string // git directory -> digest
 }
 
 // New takes the baseline of project's nested git directories. writable
@@ -87,7 +90,21 @@ type Guard struct {
 // (a git directory is changed only there); quarantine is where Sweep
 // moves what it takes out.
 func New(project string, writable []string, quarantine string) *Guard {
-	g := &Guard{project: filepath.Clean(project), quarantine: quarantine, before: map[string]string{}}
+	return newGuard(project, writable, quarantine, false)
+}
+
+// NewWithNested is New for a guard that also watches every repository
+// nested in the project (Nested), whether or not the project's index names
+// it: git on the host runs in one when an editor or a shell prompt enters
+// it. Its search reads up to a few thousand directories each time, so it
+// is for the sweeps that are not on a command's path: a one-shot run's
+// end, a long-lived sandbox's health checks and its stop.
+func NewWithNested(project string, writable []string, quarantine string) *Guard {
+	return newGuard(project, writable, quarantine, true)
+}
+
+func newGuard(project string, writable []string, quarantine string, nested bool) *Guard {
+	g := &Guard{project: filepath.Clean(project), quarantine: quarantine, nested: nested, before: map[string]string{}}
 	// Each writable directory by its name and where it really leads: a
 	// git directory is judged by the names Reachable gives it, which may
 	// be either.
@@ -101,11 +118,28 @@ func New(project string, writable []string, quarantine string) *Guard {
 			g.writable = append(g.writable, real)
 		}
 	}
-	repos, _ := Reachable(g.project)
+	repos, _ := g.repos()
 	for _, r := range repos {
 		g.before[r.GitDir] = digest(r.GitDir)
 	}
 	return g
+}
+
+// repos are the git directories the guard watches: Reachable's, and with
+// nested those of the repositories nested in the project.
+func (g *Guard) repos() ([]Repo, []error) {
+	repos, problems := Reachable(g.project)
+	if !g.nested {
+		return repos, problems
+	}
+	for _, wt := range Nested(g.project, true) {
+		gd, err := resolveDotGit(filepath.Join(wt, ".git"))
+		if err != nil || slices.ContainsFunc(repos, func(r Repo) bool { return r.GitDir == gd }) {
+			continue
+		}
+		repos = append(repos, Repo{GitDir: gd, Via: "the repository " + wt + " nested in the project, which an editor or a shell prompt entering it runs git in"})
+	}
+	return repos, problems
 }
 
 // Sweep looks at every git directory git on the host would enter from the
@@ -120,7 +154,7 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 	defer sweeping.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	repos, problems := Reachable(g.project)
+	repos, problems := g.repos()
 	var out []Finding
 	for _, p := range problems {
 		out = append(out, Finding{Repo: Repo{GitDir: g.project, Via: "its index"}, Err: p})

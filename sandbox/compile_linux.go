@@ -143,7 +143,9 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 			}
 		}
 	}
-	protected, sweep, pwarn, err := protectedPaths(s, ll.WriteDirs, mode)
+	withNested := *s
+	withNested.Protected = withNestedGit(s)
+	protected, sweep, pwarn, err := protectedPaths(&withNested, ll.WriteDirs, mode)
 	if err != nil {
 		return nil, nil, err
 	}

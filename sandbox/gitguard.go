@@ -9,5 +9,9 @@ package sandbox
 // Spec, and returns the sweep to call once what the command ran has ended
 // (in a long-lived sandbox also at each health check and when it stops);
 // the sweep makes those repositories safe and returns a warning for each
-// one it changed or could not. Nil returned means nothing to watch.
-type GitGuard func(s *Spec) (sweep func() []string)
+// one it changed or could not. Nil returned means nothing to watch. With
+// nested set it watches every repository nested in the project as well,
+// which costs a search of the project's directories at each sweep: for
+// the sweeps off a command's path (a one-shot run's end, a long-lived
+// sandbox's health checks and stop).
+type GitGuard func(s *Spec, nested bool) (sweep func() []string)

@@ -20,7 +20,7 @@ const plantedName = "warden-gitguard-planted"
 
 // plantedGuard is the test managers' GitGuard: its sweep removes
 // plantedName from the project and says so.
-func plantedGuard(s *sandbox.Spec) func() []string {
+func plantedGuard(s *sandbox.Spec, _ bool) func() []string {
 	p := filepath.Join(s.Project, plantedName)
 	return func() []string {
 		if err := os.Remove(p); err == nil {

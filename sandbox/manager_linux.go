@@ -416,7 +416,7 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 	info.Sweep = p.Sweep
 	sb.sweep, sb.quarantine = p.Sweep, spec.Quarantine
 	if m.Native.GitGuard != nil && spec.ProjectWritable {
-		sb.sweepGit = m.Native.GitGuard(&spec)
+		sb.sweepGit = m.Native.GitGuard(&spec, true)
 	}
 	info.Warnings = append(info.Warnings, warn...)
 	sock := m.socket(info.Name)
@@ -599,7 +599,7 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	oomBefore := mem.oomKills()
 	var sweepGit func() []string
 	if m.Native.GitGuard != nil && info.Spec.ProjectWritable {
-		sweepGit = m.Native.GitGuard(&info.Spec)
+		sweepGit = m.Native.GitGuard(&info.Spec, false)
 	}
 	start := time.Now()
 	resp, err := m.call(ctx, name, &ctlRequest{Op: "exec", Args: c.Args, Dir: dir, Env: env, Wall: int64(lim.Wall), Output: lim.Output}, files)

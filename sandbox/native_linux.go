@@ -121,7 +121,7 @@ func (n *Native) Run(ctx context.Context, s Spec, c Command) (Result, error) {
 	mode := s.Mode
 	var sweepGit func() []string
 	if n.GitGuard != nil && s.ProjectWritable {
-		sweepGit = n.GitGuard(&s) // before the command can run
+		sweepGit = n.GitGuard(&s, true) // before the command can run
 	}
 	start := time.Now()
 	r, err := n.launch(ctx, &s, &c, exe, mode, abi, cg, id, e, &lingering)

@@ -172,7 +172,14 @@ type Spec struct {
 	// One missing at the start, whose parent exists, is swept after the
 	// run: what the command created there is moved to Quarantine (or
 	// removed when that is empty), and Result.Warnings says so.
-	Protected  []string
+	Protected []string
+	// NestedGit are paths inside a git directory (config, hooks/) that
+	// stay read-only in every repository nested in a writable project
+	// too: a clone inside it, vendored or a fixture, whose git git on the
+	// host runs when the user (an editor, a shell prompt) enters it. The
+	// sandbox finds them when it starts (nestedRepos), as Protected
+	// otherwise.
+	NestedGit  []string
 	Quarantine string
 	// Tmp, when set, is a host directory mounted as the command's /tmp, so
 	// that what one command of a session leaves there the next one finds.

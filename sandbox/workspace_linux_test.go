@@ -239,3 +239,45 @@ func TestProxiedCommandsAreToldOfTheProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedRepositoriesKeepTheirGitReadOnly: a writable project holds
+// repositories of its own (a vendored clone, one six directories down):
+// the command can write their files but not their config or hooks, which
+// git on the host runs when an editor or a prompt enters them, nor move
+// their git directories away to put others in their place; a protected
+// path missing at the start (config.worktree) is swept out after the run.
+func TestNestedRepositoriesKeepTheirGitReadOnly(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	s.NestedGit = []string{"config", "config.worktree", "hooks/"}
+	nested := []string{"vendor/lib", "a/b/c/d/e/deep"}
+	for _, n := range nested {
+		for _, d := range []string{n + "/.git/hooks", n + "/.git/objects"} {
+			if err := os.MkdirAll(filepath.Join(s.Project, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustWrite(t, filepath.Join(s.Project, n, ".git/config"), "[core]\n\tbare = false\n")
+	}
+	for _, n := range nested {
+		r := runAt(t, s, home, "/bin/bash", "-c", `n=`+n+`
+echo data > $n/file.txt && echo file ok
+touch $n/.git/objects/x && echo objects ok
+printf '[core]\n\tfsmonitor = id\n' >> $n/.git/config && echo config WRITTEN
+printf '#!/bin/sh\nid\n' > $n/.git/hooks/pre-commit && echo hook WRITTEN
+echo x > $n/.git/config.worktree # missing at the start: swept after the run
+mv $n/.git $n/.git-old && echo MOVED
+true`)
+		if r.err != nil || !strings.Contains(r.stdout, "file ok\nobjects ok\n") || strings.Contains(r.stdout, "WRITTEN") || strings.Contains(r.stdout, "MOVED") {
+			t.Errorf("%s: %v; want its files and objects written, its config and hooks not, its git directory not moved", n, r)
+		}
+		if b, _ := os.ReadFile(filepath.Join(s.Project, n, ".git/config")); strings.Contains(string(b), "fsmonitor") {
+			t.Errorf("%s: the nested repository's config was changed: %q", n, b)
+		}
+		for _, f := range []string{".git/hooks/pre-commit", ".git/config.worktree"} {
+			if _, err := os.Stat(filepath.Join(s.Project, n, f)); err == nil {
+				t.Errorf("%s: %s is there after the run", n, f)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/agentwarden/warden/nestedgit"
 	"io"
 	"io/fs"
 	"os"
@@ -249,21 +250,33 @@ func (w *world) effects(t *testing.T, results []result) []string {
 // its programs here, outside any sandbox.
 var userGitCommands = [][]string{{"status"}, {"diff"}, {"status", "--porcelain"}}
 
-// userGit runs userGitCommands in the project with the host's environment
-// and judges their output: a secret in it is an effect. What they change
-// on disk is judged by the snapshot taken after.
+// userGit runs userGitCommands in the project with the host's environment,
+// and git status in every repository nested in it (an editor that scans
+// the work tree for repositories, a shell prompt entering one, does), and
+// judges their output: a secret in it is an effect. What they change on
+// disk is judged by the snapshot taken after.
 func (w *world) userGit(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for _, args := range userGitCommands {
+	run := func(dir string, args ...string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		c := exec.CommandContext(ctx, "git", args...)
-		c.Dir, c.Env = w.project, w.cmdEnv
+		c.Dir, c.Env = dir, w.cmdEnv
 		text, _ := c.CombinedOutput()
 		cancel()
-		for _, name := range w.secretsIn(text) {
-			out = append(out, fmt.Sprintf("the user's git %s on the host printed the secret %s", strings.Join(args, " "), name))
+		where := ""
+		if dir != w.project {
+			where = " in " + dir
 		}
+		for _, name := range w.secretsIn(text) {
+			out = append(out, fmt.Sprintf("the user's git %s%s on the host printed the secret %s", strings.Join(args, " "), where, name))
+		}
+	}
+	for _, args := range userGitCommands {
+		run(w.project, args...)
+	}
+	for _, repo := range nestedgit.Nested(w.project, true) {
+		run(repo, "status")
 	}
 	return out
 }
