@@ -33,15 +33,7 @@ func TestGitGuardQuarantinesAndAudits(t *testing.T) {
 			if folder {
 				repo = filepath.Join(top, "api")
 			}
-			run := func(script string) {
-				t.Helper()
-				cmd := exec.Command("sh", "-c", script)
-				cmd.Dir = repo
-				cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("%s: %v\n%s", script, err, out)
-				}
-			}
+			run := shIn(t, repo)
 			if err := os.MkdirAll(repo, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -88,15 +80,7 @@ func TestGitGuardWatchesTheWholeFolder(t *testing.T) {
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run := func(script string) {
-		t.Helper()
-		cmd := exec.Command("sh", "-c", script)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", script, err, out)
-		}
-	}
+	run := shIn(t, repo)
 	run("git init -q && git commit -q --allow-empty -m first")
 	q := filepath.Join(a.Home.Abs(), QuarantineDir)
 	sweep := a.gitGuard(&sandbox.Spec{Project: top, ProjectWritable: true, Quarantine: q}, false)
@@ -131,15 +115,7 @@ func TestGitGuardSweepsNestedRepositories(t *testing.T) {
 		if folder {
 			project = filepath.Join(top, "a/b/c/d/e")
 		}
-		run := func(script string) {
-			t.Helper()
-			cmd := exec.Command("sh", "-c", script)
-			cmd.Dir = project
-			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%s: %v\n%s", script, err, out)
-			}
-		}
+		run := shIn(t, project)
 		if err := os.MkdirAll(project, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -167,6 +143,20 @@ git init -q vendor/lib && git init -q vendor/own && git -C vendor/own config cor
 		}
 		if data, _ := os.ReadFile(filepath.Join(project, "vendor/own/.git/config")); !strings.Contains(string(data), "the user's own") {
 			t.Errorf("folder %v: the user's own key in an unchanged nested repository was taken out:\n%s", folder, data)
+		}
+	}
+}
+
+// shIn returns what runs a shell script in dir with a git identity, failing
+// the test when it fails.
+func shIn(t *testing.T, dir string) func(script string) {
+	return func(script string) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", script, err, out)
 		}
 	}
 }
