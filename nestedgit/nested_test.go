@@ -68,3 +68,27 @@ func TestNestedIsBounded(t *testing.T) {
 		t.Errorf("Nested read past its %d directories: %q", maxNestedDirs, got)
 	}
 }
+
+// BenchmarkNested times the search of a project of 200 directories (ten
+// packages of twenty) holding two nested repositories: what a sandbox's
+// start and the sweeps off a command's path pay.
+func BenchmarkNested(b *testing.B) {
+	p := b.TempDir()
+	for i := range 10 {
+		for j := range 20 {
+			if err := os.MkdirAll(filepath.Join(p, "pkg"+string(rune('a'+i)), "d"+string(rune('a'+j))), 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, r := range []string{"vendor/a/.git", "tools/b/.git"} {
+		if err := os.MkdirAll(filepath.Join(p, r), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if n := len(Nested(p, true)); n != 2 {
+			b.Fatalf("%d repositories; want 2", n)
+		}
+	}
+}
