@@ -175,8 +175,9 @@ func TestStageHostThatRunsCommandsItself(t *testing.T) {
 // deletes what the agent host, an editor or warden obeys later in the
 // workspace (Policy.Protected) asks, wherever it would run: a sandbox keeps
 // those paths read-only, and a host that runs the command itself (Cursor)
-// would obey what it wrote. The rest of the workspace stays writable, and
-// .git keeps its own zone.
+// would obey what it wrote; in a directory below the root too (an agent host
+// or editor started in a monorepo's package obeys its own). The rest of the
+// workspace stays writable, and .git keeps its own zone.
 func TestWritesToProtectedPathsAsk(t *testing.T) {
 	p := DefaultPolicy()
 	p.SandboxAvailable = true
@@ -192,12 +193,15 @@ func TestWritesToProtectedPathsAsk(t *testing.T) {
 		`rm -rf .claude`,
 		`sed -i s/a/b/ .vscode/settings.json`,
 		`cd sub && echo x > ../.claude/settings.json`,
+		`echo '{"hooks":{}}' > packages/web/.claude/settings.json`,
+		`cp tasks.json apps/api/.vscode/tasks.json`,
+		`tee services/x/.mcp.json < servers.json`,
 	} {
 		if r := Classify(cmd, env, p); r.Verdict == warden.Allow {
 			t.Errorf("Classify(%q) = allow (%s), want ask or deny", cmd, r.Rule)
 		}
 	}
-	for _, cmd := range []string{`echo x > notes.md`, `cp a.json config/settings.json`, `echo x > .claudeignore`, `mkdir -p .vscodex && echo x > .vscodex/a`} {
+	for _, cmd := range []string{`echo x > notes.md`, `cp a.json config/settings.json`, `echo x > .claudeignore`, `mkdir -p .vscodex && echo x > .vscodex/a`, `echo x > docs/my.claude/notes.md`, `echo x > src/x.mcp.json`} {
 		if r := Classify(cmd, env, p); r.Verdict != warden.Allow {
 			t.Errorf("Classify(%q) = %s (%s), want allow", cmd, r.Verdict, r.Rule)
 		}

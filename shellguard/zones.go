@@ -404,15 +404,18 @@ func workspaceZone(rest string) Zone {
 }
 
 // isProtected reports whether rest (a clean path relative to the workspace
-// root) is one of protected's paths or below one; an entry ending in a
-// slash is a directory.
+// root) is one of protected's paths or below one, at the root or in any
+// directory below it: an agent host or an editor started in a package of
+// a monorepo obeys that package's .claude/ or .vscode/ as well. An entry
+// ending in a slash is a directory.
 func isProtected(rest string, protected []string) bool {
 	for _, e := range protected {
 		e = strings.TrimSuffix(path.Clean(e), "/")
 		if e == "" || e == "." || strings.HasPrefix(e, "../") {
 			continue
 		}
-		if rest == e || strings.HasPrefix(rest, e+"/") {
+		if rest == e || strings.HasPrefix(rest, e+"/") ||
+			strings.HasSuffix(rest, "/"+e) || strings.Contains(rest, "/"+e+"/") {
 			return true
 		}
 	}
