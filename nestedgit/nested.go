@@ -2,7 +2,6 @@ package nestedgit
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 )
@@ -30,22 +29,30 @@ func Nested(project string, files bool) []string {
 	var repos []string
 	read := 0
 	_ = filepath.WalkDir(project, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
+		if err != nil {
 			return nil
 		}
-		if d.Name() == ".git" || p != project && slices.Contains(skippedDirs, d.Name()) {
+		if d.Name() == ".git" {
+			// Seen among its directory's entries, which are read anyway:
+			// no lstat of a .git in every directory.
+			if dir := filepath.Dir(p); p != project && dir != project && (d.IsDir() || files && d.Type().IsRegular()) {
+				if repos = append(repos, dir); len(repos) >= maxNestedRepos {
+					return filepath.SkipAll
+				}
+			}
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != project && slices.Contains(skippedDirs, d.Name()) {
 			return filepath.SkipDir
 		}
 		if read++; read > maxNestedDirs {
 			return filepath.SkipAll
-		}
-		if p == project {
-			return nil
-		}
-		if st, err := os.Lstat(filepath.Join(p, ".git")); err == nil && (st.IsDir() || files && st.Mode().IsRegular()) {
-			if repos = append(repos, p); len(repos) >= maxNestedRepos {
-				return filepath.SkipAll
-			}
 		}
 		return nil
 	})
