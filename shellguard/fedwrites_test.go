@@ -126,3 +126,32 @@ func TestFedWritesFromTheProjectRootReachGit(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownLinesFillThePlaceholder: xargs -I's string filled from input
+// the guard knows (seq's numbers, literal lines) is judged with that input
+// when every line is a plain token (letters, digits, _ and -): the write
+// lands where the template says. A line that could climb out (../b), name
+// a dotted file, start an option or carry shell syntax, more lines than
+// the guard follows, or a write the template puts somewhere guarded, is
+// not allowed.
+func TestKnownLinesFillThePlaceholder(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{"seq 3 | xargs -I{} sh -c 'echo item {} > /tmp/items/{}.txt'", warden.Allow},
+		{"seq 2 6 | xargs -I{} touch /tmp/items/{}.txt", warden.Allow},
+		{"seq 10 -2 0 | xargs -I{} touch out/{}.txt", warden.Allow},
+		{"printf 'api\\nweb\\n' | xargs -I{} mkdir -p build/{}", warden.Allow},
+		{"seq 3 | xargs -I{} sh -c 'echo x > ~/.bashrc{}'", warden.Ask},
+		{"printf 'a\\n../b\\n' | xargs -I{} touch /tmp/items/{}", warden.Ask},
+		{"printf 'a\\n.claude\\n' | xargs -I{} touch {}/settings.json", warden.Ask},
+		{"printf 'a\\n-rf\\n' | xargs -I{} rm {} x", warden.Ask},
+		{"seq 100 | xargs -I{} touch /tmp/items/{}", warden.Ask},
+	} {
+		r := Classify(c.cmd, corpusEnv, defaultPolicy())
+		if (r.Verdict == warden.Allow) != (c.want == warden.Allow) {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package walk
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"strconv"
 	"strings"
 )
 
@@ -23,7 +24,7 @@ func stdinOf(cmd Command, c *ctx, src stdinSource) output {
 	return output{}
 }
 
-// produce returns the output of a literal producer (echo, printf) or of a
+// produce returns the output of a literal producer (echo, printf, seq) or of a
 // decoder (base64 -d, xxd -r -p, rev, cat) applied to known input.
 func (w *walker) produce(name string, argv []Word, in output) output {
 	for _, a := range argv {
@@ -79,6 +80,8 @@ func (w *walker) produce(name string, argv []Word, in output) output {
 			}
 		}
 		return output{s: b.String(), known: true, via: "printf"}
+	case "seq":
+		return seqOutput(args)
 	}
 	if !in.known {
 		return output{}
@@ -175,4 +178,43 @@ func hasFlag(args []Word, short, long1, long2 string) bool {
 		}
 	}
 	return false
+}
+
+// maxSeqLines bounds the output seq is taken to produce: more is unknown.
+const maxSeqLines = 64
+
+// seqOutput is what seq prints for integer operands (LAST, FIRST LAST or
+// FIRST INCREMENT LAST) and no options, when it is at most maxSeqLines
+// lines; unknown otherwise.
+func seqOutput(args []Word) output {
+	if len(args) == 0 || len(args) > 3 {
+		return output{}
+	}
+	n := make([]int, len(args))
+	for i, a := range args {
+		v, err := strconv.Atoi(a.Value)
+		if err != nil || strings.HasPrefix(a.Value, "-") && i == 0 && len(args) == 1 {
+			return output{}
+		}
+		n[i] = v
+	}
+	first, step, last := 1, 1, n[len(n)-1]
+	switch len(n) {
+	case 2:
+		first = n[0]
+	case 3:
+		first, step = n[0], n[1]
+	}
+	if step == 0 {
+		return output{}
+	}
+	var b strings.Builder
+	for i, k := first, 0; step > 0 && i <= last || step < 0 && i >= last; i, k = i+step, k+1 {
+		if k >= maxSeqLines {
+			return output{}
+		}
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte('\n')
+	}
+	return output{s: b.String(), known: true, via: "seq"}
 }

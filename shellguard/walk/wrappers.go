@@ -2,6 +2,7 @@ package walk
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -400,7 +401,19 @@ func xargsKnown(argv []Word, u unwrapped, in output) ([]Word, bool) {
 	sp := u.raw[len(u.raw)-1].Span
 	if u.replace != "" {
 		line := strings.TrimSpace(in.s)
-		if line == "" || strings.Contains(line, "\n") {
+		if lines := strings.Split(line, "\n"); len(lines) > 1 {
+			// One command a line. Judged with the first when every line is
+			// a plain token (letters, digits, _ and -, no dot or slash:
+			// seq's numbers, a list of names): such a token can neither
+			// climb out of a directory, name a dotted file (every protected
+			// name has a dot), nor be read as shell syntax in a code
+			// string, so each line's command has the first one's effects.
+			if len(lines) > 64 || !slices.ContainsFunc(lines, plainToken) || slices.ContainsFunc(lines, func(l string) bool { return !plainToken(l) }) {
+				return nil, false
+			}
+			line = lines[0]
+		}
+		if line == "" {
 			return nil, false
 		}
 		out := make([]Word, len(u.raw))
@@ -442,4 +455,19 @@ func joinWords(ws []Word) Word {
 		out.Span = Span{ws[0].Span.Start, ws[len(ws)-1].Span.End}
 	}
 	return out
+}
+
+// plainToken reports whether s is a token xargs -I can put anywhere in a
+// command with no effect of its own: letters, digits, _ and -, not
+// starting with - (an option).
+func plainToken(s string) bool {
+	if s == "" || s[0] == '-' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
