@@ -117,7 +117,7 @@ func rewrite(p string, keep []entry, moveOut func() error) error {
 	}
 	if err == nil {
 		var back []entry
-		if back, err = readConfig(tmp); err == nil && !sameEntries(back, keep) {
+		if back, err = readConfig(tmp); err == nil && !slices.Equal(back, keep) {
 			err = errors.New("git reads it back otherwise")
 		}
 	}
@@ -137,18 +137,6 @@ func rewrite(p string, keep []entry, moveOut func() error) error {
 		}
 	}
 	return nil
-}
-
-func sameEntries(a, b []entry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // restoreText is the RESTORE.txt of a quarantine directory.

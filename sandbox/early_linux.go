@@ -61,6 +61,9 @@ var early struct {
 	e *earlyInit // the last one started; a run may have taken it
 	// keep is the binary of the init KeepEarly keeps ready ("": none).
 	keep string
+	// oneShot: this process has run a one-shot sandbox (takeEarly was
+	// asked), so RefillEarly keeps one ready from then on.
+	oneShot bool
 }
 
 // StartEarly starts, in the background, the init of the one-shot sandbox
@@ -105,8 +108,10 @@ func longLived() bool {
 func RefillEarly() {
 	early.Lock()
 	defer early.Unlock()
-	if early.keep != "" && (early.e == nil || early.e.taken) {
-		// One that could not start is never taken: none starts after it.
+	// Only once a one-shot run has asked for one: a session whose commands
+	// all run in its world never holds one. One that could not start is
+	// never taken: none starts after it.
+	if early.keep != "" && early.oneShot && (early.e == nil || early.e.taken) {
 		startEarlyLocked(early.keep)
 	}
 }
@@ -187,6 +192,7 @@ func (e *earlyInit) start() {
 func takeEarly(exe string, mode Mode, stdin io.Reader) *earlyInit {
 	early.Lock()
 	defer early.Unlock()
+	early.oneShot = early.oneShot || mode.Namespaces()
 	e := early.e
 	if e == nil || e.taken || e.exe != exe || !mode.Namespaces() {
 		return nil
@@ -290,7 +296,7 @@ func (e *earlyInit) release() {
 // ready (KeepEarly). A run that took it ends it itself.
 func DiscardEarly() {
 	early.Lock()
-	early.keep = ""
+	early.keep, early.oneShot = "", false
 	e := early.e
 	if e == nil || e.taken {
 		early.Unlock()

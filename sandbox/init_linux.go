@@ -164,8 +164,10 @@ func endTheRest() {
 	if os.Getpid() != 1 {
 		return
 	}
-	_ = unix.Kill(-1, unix.SIGKILL)
 	for {
+		// Again after each child reaped: a process forked while the
+		// signal went round is killed too.
+		_ = unix.Kill(-1, unix.SIGKILL)
 		if _, err := unix.Wait4(-1, nil, unix.WALL, nil); err != nil && err != unix.EINTR {
 			break // ECHILD: none left
 		}

@@ -193,7 +193,7 @@ func seqOutput(args []Word) output {
 	n := make([]int, len(args))
 	for i, a := range args {
 		v, err := strconv.Atoi(a.Value)
-		if err != nil || strings.HasPrefix(a.Value, "-") && i == 0 && len(args) == 1 {
+		if err != nil { // an option, or not an integer
 			return output{}
 		}
 		n[i] = v

@@ -408,7 +408,7 @@ func xargsKnown(argv []Word, u unwrapped, in output) ([]Word, bool) {
 			// climb out of a directory, name a dotted file (every protected
 			// name has a dot), nor be read as shell syntax in a code
 			// string, so each line's command has the first one's effects.
-			if len(lines) > 64 || !slices.ContainsFunc(lines, plainToken) || slices.ContainsFunc(lines, func(l string) bool { return !plainToken(l) }) {
+			if len(lines) > 64 || slices.ContainsFunc(lines, func(l string) bool { return !plainToken(l) }) {
 				return nil, false
 			}
 			line = lines[0]
