@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/nestedgit"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -115,40 +116,15 @@ func protectedInGitDirs(project string, paths []string) []string {
 		return paths
 	}
 	out := slices.Clone(paths)
-	// look goes through dir (relative to project): a git directory gets
-	// the protected names and is searched for git directories of its own;
-	// under modules, a directory without HEAD is a step of a submodule's
-	// name that holds slashes (modules/a/b).
-	var look func(dir string, isGitDir bool, depth int)
-	look = func(dir string, isGitDir bool, depth int) {
-		if depth > maxGitDirDepth {
-			return
-		}
-		if isGitDir {
-			if dir != ".git" {
-				for _, rest := range inGit {
-					out = append(out, dir+"/"+rest)
-				}
-			}
-			for _, sub := range []string{"modules", "worktrees"} {
-				look(filepath.Join(dir, sub), false, depth+1)
-			}
-			return
-		}
-		entries, err := os.ReadDir(filepath.Join(project, dir))
+	for _, dir := range nestedgit.InsideGitDir(filepath.Join(project, ".git")) {
+		rel, err := filepath.Rel(project, dir)
 		if err != nil {
-			return
+			continue
 		}
-		for _, e := range entries {
-			if !e.IsDir() {
-				continue
-			}
-			child := filepath.Join(dir, e.Name())
-			_, err := os.Lstat(filepath.Join(project, child, "HEAD"))
-			look(child, err == nil, depth+1)
+		for _, rest := range inGit {
+			out = append(out, filepath.ToSlash(rel)+"/"+rest)
 		}
 	}
-	look(".git", true, 0)
 	return out
 }
 
@@ -255,10 +231,6 @@ func gitConfigEntries(ctx context.Context, file string) [][2]string {
 	}
 	return kvs
 }
-
-// maxGitDirDepth bounds how deep protectedInGitDirs looks for git
-// directories inside .git.
-const maxGitDirDepth = 8
 
 // Bounds of reposBelow: how deep below a folder of projects it looks for
 // repositories, and how many directories it reads at most.

@@ -236,32 +236,11 @@ func Reachable(project string) (repos []Repo, problems []error) {
 				inGitDir(c, depth+1)
 			}
 		}
-		for _, sub := range []string{"modules", "worktrees"} {
-			var look func(dir string, d int)
-			look = func(dir string, d int) {
-				if d > maxDepth {
-					return
-				}
-				entries, err := os.ReadDir(dir)
-				if err != nil {
-					return
-				}
-				for _, e := range entries {
-					if !e.IsDir() {
-						continue
-					}
-					child := filepath.Join(dir, e.Name())
-					if _, err := os.Lstat(filepath.Join(child, "HEAD")); err != nil {
-						look(child, d+1) // a step of a name with slashes
-						continue
-					}
-					if add(child, child) {
-						inGitDir(child, depth+1)
-					}
-				}
+		insideGitDir(gitDir, depth, func(child string, d int) {
+			if add(child, child) {
+				inGitDir(child, d)
 			}
-			look(filepath.Join(gitDir, sub), depth)
-		}
+		})
 	}
 	// inWorkTree adds the git directory of each gitlink of gitDir's index
 	// that is checked out in workTree.
@@ -297,6 +276,55 @@ func Reachable(project string) (repos []Repo, problems []error) {
 	inGitDir(top, 0)
 	inWorkTree(project, top, 0)
 	return repos, problems
+}
+
+// InsideGitDir lists the git directories kept inside gitDir, and inside
+// those in turn: each submodule's under modules/, each linked worktree's
+// under worktrees/. Git on the host enters every one of them (git status in
+// the superproject runs git in each submodule).
+func InsideGitDir(gitDir string) []string {
+	var out []string
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		insideGitDir(dir, depth, func(child string, d int) {
+			out = append(out, child)
+			walk(child, d)
+		})
+	}
+	walk(filepath.Clean(gitDir), 0)
+	return out
+}
+
+// insideGitDir calls found for each git directory directly under gitDir's
+// modules/ and worktrees/ (a directory holding HEAD; one without is a step
+// of a name that holds slashes, modules/a/b, and is looked through), with
+// its depth: depth counts from gitDir's, and nothing deeper than maxDepth
+// is read.
+func insideGitDir(gitDir string, depth int, found func(child string, depth int)) {
+	var look func(dir string, d int)
+	look = func(dir string, d int) {
+		if d > maxDepth {
+			return
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			child := filepath.Join(dir, e.Name())
+			if _, err := os.Lstat(filepath.Join(child, "HEAD")); err != nil {
+				look(child, d+1)
+				continue
+			}
+			found(child, d+1)
+		}
+	}
+	for _, sub := range []string{"modules", "worktrees"} {
+		look(filepath.Join(gitDir, sub), depth)
+	}
 }
 
 // resolveDotGit is the git directory a work tree's .git leads to: the
