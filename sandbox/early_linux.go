@@ -41,6 +41,9 @@ import (
 // over, and the cgroup it is already in.
 type earlyInit struct {
 	exe string
+	// viaSpawner: the init is asked of this process's spawner (a process
+	// that keeps inits ready must not fork: spawner_linux.go).
+	viaSpawner bool
 	// spawned is closed once the fields below but admitErr are set,
 	// admitted once the init is in its cgroup (or failed to be).
 	spawned, admitted chan struct{}
@@ -121,7 +124,7 @@ func startEarlyLocked(exe string) {
 	if err != nil {
 		return
 	}
-	e := &earlyInit{exe: exe, spawned: make(chan struct{}), admitted: make(chan struct{})}
+	e := &earlyInit{exe: exe, viaSpawner: early.keep != "", spawned: make(chan struct{}), admitted: make(chan struct{})}
 	early.e = e
 	go func() {
 		defer close(e.admitted)
@@ -157,7 +160,15 @@ func (e *earlyInit) start() {
 	}
 	defer child.Close()
 	args := append(initArgs(ModeStandard), initEarlyArg)
-	ip, planW, err := spawnInit(e.exe, args, ModeStandard, nil, outW, errW, child)
+	var ip *initProc
+	var planW *os.File
+	asked := false
+	if e.viaSpawner {
+		ip, planW, err, asked = spawnerFor(e.exe).spawn(args, ModeStandard, outW, errW, []*os.File{child})
+	}
+	if !asked {
+		ip, planW, err = spawnInit(e.exe, args, ModeStandard, nil, outW, errW, child)
+	}
 	if err != nil {
 		outR.Close()
 		errR.Close()

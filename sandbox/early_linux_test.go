@@ -240,6 +240,11 @@ func TestKeptEarlyInit(t *testing.T) {
 		if pid == 0 || taken || pid == last {
 			t.Fatalf("before run %d: ready init %d (taken %v, last %d); want a new one ready", i, pid, taken, last)
 		}
+		// A process that keeps inits ready never forks one itself: its
+		// spawner does (a fork would stall this process's other threads).
+		if ppid := parentOf(t, pid); ppid == os.Getpid() {
+			t.Fatalf("before run %d: the ready init %d is this process's child; want its spawner's", i, pid)
+		}
 		run(i)
 		// It exits on its own once it has reported, off the run's path.
 		if !gone(pid, 10*time.Second) {
@@ -251,10 +256,10 @@ func TestKeptEarlyInit(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	// Its parent (this process) reaps it only when a run or DiscardEarly
-	// ends it: until then it is a zombie, with its pipes closed.
-	for !zombie(pid) {
-		time.Sleep(time.Millisecond)
+	// Its parent (the spawner) reaps it: this process learns of its death
+	// only when the next run hands it its plan.
+	if !gone(pid, 10*time.Second) {
+		t.Fatalf("the killed ready init %d was not reaped by its spawner", pid)
 	}
 	run(4)
 	pid, taken := sandbox.EarlyState()
@@ -262,13 +267,55 @@ func TestKeptEarlyInit(t *testing.T) {
 		t.Fatalf("after a run whose ready init had died: ready init %d (taken %v); want a new one", pid, taken)
 	}
 	sandbox.DiscardEarly()
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("the ready init (pid %d) is still there after DiscardEarly: %v", pid, err)
+	// DiscardEarly waits for its exit; its parent, the spawner, reaps it.
+	if !gone(pid, 10*time.Second) {
+		t.Errorf("the ready init (pid %d) is still there after DiscardEarly", pid)
 	}
 	run(5)
 	if p, _ := sandbox.EarlyState(); p != pid {
 		t.Errorf("a run after DiscardEarly started init %d; want none kept", p)
 	}
+}
+
+// TestKeptEarlyInitOutlivesItsSpawner: when the spawner that keeps a
+// process's inits ready is killed (its ready init dies with it), the next
+// run starts an init of its own, and the one kept after it comes from a
+// new spawner.
+func TestKeptEarlyInitOutlivesItsSpawner(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	t.Cleanup(sandbox.ForgetEarly)
+	sandbox.KeepEarly("")
+	run := func(what string) {
+		t.Helper()
+		if r := runIn(t, guardSpec(t), "/bin/echo", "ran"); r.err != nil || r.res.ExitCode != 0 || r.stdout != "ran\n" {
+			t.Fatalf("%s: %v; want it to run", what, r)
+		}
+		sandbox.RefillEarly()
+	}
+	run("the first run")
+	pid, _ := sandbox.EarlyState()
+	if pid == 0 {
+		t.Fatal("no init kept ready after a one-shot run")
+	}
+	spawner := parentOf(t, pid)
+	if spawner == os.Getpid() {
+		t.Fatalf("the ready init %d is this process's child; want its spawner's", pid)
+	}
+	if err := syscall.Kill(spawner, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !gone(pid, 10*time.Second) {
+		t.Fatalf("the ready init %d outlived its spawner %d", pid, spawner)
+	}
+	run("a run whose ready init died with its spawner")
+	next, _ := sandbox.EarlyState()
+	if next == 0 || next == pid {
+		t.Fatalf("after the spawner died: ready init %d; want a new one", next)
+	}
+	if p := parentOf(t, next); p == os.Getpid() || p == spawner {
+		t.Errorf("the init kept after the spawner died is the child of %d (this process %d, the dead spawner %d); want a new spawner's", p, os.Getpid(), spawner)
+	}
+	run("a run with the new spawner's init")
 }
 
 // TestEarlyInitEndedWhenTheRunFails: a run that takes the early init and
@@ -396,17 +443,20 @@ func FuzzNoteBuildID(f *testing.F) {
 	})
 }
 
-// zombie reports whether process pid has exited, every thread of it, and
-// waits to be reaped. Its leader shows Z as soon as that one thread has
-// exited, while the others may still hold its files.
-func zombie(pid int) bool {
+// parentOf returns the parent of process pid.
+func parentOf(t *testing.T, pid int) int {
+	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return false
+		t.Fatal(err)
 	}
-	_, after, ok := strings.Cut(string(b), ") ")
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	return ok && strings.HasPrefix(after, "Z") && err == nil && len(tasks) == 1
+	_, after, _ := strings.Cut(string(b), ") ")
+	var state string
+	var ppid int
+	if _, err := fmt.Sscan(after, &state, &ppid); err != nil {
+		t.Fatalf("parse /proc/%d/stat: %v", pid, err)
+	}
+	return ppid
 }
 
 // gone reports whether process pid has ended and been reaped within d.

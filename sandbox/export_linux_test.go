@@ -14,7 +14,7 @@ func EarlyState() (pid int, taken bool) {
 	if early.e == nil || early.e.ip == nil {
 		return 0, early.e != nil && early.e.taken
 	}
-	return early.e.ip.cmd.Process.Pid, early.e.taken
+	return early.e.ip.pid, early.e.taken
 }
 
 func ForgetEarly() {

@@ -290,7 +290,7 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	}
 
 	done := make(chan error, 1)
-	go func() { done <- ip.cmd.Wait() }()
+	go func() { ip.wait(); done <- nil }()
 	type report struct {
 		o  outcome
 		ok bool

@@ -116,6 +116,8 @@ func Main() {
 		runStage()
 	case launcherArg0:
 		runLauncher()
+	case spawnerArg0:
+		runSpawner()
 	}
 }
 

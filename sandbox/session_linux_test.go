@@ -82,7 +82,8 @@ func TestSessionWorld(t *testing.T) {
 	}
 	// The user's home (under /tmp here, which the sandbox replaces) is
 	// readable but its masks, and read-only.
-	got, _ = run("grep -c someone ~/.gitconfig; cat ~/.ssh/id_rsa; echo x >> ~/.bashrc")
+	// (Everything on stdout: the order of two pipes' lines is not kept.)
+	got, _ = run("grep -c someone ~/.gitconfig; cat ~/.ssh/id_rsa 2>&1; { echo x >> ~/.bashrc; } 2>&1")
 	if !strings.HasPrefix(got, "1") || strings.Contains(got, "WORKSPACE-SECRET") {
 		t.Errorf("the world's view of the home: %q; want .gitconfig read, the key masked", got)
 	}

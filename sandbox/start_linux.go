@@ -13,7 +13,11 @@ import (
 
 // initProc is a started init and the pipe it reports on.
 type initProc struct {
+	pid int
+	// cmd is the init when this process started it; pidfd when a
+	// spawner did (spawner.spawn).
 	cmd    *exec.Cmd
+	pidfd  *pidFD
 	report *os.File
 }
 
@@ -66,7 +70,7 @@ func spawnInit(exe string, args []string, mode Mode, stdin io.Reader, stdout, st
 		}
 		return nil, nil, fmt.Errorf("start the sandbox: %w", err)
 	}
-	return &initProc{cmd: cmd, report: reportR}, planW, nil
+	return &initProc{pid: cmd.Process.Pid, cmd: cmd, report: reportR}, planW, nil
 }
 
 // initArgs are the arguments an init of mode is started with.
@@ -82,7 +86,7 @@ func initArgs(mode Mode) []string {
 func (ip *initProc) admit(planW *os.File, cg *cgroup) error {
 	var err error
 	if cg != nil {
-		err = cg.add(ip.cmd.Process.Pid)
+		err = cg.add(ip.pid)
 	}
 	if err != nil {
 		planW.Close()
@@ -106,14 +110,27 @@ func (ip *initProc) sendPlan(planW *os.File, p *plan) error {
 // abort kills the init and waits for it.
 func (ip *initProc) abort() {
 	ip.kill()
-	_ = ip.cmd.Wait()
+	ip.wait()
 	ip.report.Close()
 }
 
+// wait waits for the init to exit. It is called once.
+func (ip *initProc) wait() {
+	if ip.pidfd != nil {
+		ip.pidfd.wait()
+		return
+	}
+	_ = ip.cmd.Wait()
+}
+
 // kill kills the init and, without a pid namespace, what shares its
-// session.
+// session (a spawner starts only inits in namespaces).
 func (ip *initProc) kill() {
-	_ = syscall.Kill(-ip.cmd.Process.Pid, syscall.SIGKILL)
+	if ip.pidfd != nil {
+		ip.pidfd.kill()
+		return
+	}
+	_ = syscall.Kill(-ip.pid, syscall.SIGKILL)
 	_ = ip.cmd.Process.Kill()
 }
 
