@@ -106,15 +106,31 @@ func gitEnv() []string {
 // it, without following its includes. git config --file runs nothing the
 // file names.
 func readConfig(file string) ([]entry, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	es, err := parseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return es, nil
+}
+
+// parseConfig lists the keys of a configuration file's contents as git
+// reads them (given on its standard input: git opens no file of the
+// repository's, which a sandboxed process may have made a symlink).
+func parseConfig(data []byte) ([]entry, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "config", "--file", file, "--no-includes", "--null", "--list")
+	cmd := exec.CommandContext(ctx, "git", "config", "--file", "-", "--no-includes", "--null", "--list")
 	cmd.Dir, cmd.Env = "/", gitEnv()
+	cmd.Stdin = bytes.NewReader(data)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("git config --list %s: %v: %s", file, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("git config --list: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return parseList(out)
 }

@@ -160,22 +160,23 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 		out = append(out, Finding{Repo: Repo{GitDir: g.project, Via: "its index"}, Err: p})
 	}
 	for _, r := range repos {
-		// Judged by its name and where it really leads: a .git file may
-		// name a git directory through a symlink outside what the command
-		// may write (~/code -> /data/code) that leads into it.
-		names := []string{r.GitDir}
-		if real, err := filepath.EvalSymlinks(r.GitDir); err == nil && real != r.GitDir {
-			names = append(names, real)
+		// Judged by where it really leads, and only there: a .git file
+		// may name a git directory through a symlink (~/code ->
+		// /data/code), and a sandboxed process may name one through a
+		// symlink to what it cannot write (sub/lnk -> ~/.ssh), which the
+		// sweep, unconfined, must not touch.
+		real, err := filepath.EvalSymlinks(r.GitDir)
+		if err != nil {
+			continue // gone
 		}
-		if !slices.ContainsFunc(g.writable, func(w string) bool {
-			return w != "" && slices.ContainsFunc(names, func(n string) bool { return within(n, w) })
-		}) {
+		if !slices.ContainsFunc(g.writable, func(w string) bool { return w != "" && within(real, w) }) {
 			continue // the command could not have written it
 		}
 		if d, ok := g.before[r.GitDir]; ok && d == digest(r.GitDir) {
 			continue
 		}
-		f := neutralize(r, g.project, g.quarantine, now)
+		f := neutralize(Repo{GitDir: real, Via: r.Via}, g.project, g.quarantine, now)
+		f.Repo = r
 		if f.Moved != "" || f.Err != nil {
 			out = append(out, f)
 		}

@@ -372,3 +372,58 @@ func TestSweepIntoAQuarantineOnAnotherFilesystem(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepNeverActsOutsideWhatTheCommandCouldWrite: the sweep runs
+// unconfined, so a command must not be able to point it at the user's
+// files: a config that is a symlink to one, a file planted where the sweep
+// writes its new config, a git directory reached through a symlink to a
+// folder of the home. Each outside file is left exactly as it was, and
+// the planted programs still never run.
+func TestSweepNeverActsOutsideWhatTheCommandCouldWrite(t *testing.T) {
+	needGit(t)
+	cases := []struct{ name, script string }{
+		{"config-symlink", `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub && ln -sf "$O/rc" sub/.git/config`},
+		{"new-config-name-planted", `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub && for i in 0 1 2 3; do ln -s "$O/rc" sub/.git/config.warden-new; done 2>/dev/null; printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" >> sub/.git/config`},
+		{"hooks-symlink", `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub && rm -rf sub/.git/hooks && ln -s "$O/hooks" sub/.git/hooks`},
+		{"gitdir-through-symlink", `mkdir -p build && git init -q --separate-git-dir="$PWD/build/gd" sub && git -C sub commit -q --allow-empty -m x && git add sub && ln -s "$O" sub/lnk && printf 'gitdir: lnk\n' > sub/.git`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			home, project := newProject(t)
+			outside := filepath.Join(home, "outside") // not writable by the command
+			if err := os.MkdirAll(filepath.Join(outside, "hooks"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			files := map[string]string{
+				"rc":             "# the user's rc\n",
+				"config":         "[core]\n\tpager = less\n",
+				"HEAD":           "ref: refs/heads/main\n",
+				"hooks/pre-push": "#!/bin/sh\n",
+			}
+			for name, data := range files {
+				if err := os.WriteFile(filepath.Join(outside, name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g := New(project, nil, filepath.Join(home, "q"))
+			sh(t, home, project, "O="+outside+"; M="+filepath.Join(home, "pwned")+"; "+c.script)
+			for _, f := range g.Sweep(time.Now()) {
+				t.Log(f.String())
+			}
+			for name, data := range files {
+				got, err := os.ReadFile(filepath.Join(outside, name))
+				if err != nil || string(got) != data {
+					t.Errorf("the sweep changed %s outside what the command could write: %q, %v; want %q", name, got, err, data)
+				}
+			}
+			entries, _ := os.ReadDir(outside)
+			if len(entries) != 4 {
+				t.Errorf("the folder outside holds %d entries after the sweep; want the 4 it had", len(entries))
+			}
+			hostGit(home, project, "status")
+			if _, err := os.Stat(filepath.Join(home, "pwned")); err == nil {
+				t.Error("after the sweep, git status on the host runs the planted program")
+			}
+		})
+	}
+}

@@ -1,8 +1,11 @@
 package nestedgit
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,11 +21,25 @@ import (
 // samples. The originals go to a directory of their own under quarantine,
 // with a RESTORE.txt; a file git cannot read is moved as a whole (git works
 // in a repository without one).
+//
+// r.GitDir is where the git directory really is (no symlink on its path):
+// it is opened without following one (openSafeDir), and everything is
+// read, written and moved through that descriptor, never following a
+// symlink the command left there. This process is unconfined: a
+// sandboxed process that made config a symlink to ~/.bashrc, or a
+// component of the path a symlink to ~/.ssh while the sweep ran, must not
+// have it write or move anything there.
 func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 	f := Finding{Repo: r}
+	gd, err := openSafeDir(r.GitDir)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	defer gd.close()
 	dst := filepath.Join(quarantine, now.UTC().Format("20060102T150405.000000000Z")+"-git-"+strings.ReplaceAll(strings.TrimPrefix(r.GitDir, "/"), "/", "_"))
 	var errs []error
-	moveOut := func(src, name string) error {
+	moveOut := func(dir *safeDir, src, name string) error {
 		if f.Moved == "" {
 			if err := os.MkdirAll(dst, 0o700); err != nil {
 				return err
@@ -33,22 +50,29 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 			return err
 		}
-		err := os.Rename(src, to)
+		from := dir.path + "/" + src
+		err := os.Rename(from, to)
 		if errors.Is(err, syscall.EXDEV) {
 			// The quarantine (in warden's home) is on another
 			// filesystem than the git directory.
-			return moveAcross(src, to)
+			return moveAcross(from, to)
 		}
 		return err
 	}
 	for _, name := range []string{"config", "config.worktree"} {
 		p := filepath.Join(r.GitDir, name)
-		if _, err := os.Lstat(p); err != nil {
+		if _, err := os.Lstat(gd.path + "/" + name); err != nil {
 			continue
 		}
-		es, err := readConfig(p)
+		data, err := gd.readNoFollow(name, maxConfig)
+		var es []entry
+		if err == nil {
+			es, err = parseConfig(data)
+		}
 		if err != nil {
-			if err := moveOut(p, name); err != nil {
+			// Not a file git reads (a symlink, a directory, too large), or
+			// one it cannot: moved as a whole.
+			if err := moveOut(gd, name, name); err != nil {
 				errs = append(errs, fmt.Errorf("move %s: %w", p, err))
 				continue
 			}
@@ -67,33 +91,37 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 		if len(drop) == 0 {
 			continue
 		}
-		if err := rewrite(p, keep, func() error { return moveOut(p, name) }); err != nil {
-			errs = append(errs, err)
+		if err := rewrite(gd, name, keep, func() error { return moveOut(gd, name, name) }); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", p, err))
 			continue
 		}
 		f.Keys = append(f.Keys, drop...)
 	}
-	hooks := filepath.Join(r.GitDir, "hooks")
-	if st, err := os.Lstat(hooks); err == nil {
+	if st, err := os.Lstat(gd.path + "/hooks"); err == nil {
 		if !st.IsDir() { // a symlink to hooks elsewhere, or a file
-			if err := moveOut(hooks, "hooks"); err != nil {
-				errs = append(errs, fmt.Errorf("move %s: %w", hooks, err))
+			if err := moveOut(gd, "hooks", "hooks"); err != nil {
+				errs = append(errs, fmt.Errorf("move %s: %w", filepath.Join(r.GitDir, "hooks"), err))
 			} else {
 				f.Hooks = append(f.Hooks, "hooks")
 			}
-		} else if entries, err := os.ReadDir(hooks); err != nil {
-			errs = append(errs, err)
+		} else if hd, err := gd.sub("hooks"); err != nil {
+			errs = append(errs, fmt.Errorf("open %s: %w", filepath.Join(r.GitDir, "hooks"), err))
 		} else {
+			entries, err := hd.list()
+			if err != nil {
+				errs = append(errs, err)
+			}
 			for _, e := range entries {
 				if strings.HasSuffix(e.Name(), ".sample") && e.Type().IsRegular() {
 					continue
 				}
-				if err := moveOut(filepath.Join(hooks, e.Name()), filepath.Join("hooks", e.Name())); err != nil {
+				if err := moveOut(hd, e.Name(), filepath.Join("hooks", e.Name())); err != nil {
 					errs = append(errs, fmt.Errorf("move hook %s: %w", e.Name(), err))
 					continue
 				}
 				f.Hooks = append(f.Hooks, e.Name())
 			}
+			hd.close()
 		}
 	}
 	if f.Moved != "" {
@@ -105,38 +133,50 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 	return f
 }
 
-// rewrite replaces the configuration file p by one holding only keep,
-// after moveOut has moved the original to quarantine. The new file is
-// read back by git: one that does not list exactly keep is removed, and
-// the repository goes without a config.
-func rewrite(p string, keep []entry, moveOut func() error) error {
+// maxConfig bounds a configuration file the sweep reads: git's own are a
+// few hundred bytes.
+const maxConfig = 1 << 20
+
+// rewrite replaces the configuration file name in dir by one holding only
+// keep, after moveOut has moved the original to quarantine. The new file
+// is a new name (an existing one, a symlink the command planted, fails)
+// holding what git reads back as exactly keep; when it cannot be made the
+// repository goes without a config.
+func rewrite(dir *safeDir, name string, keep []entry, moveOut func() error) error {
 	data, err := formatConfig(keep)
-	tmp := p + ".warden-new"
-	if err == nil {
-		err = os.WriteFile(tmp, data, 0o644)
-	}
 	if err == nil {
 		var back []entry
-		if back, err = readConfig(tmp); err == nil && !slices.Equal(back, keep) {
+		if back, err = parseConfig(data); err == nil && !slices.Equal(back, keep) {
 			err = errors.New("git reads it back otherwise")
 		}
 	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		tmp = "" // no replacement: better no config than one that runs code
+	tmp := ""
+	if err == nil {
+		tmp = name + ".warden-new-" + randomSuffix()
+		if err = dir.createNew(tmp, data, 0o644); err != nil {
+			tmp = "" // no replacement: better no config than one that runs code
+		}
 	}
 	if err := moveOut(); err != nil {
 		if tmp != "" {
-			_ = os.Remove(tmp)
+			_ = os.Remove(dir.path + "/" + tmp)
 		}
-		return fmt.Errorf("move %s: %w", p, err)
+		return fmt.Errorf("move it out: %w", err)
 	}
 	if tmp != "" {
-		if err := os.Rename(tmp, p); err != nil {
-			return fmt.Errorf("put the inert keys back in %s: %w", p, err)
+		if err := os.Rename(dir.path+"/"+tmp, dir.path+"/"+name); err != nil {
+			_ = os.Remove(dir.path + "/" + tmp)
+			return fmt.Errorf("put the inert keys back: %w", err)
 		}
 	}
 	return nil
+}
+
+// randomSuffix names a new file no sandboxed process can have planted.
+func randomSuffix() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // restoreText is the RESTORE.txt of a quarantine directory.
@@ -207,7 +247,12 @@ func moveAcross(src, to string) error {
 }
 
 func copyFile(src, to string, perm fs.FileMode) error {
-	data, err := os.ReadFile(src)
+	f, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,98 @@
+package nestedgit
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// A safeDir is a directory opened without following a symlink anywhere on
+// its path, and named by its descriptor (/proc/self/fd/N): what the sweep
+// then reads, writes and moves there stays in that very directory, even
+// when a sandboxed process swaps a component of its path for a symlink
+// meanwhile. The last component of every name used under it is never
+// followed either (noFollow, createNew; rename and lstat do not follow).
+type safeDir struct {
+	f    *os.File
+	path string // /proc/self/fd/N
+}
+
+// openSafeDir opens the directory at absolute path p one component at a
+// time, refusing any component that is a symlink.
+func openSafeDir(p string) (*safeDir, error) {
+	if !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("open %s: not an absolute path", p)
+	}
+	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open /: %w", err)
+	}
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." {
+			continue
+		}
+		if c == ".." {
+			unix.Close(fd)
+			return nil, fmt.Errorf("open %s: a path that climbs", p)
+		}
+		next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return nil, fmt.Errorf("open %s without following a symlink: %w", p, err)
+		}
+		fd = next
+	}
+	return &safeDir{f: os.NewFile(uintptr(fd), p), path: fmt.Sprintf("/proc/self/fd/%d", fd)}, nil
+}
+
+// sub opens the directory name in d, not following a symlink.
+func (d *safeDir) sub(name string) (*safeDir, error) {
+	fd, err := unix.Openat(int(d.f.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &safeDir{f: os.NewFile(uintptr(fd), d.f.Name()+"/"+name), path: fmt.Sprintf("/proc/self/fd/%d", fd)}, nil
+}
+
+func (d *safeDir) close() { d.f.Close() }
+
+// list lists d's entries.
+func (d *safeDir) list() ([]os.DirEntry, error) { return d.f.ReadDir(-1) }
+
+// readNoFollow reads the regular file name in d; a symlink is an error.
+func (d *safeDir) readNoFollow(name string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(d.path+"/"+name, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > limit {
+		return nil, fmt.Errorf("%s is not a regular file of at most %d bytes", name, limit)
+	}
+	data := make([]byte, st.Size())
+	n, err := f.ReadAt(data, 0)
+	if err != nil && n != len(data) {
+		return nil, err
+	}
+	return data[:n], nil
+}
+
+// createNew writes data to a new file name in d: an existing name (a
+// symlink planted there) fails.
+func (d *safeDir) createNew(name string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(d.path+"/"+name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
