@@ -1,6 +1,7 @@
 package nestedgit
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,9 +57,11 @@ func FuzzGitlinks(f *testing.F) {
 	})
 }
 
-// FuzzParseGitfile: never panics; a path it returns is absolute and clean.
+// FuzzParseGitfile: never panics; a path it returns is absolute, holds no
+// NUL, and is what git reads: the file's start and its end's newlines
+// dropped, up to a NUL.
 func FuzzParseGitfile(f *testing.F) {
-	for _, s := range []string{"gitdir: ../.git/modules/x\n", "gitdir: /abs/path\r\n", "gitdir: \n", "gitdir:x", "gitdir: a\nb"} {
+	for _, s := range []string{"gitdir: ../.git/modules/x\n", "gitdir: /abs/path\r\n", "gitdir: \n", "gitdir:x", "gitdir: a\nb", "gitdir: gd \n", "gitdir: a\x00b\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -66,10 +69,53 @@ func FuzzParseGitfile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
-			t.Fatalf("parseGitfile(%q) = %q: not absolute and clean", data, p)
+		if !filepath.IsAbs(p) || strings.ContainsRune(p, 0) {
+			t.Fatalf("parseGitfile(%q) = %q: not absolute, or holds a NUL", data, p)
+		}
+		rel := strings.TrimPrefix(p, "/p/sub/")
+		if !bytes.HasPrefix(data, []byte("gitdir: "+rel)) {
+			t.Fatalf("parseGitfile(%q) = %q: not what follows \"gitdir: \"", data, p)
 		}
 	})
+}
+
+// TestGitfileReadAsGitReadsIt: the paths git itself takes from .git files
+// that are not what it writes (white space kept, a second line, a NUL, a ..
+// after a symlink), shown against git: the sweep must find the same git
+// directory git enters.
+func TestGitfileReadAsGitReadsIt(t *testing.T) {
+	needGit(t)
+	for _, c := range []struct{ name, gitdir string }{
+		{"trailing space", "build/gd "},
+		{"trailing tab", "build/gd\t"},
+		{"second line", "build/gd\nx"},
+		{"dot-dot after a symlink", "lnk/../gd"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home, project := newProject(t)
+			gd := filepath.Join(project, "build", strings.TrimPrefix(strings.Replace(c.gitdir, "lnk/..", "", 1), "build/"))
+			if c.gitdir == "lnk/../gd" {
+				gd = filepath.Join(project, "build", "gd")
+			}
+			sh(t, home, project, "mkdir -p build/x && git init -q --bare '"+gd+"' && git --git-dir='"+gd+"' config core.bare false && mkdir sub && ln -s ../build/x sub/lnk")
+			dotGit := filepath.Join(project, "sub", ".git")
+			target := c.gitdir
+			if !strings.HasPrefix(target, "lnk") {
+				target = "../" + target
+			}
+			if err := os.WriteFile(dotGit, []byte("gitdir: "+target+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want := strings.TrimSuffix(gitIn(t, home, filepath.Join(project, "sub"), "rev-parse", "--absolute-git-dir"), "\n")
+			got, err := readGitfile(dotGit)
+			if err != nil {
+				t.Fatalf("readGitfile: %v; git enters %q", err, want)
+			}
+			if real, _ := filepath.EvalSymlinks(want); got != real && got != want {
+				t.Errorf("readGitfile = %q; git enters %q", got, want)
+			}
+		})
+	}
 }
 
 // FuzzParseList: never panics; every entry has a key with a dot.

@@ -14,27 +14,40 @@ const maxGitfile = 4096
 var ErrGitfile = errors.New("not a .git file")
 
 // parseGitfile reads the target of a .git file ("gitdir: PATH", as git
-// writes for a submodule or a linked worktree) that lies in dir: PATH
-// made absolute against dir and cleaned. Like git, it takes the rest of
-// the first line after "gitdir: ", with trailing white space removed.
+// writes for a submodule or a linked worktree) that lies in dir, exactly
+// as git does (read_gitfile_gently): the file must start with "gitdir: ";
+// the newlines and carriage returns at its very end are dropped; PATH is
+// what follows up to a NUL, spaces, tabs and inner newlines included; a
+// relative PATH is appended to dir as it stands, with no cleaning, since
+// the kernel resolves its .. after any symlink before it (lnk/../gd): the
+// caller resolves the result where it really leads (resolveGitPath).
 func parseGitfile(data []byte, dir string) (string, error) {
 	if len(data) > maxGitfile {
 		return "", fmt.Errorf("%w: %d bytes", ErrGitfile, len(data))
 	}
-	rest, ok := bytes.CutPrefix(data, []byte("gitdir: "))
-	if !ok {
+	if !bytes.HasPrefix(data, []byte("gitdir: ")) {
 		return "", fmt.Errorf("%w: it does not start with \"gitdir: \"", ErrGitfile)
 	}
-	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-		rest = rest[:i]
+	n := len(data)
+	for n > 0 && (data[n-1] == '\n' || data[n-1] == '\r') {
+		n--
 	}
-	rest = bytes.TrimRight(rest, " \t\r\n")
-	if len(rest) == 0 || bytes.IndexByte(rest, 0) >= 0 {
+	p := data[len("gitdir: "):max(n, len("gitdir: "))]
+	if i := bytes.IndexByte(p, 0); i >= 0 {
+		p = p[:i]
+	}
+	if len(p) == 0 {
 		return "", fmt.Errorf("%w: no path", ErrGitfile)
 	}
-	p := string(rest)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
+	if filepath.IsAbs(string(p)) {
+		return string(p), nil
 	}
-	return filepath.Clean(p), nil
+	return dir + "/" + string(p), nil
+}
+
+// resolveGitPath is where a path git reads from a .git file or a
+// commondir file really leads, as git resolves it (real_path): every
+// symlink followed, each .. applied after the symlink before it.
+func resolveGitPath(p string) (string, error) {
+	return filepath.EvalSymlinks(p)
 }

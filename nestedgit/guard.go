@@ -229,11 +229,13 @@ func Reachable(project string) (repos []Repo, problems []error) {
 			return
 		}
 		if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			// As git reads it: the newlines at its end dropped, relative
+			// to the git directory, resolved by the kernel.
 			c := strings.TrimRight(string(data), "\r\n")
 			if !filepath.IsAbs(c) {
-				c = filepath.Join(gitDir, c)
+				c = gitDir + "/" + c
 			}
-			if c = filepath.Clean(c); add(c, "the commondir of "+gitDir) {
+			if c, err := resolveGitPath(c); err == nil && add(c, "the commondir of "+gitDir) {
 				inGitDir(c, depth+1)
 			}
 		}
@@ -345,12 +347,18 @@ func resolveDotGit(dotGit string) (string, error) {
 	return readGitfile(dotGit)
 }
 
+// readGitfile is the git directory the .git file p names, where it really
+// leads.
 func readGitfile(p string) (string, error) {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return "", err
 	}
-	return parseGitfile(data, filepath.Dir(p))
+	gd, err := parseGitfile(data, filepath.Dir(p))
+	if err != nil {
+		return "", err
+	}
+	return resolveGitPath(gd)
 }
 
 // indexCache keeps the gitlinks of each index read, by the file's identity,
