@@ -38,7 +38,10 @@ func (a *App) gitGuard(s *sandbox.Spec, nested bool) func() []string {
 	// only the repository watched: a git directory it made beside one
 	// (folder/build/gd, named by a .git file in the repository) is its
 	// doing too.
-	writable := append(slices.Clone(s.ReadWrite), s.Project)
+	// Everything it may write counts: the workspace too (a git directory
+	// made in ~/.warden/sandbox/files, named by a .git file in the
+	// project, is its doing).
+	writable := append(slices.Clone(s.ReadWrite), s.Project, s.Workspace)
 	guards := make([]*nestedgit.Guard, 0, len(roots))
 	newGuard := nestedgit.New
 	if nested {

@@ -97,6 +97,36 @@ func TestGitGuardWatchesTheWholeFolder(t *testing.T) {
 	}
 }
 
+// TestGitGuardWatchesTheWorkspace: the command may write warden's
+// workspace (~/.warden/sandbox/files), so a git directory it made there
+// and named by a .git file in the project is swept too.
+func TestGitGuardWatchesTheWorkspace(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	a := openTestApp(t, Options{OpenDatabase: true})
+	repo := t.TempDir()
+	ws := filepath.Join(t.TempDir(), "files")
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	run := shIn(t, repo)
+	run("git init -q && git commit -q --allow-empty -m first")
+	q := filepath.Join(a.Home.Abs(), QuarantineDir)
+	sweep := a.gitGuard(&sandbox.Spec{Project: repo, ProjectWritable: true, Workspace: ws, Quarantine: q}, false)
+	if sweep == nil {
+		t.Fatal("gitGuard returned no sweep")
+	}
+	run(`git init -q --separate-git-dir=` + filepath.Join(ws, "gd") + ` sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && printf '[core]\n\tfsmonitor = "touch /nonexistent/pwned"\n' >> ` + filepath.Join(ws, "gd", "config"))
+	warns := sweep()
+	if len(warns) != 1 || !strings.Contains(warns[0], "core.fsmonitor") {
+		t.Fatalf("warnings = %q; want one naming core.fsmonitor", warns)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "gd", "config")); strings.Contains(string(data), "fsmonitor") {
+		t.Errorf("the workspace's gd/config still sets fsmonitor:\n%s", data)
+	}
+}
+
 // TestGitGuardSweepsNestedRepositories: the guard of the sweeps off a
 // command's path (nested) also watches the repositories nested in the
 // project that its index does not name, in a project and five levels down
