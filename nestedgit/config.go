@@ -38,17 +38,23 @@ var inertKeys = map[string]bool{
 	"core.whitespace": true, "core.preloadindex": true, "core.multipackindex": true,
 	"core.protecthfs": true, "core.protectntfs": true,
 	"extensions.objectformat": true, "extensions.refstorage": true, "extensions.worktreeconfig": true,
-	"extensions.preciousobjects": true, "extensions.partialclone": true, "extensions.noop": true,
+	"extensions.preciousobjects": true, "extensions.noop": true,
 	"init.defaultbranch": true, "user.name": true, "user.email": true, "user.useconfigonly": true,
 	"author.name": true, "author.email": true, "committer.name": true, "committer.email": true,
 	"gc.auto": true, "gc.autodetach": true, "pull.rebase": true, "pull.ff": true, "push.default": true,
 	"fetch.prune": true, "color.ui": true, "lfs.repositoryformatversion": true,
 }
 
+// Not inert though they run no program: extensions.partialclone and
+// remote.*.promisor make git on the host fetch a missing object from the
+// remote's URL by itself (git status does), unconfined, to wherever the
+// command wrote it would: a listener on the host's loopback, with what
+// the URL's path carries.
+
 // inertNamed are the names of keys with a subsection (remote.NAME.url)
 // that run nothing, by section.
 var inertNamed = map[string]map[string]bool{
-	"remote":    {"url": true, "pushurl": true, "fetch": true, "push": true, "tagopt": true, "prune": true, "mirror": true, "promisor": true, "partialclonefilter": true},
+	"remote":    {"url": true, "pushurl": true, "fetch": true, "push": true, "tagopt": true, "prune": true, "mirror": true},
 	"branch":    {"remote": true, "merge": true, "rebase": true, "pushremote": true, "description": true},
 	"submodule": {"url": true, "active": true, "branch": true, "ignore": true, "fetchrecursesubmodules": true, "shallow": true},
 }

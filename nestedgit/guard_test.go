@@ -427,3 +427,25 @@ func TestSweepNeverActsOutsideWhatTheCommandCouldWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepTakesOutPartialClone: a partial clone's promisor remote makes
+// git on the host fetch from it by itself (git status does, for a missing
+// object): the keys that make it one are taken out, the URL stays.
+func TestSweepTakesOutPartialClone(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	g := New(project, nil, filepath.Join(home, "q"))
+	sh(t, home, project, `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub && git -C sub config core.repositoryformatversion 1 && git -C sub config extensions.partialClone origin && git -C sub config remote.origin.url http://127.0.0.1:9/x.git && git -C sub config remote.origin.promisor true && git -C sub config remote.origin.partialclonefilter blob:none`)
+	fs := g.Sweep(time.Now())
+	if len(fs) != 1 {
+		t.Fatalf("Sweep = %v; want one finding", fs)
+	}
+	for _, k := range []string{"extensions.partialclone", "remote.origin.promisor", "remote.origin.partialclonefilter"} {
+		if !slices.Contains(fs[0].Keys, k) {
+			t.Errorf("Keys = %v; want %s among them", fs[0].Keys, k)
+		}
+	}
+	if got := gitIn(t, home, filepath.Join(project, "sub"), "config", "remote.origin.url"); strings.TrimSpace(got) != "http://127.0.0.1:9/x.git" {
+		t.Errorf("remote.origin.url = %q; want it kept", got)
+	}
+}
