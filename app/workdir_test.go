@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentwarden/warden"
@@ -55,6 +56,40 @@ func TestProjectMayBeWritten(t *testing.T) {
 		if got := projectMayBeWritten(c.dir, home, wardenHome); got != c.want {
 			t.Errorf("projectMayBeWritten(%s) = %v, want %v", c.dir, got, c.want)
 		}
+	}
+}
+
+// TestProgramFoldersAreNotProjects: the folders of the home the user's
+// shell runs programs from (~/bin, ~/go/bin, an entry of PATH in the home)
+// are not writable projects, nor is anything in one; a project holding one
+// keeps it read-only; the rest of the home's projects are untouched.
+func TestProgramFoldersAreNotProjects(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{"bin", "go/bin", "go/src/x", "tools/sdk/bin", "src/p"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	programs := programDirs(home, "/usr/bin:"+home+"/tools/sdk/bin:relative/bin:"+home)
+	for _, c := range []struct {
+		dir  string
+		want bool
+	}{
+		{home + "/bin", true},
+		{home + "/go/bin", true},
+		{home + "/go/bin/sub", true},
+		{home + "/tools/sdk/bin", true},
+		{home + "/go", false}, // holds ~/go/bin, which stays read-only in it
+		{home + "/go/src/x", false},
+		{home + "/src/p", false},
+		{home + "/tools", false},
+	} {
+		if got := inProgramDir(c.dir, programs); got != c.want {
+			t.Errorf("inProgramDir(%s) = %v; want %v", c.dir, got, c.want)
+		}
+	}
+	if slices.Contains(programs, home) || slices.Contains(programs, "/usr/bin") {
+		t.Errorf("programDirs = %v; want neither the home itself nor a folder outside it", programs)
 	}
 }
 

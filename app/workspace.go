@@ -41,7 +41,8 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	}
 	// The project, not the command's working directory: run from a
 	// subdirectory, the work tree's .git/config is still the one protected.
-	if s.ProjectWritable && !projectMayBeWritten(s.Project, userHome, a.Home.Abs()) {
+	programs := programDirs(userHome, os.Getenv("PATH"))
+	if s.ProjectWritable && (!projectMayBeWritten(s.Project, userHome, a.Home.Abs()) || inProgramDir(s.Project, programs)) {
 		s.ProjectWritable = false
 	}
 	var paths []string
@@ -85,6 +86,14 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 				abs += "/"
 			}
 			s.Protected = append(s.Protected, abs)
+		}
+		// A folder of the home the host runs programs from, inside the
+		// project (~/go/bin in a project at ~/go), stays read-only: a
+		// program planted there is run by the user's shell, unconfined.
+		for _, p := range programs {
+			if p != s.Project && inside(p, s.Project) {
+				s.Protected = append(s.Protected, p+"/")
+			}
 		}
 	}
 	s.UnixSockets = prof.UnixSockets
@@ -332,6 +341,55 @@ func projectMayBeWritten(dir, userHome, wardenHome string) bool {
 		}
 	}
 	return true
+}
+
+// programDirs are the folders of the home the user's shell runs programs
+// from: the usual ones (~/bin, ~/go/bin, ~/.local/bin, ~/.cargo/bin), and
+// every absolute entry of path inside the home, each by its name and
+// where it really leads. A project inside one is not writable; one inside
+// the project stays read-only.
+func programDirs(userHome, path string) []string {
+	if userHome == "" {
+		return nil
+	}
+	dirs := []string{"bin", "go/bin", ".local/bin", ".cargo/bin"}
+	var out []string
+	for _, d := range dirs {
+		out = append(out, filepath.Join(userHome, d))
+	}
+	for _, p := range filepath.SplitList(path) {
+		if filepath.IsAbs(p) {
+			p = filepath.Clean(p)
+			if p != userHome && inside(p, userHome) {
+				out = append(out, p)
+			}
+		}
+	}
+	var all []string
+	for _, p := range out {
+		for _, n := range physicalNames(p) {
+			if n != "" && !slices.Contains(all, n) {
+				all = append(all, n)
+			}
+		}
+	}
+	return all
+}
+
+// inProgramDir reports whether dir, by its name or where it really leads,
+// is one of programs or lies inside one.
+func inProgramDir(dir string, programs []string) bool {
+	for _, d := range physicalNames(dir) {
+		if slices.ContainsFunc(programs, func(p string) bool { return inside(d, p) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// inside reports whether p is dir or lies below it, by name.
+func inside(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 // physicalNames are p cleaned, and where it really leads when that differs
