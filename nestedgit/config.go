@@ -65,11 +65,23 @@ var inertNamed = map[string]map[string]bool{
 // and read files elsewhere.
 func inert(e entry, gitDir, project string) bool {
 	if e.Key == "core.worktree" {
+		if e.NoValue {
+			return false
+		}
+		// Where it really leads, as git resolves it: through a symlink
+		// in the project to the home, it is outside.
 		p := e.Value
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(gitDir, p)
+			p = gitDir + "/" + p
 		}
-		return !e.NoValue && within(filepath.Clean(p), project)
+		real, err := resolveGitPath(p)
+		if err != nil {
+			return false
+		}
+		if rp, err := filepath.EvalSymlinks(project); err == nil {
+			project = rp
+		}
+		return within(real, project)
 	}
 	if inertKeys[e.Key] {
 		return true

@@ -11,14 +11,18 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
-// Bounds of the search: how deep repositories nest in one another (and
-// git directories under .git/modules), and how many directories the
-// fallback walk of a work tree whose index cannot be read looks at.
+// Bounds of the search: how deep git directories nest under .git/modules
+// (a submodule's name may hold slashes), how many repositories it lists
+// (nested in one another to any depth: git's own recursion has no bound),
+// and how many directories the fallback walk of a work tree whose index
+// cannot be read looks at.
 const (
-	maxDepth    = 8
+	maxDepth    = 64
+	maxRepos    = 4096
 	maxWalkDirs = 20000
 )
 
@@ -132,14 +136,27 @@ func (g *Guard) repos() ([]Repo, []error) {
 	if !g.nested {
 		return repos, problems
 	}
+	w := &reach{seen: map[string]bool{}, repos: repos, problems: problems}
+	for _, r := range repos {
+		w.seen[r.GitDir] = true
+	}
+	if top, err := resolveDotGit(filepath.Join(g.project, ".git")); err == nil {
+		w.seen[top] = true
+	}
 	for _, wt := range Nested(g.project, true) {
 		gd, err := resolveDotGit(filepath.Join(wt, ".git"))
-		if err != nil || slices.ContainsFunc(repos, func(r Repo) bool { return r.GitDir == gd }) {
+		if err != nil {
 			continue
 		}
-		repos = append(repos, Repo{GitDir: gd, Via: "the repository " + wt + " nested in the project, which an editor or a shell prompt entering it runs git in"})
+		// And what git enters from there: its own gitlinks (in
+		// node_modules too, which the search of nested repositories
+		// passes over) and the git directories it keeps.
+		if w.add(gd, "the repository "+wt+" nested in the project, which an editor or a shell prompt entering it runs git in") {
+			w.inGitDir(gd, 0)
+			w.inWorkTree(w.workTreeOf(wt, gd), gd)
+		}
 	}
-	return repos, problems
+	return w.repos, w.problems
 }
 
 // Sweep looks at every git directory git on the host would enter from the
@@ -191,10 +208,12 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 // Reachable lists the git directories inside project, other than its own,
 // that git on the host enters: the git directory of every gitlink in the
 // index whose work tree holds a .git (recursively: a repository's own
-// gitlinks too), every git directory under .git/modules and
-// .git/worktrees, and the common directory a git directory's commondir
-// names. problems say where it could not look (an index it cannot read is
-// replaced by a walk of the work tree for every .git, which is bounded).
+// gitlinks too, under its core.worktree when it names one), every git
+// directory under .git/modules and .git/worktrees, and the common
+// directory a git directory's commondir names. problems say where it
+// could not look (an index it cannot read is replaced by a walk of the
+// work tree for every .git, which is bounded, as is the number of
+// repositories).
 func Reachable(project string) (repos []Repo, problems []error) {
 	project = filepath.Clean(project)
 	top := filepath.Join(project, ".git")
@@ -211,74 +230,123 @@ func Reachable(project string) (repos []Repo, problems []error) {
 			return nil, nil
 		}
 	}
-	seen := map[string]bool{top: true}
-	add := func(gitDir, via string) bool {
-		if seen[gitDir] {
-			return false
-		}
-		seen[gitDir] = true
-		repos = append(repos, Repo{GitDir: gitDir, Via: via})
-		return true
+	w := &reach{seen: map[string]bool{}}
+	w.from(project, top)
+	return w.repos, w.problems
+}
+
+// reach is one search of the git directories git enters from a work tree.
+type reach struct {
+	seen     map[string]bool
+	repos    []Repo
+	problems []error
+	full     bool // maxRepos were found: the rest is a problem
+}
+
+// from searches from workTree, whose git directory is gitDir (not listed
+// itself).
+func (w *reach) from(workTree, gitDir string) {
+	w.seen[gitDir] = true
+	w.inGitDir(gitDir, 0)
+	w.inWorkTree(w.workTreeOf(workTree, gitDir), gitDir)
+}
+
+// add lists a git directory not seen before; false when it was, or the
+// search is full.
+func (w *reach) add(gitDir, via string) bool {
+	if w.seen[gitDir] {
+		return false
 	}
-	var inGitDir func(gitDir string, depth int)
-	var inWorkTree func(workTree, gitDir string, depth int)
-	// inGitDir adds the git directories a git directory keeps inside
-	// (modules/…, worktrees/…) and its common directory.
-	inGitDir = func(gitDir string, depth int) {
-		if depth > maxDepth {
-			return
+	if len(w.repos) >= maxRepos {
+		if !w.full {
+			w.full = true
+			w.problems = append(w.problems, fmt.Errorf("more than %d git repositories nested in one another: the rest were not looked at", maxRepos))
 		}
-		if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-			// As git reads it: the newlines at its end dropped, relative
-			// to the git directory, resolved by the kernel.
-			c := strings.TrimRight(string(data), "\r\n")
-			if !filepath.IsAbs(c) {
-				c = gitDir + "/" + c
-			}
-			if c, err := resolveGitPath(c); err == nil && add(c, "the commondir of "+gitDir) {
-				inGitDir(c, depth+1)
-			}
-		}
-		insideGitDir(gitDir, depth, func(child string, d int) {
-			if add(child, child) {
-				inGitDir(child, d)
-			}
-		})
+		return false
 	}
-	// inWorkTree adds the git directory of each gitlink of gitDir's index
-	// that is checked out in workTree.
-	inWorkTree = func(workTree, gitDir string, depth int) {
-		if depth > maxDepth {
-			return
+	w.seen[gitDir] = true
+	w.repos = append(w.repos, Repo{GitDir: gitDir, Via: via})
+	return true
+}
+
+// inGitDir adds the git directories a git directory keeps inside
+// (modules/…, worktrees/…) and its common directory.
+func (w *reach) inGitDir(gitDir string, depth int) {
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		// As git reads it: the newlines at its end dropped, relative
+		// to the git directory, resolved by the kernel.
+		c := strings.TrimRight(string(data), "\r\n")
+		if !filepath.IsAbs(c) {
+			c = gitDir + "/" + c
 		}
-		links, err := indexGitlinks(gitDir)
+		if c, err := resolveGitPath(c); err == nil && w.add(c, "the commondir of "+gitDir) {
+			w.inGitDir(c, depth)
+		}
+	}
+	insideGitDir(gitDir, depth, func(child string, d int) {
+		if w.add(child, child) {
+			w.inGitDir(child, d)
+		}
+	})
+}
+
+// workTreeOf is the work tree git uses with gitDir, found at dir: the
+// one its core.worktree names (resolved, relative to the git directory),
+// else dir.
+func (w *reach) workTreeOf(dir, gitDir string) string {
+	data, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	if err != nil || !bytes.Contains(bytes.ToLower(data), []byte("worktree")) {
+		return dir // (git is asked only where the key may be)
+	}
+	es, err := parseConfig(data)
+	if err != nil {
+		return dir
+	}
+	wt := ""
+	for _, e := range es {
+		if e.Key == "core.worktree" && !e.NoValue {
+			wt = e.Value // the last one wins, as in git
+		}
+	}
+	if wt == "" {
+		return dir
+	}
+	if !filepath.IsAbs(wt) {
+		wt = gitDir + "/" + wt
+	}
+	if real, err := resolveGitPath(wt); err == nil {
+		return real
+	}
+	return dir
+}
+
+// inWorkTree adds the git directory of each gitlink of gitDir's index
+// that is checked out in workTree, and searches on from each.
+func (w *reach) inWorkTree(workTree, gitDir string) {
+	links, err := indexGitlinks(gitDir)
+	if err != nil {
+		var ok bool
+		if links, ok = walkDotGits(workTree); !ok {
+			w.problems = append(w.problems, fmt.Errorf("the index of %s cannot be read (%v), and its work tree is too large to search for repositories", gitDir, err))
+		}
+	}
+	for _, l := range links {
+		wt := filepath.Join(workTree, filepath.FromSlash(l))
+		if !within(wt, workTree) || wt == workTree {
+			continue
+		}
+		gd, err := resolveDotGit(filepath.Join(wt, ".git"))
 		if err != nil {
-			var ok bool
-			if links, ok = walkDotGits(workTree); !ok {
-				problems = append(problems, fmt.Errorf("the index of %s cannot be read (%v), and its work tree is too large to search for repositories", gitDir, err))
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				w.problems = append(w.problems, fmt.Errorf("%s/.git: %v", wt, err))
 			}
+			continue
 		}
-		for _, l := range links {
-			wt := filepath.Join(workTree, filepath.FromSlash(l))
-			if !within(wt, workTree) || wt == workTree {
-				continue
-			}
-			gd, err := resolveDotGit(filepath.Join(wt, ".git"))
-			if err != nil {
-				if !errors.Is(err, fs.ErrNotExist) {
-					problems = append(problems, fmt.Errorf("%s/.git: %v", wt, err))
-				}
-				continue
-			}
-			if add(gd, "the gitlink "+l+" in the index of "+workTree) {
-				inGitDir(gd, depth+1)
-				inWorkTree(wt, gd, depth+1)
-			}
+		if w.add(gd, "the gitlink "+l+" in the index of "+workTree) {
+			w.inGitDir(gd, 0)
+			w.inWorkTree(w.workTreeOf(wt, gd), gd)
 		}
 	}
-	inGitDir(top, 0)
-	inWorkTree(project, top, 0)
-	return repos, problems
 }
 
 // InsideGitDir lists the git directories kept inside gitDir, and inside
@@ -402,9 +470,15 @@ func indexGitlinks(gitDir string) ([]string, error) {
 	}
 	var links []string
 	for _, n := range sizes {
-		if links, err = gitlinks(data, n); err == nil {
-			break
+		var x *index
+		if x, err = readIndex(data, n); err != nil {
+			continue
 		}
+		links = x.links
+		if x.shared != nil {
+			links, err = splitIndex(gitDir, x, n)
+		}
+		break
 	}
 	if err != nil {
 		return nil, err

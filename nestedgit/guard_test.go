@@ -81,6 +81,12 @@ var attacks = []struct {
 	// A split index keeps its entries in .git/sharedindex.*: the gitlink
 	// is not in .git/index itself.
 	{"split-index", `git init -q sub && git -C sub config core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && git update-index --split-index`},
+	// Deeper than any fixed bound of the old search (8): git's recursion
+	// into submodules has none.
+	{"gitlink-chain-of-eleven", `p=sub; for i in 1 2 3 4 5 6 7 8 9 10 11; do p=$p/n; done; git init -q $p && git -C $p config core.fsmonitor "touch $M; false" && git -C $p commit -q --allow-empty -m x && c=$p && while [ $c != sub ]; do d=$(dirname $c); git -C $d init -q && git -C $d add n && git -C $d commit -q -m y; c=$d; done && git add sub 2>/dev/null`},
+	// A gitlinked repository whose core.worktree (inside the project)
+	// holds the work tree of its own gitlink elsewhere.
+	{"core-worktree-moves-the-gitlinks", `git init -q sub && git init -q sub/inner && git -C sub/inner commit -q --allow-empty -m x && git -C sub add inner && git -C sub commit -q -m y && git add sub 2>/dev/null && mkdir -p node_modules/w && mv sub/inner node_modules/w/inner && git -C sub config core.worktree "$PWD/node_modules/w" && git -C node_modules/w/inner config core.fsmonitor "touch $M; false"`},
 	{"config-worktree", `git init -q sub && git -C sub config extensions.worktreeConfig true && git -C sub config --worktree core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null`},
 }
 
@@ -447,5 +453,54 @@ func TestSweepTakesOutPartialClone(t *testing.T) {
 	}
 	if got := gitIn(t, home, filepath.Join(project, "sub"), "config", "remote.origin.url"); strings.TrimSpace(got) != "http://127.0.0.1:9/x.git" {
 		t.Errorf("remote.origin.url = %q; want it kept", got)
+	}
+}
+
+// TestSplitIndexIsRead: the gitlinks of a split index (entries in
+// .git/sharedindex.*) are read from it and its shared index, not left to
+// the bounded walk of the work tree.
+func TestSplitIndexIsRead(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	sh(t, home, project, `git init -q a && git -C a commit -q --allow-empty -m x && git add a && git update-index --split-index && git init -q b && git -C b commit -q --allow-empty -m x && git add b && echo x > f && git add f`)
+	if matches, _ := filepath.Glob(filepath.Join(project, ".git", "sharedindex.*")); len(matches) == 0 {
+		t.Fatal("git made no shared index")
+	}
+	links, err := indexGitlinks(filepath.Join(project, ".git"))
+	if err != nil {
+		t.Fatalf("indexGitlinks of a split index: %v", err)
+	}
+	for _, want := range []string{"a", "b"} {
+		if !slices.Contains(links, want) {
+			t.Errorf("gitlinks = %v; want %s among them", links, want)
+		}
+	}
+}
+
+// TestNestedRepositoriesGitlinksAreSwept: a repository nested in the
+// project (not in its index) whose own index names a gitlink in a folder
+// the search of nested repositories passes over (node_modules, .cache):
+// git status there enters it, so the guard with nested sweeps it.
+func TestNestedRepositoriesGitlinksAreSwept(t *testing.T) {
+	needGit(t)
+	for _, dir := range []string{"node_modules", ".cache"} {
+		t.Run(dir, func(t *testing.T) {
+			home, project := newProject(t)
+			mark := filepath.Join(home, "pwned")
+			g := NewWithNested(project, nil, filepath.Join(home, "q"))
+			sh(t, home, project, "git init -q scratch && git init -q scratch/"+dir+"/inner && git -C scratch/"+dir+"/inner commit -q --allow-empty -m x && git -C scratch add "+dir+"/inner && git -C scratch commit -q -m y && git -C scratch/"+dir+"/inner config core.fsmonitor 'touch "+mark+"; false'")
+			gitIn(t, home, filepath.Join(project, "scratch"), "status")
+			if _, err := os.Stat(mark); err != nil {
+				t.Fatalf("the attack is inert: git status in scratch did not run the planted program (%v)", err)
+			}
+			os.Remove(mark)
+			for _, f := range g.Sweep(time.Now()) {
+				t.Log(f.String())
+			}
+			gitIn(t, home, filepath.Join(project, "scratch"), "status")
+			if _, err := os.Stat(mark); err == nil {
+				t.Error("after Sweep, git status in scratch still runs the planted program")
+			}
+		})
 	}
 }

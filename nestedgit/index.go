@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 )
 
 // modeGitlink is the mode of an index entry that records a commit of
@@ -24,16 +27,51 @@ var ErrIndex = errors.New("not a git index")
 // gitlinks returns the paths of the gitlink entries of a git index (the
 // file .git/index, versions 2, 3 and 4), with object ids hashSize bytes
 // long. Only what it needs is read: each entry's mode and name, and the
-// extensions' signatures (an index with one git requires a reader to know,
-// a split or sparse index, is an error). The trailing checksum is not
-// verified (index.skipHash leaves it zero).
+// extensions' signatures. A split index is an error here (its entries are
+// partly in a shared index file): splitIndex reads one whole.
+func gitlinks(data []byte, hashSize int) ([]string, error) {
+	x, err := readIndex(data, hashSize)
+	if err != nil {
+		return nil, err
+	}
+	if x.shared != nil {
+		return nil, fmt.Errorf("%w: a split index (its entries are in sharedindex.%x)", ErrIndex, x.shared)
+	}
+	return x.links, nil
+}
+
+// An index is what readIndex reads of one.
+type index struct {
+	links []string // the gitlink entries' paths
+	names []string // every entry's path, when the caller asked (all)
+	// shared is the id of the shared index a split index's "link"
+	// extension names (nil for any other index); replacedLink says one
+	// of its entries replaces a shared entry (whose path it does not
+	// repeat) with a gitlink.
+	shared       []byte
+	replacedLink bool
+}
+
+// readIndex reads a git index. With all it lists every entry's path too.
+//
+// Of the extensions git requires a reader to understand, "link" (a split
+// index: entries replacing those of a shared index have empty paths, and
+// the shared index holds the rest) is read, and "sdir" (a sparse index:
+// directories outside the sparse cone folded into single entries; git
+// checks nothing out there, and enters no repository) is passed over; any
+// other is an error (Reachable then searches the work tree), as it is to
+// git. The trailing checksum is not verified (index.skipHash leaves it
+// zero).
 //
 // git's own code and go-git's index decoder were the alternatives: running
 // git on the host in a repository the agent wrote is what this package is
 // there to make safe, and go-git v5 reads only SHA-1 repositories (its
 // SHA-256 support is in the v6 pre-release) while bringing twenty modules
 // into the build. This reader is fuzzed (FuzzGitlinks).
-func gitlinks(data []byte, hashSize int) ([]string, error) {
+func readIndex(data []byte, hashSize int, all ...bool) (*index, error) {
+	x := &index{}
+	wantAll := len(all) > 0 && all[0]
+	emptyNames := false
 	if hashSize != sha1Size && hashSize != sha256Size {
 		return nil, fmt.Errorf("%w: hash size %d", ErrIndex, hashSize)
 	}
@@ -52,7 +90,6 @@ func gitlinks(data []byte, hashSize int) ([]string, error) {
 		return nil, fmt.Errorf("%w: %d entries cannot fit in %d bytes", ErrIndex, count, len(data))
 	}
 	var (
-		out  []string
 		prev []byte
 		pos  = 12
 	)
@@ -111,11 +148,19 @@ func gitlinks(data []byte, hashSize int) ([]string, error) {
 			pos += end + pad
 		}
 		if len(name) == 0 {
-			return nil, fmt.Errorf("%w: entry %d has an empty name", ErrIndex, i)
+			// Only a split index's entries that replace shared ones.
+			emptyNames = true
+			if mode&0o170000 == modeGitlink {
+				x.replacedLink = true
+			}
+			continue
 		}
 		prev = name
 		if mode&0o170000 == modeGitlink {
-			out = append(out, string(name))
+			x.links = append(x.links, string(name))
+		}
+		if wantAll {
+			x.names = append(x.names, string(name))
 		}
 	}
 	// The extensions, then the checksum. One whose signature does not
@@ -131,18 +176,54 @@ func gitlinks(data []byte, hashSize int) ([]string, error) {
 		}
 		sig := data[pos : pos+4]
 		size := binary.BigEndian.Uint32(data[pos+4 : pos+8])
-		if sig[0] < 'A' || sig[0] > 'Z' {
-			return nil, fmt.Errorf("%w: the required extension %q (a split or sparse index) is not read here", ErrIndex, sig)
-		}
 		if uint64(size) > uint64(len(data)-pos-hashSize-8) {
 			return nil, fmt.Errorf("%w: the extension %q is cut short", ErrIndex, sig)
+		}
+		switch {
+		case string(sig) == "link":
+			if size < uint32(hashSize) {
+				return nil, fmt.Errorf("%w: the split index's link is cut short", ErrIndex)
+			}
+			x.shared = bytes.Clone(data[pos+8 : pos+8+hashSize])
+		case string(sig) == "sdir":
+		case sig[0] < 'A' || sig[0] > 'Z':
+			return nil, fmt.Errorf("%w: the required extension %q is not read here", ErrIndex, sig)
 		}
 		pos += 8 + int(size)
 	}
 	if len(data)-pos != hashSize {
 		return nil, fmt.Errorf("%w: no checksum after the entries", ErrIndex)
 	}
-	return out, nil
+	if emptyNames && x.shared == nil {
+		return nil, fmt.Errorf("%w: an entry has an empty name", ErrIndex)
+	}
+	return x, nil
+}
+
+// splitIndex is the gitlinks of a split index x of gitDir: its own, and
+// those of the shared index it names (a shared entry it deletes is still
+// listed: a path listed that holds no repository is passed over). When
+// one of its entries replaces a shared entry with a gitlink, every path of
+// the shared index is listed, since which one it replaces is not read here.
+func splitIndex(gitDir string, x *index, hashSize int) ([]string, error) {
+	name := fmt.Sprintf("sharedindex.%x", x.shared)
+	data, err := os.ReadFile(filepath.Join(gitDir, name))
+	if err != nil {
+		return nil, fmt.Errorf("the split index's %s: %w", name, err)
+	}
+	sh, err := readIndex(data, hashSize, x.replacedLink)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if sh.shared != nil {
+		return nil, fmt.Errorf("%w: %s is itself split", ErrIndex, name)
+	}
+	links := append(slices.Clone(x.links), sh.links...)
+	if x.replacedLink {
+		links = append(links, sh.names...)
+	}
+	slices.Sort(links)
+	return slices.Compact(links), nil
 }
 
 // offsetVarint decodes git's variable-length integer of index version 4
