@@ -246,6 +246,7 @@ func ShellPolicy(p *config.Policy, paths shellguard.PathGuard) shellguard.Policy
 	sp := shellguard.DefaultPolicy()
 	sp.SandboxAvailable = p.Sandbox.Available()
 	sp.Protected = p.Sandbox.ProtectedPaths
+	sp.Caches = p.Sandbox.CachePaths
 	sp.AllowTaskRunners = p.Shell.AllowTaskRunners
 	sp.Safe, sp.Suspicious, sp.Destructive, sp.Host = p.Shell.Safe, p.Shell.Suspicious, p.Shell.Destructive, p.Shell.Host
 	for _, r := range p.Shell.Replacements {

@@ -155,3 +155,35 @@ func TestKnownLinesFillThePlaceholder(t *testing.T) {
 		}
 	}
 }
+
+// TestToolCachesAreWritable: with a sandbox running the commands, the tool
+// caches it lets them write (sandbox.cache_paths) are zone temp: creating
+// in one and clearing one is allowed, as the kernel allows it; the rest of
+// the home keeps its zones, and without a sandbox the caches are home
+// folders like any other.
+func TestToolCachesAreWritable(t *testing.T) {
+	p := defaultPolicy()
+	p.Caches = []string{"~/.cache", "~/.npm", "~/go/pkg"}
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{"rm -rf ~/.cache/pip ~/.cache/go-build", warden.Allow},
+		{"rm -rf ~/.npm/_cacache", warden.Allow},
+		{"mkdir -p ~/.cache/textstats && date > ~/.cache/textstats/last-run", warden.Allow},
+		{"go clean -modcache; rm -rf /home/user/go/pkg/mod/cache/download/x", warden.Allow},
+		{"rm -rf ~/.cachex", warden.Deny},
+		{"rm -rf ~/.ssh", warden.Deny},
+		{"echo x >> ~/.bashrc", warden.Deny},
+		{"cp x ~/.cache/../.bashrc", warden.Deny},
+	} {
+		r := Classify(c.cmd, corpusEnv, p)
+		if r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+	p.SandboxAvailable = false
+	if r := Classify("rm -rf ~/.cache/pip", corpusEnv, p); r.Verdict == warden.Allow {
+		t.Errorf("without a sandbox, rm -rf ~/.cache/pip = %v; want it not allowed", r.Verdict)
+	}
+}

@@ -20,6 +20,11 @@ type Policy struct {
 	// deleting one asks (zone workspace_protected). Paths in .git keep
 	// their own zone.
 	Protected []string
+	// Caches are the tool caches the workspace sandbox lets a command write
+	// (sandbox.cache_paths: ~/.cache, ~/.npm, ~/go/pkg…; "~/" is the
+	// home). With a sandbox available, a path in one is zone temp: writing
+	// or clearing a cache is what the kernel lets the command do anyway.
+	Caches []string
 	// SandboxAvailable says a sandbox executor can run sandbox verdicts; when
 	// false every sandbox verdict becomes ask, and so does code the guard
 	// cannot see (an unknown program, a script), which it would otherwise

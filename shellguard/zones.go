@@ -99,10 +99,14 @@ func (s *nameSet) has(n string) bool {
 type zoner struct {
 	cwd, ws, home, tmp string
 	protected          []string // Policy.Protected
+	caches             []string // Policy.Caches, when a sandbox runs the commands
 }
 
 func newZoner(c *walk.Command, env *Env, p *Policy) zoner {
 	z := zoner{ws: path.Clean(env.Cwd), home: env.Home, tmp: env.Tmp, protected: p.Protected}
+	if p.SandboxAvailable {
+		z.caches = p.Caches
+	}
 	if env.Cwd == "" {
 		z.ws = ""
 	}
@@ -213,6 +217,27 @@ func (z zoner) dynamic(w walk.Word, raw string) Zone {
 	return ZoneUnknown
 }
 
+// inCache reports whether the clean absolute path p is one of the tool
+// caches or lies in one. A secret file in one (an .env) is judged before.
+func (z zoner) inCache(p string) bool {
+	for _, c := range z.caches {
+		if rest, ok := strings.CutPrefix(c, "~/"); ok {
+			if z.home == "" {
+				continue
+			}
+			c = path.Join(z.home, rest)
+		}
+		c = path.Clean(c)
+		if !path.IsAbs(c) || c == "/" || z.home != "" && c == path.Clean(z.home) {
+			continue
+		}
+		if p == c || strings.HasPrefix(p, c+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // path returns the zone of a literal path.
 func (z zoner) path(p string) Zone {
 	if p == "" {
@@ -265,6 +290,9 @@ func (z zoner) path(p string) Zone {
 		if p == t {
 			return ZoneSystem
 		}
+	}
+	if z.inCache(p) {
+		return ZoneTemp
 	}
 	if z.ws != "" && z.ws != "/" && z.ws != "." {
 		if p == z.ws {
