@@ -59,11 +59,12 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 	if e == EffDelete && w.Glob && zn.isHome() {
 		e = EffDeleteRec
 	}
-	if zn == ZoneHomeSensitive && e == EffWrite && !w.Dynamic {
-		// Writing a project's own .env file, or a development key and
-		// certificate to /tmp (openssl req -keyout /tmp/key.pem), is
-		// routine; reading one into a network sink is what the secret
-		// zone guards.
+	if zn == ZoneHomeSensitive && (e == EffWrite || e == EffDelete || e == EffDeleteRec) && !w.Dynamic {
+		// Writing, moving or removing a project's own .env file, or a
+		// development key and certificate in /tmp (openssl req -keyout
+		// /tmp/key.pem), is routine, as for any other file there;
+		// reading one into a network sink is what the secret zone
+		// guards.
 		switch {
 		case cc.z.inWorkspace(w.Value):
 			zn = ZoneWorkspaceOther

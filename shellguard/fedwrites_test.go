@@ -187,3 +187,30 @@ func TestToolCachesAreWritable(t *testing.T) {
 		t.Errorf("without a sandbox, rm -rf ~/.cache/pip = %v; want it not allowed", r.Verdict)
 	}
 }
+
+// TestProjectEnvFilesAreProjectFiles: a project's own .env is written,
+// moved and removed as any file of the project; one in the home, or in a
+// working directory that is the home, stays a secret.
+func TestProjectEnvFilesAreProjectFiles(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		cwd  string
+		want warden.Verdict
+	}{
+		{"rm -f .env", "", warden.Allow},
+		{"cp .env .env.bak && sed -i s/a/b/ .env && mv .env.bak .env", "", warden.Allow},
+		{"rm -f /home/user/project/config/.env.local", "", warden.Allow},
+		{"rm -f ~/.env", "", warden.Deny},
+		{"rm -f /home/user/.ssh/id_rsa", "/home/user", warden.Deny},
+		{"echo x > /home/user/.bashrc", "/home/user", warden.Deny},
+	} {
+		env := corpusEnv
+		if c.cwd != "" {
+			env.Cwd = c.cwd
+		}
+		r := Classify(c.cmd, env, defaultPolicy())
+		if r.Verdict != c.want {
+			t.Errorf("Classify(%q) in %s = %v (%s: %s), want %v", c.cmd, env.Cwd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}

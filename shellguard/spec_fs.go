@@ -218,7 +218,9 @@ func copyMove(cc *cmdCtx, name string, move bool) {
 	if move {
 		for _, w := range ops {
 			e := EffDelete
-			if sz := cc.zone(w); sz == ZoneHomeRoot || sz == ZoneRoot || sz == ZoneSystem || sz == ZoneWorkspaceVCS || sz == ZoneHomeSensitive {
+			// (A project's own .env moves as its other files do.)
+			projectSecret := !w.Dynamic && cc.z.inWorkspace(w.Value)
+			if sz := cc.zone(w); sz == ZoneHomeRoot || sz == ZoneRoot || sz == ZoneSystem || sz == ZoneWorkspaceVCS || sz == ZoneHomeSensitive && !projectSecret {
 				e = EffDeleteRec
 			}
 			cc.effect(e, w)

@@ -379,6 +379,9 @@ func (z zoner) inWorkspace(p string) bool {
 	if z.ws == "" || z.ws == "/" || z.ws == "." || strings.HasPrefix(p, "~") {
 		return false
 	}
+	if h := path.Clean(z.home); z.home != "" && (h == z.ws || strings.HasPrefix(h, z.ws+"/")) {
+		return false // a workspace that is the home, or holds it, is no project
+	}
 	if !strings.HasPrefix(p, "/") {
 		if z.cwd == "" {
 			return false
