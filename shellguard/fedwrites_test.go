@@ -214,3 +214,23 @@ func TestProjectEnvFilesAreProjectFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestGitProtocolAllow: git -c protocol.file.allow=always (what a local
+// submodule needs) runs no command and is not asked about; ext::, which
+// runs one, is, through its own key or protocol.allow.
+func TestGitProtocolAllow(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{"git -c protocol.file.allow=always submodule update --init", warden.Allow},
+		{"git -c protocol.ext.allow=always fetch", warden.Ask},
+		{"git -c protocol.allow=always fetch", warden.Ask},
+		{"git -c PROTOCOL.Ext.Allow=always fetch", warden.Ask},
+	} {
+		r := Classify(c.cmd, corpusEnv, defaultPolicy())
+		if r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}

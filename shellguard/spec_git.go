@@ -538,13 +538,16 @@ func hGit(cc *cmdCtx) {
 			if strings.HasPrefix(k, "core.") || strings.HasPrefix(k, "include") || strings.HasPrefix(k, "submodule.") {
 				cc.gitDir = true // core.worktree, core.bare, submodule.recurse: git may act elsewhere
 			}
+			// protocol.NAME.allow lets git use a transport: only ext::
+			// runs a command (protocol.allow names it too), and the
+			// network ones still meet the network policy.
 			switch {
 			case strings.HasPrefix(k, "alias.") || k == "core.sshcommand":
 				// Walk classifies a literal command value; an unknown one is asked.
 				if cv == "" || def.name == "config-env" {
 					cc.say(warden.Ask, "shell.git.config_exec", fmt.Sprintf("git -c %s runs a command only known at run time", k))
 				}
-			case k == "core.pager" || k == "core.editor" || k == "core.fsmonitor" || k == "core.hookspath" || strings.Contains(k, "command") || strings.HasPrefix(k, "diff.") || strings.HasPrefix(k, "filter.") || k == "sequence.editor" || strings.HasPrefix(k, "credential.") || strings.HasPrefix(k, "protocol.") || strings.HasPrefix(k, "uploadpack.") || strings.HasSuffix(k, ".textconv") || strings.HasPrefix(k, "gpg.") || strings.HasPrefix(k, "include"):
+			case k == "core.pager" || k == "core.editor" || k == "core.fsmonitor" || k == "core.hookspath" || strings.Contains(k, "command") || strings.HasPrefix(k, "diff.") || strings.HasPrefix(k, "filter.") || k == "sequence.editor" || strings.HasPrefix(k, "credential.") || k == "protocol.allow" || strings.HasPrefix(k, "protocol.ext.") || strings.HasPrefix(k, "uploadpack.") || strings.HasSuffix(k, ".textconv") || strings.HasPrefix(k, "gpg.") || strings.HasPrefix(k, "include"):
 				cc.say(warden.Ask, "shell.git.config_exec", fmt.Sprintf("git -c %s can make git run other commands", k))
 			}
 		}
