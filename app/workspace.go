@@ -30,6 +30,10 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	sp := a.Policy.Sandbox
 	if prof.ReadAll {
 		s.ReadAll, s.UserHome = true, userHome
+	}
+	// The tool caches are writable where the project is: what builds it
+	// (the guard profile reads everything but writes no cache).
+	if prof.ReadAll && s.ProjectWritable {
 		for _, c := range homePaths(sp.CachePaths, userHome) {
 			if slices.Contains(createdCaches, strings.TrimPrefix(c, userHome+"/")) {
 				_ = os.MkdirAll(c, 0o755)

@@ -182,8 +182,8 @@ sandbox:
     guard:
       mode: "" # as default; the guard's sandbox tier:
       project: read # the project is read-only,
-      read_only: [] # nothing else is readable
-      read_write: [] # or writable but the workspace,
+      read_only: [] # more paths it may read,
+      read_write: [] # nothing writable but the workspace and its /tmp,
       network: none # no network,
       allow_domains: [] # (no proxy),
       memory: 64M # 64 MB of memory,
@@ -194,7 +194,7 @@ sandbox:
       output_limit: 1M # 1 MB of output,
       file_size: 64M # files up to 64 MB,
       env: [] # and no credentials,
-      read_all: false # nothing outside these is readable,
+      read_all: true # the filesystem readable but the masked paths (toolchains in the home run),
       unix_sockets: false # no Unix sockets,
       session_tmp: false # and a fresh /tmp every time.
 

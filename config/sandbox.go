@@ -154,7 +154,7 @@ func builtinProfiles() map[string]profileFile {
 			Mode: s(""), Project: s("read"), ReadOnly: []string{}, ReadWrite: []string{},
 			Network: s("none"), AllowDomains: []string{}, Memory: s("64M"), CPU: s("10s"),
 			Timeout: s("30s"), Pids: i(64), NoSpawn: b(true), OutputLimit: s("1M"), FileSize: s("64M"), Env: []string{},
-			ReadAll: b(false), UnixSockets: b(false), SessionTmp: b(false),
+			ReadAll: b(true), UnixSockets: b(false), SessionTmp: b(false),
 		},
 		ProfileWorkspace: {
 			Mode: s(""), Project: s("write"), ReadOnly: []string{}, ReadWrite: []string{},

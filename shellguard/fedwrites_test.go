@@ -234,3 +234,33 @@ func TestGitProtocolAllow(t *testing.T) {
 		}
 	}
 }
+
+// TestInterpreterSocketsAndDeletesAreContained: interpreter code that
+// opens a socket runs in the workspace sandbox, whose only way out is the
+// egress proxy (a raw channel reaches nothing but the sandbox's own
+// loopback); code that deletes at paths known only at run time runs there
+// too where warden saves the project's work tree first, and in the guard
+// sandbox where it cannot.
+func TestInterpreterSocketsAndDeletesAreContained(t *testing.T) {
+	env := corpusEnv
+	env.Snapshots, env.GitWorkTree = true, true
+	for _, c := range []struct {
+		cmd      string
+		env      Env
+		want     warden.Verdict
+		snapshot bool
+	}{
+		{`python3 -c "import socket, os; s = socket.socket(socket.AF_UNIX); s.bind('/tmp/x.sock'); print('ok')"`, env, warden.Allow, false},
+		{`node -e "require('net').createConnection(8080, 'localhost').end()"`, env, warden.Allow, false},
+		{`python3 -c "import tempfile, shutil; d = tempfile.mkdtemp(); shutil.rmtree(d)"`, env, warden.Allow, true},
+		{`python3 -c "import pathlib; [p.unlink() for p in pathlib.Path('.').glob('*.tmp')]"`, env, warden.Allow, true},
+		{`python3 -c "import tempfile, shutil; d = tempfile.mkdtemp(); shutil.rmtree(d)"`, corpusEnv, warden.Sandbox, false},
+		{`python3 -c "import shutil, os; shutil.rmtree(os.path.expanduser('~'))"`, env, warden.Deny, false},
+		{`python3 -c "import base64; exec(base64.b64decode('cHJpbnQoMSk='))"`, env, warden.Sandbox, false},
+	} {
+		r := Classify(c.cmd, c.env, defaultPolicy())
+		if r.Verdict != c.want || (len(r.Snapshot) > 0) != c.snapshot {
+			t.Errorf("Classify(%q) = %v (%s: %s), snapshot %v; want %v, snapshot %v", c.cmd, r.Verdict, r.Rule, r.Reason, r.Snapshot, c.want, c.snapshot)
+		}
+	}
+}

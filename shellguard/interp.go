@@ -488,6 +488,15 @@ func scanInterp(cc *cmdCtx, code string) {
 			cc.say(warden.Deny, "shell.interp.delete_home", cc.name+" code deletes in your home directory").destructive = true
 			continue
 		}
+		// Where it can only delete what the workspace sandbox lets it
+		// write, and the project's work tree is saved first (as for rm -rf
+		// of a project folder), it runs there: a temporary directory
+		// cleaned up, the project's *.tmp removed.
+		if tree := cc.z.ws; tree != "" && cc.c.env.Snapshots && cc.c.env.GitWorkTree && cc.c.p.SandboxAvailable && cc.c.depth == 0 && cc.z.inWorkspace(tree+"/x") {
+			cc.c.res.Snapshot = compactTrees(append(cc.c.res.Snapshot, tree))
+			cc.say(warden.Allow, "shell.interp.delete_saved", cc.name+" code deletes files at paths known only at run time; it runs in the workspace sandbox, which lets it delete only in the project, the session's /tmp and the tool caches, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)")
+			continue
+		}
 		cc.say(warden.Sandbox, "shell.interp.delete", cc.name+" code deletes files; it runs in the sandbox")
 	}
 	if decided {
@@ -511,8 +520,7 @@ func scanInterp(cc *cmdCtx, code string) {
 var suspiciousTokens = []string{"getattr(", "__import__", "__builtins__", "globals()", "locals()", "compile(",
 	"b64decode", "a85decode", "b32decode", "b16decode", "unhexlify", ".fromhex", "codecs.decode", "rot13", "rot_13",
 	"marshal.", "pickle.loads", "fromCharCode", "atob(", "new Function", "vm.run", "decode_base64",
-	"MIME::Base64", "unpack(", "pack(", "Base64.decode", `\x`, "socket", "Socket", "net.connect", "net.createConnection",
-	"dgram", "pty.", "dup2", "chr("}
+	"MIME::Base64", "unpack(", "pack(", "Base64.decode", `\x`, "pty.", "dup2", "chr("}
 
 // suspiciousToken returns the first suspicious token in code, or "".
 func suspiciousToken(code string) string {
