@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentwarden/warden/internal/safedir"
 )
 
 // neutralize takes out of r's git directory what would run a program when
@@ -23,7 +25,7 @@ import (
 // in a repository without one).
 //
 // r.GitDir is where the git directory really is (no symlink on its path):
-// it is opened without following one (openSafeDir), and everything is
+// it is opened without following one (safedir.Open), and everything is
 // read, written and moved through that descriptor, never following a
 // symlink the command left there. This process is unconfined: a
 // sandboxed process that made config a symlink to ~/.bashrc, or a
@@ -31,15 +33,15 @@ import (
 // have it write or move anything there.
 func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 	f := Finding{Repo: r}
-	gd, err := openSafeDir(r.GitDir)
+	gd, err := safedir.Open(r.GitDir)
 	if err != nil {
 		f.Err = err
 		return f
 	}
-	defer gd.close()
+	defer gd.Close()
 	dst := filepath.Join(quarantine, now.UTC().Format("20060102T150405.000000000Z")+"-git-"+strings.ReplaceAll(strings.TrimPrefix(r.GitDir, "/"), "/", "_"))
 	var errs []error
-	moveOut := func(dir *safeDir, src, name string) error {
+	moveOut := func(dir *safedir.Dir, src, name string) error {
 		if f.Moved == "" {
 			if err := os.MkdirAll(dst, 0o700); err != nil {
 				return err
@@ -50,7 +52,7 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 			return err
 		}
-		from := dir.path + "/" + src
+		from := dir.Path() + "/" + src
 		err := os.Rename(from, to)
 		if errors.Is(err, syscall.EXDEV) {
 			// The quarantine (in warden's home) is on another
@@ -61,10 +63,10 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 	}
 	for _, name := range []string{"config", "config.worktree"} {
 		p := filepath.Join(r.GitDir, name)
-		if _, err := os.Lstat(gd.path + "/" + name); err != nil {
+		if _, err := os.Lstat(gd.Path() + "/" + name); err != nil {
 			continue
 		}
-		data, err := gd.readNoFollow(name, maxConfig)
+		data, err := gd.ReadNoFollow(name, maxConfig)
 		var es []entry
 		if err == nil {
 			es, err = parseConfig(data)
@@ -97,17 +99,17 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 		}
 		f.Keys = append(f.Keys, drop...)
 	}
-	if st, err := os.Lstat(gd.path + "/hooks"); err == nil {
+	if st, err := os.Lstat(gd.Path() + "/hooks"); err == nil {
 		if !st.IsDir() { // a symlink to hooks elsewhere, or a file
 			if err := moveOut(gd, "hooks", "hooks"); err != nil {
 				errs = append(errs, fmt.Errorf("move %s: %w", filepath.Join(r.GitDir, "hooks"), err))
 			} else {
 				f.Hooks = append(f.Hooks, "hooks")
 			}
-		} else if hd, err := gd.sub("hooks"); err != nil {
+		} else if hd, err := gd.Sub("hooks"); err != nil {
 			errs = append(errs, fmt.Errorf("open %s: %w", filepath.Join(r.GitDir, "hooks"), err))
 		} else {
-			entries, err := hd.list()
+			entries, err := hd.List()
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -121,7 +123,7 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 				}
 				f.Hooks = append(f.Hooks, e.Name())
 			}
-			hd.close()
+			hd.Close()
 		}
 	}
 	if f.Moved != "" {
@@ -142,7 +144,7 @@ const maxConfig = 1 << 20
 // is a new name (an existing one, a symlink the command planted, fails)
 // holding what git reads back as exactly keep; when it cannot be made the
 // repository goes without a config.
-func rewrite(dir *safeDir, name string, keep []entry, moveOut func() error) error {
+func rewrite(dir *safedir.Dir, name string, keep []entry, moveOut func() error) error {
 	data, err := formatConfig(keep)
 	if err == nil {
 		var back []entry
@@ -153,19 +155,19 @@ func rewrite(dir *safeDir, name string, keep []entry, moveOut func() error) erro
 	tmp := ""
 	if err == nil {
 		tmp = name + ".warden-new-" + randomSuffix()
-		if err = dir.createNew(tmp, data, 0o644); err != nil {
+		if err = dir.CreateNew(tmp, data, 0o644); err != nil {
 			tmp = "" // no replacement: better no config than one that runs code
 		}
 	}
 	if err := moveOut(); err != nil {
 		if tmp != "" {
-			_ = os.Remove(dir.path + "/" + tmp)
+			_ = os.Remove(dir.Path() + "/" + tmp)
 		}
 		return fmt.Errorf("move it out: %w", err)
 	}
 	if tmp != "" {
-		if err := os.Rename(dir.path+"/"+tmp, dir.path+"/"+name); err != nil {
-			_ = os.Remove(dir.path + "/" + tmp)
+		if err := os.Rename(dir.Path()+"/"+tmp, dir.Path()+"/"+name); err != nil {
+			_ = os.Remove(dir.Path() + "/" + tmp)
 			return fmt.Errorf("put the inert keys back: %w", err)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentwarden/warden/internal/safedir"
 )
 
 // complement lists what to grant so that everything beneath root can be
@@ -71,13 +73,13 @@ func protectedPaths(s *Spec, writable []string, mode Mode) (out, sweep, warn []s
 			// Its parent may be missing too (a hooks directory
 			// .husky/_ in a project without .husky): the command can
 			// make both, so it is swept all the same.
-			sweep = append(sweep, p)
+			sweep = append(sweep, realPathOf(p))
 			continue
 		} else if errors.Is(err, syscall.ENOTDIR) {
 			// A file on the way (a git worktree's or submodule's .git is a
 			// file): the path can only appear if the command puts a
 			// directory there, and then it is swept.
-			sweep = append(sweep, p)
+			sweep = append(sweep, realPathOf(p))
 			continue
 		} else if err != nil {
 			return nil, nil, nil, fmt.Errorf("protected path %s: %w", p, err)
@@ -131,29 +133,90 @@ func pinnedAncestors(protected, writable []string) []string {
 	return out
 }
 
-// sweepCreated moves out of the way each of paths that the command created:
-// into quarantine when it is set (under a name that says when), else it is
+// realPathOf is where p really is: its nearest existing ancestor resolved,
+// the rest of its names after it. The sweep walks this path, on which
+// nothing was a symlink when the run started.
+func realPathOf(p string) string {
+	rest := ""
+	for a := p; ; a = filepath.Dir(a) {
+		if _, err := os.Lstat(a); err == nil || a == filepath.Dir(a) {
+			if r, err := filepath.EvalSymlinks(a); err == nil {
+				return filepath.Join(r, rest)
+			}
+			return p
+		}
+		rest = filepath.Join(filepath.Base(a), rest)
+	}
+}
+
+// sweepCreated moves out of the way what the command created at each of
+// paths (where they really were when the run started: realPathOf): into
+// quarantine when it is set (under a name that says when), else it is
 // removed. It returns a warning for each, naming where it went.
+//
+// It runs unconfined, so it never follows a symlink the command made: it
+// walks each path from the root, and what it moves is the path itself or,
+// where the command put a symlink on the way (a .git that leads to the
+// home, or to a git directory of its own in a tool cache), that symlink:
+// never what a symlink leads to. It acts through the descriptor of the
+// directory that holds it (safedir), opened without following a symlink.
 func sweepCreated(paths []string, quarantine string, now time.Time) []string {
 	var warn []string
 	for _, p := range paths {
-		if _, err := os.Lstat(p); err != nil {
+		target := createdOn(p)
+		if target == "" {
+			continue
+		}
+		dir, err := safedir.Open(filepath.Dir(target))
+		if err != nil {
+			warn = append(warn, fmt.Sprintf("the command changed the way to %s, which the sandbox protects, while it was being swept: %v", p, err))
+			continue
+		}
+		src := dir.Path() + "/" + filepath.Base(target)
+		if _, err := os.Lstat(src); err != nil {
+			dir.Close()
 			continue
 		}
 		if quarantine != "" {
-			dst := filepath.Join(quarantine, now.UTC().Format("20060102T150405.000000000Z")+"-"+strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", "_"))
+			dst := filepath.Join(quarantine, now.UTC().Format("20060102T150405.000000000Z")+"-"+strings.ReplaceAll(strings.TrimPrefix(target, "/"), "/", "_"))
 			if err := os.MkdirAll(quarantine, 0o700); err == nil {
-				if err := os.Rename(p, dst); err == nil {
-					warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects; it was moved to %s", p, dst))
+				if err := os.Rename(src, dst); err == nil {
+					dir.Close()
+					warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects; it was moved to %s", target, dst))
 					continue
 				}
 			}
 		}
-		if err := os.RemoveAll(p); err != nil {
-			warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects, and it could not be removed: %v", p, err))
+		err = os.RemoveAll(src)
+		dir.Close()
+		if err != nil {
+			warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects, and it could not be removed: %v", target, err))
 			continue
 		}
-		warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects; it was removed", p))
+		warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects; it was removed", target))
 	}
 	return warn
+}
+
+// createdOn is what to sweep for the protected path p (a real path at the
+// run's start): p itself when it exists now, or the first name on the way
+// to it that is now a symlink; "" when neither (nothing was created, or a
+// file on the way, a worktree's .git, keeps p from existing).
+func createdOn(p string) string {
+	cur := "/"
+	for _, name := range strings.Split(strings.TrimPrefix(filepath.Clean(p), "/"), "/") {
+		next := filepath.Join(cur, name)
+		st, err := os.Lstat(next)
+		if err != nil {
+			return ""
+		}
+		if st.Mode()&os.ModeSymlink != 0 || next == p {
+			return next
+		}
+		if !st.IsDir() {
+			return ""
+		}
+		cur = next
+	}
+	return ""
 }

@@ -281,3 +281,38 @@ true`)
 		}
 	}
 }
+
+// TestSweepNeverFollowsTheCommandsSymlinks: in a project with no .git yet,
+// a command makes .git a symlink to a folder of the home that it cannot
+// write (which holds a config and hooks), or to a git directory of its own
+// elsewhere. The sweep of the protected .git/config and .git/hooks, which
+// runs unconfined, moves the symlink out of the project and leaves what it
+// leads to exactly as it was.
+func TestSweepNeverFollowsTheCommandsSymlinks(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	project := filepath.Join(home, "fresh")
+	victim := filepath.Join(home, "victim")
+	for _, d := range []string{project, victim + "/hooks"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, victim+"/config", "the user's own\n")
+	mustWrite(t, victim+"/hooks/pre-push", "#!/bin/sh\n")
+	s.Project = project
+	s.Protected = []string{project + "/.git/config", project + "/.git/hooks/"}
+	r := runAt(t, s, home, "/bin/ln", "-s", victim, project+"/.git")
+	if r.err != nil || r.res.ExitCode != 0 {
+		t.Fatalf("ln -s: %s", r)
+	}
+	if b, err := os.ReadFile(victim + "/config"); err != nil || string(b) != "the user's own\n" {
+		t.Errorf("the sweep changed %s/config, which .git led to: %q, %v", victim, b, err)
+	}
+	if _, err := os.Stat(victim + "/hooks/pre-push"); err != nil {
+		t.Errorf("the sweep moved the hooks .git led to: %v", err)
+	}
+	if _, err := os.Lstat(project + "/.git"); err == nil {
+		t.Errorf("the .git symlink the command made is still in the project (warnings %q)", r.res.Warnings)
+	}
+}

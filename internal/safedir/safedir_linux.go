@@ -1,0 +1,106 @@
+// Package safedir opens a directory without following a symlink anywhere
+// on its path, and acts in it through its descriptor: what warden's
+// unconfined processes read, write, move and remove in a directory a
+// sandboxed command may change stays in that very directory, even when the
+// command swaps a component of its path for a symlink meanwhile.
+package safedir
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// A Dir is a directory opened without following a symlink anywhere on its
+// path, and named by its descriptor (Path: /proc/self/fd/N). The last
+// component of every name used under it is never followed either
+// (ReadNoFollow, CreateNew; rename and lstat do not follow).
+type Dir struct {
+	f    *os.File
+	path string // /proc/self/fd/N
+}
+
+// Path is the directory's name through its descriptor: NAME under it is
+// Path()+"/"+NAME, in that very directory.
+func (d *Dir) Path() string { return d.path }
+
+// Open opens the directory at absolute path p one component at a
+// time, refusing any component that is a symlink.
+func Open(p string) (*Dir, error) {
+	if !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("open %s: not an absolute path", p)
+	}
+	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open /: %w", err)
+	}
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." {
+			continue
+		}
+		if c == ".." {
+			unix.Close(fd)
+			return nil, fmt.Errorf("open %s: a path that climbs", p)
+		}
+		next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return nil, fmt.Errorf("open %s without following a symlink: %w", p, err)
+		}
+		fd = next
+	}
+	return &Dir{f: os.NewFile(uintptr(fd), p), path: fmt.Sprintf("/proc/self/fd/%d", fd)}, nil
+}
+
+// Sub opens the directory name in d, not following a symlink.
+func (d *Dir) Sub(name string) (*Dir, error) {
+	fd, err := unix.Openat(int(d.f.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{f: os.NewFile(uintptr(fd), d.f.Name()+"/"+name), path: fmt.Sprintf("/proc/self/fd/%d", fd)}, nil
+}
+
+// Close closes the directory.
+func (d *Dir) Close() { d.f.Close() }
+
+// List lists d's entries.
+func (d *Dir) List() ([]os.DirEntry, error) { return d.f.ReadDir(-1) }
+
+// ReadNoFollow reads the regular file name in d; a symlink is an error.
+func (d *Dir) ReadNoFollow(name string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(d.path+"/"+name, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > limit {
+		return nil, fmt.Errorf("%s is not a regular file of at most %d bytes", name, limit)
+	}
+	data := make([]byte, st.Size())
+	n, err := f.ReadAt(data, 0)
+	if err != nil && n != len(data) {
+		return nil, err
+	}
+	return data[:n], nil
+}
+
+// CreateNew writes data to a new file name in d: an existing name (a
+// symlink planted there) fails.
+func (d *Dir) CreateNew(name string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(d.path+"/"+name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
