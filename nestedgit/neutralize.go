@@ -17,6 +17,15 @@ import (
 	"github.com/agentwarden/warden/internal/safedir"
 )
 
+// Neutralize is what Sweep does to one git directory, for a caller that
+// knows the command made or changed it: gitDir (where it really is) keeps
+// only its inert configuration keys and git's sample hooks; the rest goes
+// to quarantine. project is the work tree it belongs to (core.worktree
+// stays where it leads inside it).
+func Neutralize(gitDir, project, quarantine string, now time.Time) Finding {
+	return neutralize(Repo{GitDir: gitDir, Via: "the project's own git directory, made by the command"}, project, quarantine, now)
+}
+
 // neutralize takes out of r's git directory what would run a program when
 // git on the host works there: every configuration key (of config and
 // config.worktree) not known to be inert, and every hook but git's own

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden/internal/safedir"
+	"github.com/agentwarden/warden/nestedgit"
 )
 
 // complement lists what to grant so that everything beneath root can be
@@ -167,6 +168,17 @@ func sweepCreated(paths []string, quarantine string, now time.Time) []string {
 		if target == "" {
 			continue
 		}
+		if gitDir, ok := madeGitDir(target); ok && quarantine != "" {
+			// A repository the command made (git init in a fresh
+			// project) keeps what git init and git config write, its
+			// inert keys (a remote, a branch, a user), as a nested one
+			// does; what would run programs goes to the quarantine.
+			f := nestedgit.Neutralize(gitDir, filepath.Dir(gitDir), quarantine, now)
+			if f.Moved != "" || f.Err != nil {
+				warn = append(warn, f.String())
+			}
+			continue
+		}
 		dir, err := safedir.Open(filepath.Dir(target))
 		if err != nil {
 			warn = append(warn, fmt.Sprintf("the command changed the way to %s, which the sandbox protects, while it was being swept: %v", p, err))
@@ -196,6 +208,23 @@ func sweepCreated(paths []string, quarantine string, now time.Time) []string {
 		warn = append(warn, fmt.Sprintf("the command created %s, which the sandbox protects; it was removed", target))
 	}
 	return warn
+}
+
+// madeGitDir reports whether target, a protected path the command made
+// (createdOn: no symlink on the way), is the config, config.worktree or
+// hooks of a git directory .git that the command made too, and returns
+// that directory. A git directory that was there before keeps its
+// protected paths as mounts; one made in this run is judged as a nested
+// repository is.
+func madeGitDir(target string) (string, bool) {
+	gitDir, name := filepath.Dir(target), filepath.Base(target)
+	if filepath.Base(gitDir) != ".git" || (name != "config" && name != "config.worktree" && name != "hooks") {
+		return "", false
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "HEAD")); err != nil {
+		return "", false
+	}
+	return gitDir, true
 }
 
 // createdOn is what to sweep for the protected path p (a real path at the

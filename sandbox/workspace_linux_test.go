@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -314,5 +315,42 @@ func TestSweepNeverFollowsTheCommandsSymlinks(t *testing.T) {
 	}
 	if _, err := os.Lstat(project + "/.git"); err == nil {
 		t.Errorf("the .git symlink the command made is still in the project (warnings %q)", r.res.Warnings)
+	}
+}
+
+// TestGitInitInAFreshProjectKeepsItsConfig: git init in a project with no
+// .git yet, then a user, a remote and a key that runs a program: the
+// repository keeps its inert keys (git works there as the command left
+// it), and what would run on the host goes to the quarantine.
+func TestGitInitInAFreshProjectKeepsItsConfig(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	s, home := workspaceSpec(t)
+	project := filepath.Join(home, "fresh")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.Project = project
+	s.Protected = []string{project + "/.git/config", project + "/.git/hooks/"}
+	r := runAt(t, s, home, "/bin/sh", "-c", `git init -q && git config user.name Agent && git remote add origin https://example.com/x.git && git config core.fsmonitor "touch $HOME/pwned"`)
+	if r.err != nil || r.res.ExitCode != 0 {
+		t.Fatalf("git init: %s", r)
+	}
+	cfg, err := os.ReadFile(project + "/.git/config")
+	if err != nil {
+		t.Fatalf("the repository lost its config: %v (warnings %q)", err, r.res.Warnings)
+	}
+	for _, want := range []string{"Agent", "https://example.com/x.git"} {
+		if !strings.Contains(string(cfg), want) {
+			t.Errorf(".git/config lacks %q:\n%s", want, cfg)
+		}
+	}
+	if strings.Contains(string(cfg), "fsmonitor") {
+		t.Errorf(".git/config still sets fsmonitor:\n%s", cfg)
+	}
+	if entries, _ := os.ReadDir(s.Quarantine); len(entries) == 0 {
+		t.Error("the original config did not reach the quarantine")
 	}
 }
