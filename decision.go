@@ -30,6 +30,11 @@ type Decision struct {
 	// for a request with Snapshots. A caller that cannot save them must not
 	// run the command. Empty: nothing to save.
 	Snapshot []string `json:"snapshot,omitempty"`
+	// GitConfig says a shell command is git commands only that may write
+	// the repository's own configuration: warden exec runs it in a
+	// sandbox of its own where the project's .git/config is writable, and
+	// takes back any key that would run a program after it.
+	GitConfig bool `json:"git_config,omitempty"`
 	// Rewrite is a replacement input (e.g. a command wrapped in warden exec).
 	Rewrite string `json:"rewrite,omitempty"`
 	// Span locates the part of the resource that decided (e.g. the command

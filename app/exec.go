@@ -128,6 +128,13 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	}
 	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
 	world, inWorld := a.sessionWorld(name, dir, spec, &req, r.Override)
+	gitConfig := d.GitConfig && writableGitConfig(&spec)
+	if gitConfig {
+		// git commands that write the repository's configuration run in a
+		// sandbox of their own, where it is writable; nothing of theirs is
+		// left running after, so what they wrote is judged once, at the end.
+		inWorld = false
+	}
 	if inWorld {
 		spec.Session = req.Session
 	}
@@ -164,7 +171,14 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 			return ExecResult{Decision: d, Profile: name}, err
 		}
 	}
+	var configBefore []byte
+	if gitConfig {
+		configBefore, _ = os.ReadFile(filepath.Join(spec.Project, ".git", "config"))
+	}
 	res, runErr := run(ctx, cmd)
+	if gitConfig {
+		res.Warnings = append(res.Warnings, a.takeBackGitConfig(spec, configBefore)...)
+	}
 	out := ExecResult{Result: res, Decision: d, Profile: name, Limits: spec.Limits}
 	if err := a.execOutcome(ctx, &req, name, res, spec.Limits, runErr); err != nil && runErr == nil {
 		return out, err

@@ -3,11 +3,16 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/internal/safedir"
 	"github.com/agentwarden/warden/nestedgit"
 	"github.com/agentwarden/warden/sandbox"
 )
@@ -83,4 +88,74 @@ func (a *App) auditGitQuarantine(f nestedgit.Finding, msg string) {
 	if err := appendEvent(context.Background(), a.Store, e, msg, meta); err != nil && a.Log != nil {
 		a.Log.Warn("could not audit a git quarantine", "git_dir", f.GitDir, "err", warden.UserMessage(err))
 	}
+}
+
+// writableGitConfig makes the project's own .git/config writable in spec,
+// for git commands that write it (Decision.GitConfig), and reports whether
+// it did: only in a writable project whose .git is a directory, where the
+// config is one of the protected paths.
+func writableGitConfig(s *sandbox.Spec) bool {
+	if !s.ProjectWritable || s.Quarantine == "" {
+		return false
+	}
+	if st, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil || !st.IsDir() {
+		return false
+	}
+	cfg := filepath.Join(s.Project, ".git", "config")
+	i := slices.Index(s.Protected, cfg)
+	if i < 0 {
+		return false
+	}
+	s.Protected = slices.Delete(slices.Clone(s.Protected), i, i+1)
+	return true
+}
+
+// takeBackGitConfig judges the project's .git/config after git commands
+// that could write it ran (writableGitConfig): a key that would run a
+// program, which was not there before, puts the whole file back as it was
+// (before), the command's version going to the quarantine. It returns the
+// run's warnings, and records each such take-back as a git_quarantined
+// event.
+func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
+	gitDir := filepath.Join(s.Project, ".git")
+	dir, err := safedir.Open(gitDir)
+	if err != nil {
+		return []string{"warden could not look at " + gitDir + " after the command: " + err.Error()}
+	}
+	defer dir.Close()
+	after, err := dir.ReadNoFollow("config", 1<<20)
+	if err != nil && before == nil && errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var bad []string
+	if err == nil {
+		bad, err = nestedgit.NewKeysThatRun(before, after, gitDir, s.Project)
+	}
+	if err == nil && len(bad) == 0 {
+		return nil
+	}
+	why := "it is not a file git reads"
+	if err == nil {
+		why = "it sets " + strings.Join(bad, ", ") + ", which would run programs when git on the host reads it"
+	}
+	q := filepath.Join(s.Quarantine, a.Now().UTC().Format("20060102T150405.000000000Z")+"-"+strings.ReplaceAll(strings.TrimPrefix(gitDir, "/"), "/", "_")+"_config")
+	msg := fmt.Sprintf("the command changed %s/config, and %s: ", gitDir, why)
+	if err := os.MkdirAll(s.Quarantine, 0o700); err != nil {
+		return []string{msg + "it could not be moved out: " + err.Error()}
+	}
+	if err := os.Rename(dir.Path()+"/config", q); err != nil {
+		return []string{msg + "it could not be moved out: " + err.Error()}
+	}
+	msg += "it was moved to " + q
+	if before != nil {
+		tmp := "config.warden-" + NewID()
+		if err := dir.CreateNew(tmp, before, 0o644); err != nil || os.Rename(dir.Path()+"/"+tmp, dir.Path()+"/config") != nil {
+			_ = os.Remove(dir.Path() + "/" + tmp)
+			msg += "; the config as it was could not be put back"
+		} else {
+			msg += ", and the config as it was before put back"
+		}
+	}
+	a.auditGitQuarantine(nestedgit.Finding{Repo: nestedgit.Repo{GitDir: gitDir, Via: "the project's own git directory, whose config the command's git wrote"}, Keys: bad, Whole: []string{"config"}, Moved: q}, msg)
+	return []string{msg}
 }

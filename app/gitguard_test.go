@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,5 +189,43 @@ func shIn(t *testing.T, dir string) func(script string) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", script, err, out)
 		}
+	}
+}
+
+// TestGitConfigTakenBack: after git commands that could write the
+// project's .git/config ran with it writable, a key added that would run a
+// program puts the config back as it was (the command's version in the
+// quarantine, an event in the audit log); inert changes (a remote, a
+// renamed branch) stay.
+func TestGitConfigTakenBack(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	a := openTestApp(t, Options{OpenDatabase: true})
+	repo := t.TempDir()
+	run := shIn(t, repo)
+	run("git init -q && git commit -q --allow-empty -m first")
+	q := filepath.Join(a.Home.Abs(), QuarantineDir)
+	s := sandbox.Spec{Project: repo, ProjectWritable: true, Quarantine: q, Protected: []string{filepath.Join(repo, ".git", "config"), filepath.Join(repo, ".git", "hooks") + "/"}}
+	if !writableGitConfig(&s) || slices.Contains(s.Protected, filepath.Join(repo, ".git", "config")) || len(s.Protected) != 1 {
+		t.Fatalf("writableGitConfig left Protected %q", s.Protected)
+	}
+	cfg := filepath.Join(repo, ".git", "config")
+	before, _ := os.ReadFile(cfg)
+	run("git remote add origin https://example.com/x.git")
+	if w := a.takeBackGitConfig(s, before); len(w) != 0 {
+		t.Errorf("an inert change was taken back: %q", w)
+	}
+	kept, _ := os.ReadFile(cfg)
+	run(`git config core.fsmonitor "touch /nonexistent/pwned"`)
+	w := a.takeBackGitConfig(s, kept)
+	if len(w) != 1 || !strings.Contains(w[0], "core.fsmonitor") {
+		t.Fatalf("warnings = %q; want one naming core.fsmonitor", w)
+	}
+	if now, _ := os.ReadFile(cfg); string(now) != string(kept) {
+		t.Errorf(".git/config after the take-back:\n%s\nwant it as it was:\n%s", now, kept)
+	}
+	if entries, _ := os.ReadDir(q); len(entries) != 1 {
+		t.Errorf("the quarantine holds %d entries; want the command's config", len(entries))
 	}
 }

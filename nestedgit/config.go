@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -221,4 +222,27 @@ func quote(s string, value bool) string {
 
 func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// NewKeysThatRun lists the keys of the configuration after that were not
+// in before (the same key with the same value) and are not inert: what a
+// command that wrote the configuration added that would run a program
+// when git on the host reads it. A file git cannot read is an error.
+func NewKeysThatRun(before, after []byte, gitDir, project string) ([]string, error) {
+	was, err := parseConfig(before)
+	if err != nil {
+		was = nil // the command's file is judged on its own
+	}
+	now, err := parseConfig(after)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range now {
+		if slices.Contains(was, e) || inert(e, gitDir, project) || slices.Contains(out, e.Key) {
+			continue
+		}
+		out = append(out, e.Key)
+	}
+	return out, nil
 }

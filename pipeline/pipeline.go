@@ -147,6 +147,7 @@ func combine(d *warden.Decision, ds []warden.Decision) {
 		if ds[i].Rewrite != "" && d.Rewrite == "" {
 			d.Rewrite = ds[i].Rewrite
 		}
+		d.GitConfig = d.GitConfig || ds[i].GitConfig
 		// The work trees to save before the command runs, whatever the
 		// verdict: an approved ask that discards work saves it too.
 		for _, t := range ds[i].Snapshot {

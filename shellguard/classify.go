@@ -29,6 +29,12 @@ type Result struct {
 	// uncommitted work the command discards, to be saved before it runs:
 	// set only under Env.Snapshots, for the discards it allowed for that.
 	Snapshot []string
+	// GitConfig says the line is git commands only, at least one of which
+	// writes the repository's own configuration (git branch -m, remote
+	// add, config, checkout -b with tracking, submodule add): warden exec
+	// runs it in a sandbox of its own where the project's .git/config is
+	// writable, and takes back any key that would run a program after.
+	GitConfig bool
 	// Trace lists the parsed argv after unwrapping, zones and rules
 	// consulted, for --explain.
 	Trace []string
@@ -131,6 +137,7 @@ func classifyDepth(src string, env Env, p *Policy, depth int) Result {
 	if len(wr.Commands) == 0 && len(wr.Issues) == 0 {
 		c.res.Reason = "nothing to run"
 	}
+	c.res.GitConfig = depth == 0 && len(wr.Issues) == 0 && gitConfigLine(wr.Commands)
 	c.res.Trace = c.trace
 	return c.res
 }
@@ -414,4 +421,40 @@ func rewrite(cmd string, rs []Replacement) string {
 		}
 	}
 	return ""
+}
+
+// gitConfigWriters are the git subcommands that may write the
+// repository's own configuration (.git/config) as they do their work.
+var gitConfigWriters = setOf("branch", "remote", "config", "checkout", "switch", "submodule", "worktree", "init")
+
+// gitConfigLine reports whether cmds are git commands only, run as they
+// are written (no wrapper, no variable set before one (GIT_DIR, GIT_CONFIG),
+// no -C, --git-dir or --work-tree moving git elsewhere), and at least one
+// is of gitConfigWriters.
+func gitConfigLine(cmds []walk.Command) bool {
+	writes := false
+	for _, cmd := range cmds {
+		if cmd.Via != "" || len(cmd.Assigns) > 0 || len(cmd.Wrappers) > 0 || cmd.Privileged || len(cmd.Argv) < 2 || cmd.Argv[0].Dynamic || progName(cmd.Argv[0].Value) != "git" {
+			return false
+		}
+		sub := ""
+		for i := 1; i < len(cmd.Argv) && sub == ""; i++ {
+			a := cmd.Argv[i]
+			switch {
+			case a.Dynamic:
+				return false
+			case a.Value == "-c":
+				i++ // its key=value
+			case strings.HasPrefix(a.Value, "-C") || strings.HasPrefix(a.Value, "--git-dir") || strings.HasPrefix(a.Value, "--work-tree") || strings.HasPrefix(a.Value, "--namespace"):
+				return false
+			case strings.HasPrefix(a.Value, "-"):
+			default:
+				sub = a.Value
+			}
+		}
+		if gitConfigWriters.has(sub) {
+			writes = true
+		}
+	}
+	return writes
 }

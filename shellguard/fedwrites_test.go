@@ -264,3 +264,30 @@ func TestInterpreterSocketsAndDeletesAreContained(t *testing.T) {
 		}
 	}
 }
+
+// TestGitConfigLines: a line of git commands only, one of which may write
+// the repository's configuration, is marked for a run where .git/config is
+// writable; anything else on the line, a wrapper, a variable or an option
+// moving git elsewhere is not.
+func TestGitConfigLines(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"git branch -m main trunk && git branch --show-current", true},
+		{"git remote add origin https://example.com/x.git", true},
+		{"git checkout -b feat origin/main", true},
+		{"git -c user.name=x config user.email x@example.com", true},
+		{"git status && git log --oneline", false},
+		{"git branch -m a b && python3 x.py", false},
+		{"GIT_DIR=/tmp/g git config x.y z", false},
+		{"git -C ../other remote add o https://example.com/", false},
+		{"env git branch -m a b", false},
+		{"sh -c 'git branch -m a b'", false},
+	} {
+		r := Classify(c.cmd, corpusEnv, defaultPolicy())
+		if r.GitConfig != c.want {
+			t.Errorf("Classify(%q).GitConfig = %v (%v %s), want %v", c.cmd, r.GitConfig, r.Verdict, r.Rule, c.want)
+		}
+	}
+}
