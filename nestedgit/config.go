@@ -84,10 +84,18 @@ func inert(e entry, gitDir, project string) bool {
 		}
 		return within(real, project)
 	}
-	if inertKeys[e.Key] {
+	return InertKey(e.Key)
+}
+
+// InertKey reports whether git's use of the configuration key (as git
+// names it: section and name in lower case, a subsection as written) runs
+// nothing, whatever its value. core.worktree is not: where it leads
+// decides (inert).
+func InertKey(key string) bool {
+	if inertKeys[key] {
 		return true
 	}
-	section, rest, ok := strings.Cut(e.Key, ".")
+	section, rest, ok := strings.Cut(key, ".")
 	if !ok {
 		return false
 	}

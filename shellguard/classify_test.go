@@ -96,9 +96,11 @@ func TestClassify(t *testing.T) {
 		{"psql -c 'select 1'", A},
 		{"git -c core.hooksPath=/tmp/h commit -m x", Q},
 		{"git config alias.x '!sh -c id'", Q},
-		// Issue 22: the workspace sandbox keeps .git/config read-only, so
-		// a write there asks (a human may run it on the host).
-		{"git config user.name bob", Q},
+		// Issue 22: warden exec runs a line of git commands with
+		// .git/config writable and takes back a key that runs a program:
+		// a key that runs nothing is set, one that may run something asks.
+		{"git config user.name bob", A},
+		{"git config core.editor vim", Q},
 		{"git config --get user.name", A},
 		{"echo hi > ~/.zshrc", D},
 		{"cp evil.pub ~/.ssh/authorized_keys", D},

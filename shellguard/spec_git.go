@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/nestedgit"
 	"github.com/agentwarden/warden/shellguard/walk"
 )
 
@@ -245,6 +246,21 @@ func gitConfigWrite(cc *cmdCtx) {
 		}
 		if cwd := cc.z.cwd; cwd == "" || !cc.inProject(cwd) {
 			return
+		}
+		// Where warden exec runs it with .git/config writable and takes
+		// back any key that runs a program (Result.GitConfig), a key that
+		// runs nothing (a user, a remote, a branch's upstream) is set.
+		if cc.c.p.SandboxAvailable && len(ops) > 0 {
+			key := ""
+			for _, op := range ops {
+				if !strings.HasPrefix(op, "-") && op != "set" && op != "unset" {
+					key = op
+					break
+				}
+			}
+			if k := gitConfigKey(key); k != "" && nestedgit.InertKey(k) {
+				return
+			}
 		}
 	}
 	where := "the project's .git/config"
@@ -660,4 +676,14 @@ func gitRemote(cc *cmdCtx, sub string) {
 			cc.remoteHost(h, 22)
 		}
 	}
+}
+
+// gitConfigKey is a key as git config names it (section and name lower
+// case, a subsection kept), or "" when it is not one.
+func gitConfigKey(k string) string {
+	i, j := strings.IndexByte(k, '.'), strings.LastIndexByte(k, '.')
+	if i <= 0 || j == len(k)-1 || strings.ContainsAny(k, " \t\n=") {
+		return ""
+	}
+	return strings.ToLower(k[:i]) + k[i:j] + strings.ToLower(k[j:])
 }
