@@ -237,6 +237,11 @@ func describe(w walk.Word) string {
 func (cc *cmdCtx) zone(w walk.Word) Zone {
 	if w.Dynamic {
 		raw := cc.c.raw(w)
+		// A process substitution, >(cmd) or <(cmd), is a pipe the shell
+		// names /dev/fd/N; the command in it is judged on its own.
+		if (strings.HasPrefix(raw, ">(") || strings.HasPrefix(raw, "<(")) && strings.HasSuffix(raw, ")") {
+			return ZoneNull
+		}
 		for _, v := range cc.c.mktempVars {
 			if strings.Contains(raw, "$"+v) || strings.Contains(raw, "${"+v+"}") {
 				return ZoneTemp

@@ -291,3 +291,22 @@ func TestGitConfigLines(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessSubstitutionIsAPipe: tee >(cmd) writes to a pipe, not a
+// path; the command inside is judged as it is.
+func TestProcessSubstitutionIsAPipe(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{`python3 -c 'print(3)' | tee >(wc -c > /tmp/count) >/dev/null`, warden.Allow},
+		{`diff <(sort a.txt) <(sort b.txt)`, warden.Allow},
+		{`echo x | tee >(cat > ~/.bashrc)`, warden.Deny},
+		{`echo x | tee >(sh)`, warden.Ask},
+	} {
+		r := Classify(c.cmd, corpusEnv, defaultPolicy())
+		if r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}
