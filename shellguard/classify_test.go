@@ -140,7 +140,7 @@ func TestClassify(t *testing.T) {
 		{"rm -rf -- ~", D},
 		{"source .venv/bin/activate", A},
 		{"source ~/.bashrc", A},
-		{"tmux new-session 'rm -rf ~'", Q},
+		{"tmux new-session 'rm -rf ~'", D}, // the command tmux starts is judged
 		{"vim -c '!rm -rf ~' x", Q},
 		{"vim main.go", A},
 		{"command -v rm", A},

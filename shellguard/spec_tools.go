@@ -114,6 +114,9 @@ func toolHandlers(t map[string]handler) {
 			case "", "ls", "list-sessions", "attach", "attach-session", "a", "-ls", "-r", "list-windows", "has-session", "kill-session", "detach":
 				return
 			}
+			if cc.name == "tmux" && tmuxNew(cc) {
+				return
+			}
 			cc.say(warden.Ask, "shell.multiplexer", cc.name+" runs a command the guard does not parse")
 		}
 	}
@@ -670,4 +673,54 @@ func isWordStart(s string, i int) bool {
 	}
 	p := s[i-1]
 	return !(p == '_' || 'a' <= p && p <= 'z' || 'A' <= p && p <= 'Z' || '0' <= p && p <= '9')
+}
+
+// tmuxValued are the option letters of tmux new-session, new-window and
+// split-window that take a value (-e, an environment variable for the
+// command, is left to the ask).
+const tmuxValued = "cFnstxyfl"
+
+// tmuxNew judges tmux new-session, new-window or split-window (and their
+// short names), its words plainly written: the shell command it starts
+// (its remaining words, which tmux runs with sh -c) is judged as if run
+// here, and none starts a shell that does nothing. It reports whether it
+// judged the command; anything else (tmux's own options before the
+// subcommand, send-keys, run-shell, -e, a word known only at run time) is
+// left to the ask.
+func tmuxNew(cc *cmdCtx) bool {
+	if len(cc.args) == 0 {
+		return false
+	}
+	switch cc.args[0].Value {
+	case "new-session", "new", "new-window", "neww", "split-window", "splitw":
+	default:
+		return false
+	}
+	var words []string
+	for j := 1; j < len(cc.args); j++ {
+		a := cc.args[j]
+		if a.Dynamic {
+			return false
+		}
+		v := a.Value
+		if len(words) > 0 || len(v) < 2 || v[0] != '-' {
+			words = append(words, v)
+			continue
+		}
+		for k := 1; k < len(v); k++ {
+			if v[k] == 'e' {
+				return false
+			}
+			if strings.IndexByte(tmuxValued, v[k]) >= 0 {
+				if k == len(v)-1 {
+					j++ // its value is the next word
+				}
+				break
+			}
+		}
+	}
+	if len(words) > 0 {
+		cc.subShell(strings.Join(words, " "))
+	}
+	return true
 }
