@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -98,10 +99,10 @@ is one.`,
 				return err
 			}
 			reportRestored(e, repo, res)
-			if len(res.Changed) > 0 || res.Index || len(res.Stashes) > 0 {
+			if len(res.Changed) > 0 || res.Index || len(res.Stashes) > 0 || len(res.Branches) > 0 {
 				meta, _ := json.Marshal(map[string]any{"repository": repo.Top, "snapshot": from.ID, "commit": from.Commit,
-					"saved": res.Saved.ID, "files": len(res.Changed), "index": res.Index, "stashes": len(res.Stashes)})
-				summary := fmt.Sprintf("warden undo restored snapshot %s in %s (%d files, %d stash entries); what was there is snapshot %s", from.ID, repo.Top, len(res.Changed), len(res.Stashes), res.Saved.ID)
+					"saved": res.Saved.ID, "files": len(res.Changed), "index": res.Index, "stashes": len(res.Stashes), "branches": len(res.Branches)})
+				summary := fmt.Sprintf("warden undo restored snapshot %s in %s (%d files, %d stash entries, %d branches); what was there is snapshot %s", from.ID, repo.Top, len(res.Changed), len(res.Stashes), len(res.Branches), res.Saved.ID)
 				if err := e.event(ctx, warden.EventWorkRestored, warden.SevInfo, summary, meta); err != nil {
 					fmt.Fprintf(e.stderr, "warden: the restore is done, but it could not be recorded in the audit log: %s\n", warden.UserMessage(err))
 				}
@@ -147,6 +148,9 @@ func reportRestored(e *env, repo undo.Repo, r undo.Restored) {
 	from := r.From
 	for _, st := range r.Stashes {
 		fmt.Fprintf(e.stdout, "stored the stash entry %s (%s) of snapshot %s again: `git stash list` shows it\n", short(st.Commit), oneLine(st.Message), oneLine(from.ID))
+	}
+	for _, b := range r.Branches {
+		fmt.Fprintf(e.stdout, "made the branch %s of snapshot %s again, at %s\n", oneLine(strings.TrimPrefix(b.Ref, "refs/heads/")), oneLine(from.ID), short(b.Commit))
 	}
 	if len(r.Changed) == 0 && !r.Index {
 		fmt.Fprintf(e.stdout, "the work tree of %s already matches snapshot %s: nothing to restore\n", repo.Top, oneLine(from.ID))

@@ -175,7 +175,8 @@ var unsavedForms = regexp.MustCompile(`git\s+clean\b.*\s-[a-zA-Z]*[xX]\b`)
 // since issue 22) are allowed where the caller saves the work tree first
 // (Env.Snapshots, warden exec), with the project named to be saved; the
 // forms a snapshot cannot hold still ask. A recursive delete of project
-// files below the root (rm -rf src) is allowed saving the project too.
+// files below the root (rm -rf src) is allowed saving the project too, as
+// is git branch -D (a snapshot keeps every branch's tip).
 // Every other attack decides as it does without snapshots: saving work
 // weakens nothing else.
 func TestCorpusDiscardSaved(t *testing.T) {
@@ -202,6 +203,13 @@ func TestCorpusDiscardSaved(t *testing.T) {
 			asked++
 			if res.Verdict != warden.Ask || res.Rule != "shell.git.discard" || res.Snapshot != nil {
 				t.Errorf("Classify(%q) with snapshots = %s (%s) saving %q, want ask by shell.git.discard", r.Command, res.Verdict, res.Rule, res.Snapshot)
+			}
+		case plain.Rule == "shell.git.branch_force_delete":
+			// A snapshot keeps every branch's tip; warden undo makes a
+			// deleted one again.
+			deletes++
+			if res.Verdict != warden.Allow || res.Rule != "shell.git.saved" || !slices.Equal(res.Snapshot, []string{corpusEnv.Cwd}) {
+				t.Errorf("Classify(%q) with snapshots = %s (%s) saving %q, want allow by shell.git.saved saving %q", r.Command, res.Verdict, res.Rule, res.Snapshot, corpusEnv.Cwd)
 			}
 		case plain.Rule == "shell.delete_recursive.workspace_other" && res.Rule == "shell.delete_recursive.saved":
 			// A recursive delete of project files below the root: the

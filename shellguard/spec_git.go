@@ -133,7 +133,14 @@ func gitSubTable() map[string]gitSub {
 			for _, a := range cc.args[1:] {
 				v := a.Value
 				if v == "-D" || (v == "--delete" || v == "-d") && hasArg(cc.args, "--force", "-f") || strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "D") {
-					cc.say(warden.Ask, "shell.git.branch_force_delete", "git branch -D deletes a branch even if it is not merged")
+					// Where warden saves first (a snapshot keeps every
+					// branch's tip, and warden undo makes a deleted one
+					// again), it runs.
+					f := cc.say(warden.Ask, "shell.git.branch_force_delete", "git branch -D deletes a branch even if it is not merged")
+					f.destructive = true
+					if tree := cc.z.cwd; tree != "" && cc.gitTree == "" && !cc.gitDir && !cc.gitEnv() && cc.inProject(tree) {
+						f.saves = tree
+					}
 					return
 				}
 			}

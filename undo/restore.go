@@ -47,6 +47,9 @@ func Find(ctx context.Context, r Runner, repo Repo, id string) (Snapshot, error)
 // Restored is what Restore did.
 type Restored struct {
 	From Snapshot // the snapshot brought back
+	// Branches are the snapshot's branches that no longer existed, made
+	// again at the commit they had.
+	Branches []Branch
 	// Saved is the snapshot of what was there before, which an undo of
 	// this undo brings back; its ID is "" when nothing had to change.
 	Saved Snapshot
@@ -94,7 +97,10 @@ func Restore(ctx context.Context, r Runner, repo Repo, from Snapshot, id string,
 	if now.Tree == from.Tree && !restoreIndex {
 		// Nothing differs: the snapshot just taken is not needed.
 		_, _ = git(ctx, r, repo.Top, nil, "update-ref", "-d", now.Ref(), now.Commit)
-		out.Stashes, err = restoreStashes(ctx, r, repo, from, now, at)
+		if out.Stashes, err = restoreStashes(ctx, r, repo, from, now, at); err != nil {
+			return out, err
+		}
+		out.Branches, err = restoreBranches(ctx, r, repo, from, at)
 		return out, err
 	}
 	out.Saved = now
@@ -152,8 +158,30 @@ func Restore(ctx context.Context, r Runner, repo Repo, from Snapshot, id string,
 		_, _ = git(ctx, r, repo.Top, nil, "update-index", "-q", "--refresh")
 		out.Index = true
 	}
-	out.Stashes, err = restoreStashes(ctx, r, repo, from, now, at)
+	if out.Stashes, err = restoreStashes(ctx, r, repo, from, now, at); err != nil {
+		return out, err
+	}
+	out.Branches, err = restoreBranches(ctx, r, repo, from, at)
 	return out, err
+}
+
+// restoreBranches makes again each branch of snapshot from that does not
+// exist now (git branch -D deleted it), at the commit it had; a branch
+// that exists, wherever it points, is left as it is. Their commits are
+// kept by the snapshot (its further parents).
+func restoreBranches(ctx context.Context, r Runner, repo Repo, from Snapshot, at time.Time) ([]Branch, error) {
+	var back []Branch
+	for _, b := range from.Branches {
+		if _, err := git(ctx, r, repo.Top, nil, "rev-parse", "-q", "--verify", b.Ref); err == nil {
+			continue
+		}
+		if _, err := git(ctx, r, repo.Top, ident(at), "update-ref", "-m", "warden undo: branch restored", b.Ref, b.Commit, ""); err != nil {
+			return back, warden.Errorf(warden.EUnavailable, "could not make the branch %s of snapshot %s again in %s", strings.TrimPrefix(b.Ref, "refs/heads/"), from.ID, repo.Top).Wrap(err).
+				WithHint(fmt.Sprintf("`git branch %s %s` makes it by hand", strings.TrimPrefix(b.Ref, "refs/heads/"), b.Commit))
+		}
+		back = append(back, b)
+	}
+	return back, nil
 }
 
 // restoreStashes stores again the stash entries of snapshot from that are

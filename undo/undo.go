@@ -175,7 +175,20 @@ type Snapshot struct {
 	Index string
 	// Stashes are the stash entries then, newest (stash@{0}) first.
 	Stashes []Stash
+	// Branches are the local branches then (git branch -D deletes one
+	// with its reflog, and the commits only it held become unreachable).
+	Branches []Branch
 }
+
+// Branch is one local branch: its ref (refs/heads/…) and its commit.
+type Branch struct {
+	Ref    string
+	Commit string
+}
+
+// maxBranches bounds the branches a snapshot keeps: each is a parent of
+// its commit.
+const maxBranches = 512
 
 // Stash is one stash entry: its commit and its message.
 type Stash struct {
@@ -248,6 +261,9 @@ func Take(ctx context.Context, r Runner, repo Repo, id string, at time.Time, m M
 	if s.Stashes, err = stashes(ctx, r, repo, env); err != nil {
 		return fail("its stash entries cannot be read", err)
 	}
+	if s.Branches, err = branches(ctx, r, repo, env); err != nil {
+		return fail("its branches cannot be read", err)
+	}
 	tmp := repo.GitDir + "/warden-undo-" + id + ".index"
 	defer func() {
 		if err != nil || !keep {
@@ -286,6 +302,17 @@ func Take(ctx context.Context, r Runner, repo Repo, id string, at time.Time, m M
 	for _, st := range s.Stashes {
 		parents = append(parents, "-p", st.Commit)
 	}
+	// Each branch tip too, once (git refuses a parent twice).
+	seen := map[string]bool{s.Head: true}
+	for _, st := range s.Stashes {
+		seen[st.Commit] = true
+	}
+	for _, b := range s.Branches {
+		if !seen[b.Commit] {
+			seen[b.Commit] = true
+			parents = append(parents, "-p", b.Commit)
+		}
+	}
 	args := append(append([]string{"commit-tree", "--no-gpg-sign"}, parents...), "-m", "warden undo: "+s.Subject(), "-m", trailers(s), s.Tree)
 	if s.Commit, err = git(ctx, r, repo.Top, env, args...); err != nil {
 		return fail("the snapshot cannot be committed", err)
@@ -318,6 +345,23 @@ func stashes(ctx context.Context, r Runner, repo Repo, env []string) ([]Stash, e
 	return list, nil
 }
 
+// branches reads the local branches of repo (at most maxBranches: a
+// repository with more keeps the first, by name).
+func branches(ctx context.Context, r Runner, repo Repo, env []string) ([]Branch, error) {
+	out, err := git(ctx, r, repo.Top, env, "for-each-ref", "--count="+fmt.Sprint(maxBranches), "--format=%(refname)%00%(objectname)", "refs/heads/")
+	if err != nil {
+		return nil, err
+	}
+	var list []Branch
+	for line := range strings.Lines(out) {
+		ref, oid, _ := strings.Cut(strings.TrimRight(line, "\n"), "\x00")
+		if isOID(oid) && strings.HasPrefix(ref, "refs/heads/") {
+			list = append(list, Branch{Ref: ref, Commit: oid})
+		}
+	}
+	return list, nil
+}
+
 // trailers is the snapshot's facts as commit message trailers, which List
 // reads back.
 func trailers(s Snapshot) string {
@@ -336,6 +380,9 @@ func trailers(s Snapshot) string {
 	add("Warden-Index", s.Index)
 	for _, st := range s.Stashes {
 		add("Warden-Stash", st.Commit+" "+st.Message)
+	}
+	for _, br := range s.Branches {
+		add("Warden-Branch-Tip", br.Commit+" "+br.Ref)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -442,6 +489,13 @@ func parseList(out string) []Snapshot {
 				oid, msg, _ := strings.Cut(v, " ")
 				if isOID(oid) {
 					s.Stashes = append(s.Stashes, Stash{Commit: oid, Message: msg})
+				}
+			case "Warden-Branch-Tip":
+				// A ref given to git update-ref: a full name under
+				// refs/heads/, checked by git itself too.
+				oid, ref, _ := strings.Cut(v, " ")
+				if isOID(oid) && strings.HasPrefix(ref, "refs/heads/") && !strings.HasPrefix(ref, "refs/heads/-") && !strings.ContainsAny(ref, " \x00") {
+					s.Branches = append(s.Branches, Branch{Ref: ref, Commit: oid})
 				}
 			}
 		}

@@ -546,3 +546,50 @@ func TestStashDropIsSaved(t *testing.T) {
 		t.Errorf("restoring again stored %+v (%v), want only the popped stash back", res.Stashes, err)
 	}
 }
+
+// TestDeletedBranchIsSaved: git branch -D after a snapshot, then git's
+// garbage collection: the branch's commits stay (the snapshot keeps them),
+// and the restore makes the branch again where it was; a branch that
+// exists is left alone.
+func TestDeletedBranchIsSaved(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+	id := []string{"-c", "user.name=t", "-c", "user.email=t@t"}
+	run(t, dir, "switch", "-q", "-c", "feat/x")
+	write(t, dir, "a.txt", "only on the branch\n")
+	run(t, dir, append(id, "commit", "-qam", "feature work")...)
+	tip := strings.TrimSpace(run(t, dir, "rev-parse", "HEAD"))
+	run(t, dir, "switch", "-q", "main")
+	run(t, dir, "branch", "keep")
+
+	repo, err := Open(ctx, Host{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := Take(ctx, Host{}, repo, "b1", at, Meta{Command: "git branch -D feat/x"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := List(ctx, Host{}, repo)
+	if err != nil || len(got) != 1 || !slices.Equal(got[0].Branches, s.Branches) || !slices.Contains(s.Branches, Branch{Ref: "refs/heads/feat/x", Commit: tip}) {
+		t.Fatalf("List = %+v, %v; want the snapshot with feat/x at %s among %+v", got, err, tip, s.Branches)
+	}
+	run(t, dir, "branch", "-D", "feat/x")
+	run(t, dir, "branch", "-f", "keep", "HEAD")
+	run(t, dir, "-c", "gc.reflogExpireUnreachable=now", "reflog", "expire", "--all")
+	run(t, dir, "gc", "-q", "--prune=now")
+
+	res, err := Restore(ctx, Host{}, repo, got[0], "b2", at.Add(time.Minute), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Branches) != 1 || res.Branches[0].Ref != "refs/heads/feat/x" {
+		t.Errorf("Restore made %+v again, want feat/x only", res.Branches)
+	}
+	if now := strings.TrimSpace(run(t, dir, "rev-parse", "feat/x")); now != tip {
+		t.Errorf("feat/x is at %s after the undo, want %s", now, tip)
+	}
+	if msg := run(t, dir, "log", "-1", "--format=%s", "feat/x"); !strings.Contains(msg, "feature work") {
+		t.Errorf("feat/x's commit: %q", msg)
+	}
+}
