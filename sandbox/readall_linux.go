@@ -211,14 +211,14 @@ func sweepCreated(paths []string, quarantine string, now time.Time) []string {
 }
 
 // madeGitDir reports whether target, a protected path the command made
-// (createdOn: no symlink on the way), is the config, config.worktree or
-// hooks of a git directory .git that the command made too, and returns
-// that directory. A git directory that was there before keeps its
+// (createdOn: no symlink on the way), is the config or hooks of a git
+// directory .git (git init makes both; a config.worktree, which no
+// repository needs, is moved out whole), and returns that directory. A git directory that was there before keeps its
 // protected paths as mounts; one made in this run is judged as a nested
 // repository is.
 func madeGitDir(target string) (string, bool) {
 	gitDir, name := filepath.Dir(target), filepath.Base(target)
-	if filepath.Base(gitDir) != ".git" || (name != "config" && name != "config.worktree" && name != "hooks") {
+	if filepath.Base(gitDir) != ".git" || (name != "config" && name != "hooks") {
 		return "", false
 	}
 	if _, err := os.Lstat(filepath.Join(gitDir, "HEAD")); err != nil {
