@@ -123,8 +123,9 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 			p.TmpDir = s.Tmp
 		}
 		if s.ReadAll {
-			p.Shm = true
-			ll.WriteDirs = append(ll.WriteDirs, "/dev/shm")
+			p.Shm, p.Pty = true, true
+			ll.WriteDirs = append(ll.WriteDirs, "/dev/shm", "/dev/pts")
+			ll.WriteFiles = append(slices.Clone(ll.WriteFiles), "/dev/ptmx")
 		}
 	} else {
 		if s.Tmp != "" {

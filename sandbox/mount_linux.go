@@ -69,6 +69,11 @@ func privateTmp(p *plan) error {
 			return fmt.Errorf("mount a private /dev/shm: %w", err)
 		}
 	}
+	if p.Pty {
+		if err := privatePty(); err != nil {
+			return err
+		}
+	}
 	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 	for i, k := range p.Keep {
 		if err := mountPoint(k.Path, k.Dir); err != nil {
@@ -204,6 +209,28 @@ func loopbackUp() error {
 	ifr.SetUint16(unix.IFF_UP | unix.IFF_LOOPBACK | unix.IFF_RUNNING)
 	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
 		return fmt.Errorf("bring up loopback: %w", err)
+	}
+	return nil
+}
+
+// privatePty mounts a devpts instance of the sandbox's own on /dev/pts and
+// its ptmx on /dev/ptmx: the command gets pseudo-terminals of its own and
+// sees none of the host's (the plan lets it open what is there). Where the
+// kernel refuses devpts in a user namespace, an empty tmpfs hides the
+// host's instead, and the command has no pseudo-terminal.
+func privatePty() error {
+	err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+	if err == nil {
+		if err = mountPoint("/dev/ptmx", false); err == nil {
+			err = unix.Mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, "")
+		}
+		if err == nil {
+			return nil
+		}
+		_ = unix.Unmount("/dev/pts", unix.MNT_DETACH)
+	}
+	if err := unix.Mount("tmpfs", "/dev/pts", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0755"); err != nil {
+		return fmt.Errorf("hide the host's /dev/pts: %w", err)
 	}
 	return nil
 }

@@ -29,6 +29,10 @@ type plan struct {
 	TmpDir string
 	// Shm mounts a private tmpfs of TmpSize on /dev/shm.
 	Shm bool
+	// Pty mounts a devpts of the sandbox's own on /dev/pts, its ptmx on
+	// /dev/ptmx: the command's own pseudo-terminals (script, tmux, a test
+	// that drives a CLI through one), none of the host's.
+	Pty bool
 	// Protected are paths inside writable directories made read-only by
 	// a bind mount of their own.
 	Protected []string

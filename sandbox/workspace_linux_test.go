@@ -354,3 +354,21 @@ func TestGitInitInAFreshProjectKeepsItsConfig(t *testing.T) {
 		t.Error("the original config did not reach the quarantine")
 	}
 }
+
+// TestWorkspaceHasPseudoTerminalsOfItsOwn: script and anything that opens
+// a pseudo-terminal work in the workspace profile, on a devpts of the
+// sandbox's own: the host's terminals are not there.
+func TestWorkspaceHasPseudoTerminalsOfItsOwn(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script (util-linux) is not installed")
+	}
+	s, home := workspaceSpec(t)
+	r := runAt(t, s, home, "/bin/sh", "-c", "script -qec tty /dev/null; ls /dev/pts | tr '\\n' ' '")
+	if r.err != nil || r.res.ExitCode != 0 || !strings.Contains(r.stdout, "/dev/pts/0") {
+		t.Fatalf("script in the workspace profile: %s", r)
+	}
+	if got := strings.Fields(r.stdout); !slices.Equal(got[len(got)-1:], []string{"ptmx"}) {
+		t.Errorf("the sandbox's /dev/pts holds %q after its terminal closed; want only its ptmx", r.stdout)
+	}
+}
