@@ -164,10 +164,7 @@ func TestKnownLinesFillThePlaceholder(t *testing.T) {
 func TestToolCachesAreWritable(t *testing.T) {
 	p := defaultPolicy()
 	p.Caches = []string{"~/.cache", "~/.npm", "~/go/pkg"}
-	for _, c := range []struct {
-		cmd  string
-		want warden.Verdict
-	}{
+	wantVerdicts(t, corpusEnv, p, []wantCase{
 		{"rm -rf ~/.cache/pip ~/.cache/go-build", warden.Allow},
 		{"rm -rf ~/.npm/_cacache", warden.Allow},
 		{"mkdir -p ~/.cache/textstats && date > ~/.cache/textstats/last-run", warden.Allow},
@@ -176,12 +173,7 @@ func TestToolCachesAreWritable(t *testing.T) {
 		{"rm -rf ~/.ssh", warden.Deny},
 		{"echo x >> ~/.bashrc", warden.Deny},
 		{"cp x ~/.cache/../.bashrc", warden.Deny},
-	} {
-		r := Classify(c.cmd, corpusEnv, p)
-		if r.Verdict != c.want {
-			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
-		}
-	}
+	})
 	p.SandboxAvailable = false
 	if r := Classify("rm -rf ~/.cache/pip", corpusEnv, p); r.Verdict == warden.Allow {
 		t.Errorf("without a sandbox, rm -rf ~/.cache/pip = %v; want it not allowed", r.Verdict)
@@ -219,20 +211,12 @@ func TestProjectEnvFilesAreProjectFiles(t *testing.T) {
 // submodule needs) runs no command and is not asked about; ext::, which
 // runs one, is, through its own key or protocol.allow.
 func TestGitProtocolAllow(t *testing.T) {
-	for _, c := range []struct {
-		cmd  string
-		want warden.Verdict
-	}{
+	wantVerdicts(t, corpusEnv, defaultPolicy(), []wantCase{
 		{"git -c protocol.file.allow=always submodule update --init", warden.Allow},
 		{"git -c protocol.ext.allow=always fetch", warden.Ask},
 		{"git -c protocol.allow=always fetch", warden.Ask},
 		{"git -c PROTOCOL.Ext.Allow=always fetch", warden.Ask},
-	} {
-		r := Classify(c.cmd, corpusEnv, defaultPolicy())
-		if r.Verdict != c.want {
-			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
-		}
-	}
+	})
 }
 
 // TestInterpreterSocketsAndDeletesAreContained: interpreter code that
@@ -295,30 +279,19 @@ func TestGitConfigLines(t *testing.T) {
 // TestProcessSubstitutionIsAPipe: tee >(cmd) writes to a pipe, not a
 // path; the command inside is judged as it is.
 func TestProcessSubstitutionIsAPipe(t *testing.T) {
-	for _, c := range []struct {
-		cmd  string
-		want warden.Verdict
-	}{
+	wantVerdicts(t, corpusEnv, defaultPolicy(), []wantCase{
 		{`python3 -c 'print(3)' | tee >(wc -c > /tmp/count) >/dev/null`, warden.Allow},
 		{`diff <(sort a.txt) <(sort b.txt)`, warden.Allow},
 		{`echo x | tee >(cat > ~/.bashrc)`, warden.Deny},
 		{`echo x | tee >(sh)`, warden.Ask},
-	} {
-		r := Classify(c.cmd, corpusEnv, defaultPolicy())
-		if r.Verdict != c.want {
-			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
-		}
-	}
+	})
 }
 
 // TestTmuxNewJudgesItsCommand: tmux new-session (new-window,
 // split-window) runs its command with sh -c: the command is judged as if
 // run here; tmux's other ways to run something still ask.
 func TestTmuxNewJudgesItsCommand(t *testing.T) {
-	for _, c := range []struct {
-		cmd  string
-		want warden.Verdict
-	}{
+	wantVerdicts(t, corpusEnv, defaultPolicy(), []wantCase{
 		{`tmux new-session -d -s s1 'sleep 5' && tmux ls && tmux kill-session -t s1`, warden.Allow},
 		{`tmux new -ds dev 'npm run dev'`, warden.Allow},
 		{`tmux new-session -d`, warden.Allow},
@@ -326,9 +299,20 @@ func TestTmuxNewJudgesItsCommand(t *testing.T) {
 		{`tmux new-session -d -e BASH_ENV=x 'sleep 1'`, warden.Ask},
 		{`tmux send-keys -t s1 'rm -rf ~' Enter`, warden.Ask},
 		{`tmux -L other new-session -d 'sleep 1'`, warden.Ask},
-	} {
-		r := Classify(c.cmd, corpusEnv, defaultPolicy())
-		if r.Verdict != c.want {
+	})
+}
+
+// wantCase is a command line and the verdict it must get.
+type wantCase struct {
+	cmd  string
+	want warden.Verdict
+}
+
+// wantVerdicts checks each case's verdict under env and p.
+func wantVerdicts(t *testing.T, env Env, p Policy, cases []wantCase) {
+	t.Helper()
+	for _, c := range cases {
+		if r := Classify(c.cmd, env, p); r.Verdict != c.want {
 			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
 		}
 	}
