@@ -294,20 +294,7 @@ func (w *reach) inGitDir(gitDir string, depth int) {
 // one its core.worktree names (resolved, relative to the git directory),
 // else dir.
 func (w *reach) workTreeOf(dir, gitDir string) string {
-	data, err := os.ReadFile(filepath.Join(gitDir, "config"))
-	if err != nil || !bytes.Contains(bytes.ToLower(data), []byte("worktree")) {
-		return dir // (git is asked only where the key may be)
-	}
-	es, err := parseConfig(data)
-	if err != nil {
-		return dir
-	}
-	wt := ""
-	for _, e := range es {
-		if e.Key == "core.worktree" && !e.NoValue {
-			wt = e.Value // the last one wins, as in git
-		}
-	}
+	wt := configWorktree(gitDir)
 	if wt == "" {
 		return dir
 	}
@@ -427,6 +414,52 @@ func readGitfile(p string) (string, error) {
 		return "", err
 	}
 	return resolveGitPath(gd)
+}
+
+// worktreeCache keeps the core.worktree of each config read, by the
+// file's identity: a submodule's config names one, and a long-lived
+// sandbox's sweeps would otherwise ask git for it at every command.
+var worktreeCache struct {
+	sync.Mutex
+	m map[string][2]string // config path -> stamp, value
+}
+
+// configWorktree is the core.worktree gitDir's config sets, as written
+// (the last one wins, as in git); "" when none, or the file cannot be read.
+func configWorktree(gitDir string) string {
+	p := filepath.Join(gitDir, "config")
+	st, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	stamp := fmt.Sprintf("%d %d %v", st.Size(), st.ModTime().UnixNano(), inode(st))
+	worktreeCache.Lock()
+	c, ok := worktreeCache.m[p]
+	worktreeCache.Unlock()
+	if ok && c[0] == stamp {
+		return c[1]
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	wt := ""
+	if bytes.Contains(bytes.ToLower(data), []byte("worktree")) { // git is asked only where the key may be
+		if es, err := parseConfig(data); err == nil {
+			for _, e := range es {
+				if e.Key == "core.worktree" && !e.NoValue {
+					wt = e.Value
+				}
+			}
+		}
+	}
+	worktreeCache.Lock()
+	if worktreeCache.m == nil {
+		worktreeCache.m = map[string][2]string{}
+	}
+	worktreeCache.m[p] = [2]string{stamp, wt}
+	worktreeCache.Unlock()
+	return wt
 }
 
 // indexCache keeps the gitlinks of each index read, by the file's identity,
