@@ -178,6 +178,16 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	res, runErr := run(ctx, cmd)
 	if gitConfig {
 		res.Warnings = append(res.Warnings, a.takeBackGitConfig(spec, configBefore)...)
+		if world != "" {
+			// git replaced .git/config, which detaches the session's
+			// world's read-only mount of it: the world mounts it again
+			// (it also does when it sees the change, and before each
+			// command), before this command is answered.
+			if err := a.Sandboxes().Protect(ctx, world); err != nil {
+				res.Warnings = append(res.Warnings, "the session's sandbox could not keep .git/config read-only again ("+err.Error()+"); it is stopped")
+				_, _ = a.Sandboxes().Stop(context.WithoutCancel(ctx), world)
+			}
+		}
 	}
 	out := ExecResult{Result: res, Decision: d, Profile: name, Limits: spec.Limits}
 	if err := a.execOutcome(ctx, &req, name, res, spec.Limits, runErr); err != nil && runErr == nil {

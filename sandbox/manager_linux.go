@@ -488,6 +488,20 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 	return sb, nil
 }
 
+// Protect has running sandbox name mount again the read-only paths and
+// masks a change made from outside it detached (its init also does so by
+// itself when it sees the change, and before each command): the host
+// calls it after it replaced one of them itself. A sandbox that is not
+// running has nothing to protect.
+func (m *Manager) Protect(ctx context.Context, name string) error {
+	info, err := m.load(name)
+	if err != nil || info.State != StateReady && info.State != StateDegraded {
+		return nil
+	}
+	_, err = m.call(ctx, name, &ctlRequest{Op: "protect"}, nil)
+	return err
+}
+
 // check is one health check: the init answers, and runs /bin/true through
 // the whole exec path.
 func (m *Manager) check(name string) error {

@@ -31,7 +31,7 @@ import (
 const fdControl = 5
 
 type ctlRequest struct {
-	Op     string   `json:"op"` // "ping" or "exec"
+	Op     string   `json:"op"` // "ping", "protect" or "exec"
 	Args   []string `json:"args,omitempty"`
 	Dir    string   `json:"dir,omitempty"`
 	Env    []string `json:"env,omitempty"`
@@ -66,6 +66,7 @@ func serveInit(p *plan) int {
 	}
 	r := newReaper()
 	launch := startLauncher(p)
+	watchProtected(p)
 	for {
 		c, err := ul.AcceptUnix()
 		if err != nil {
@@ -94,8 +95,17 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher) {
 	switch err := json.Unmarshal(buf[:n], &req); {
 	case err != nil:
 		resp.Error = "bad control request: " + err.Error()
-	case req.Op == "ping":
+	case req.Op == "ping" || req.Op == "protect":
+		// A health check, or the host after it replaced a protected
+		// file: what was detached is mounted again.
+		if err := reprotect(p); err != nil {
+			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
+		}
 	case req.Op == "exec" && len(files) == 3 && len(req.Args) > 0:
+		if err := reprotect(p); err != nil {
+			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
+			break
+		}
 		// The caller sends nothing more: a read returns when it hangs up
 		// (it was interrupted, or killed), and then its command is stopped.
 		hangup := make(chan struct{})

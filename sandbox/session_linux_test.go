@@ -253,3 +253,58 @@ func TestWorldSweepsWhatItsBackgroundCreates(t *testing.T) {
 		t.Errorf("the world stopped with .claude, which its background process created, still in the project")
 	}
 }
+
+// TestWorldKeepsProtectedPathsAfterTheHostReplacesThem: the user's own
+// git replaces .git/config on the host (a rename over it), which detaches
+// the world's read-only mount of the file; the world mounts the new file
+// read-only again, by itself when it sees the change and in any case
+// before its next command, so that a process the agent left running
+// cannot write what the host's git will obey.
+func TestWorldKeepsProtectedPathsAfterTheHostReplacesThem(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	m := testManager(t.TempDir())
+	spec, home := workspaceSpec(t)
+	spec.Tmp, spec.Quarantine = "", ""
+	spec.Background, spec.Session, spec.UserHome = true, "session-1", home
+	ctx := context.Background()
+	if _, err := m.Start(ctx, "session", "workspace", spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "session") })
+	cfg := filepath.Join(spec.Project, ".git", "config")
+	run := func(script string) string {
+		t.Helper()
+		var out bytes.Buffer
+		if _, err := m.Exec(ctx, "session", sandbox.Command{
+			Args: []string{"/bin/bash", "-c", script}, Dir: spec.Project,
+			Env:    []string{"PATH=" + systemPath, "HOME=" + home},
+			Stdout: &out, Stderr: &out,
+		}, sandbox.Limits{Wall: 20 * time.Second}); err != nil {
+			t.Fatalf("Exec %q: %v", script, err)
+		}
+		return out.String()
+	}
+	// A writer left running, which tries every 20 ms.
+	run(`(for i in $(seq 250); do echo '[core] fsmonitor = pwned' >> .git/config 2>/dev/null; sleep 0.02; done) >/dev/null 2>&1 &`)
+	replace := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(cfg+".lock", []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(cfg+".lock", cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace("[core]\n\tbare = false\n")
+	time.Sleep(500 * time.Millisecond)
+	if b, _ := os.ReadFile(cfg); strings.Contains(string(b), "pwned") {
+		t.Fatalf("a process left running wrote .git/config after the host replaced it:\n%s", b)
+	}
+	replace("[core]\n\tbare = false\n[user]\n\tname = me\n")
+	if out := run("echo x >> .git/config && echo wrote"); strings.Contains(out, "wrote") {
+		t.Errorf("the next command wrote the replaced .git/config: %q", out)
+	}
+	if b, _ := os.ReadFile(cfg); strings.Contains(string(b), "pwned") || !strings.Contains(string(b), "name = me") {
+		t.Errorf(".git/config after the world's commands:\n%s", b)
+	}
+}

@@ -105,3 +105,6 @@ func (m *Manager) Run(context.Context, Spec, Command) (Result, error) {
 func (m *Manager) Remove(context.Context, string) error { return errUnsupported }
 
 var _ Engine = (*Manager)(nil)
+
+// Protect has nothing to protect on this platform.
+func (m *Manager) Protect(context.Context, string) error { return nil }
