@@ -299,6 +299,10 @@ func TestTmuxNewJudgesItsCommand(t *testing.T) {
 		{`tmux new-session -d -e BASH_ENV=x 'sleep 1'`, warden.Ask},
 		{`tmux send-keys -t s1 'rm -rf ~' Enter`, warden.Ask},
 		{`tmux -L other new-session -d 'sleep 1'`, warden.Ask},
+		{`tmux new -d sh -c 'git push http://127.0.0.1:9/x HEAD'`, warden.Deny},
+		{`tmux splitw -f 'git push http://127.0.0.1:9/x HEAD'`, warden.Deny},
+		{`tmux new -d sh -c 'make deploy'`, warden.Ask},
+		{`tmux splitw -f 'sleep 1'`, warden.Allow},
 	})
 }
 

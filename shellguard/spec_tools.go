@@ -675,25 +675,29 @@ func isWordStart(s string, i int) bool {
 	return !(p == '_' || 'a' <= p && p <= 'z' || 'A' <= p && p <= 'Z' || '0' <= p && p <= '9')
 }
 
-// tmuxValued are the option letters of tmux new-session, new-window and
-// split-window that take a value (-e, an environment variable for the
-// command, is left to the ask).
-const tmuxValued = "cFnstxyfl"
+// tmuxValued are, by subcommand, the option letters of tmux new-session,
+// new-window and split-window that take a value (-e, an environment
+// variable for the command, is left to the ask).
+var tmuxValued = map[string]string{
+	"new-session": "cFfnstxy", "new": "cFfnstxy",
+	"new-window": "cFnt", "neww": "cFnt",
+	"split-window": "cFlpt", "splitw": "cFlpt",
+}
 
 // tmuxNew judges tmux new-session, new-window or split-window (and their
-// short names), its words plainly written: the shell command it starts
-// (its remaining words, which tmux runs with sh -c) is judged as if run
-// here, and none starts a shell that does nothing. It reports whether it
-// judged the command; anything else (tmux's own options before the
-// subcommand, send-keys, run-shell, -e, a word known only at run time) is
-// left to the ask.
+// short names), its words plainly written: the shell command it starts,
+// one word after the options (tmux runs it with sh -c), is judged as if
+// run here, and none starts a shell that does nothing. It reports whether
+// it judged the command; anything else (tmux's own options before the
+// subcommand, a command of several words, whose quoting tmux rebuilds,
+// send-keys, run-shell, -e, a word known only at run time) is left to the
+// ask.
 func tmuxNew(cc *cmdCtx) bool {
 	if len(cc.args) == 0 {
 		return false
 	}
-	switch cc.args[0].Value {
-	case "new-session", "new", "new-window", "neww", "split-window", "splitw":
-	default:
+	valued, ok := tmuxValued[cc.args[0].Value]
+	if !ok {
 		return false
 	}
 	var words []string
@@ -707,11 +711,14 @@ func tmuxNew(cc *cmdCtx) bool {
 			words = append(words, v)
 			continue
 		}
+		if v == "--" {
+			continue
+		}
 		for k := 1; k < len(v); k++ {
 			if v[k] == 'e' {
 				return false
 			}
-			if strings.IndexByte(tmuxValued, v[k]) >= 0 {
+			if strings.IndexByte(valued, v[k]) >= 0 {
 				if k == len(v)-1 {
 					j++ // its value is the next word
 				}
@@ -719,8 +726,12 @@ func tmuxNew(cc *cmdCtx) bool {
 			}
 		}
 	}
-	if len(words) > 0 {
-		cc.subShell(strings.Join(words, " "))
+	switch len(words) {
+	case 0:
+		return true
+	case 1:
+		cc.subShell(words[0])
+		return true
 	}
-	return true
+	return false
 }
