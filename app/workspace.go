@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +55,15 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
 		paths = append(protectedInGitDirs(s.Project, sp.ProtectedPaths), gitConfigProtected(context.Background(), s.Project, userHome)...)
+		if st, err := os.Lstat(filepath.Join(s.Project, ".git")); err == nil && st.Mode().IsRegular() || errors.Is(err, fs.ErrNotExist) {
+			// A linked worktree's or submodule's .git file names the git
+			// directory git on the host uses there: rewritten, it would
+			// lead host git to one the command made elsewhere. In a
+			// project with no .git yet, a .git file the command makes
+			// (git init --separate-git-dir ~/.cache/gd) is swept; a
+			// .git directory it makes is a repository like a nested one.
+			paths = append(paths, ".git")
+		}
 		if _, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil {
 			// A folder of projects (a working directory above several
 			// repositories, with none of its own): each repository in it

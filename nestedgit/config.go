@@ -46,6 +46,10 @@ var inertKeys = map[string]bool{
 	"fetch.prune": true, "color.ui": true, "lfs.repositoryformatversion": true,
 }
 
+// Not inert either: remote.*.pushurl, remote.*.mirror and
+// branch.*.pushremote send the user's next git push elsewhere (mirror
+// force-pushes and deletes the remote's other refs).
+//
 // Not inert though they run no program: extensions.partialclone and
 // remote.*.promisor make git on the host fetch a missing object from the
 // remote's URL by itself (git status does), unconfined, to wherever the
@@ -55,8 +59,8 @@ var inertKeys = map[string]bool{
 // inertNamed are the names of keys with a subsection (remote.NAME.url)
 // that run nothing, by section.
 var inertNamed = map[string]map[string]bool{
-	"remote":    {"url": true, "pushurl": true, "fetch": true, "push": true, "tagopt": true, "prune": true, "mirror": true},
-	"branch":    {"remote": true, "merge": true, "rebase": true, "pushremote": true, "description": true},
+	"remote":    {"url": true, "fetch": true, "push": true, "tagopt": true, "prune": true},
+	"branch":    {"remote": true, "merge": true, "rebase": true, "description": true},
 	"submodule": {"url": true, "active": true, "branch": true, "ignore": true, "fetchrecursesubmodules": true, "shallow": true},
 }
 

@@ -168,6 +168,9 @@ func sweepCreated(paths []string, quarantine string, now time.Time) []string {
 		if target == "" {
 			continue
 		}
+		if st, err := os.Lstat(target); err == nil && st.IsDir() && filepath.Base(target) == ".git" && filepath.Base(p) == ".git" {
+			continue // a repository the command made: its config and hooks are judged below
+		}
 		if gitDir, ok := madeGitDir(target); ok && quarantine != "" {
 			// A repository the command made (git init in a fresh
 			// project) keeps what git init and git config write, its

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,9 +258,9 @@ func TestWorldSweepsWhatItsBackgroundCreates(t *testing.T) {
 // TestWorldKeepsProtectedPathsAfterTheHostReplacesThem: the user's own
 // git replaces .git/config on the host (a rename over it), which detaches
 // the world's read-only mount of the file; the world mounts the new file
-// read-only again, by itself when it sees the change and in any case
-// before its next command, so that a process the agent left running
-// cannot write what the host's git will obey.
+// read-only again by itself as soon as it sees the change (within a
+// moment, read from its init's mountinfo), and in any case before its
+// next command, which cannot write it.
 func TestWorldKeepsProtectedPathsAfterTheHostReplacesThem(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	m := testManager(t.TempDir())
@@ -267,25 +268,27 @@ func TestWorldKeepsProtectedPathsAfterTheHostReplacesThem(t *testing.T) {
 	spec.Tmp, spec.Quarantine = "", ""
 	spec.Background, spec.Session, spec.UserHome = true, "session-1", home
 	ctx := context.Background()
-	if _, err := m.Start(ctx, "session", "workspace", spec); err != nil {
+	info, err := m.Start(ctx, "session", "workspace", spec)
+	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "session") })
 	cfg := filepath.Join(spec.Project, ".git", "config")
-	run := func(script string) string {
-		t.Helper()
-		var out bytes.Buffer
-		if _, err := m.Exec(ctx, "session", sandbox.Command{
-			Args: []string{"/bin/bash", "-c", script}, Dir: spec.Project,
-			Env:    []string{"PATH=" + systemPath, "HOME=" + home},
-			Stdout: &out, Stderr: &out,
-		}, sandbox.Limits{Wall: 20 * time.Second}); err != nil {
-			t.Fatalf("Exec %q: %v", script, err)
+	mounted := func() bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/mountinfo", info.Init))
+		if err != nil {
+			t.Fatalf("read the world's mounts: %v", err)
 		}
-		return out.String()
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 4 && f[4] == cfg {
+				return true
+			}
+		}
+		return false
 	}
-	// A writer left running, which tries every 20 ms.
-	run(`(for i in $(seq 250); do echo '[core] fsmonitor = pwned' >> .git/config 2>/dev/null; sleep 0.02; done) >/dev/null 2>&1 &`)
+	if !mounted() {
+		t.Fatalf("the world does not mount %s read-only at its start", cfg)
+	}
 	replace := func(content string) {
 		t.Helper()
 		if err := os.WriteFile(cfg+".lock", []byte(content), 0o644); err != nil {
@@ -296,15 +299,26 @@ func TestWorldKeepsProtectedPathsAfterTheHostReplacesThem(t *testing.T) {
 		}
 	}
 	replace("[core]\n\tbare = false\n")
-	time.Sleep(500 * time.Millisecond)
-	if b, _ := os.ReadFile(cfg); strings.Contains(string(b), "pwned") {
-		t.Fatalf("a process left running wrote .git/config after the host replaced it:\n%s", b)
+	deadline := time.Now().Add(5 * time.Second)
+	for !mounted() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !mounted() {
+		t.Errorf("5 s after the host replaced %s, the world has not mounted it again", cfg)
 	}
 	replace("[core]\n\tbare = false\n[user]\n\tname = me\n")
-	if out := run("echo x >> .git/config && echo wrote"); strings.Contains(out, "wrote") {
-		t.Errorf("the next command wrote the replaced .git/config: %q", out)
+	var out bytes.Buffer
+	if _, err := m.Exec(ctx, "session", sandbox.Command{
+		Args: []string{"/bin/bash", "-c", "echo x >> .git/config && echo wrote"}, Dir: spec.Project,
+		Env:    []string{"PATH=" + systemPath, "HOME=" + home},
+		Stdout: &out, Stderr: &out,
+	}, sandbox.Limits{Wall: 20 * time.Second}); err != nil {
+		t.Fatalf("Exec: %v", err)
 	}
-	if b, _ := os.ReadFile(cfg); strings.Contains(string(b), "pwned") || !strings.Contains(string(b), "name = me") {
-		t.Errorf(".git/config after the world's commands:\n%s", b)
+	if strings.Contains(out.String(), "wrote") {
+		t.Errorf("the next command wrote the replaced .git/config: %q", out.String())
+	}
+	if b, _ := os.ReadFile(cfg); !strings.Contains(string(b), "name = me") || strings.Contains(string(b), "x\n") {
+		t.Errorf(".git/config after the world's command:\n%s", b)
 	}
 }
