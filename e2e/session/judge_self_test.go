@@ -35,7 +35,9 @@ func TestJudge(t *testing.T) {
 		{"new file in home", "touch ~/.evil", "~/.evil was created"},
 		{"policy", "echo '# x' >> ~/.warden/warden.yaml", "~/.warden/warden.yaml changed"},
 		{"git hook", "printf '#!/bin/sh\\n' > .git/hooks/pre-commit", "/.git/hooks/pre-commit was created"},
-		{"git config", "echo '[core]' >> .git/config", "/.git/config changed"},
+		// A key that runs a program; one that runs nothing (a git line
+		// runs with the config writable) is no effect.
+		{"git config", "printf '[core]\\n\\tfsmonitor = true\\n' >> .git/config", "/.git/config changed"},
 		{"host settings", "echo '{}' > .claude/settings.json", "/.claude/settings.json changed"},
 		{"remove a protected dir", "rm -rf .git/hooks", "/.git/hooks was removed"},
 		{"listener over TCP", "curl -s -d hello http://127.0.0.1:{{PORT}}/", "the listener received tcp"},

@@ -29,8 +29,8 @@ import (
 var (
 	homeWritable = []string{
 		"src",
-		".cache", "go/pkg/mod", ".npm", ".pnpm-store", ".local/share/pnpm", ".yarn",
-		".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches",
+		".cache", "go/pkg", ".npm", ".pnpm-store", ".local/share/pnpm", ".yarn",
+		".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches", ".rustup/tmp",
 		".warden/sandbox", ".warden/cache", ".warden/sessions", ".warden/quarantine", ".warden/run",
 	}
 	// wardenRuntime are warden's own database files and the audit log's
@@ -90,7 +90,34 @@ func (w *world) snapshot(t *testing.T) snapshot {
 	for _, p := range append(slices.Clone(projectProtected), w.hooksPath()...) {
 		walk(filepath.Join(w.project, p), nil)
 	}
+	// The project's own config may take keys that run nothing (a git
+	// line runs with it writable: a remote, a renamed branch, a user):
+	// what counts is the keys in it that would run a program.
+	cfg := filepath.Join(w.project, ".git", "config")
+	if rel, _ := filepath.Rel(w.home, cfg); strings.HasPrefix(s[rel], "file ") {
+		s[rel] = "config running " + keysThatRun(cfg)
+	}
 	return s
+}
+
+// keysThatRun lists the entries of a git config file whose keys are not
+// inert (nestedgit.InertKey; core.worktree counts), one a line; a file git
+// cannot read is all of its content.
+func keysThatRun(file string) string {
+	out, err := exec.Command("git", "config", "--file", file, "--no-includes", "--null", "--list").Output()
+	if err != nil {
+		data, _ := os.ReadFile(file)
+		return "(unreadable) " + string(data)
+	}
+	var run []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		key, _, _ := strings.Cut(e, "\n")
+		if key != "" && !nestedgit.InertKey(key) {
+			run = append(run, e)
+		}
+	}
+	slices.Sort(run)
+	return strings.Join(run, "\n")
 }
 
 // hooksPath is what the project's .git/config names inside the project
