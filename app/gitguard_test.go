@@ -217,6 +217,13 @@ func TestGitConfigTakenBack(t *testing.T) {
 		t.Errorf("an inert change was taken back: %q", w)
 	}
 	kept, _ := os.ReadFile(cfg)
+	run("git remote set-url origin https://example.com/elsewhere.git")
+	if w := a.takeBackGitConfig(s, kept); len(w) != 1 || !strings.Contains(w[0], "remote.origin.url") {
+		t.Errorf("a remote's URL moved elsewhere: warnings %q; want it taken back", w)
+	}
+	if now, _ := os.ReadFile(cfg); string(now) != string(kept) {
+		t.Errorf(".git/config after the remote's URL was taken back:\n%s\nwant it as it was:\n%s", now, kept)
+	}
 	run(`git config core.fsmonitor "touch /nonexistent/pwned"`)
 	w := a.takeBackGitConfig(s, kept)
 	if len(w) != 1 || !strings.Contains(w[0], "core.fsmonitor") {
@@ -225,7 +232,7 @@ func TestGitConfigTakenBack(t *testing.T) {
 	if now, _ := os.ReadFile(cfg); string(now) != string(kept) {
 		t.Errorf(".git/config after the take-back:\n%s\nwant it as it was:\n%s", now, kept)
 	}
-	if entries, _ := os.ReadDir(q); len(entries) != 1 {
+	if entries, _ := os.ReadDir(q); len(entries) != 2 {
 		t.Errorf("the quarantine holds %d entries; want the command's config", len(entries))
 	}
 }

@@ -239,7 +239,9 @@ func within(p, dir string) bool {
 // NewKeysThatRun lists the keys of the configuration after that were not
 // in before (the same key with the same value) and are not inert: what a
 // command that wrote the configuration added that would run a program
-// when git on the host reads it. A file git cannot read is an error.
+// when git on the host reads it, and the URL of a remote that was there
+// before, changed (where the user's next git push goes). A file git
+// cannot read is an error.
 func NewKeysThatRun(before, after []byte, gitDir, project string) ([]string, error) {
 	was, err := parseConfig(before)
 	if err != nil {
@@ -251,10 +253,22 @@ func NewKeysThatRun(before, after []byte, gitDir, project string) ([]string, err
 	}
 	var out []string
 	for _, e := range now {
-		if slices.Contains(was, e) || inert(e, gitDir, project) || slices.Contains(out, e.Key) {
+		if slices.Contains(was, e) || slices.Contains(out, e.Key) {
+			continue
+		}
+		// The URL of a remote that was there before, changed: the
+		// user's next push would go where the command chose (a remote
+		// it adds is its own, and named as such).
+		moved := isRemoteURL(e.Key) && slices.ContainsFunc(was, func(w entry) bool { return w.Key == e.Key })
+		if inert(e, gitDir, project) && !moved {
 			continue
 		}
 		out = append(out, e.Key)
 	}
 	return out, nil
+}
+
+// isRemoteURL reports whether key is a remote's URL (remote.NAME.url).
+func isRemoteURL(key string) bool {
+	return strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".url")
 }
