@@ -51,18 +51,31 @@ func TestSixtyFourTradersShareOneCap(t *testing.T) {
 	wg.Wait()
 	close(results)
 
-	allowed := 0
+	allowed, failedClosed := 0, 0
 	for r := range results {
+		// On a loaded machine a process may wait past SQLite's busy
+		// timeout, or a stage past its deadline: it denies without
+		// deciding (fail closed), which the cap's race allows for.
+		var exit *exec.ExitError
+		if errors.As(r.err, &exit) && exit.ExitCode() == 1 && strings.Contains(r.stderr, "the audit database is locked by another process") {
+			failedClosed++
+			continue
+		}
 		if r.err != nil {
 			t.Fatalf("a warden process failed: %v\n%s", r.err, r.stderr)
 		}
 		switch d := r.ex.Decision; {
 		case d.Verdict == warden.Allow && r.ex.Fill != nil:
 			allowed++
+		case d.Verdict == warden.Deny && d.Rule == "pipeline.stage_failed":
+			failedClosed++
 		case d.Verdict == warden.Deny && d.Rule == "safety.daily_cap":
 		default:
 			t.Errorf("decision %v by %s (%s), fill %v; want executed, or denied by the daily cap", d.Verdict, d.Rule, d.Reason, r.ex.Fill)
 		}
+	}
+	if failedClosed > procs/4 {
+		t.Fatalf("%d of %d processes denied without deciding (a locked database, a stage past its deadline); the race is not being tested", failedClosed, procs)
 	}
 	if allowed != 20 {
 		t.Fatalf("%d of %d $100 buys were allowed under a $2,000 cap, want exactly 20", allowed, procs)
