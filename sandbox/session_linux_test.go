@@ -289,6 +289,11 @@ func TestWorldKeepsProtectedPathsAfterTheHostReplacesThem(t *testing.T) {
 	if !mounted() {
 		t.Fatalf("the world does not mount %s read-only at its start", cfg)
 	}
+	mounts := func() int {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/mountinfo", info.Init))
+		return strings.Count(string(b), "\n")
+	}
+	atStart := mounts()
 	replace := func(content string) {
 		t.Helper()
 		if err := os.WriteFile(cfg+".lock", []byte(content), 0o644); err != nil {
@@ -317,6 +322,11 @@ func TestWorldKeepsProtectedPathsAfterTheHostReplacesThem(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "wrote") {
 		t.Errorf("the next command wrote the replaced .git/config: %q", out.String())
+	}
+	// Each check mounts only what is missing: the world's mounts do not
+	// pile up command after command.
+	if n := mounts(); n != atStart {
+		t.Errorf("the world holds %d mounts after a replacement and a command; it held %d at its start", n, atStart)
 	}
 	if b, _ := os.ReadFile(cfg); !strings.Contains(string(b), "name = me") || strings.Contains(string(b), "x\n") {
 		t.Errorf(".git/config after the world's command:\n%s", b)

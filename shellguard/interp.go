@@ -492,7 +492,7 @@ func scanInterp(cc *cmdCtx, code string) {
 		// write, and the project's work tree is saved first (as for rm -rf
 		// of a project folder), it runs there: a temporary directory
 		// cleaned up, the project's *.tmp removed.
-		if tree := cc.z.ws; tree != "" && cc.c.env.Snapshots && cc.c.env.GitWorkTree && cc.c.p.SandboxAvailable && cc.c.depth == 0 && cc.z.inWorkspace(tree+"/x") {
+		if tree := cc.z.ws; tree != "" && cc.c.env.Snapshots && cc.c.env.GitWorkTree && cc.c.p.SandboxAvailable && cc.c.depth == 0 && cc.z.isProject() {
 			cc.c.res.Snapshot = compactTrees(append(cc.c.res.Snapshot, tree))
 			cc.say(warden.Allow, "shell.interp.delete_saved", cc.name+" code deletes files at paths known only at run time; it runs in the workspace sandbox, which lets it delete only in the project, the session's /tmp and the tool caches, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)")
 			continue

@@ -376,11 +376,8 @@ func (z zoner) inTemp(p string) bool {
 
 // inWorkspace reports whether a literal path lies below the workspace root.
 func (z zoner) inWorkspace(p string) bool {
-	if z.ws == "" || z.ws == "/" || z.ws == "." || strings.HasPrefix(p, "~") {
+	if !z.isProject() || strings.HasPrefix(p, "~") {
 		return false
-	}
-	if h := path.Clean(z.home); z.home != "" && (h == z.ws || strings.HasPrefix(h, z.ws+"/")) {
-		return false // a workspace that is the home, or holds it, is no project
 	}
 	if !strings.HasPrefix(p, "/") {
 		if z.cwd == "" {
@@ -389,6 +386,16 @@ func (z zoner) inWorkspace(p string) bool {
 		p = z.cwd + "/" + p
 	}
 	return strings.HasPrefix(path.Clean(p), z.ws+"/")
+}
+
+// isProject reports whether the workspace is a project: known, not the
+// root, and neither the home nor a directory that holds it.
+func (z zoner) isProject() bool {
+	if z.ws == "" || z.ws == "/" || z.ws == "." {
+		return false
+	}
+	h := path.Clean(z.home)
+	return z.home == "" || h != z.ws && !strings.HasPrefix(h, z.ws+"/")
 }
 
 // homeZone classifies a path relative to a home directory.
