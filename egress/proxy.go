@@ -123,6 +123,7 @@ type Proxy struct {
 	servers   []*http.Server
 	listeners []netip.AddrPort
 	tunnels   map[net.Conn]struct{}
+	directs   []net.Listener // ServeDirect's tunnel listeners
 	logging   sync.WaitGroup // queued request-log events not yet stored
 	logs      logGroup       // answered requests' lines not yet queued
 }
@@ -161,10 +162,14 @@ func (p *Proxy) Close() error {
 	servers := p.servers
 	tunnels := p.tunnels
 	p.tunnels = nil
+	directs := p.directs
 	p.mu.Unlock()
 	var err error
 	for _, s := range servers {
 		err = errors.Join(err, s.Close())
+	}
+	for _, l := range directs {
+		l.Close()
 	}
 	for c := range tunnels {
 		c.Close()

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -87,6 +88,9 @@ func runInit() int {
 			// whether or not the run serves anything on its loopback.
 			unix.Close(p.ListenFD)
 		} else if p.ListenFD > 0 {
+			if p.Direct {
+				directNetwork()
+			}
 			if err := sendListeners(p.ListenFD, p.Listen); err != nil {
 				return fail(err.Error())
 			}
@@ -285,20 +289,27 @@ func sendListeners(fd int, addrs []string) error {
 	return nil
 }
 
-// listenLoopback returns a listening TCP socket bound to addr, an IPv4
-// address and port.
+// listenLoopback returns a socket bound to addr, an IPv4 address and
+// port: listening TCP, or UDP when addr starts with udpPrefix.
 func listenLoopback(addr string) (int, error) {
+	typ := unix.SOCK_STREAM
+	if rest, ok := strings.CutPrefix(addr, udpPrefix); ok {
+		addr, typ = rest, unix.SOCK_DGRAM
+	}
 	ap, err := netip.ParseAddrPort(addr)
 	if err != nil || !ap.Addr().Is4() {
 		return -1, fmt.Errorf("make a listener on %q: not an IPv4 address and port", addr)
 	}
-	l, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	l, err := unix.Socket(unix.AF_INET, typ|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, fmt.Errorf("make a listener on %s: %w", addr, err)
 	}
 	if err := unix.Bind(l, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err != nil {
 		unix.Close(l)
 		return -1, fmt.Errorf("bind a listener to %s: %w", addr, err)
+	}
+	if typ == unix.SOCK_DGRAM {
+		return l, nil
 	}
 	if err := unix.Listen(l, 128); err != nil {
 		unix.Close(l)
@@ -307,11 +318,16 @@ func listenLoopback(addr string) (int, error) {
 	return l, nil
 }
 
-// receiveListeners receives the want listeners a sandbox's init made
-// (sendListeners), in the order the plan listed their addresses. ok is
-// false when the init ended without sending them (its report says why).
-// Anything but exactly want listeners is an error, and leaves nothing open.
-func receiveListeners(conn *os.File, want int) (ls []net.Listener, ok bool, err error) {
+// udpPrefix marks an address of plan.Listen that is a UDP socket's.
+const udpPrefix = "udp "
+
+// receiveListeners receives the sockets a sandbox's init made for services
+// (sendListeners), in the order the plan listed their addresses: each a
+// net.Listener, or a net.PacketConn for a UDP service. ok is false when
+// the init ended without sending them (its report says why). Anything but
+// exactly one socket a service is an error, and leaves nothing open.
+func receiveListeners(conn *os.File, services []loopbackService) (ls []io.Closer, ok bool, err error) {
+	want := len(services)
 	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*want))
 	n, oobn, flags, _, err := unix.Recvmsg(int(conn.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
@@ -336,7 +352,12 @@ func receiveListeners(conn *os.File, want int) (ls []net.Listener, ok bool, err 
 	}
 	for i, fd := range fds {
 		f := os.NewFile(uintptr(fd), "sandbox-listener")
-		l, err := net.FileListener(f)
+		var l io.Closer
+		if strings.HasPrefix(services[i].addr, udpPrefix) {
+			l, err = net.FilePacketConn(f)
+		} else {
+			l, err = net.FileListener(f)
+		}
 		f.Close()
 		if err != nil {
 			for _, rest := range fds[i+1:] {

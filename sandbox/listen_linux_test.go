@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"io"
 	"net"
 	"os"
 	"slices"
@@ -25,20 +26,53 @@ func listenPair(t *testing.T) (*os.File, int) {
 	return host, fds[1]
 }
 
-// TestListenerHandoff sends two listeners in one message, as the init does
-// for the egress proxy and the signer, and checks that each arrives, in
-// order, listening where it was made. (Port 0 here: this runs in the host's
-// own network namespace.)
+// services are loopback services at addrs, for the handoff tests.
+func services(addrs ...string) []loopbackService {
+	var svcs []loopbackService
+	for _, a := range addrs {
+		svcs = append(svcs, loopbackService{addr: a})
+	}
+	return svcs
+}
+
+// TestListenerHandoff sends two listeners and a UDP socket in one message,
+// as the init does for the egress proxy, its name server and the signer,
+// and checks that each arrives, in order, listening where it was made.
+// (Port 0 here: this runs in the host's own network namespace.)
 func TestListenerHandoff(t *testing.T) {
 	host, child := listenPair(t)
 	errc := make(chan error, 1)
-	go func() { errc <- sendListeners(child, []string{"127.0.0.1:0", "127.0.0.1:0"}) }()
-	ls, ok, err := receiveListeners(host, 2)
+	addrs := []string{"127.0.0.1:0", udpPrefix + "127.0.0.1:0", "127.0.0.1:0"}
+	go func() { errc <- sendListeners(child, addrs) }()
+	socks, ok, err := receiveListeners(host, services(addrs...))
 	if err := <-errc; err != nil {
 		t.Fatalf("sendListeners: %v", err)
 	}
-	if err != nil || !ok || len(ls) != 2 {
-		t.Fatalf("receiveListeners = %d listeners, %v, %v; want 2", len(ls), ok, err)
+	if err != nil || !ok || len(socks) != 3 {
+		t.Fatalf("receiveListeners = %d sockets, %v, %v; want 3", len(socks), ok, err)
+	}
+	pc, isUDP := socks[1].(net.PacketConn)
+	if !isUDP {
+		t.Fatalf("the second socket is a %T, want a net.PacketConn", socks[1])
+	}
+	defer pc.Close()
+	c, err := net.Dial("udp", pc.LocalAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.Write([]byte("ping"))
+	c.Close()
+	buf := make([]byte, 8)
+	if n, _, err := pc.ReadFrom(buf); err != nil || string(buf[:n]) != "ping" {
+		t.Fatalf("the UDP socket read %q, %v; want ping", buf[:n], err)
+	}
+	var ls []net.Listener
+	for _, s := range []io.Closer{socks[0], socks[2]} {
+		l, ok := s.(net.Listener)
+		if !ok {
+			t.Fatalf("a TCP service's socket is a %T, want a net.Listener", s)
+		}
+		ls = append(ls, l)
 	}
 	for i, l := range ls {
 		defer l.Close()
@@ -67,7 +101,7 @@ func TestListenerHandoffFailures(t *testing.T) {
 		if err := sendListeners(child, []string{"127.0.0.1:0"}); err != nil {
 			t.Fatal(err)
 		}
-		ls, ok, err := receiveListeners(host, 2)
+		ls, ok, err := receiveListeners(host, services("127.0.0.1:0", "127.0.0.1:0"))
 		if err == nil || ok || ls != nil {
 			t.Fatalf("one listener where two were wanted: %d listeners, %v, %v; want an error", len(ls), ok, err)
 		}
@@ -75,7 +109,7 @@ func TestListenerHandoffFailures(t *testing.T) {
 	t.Run("none", func(t *testing.T) {
 		host, child := listenPair(t)
 		unix.Close(child)
-		ls, ok, err := receiveListeners(host, 1)
+		ls, ok, err := receiveListeners(host, services("127.0.0.1:0"))
 		if err != nil || ok || ls != nil {
 			t.Fatalf("an init that sent nothing: %d listeners, %v, %v; want not ok and no error", len(ls), ok, err)
 		}
@@ -86,7 +120,7 @@ func TestListenerHandoffFailures(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "localhost:http") {
 			t.Fatalf("sendListeners with a bad address: %v; want it refused, naming the address", err)
 		}
-		if ls, ok, err := receiveListeners(host, 2); err != nil || ok || ls != nil {
+		if ls, ok, err := receiveListeners(host, services("127.0.0.1:0", "127.0.0.1:0")); err != nil || ok || ls != nil {
 			t.Fatalf("after a failed send: %d listeners, %v, %v; want nothing sent", len(ls), ok, err)
 		}
 	})

@@ -300,7 +300,7 @@ type serving struct {
 	tmp    string
 	exited chan struct{}
 	// listeners are served from here (the egress proxy) until stop.
-	listeners []net.Listener
+	listeners []io.Closer
 	served    sync.WaitGroup
 	// sweep are the protected paths that were missing when the sandbox
 	// started, moved into quarantine when something in it creates them.
@@ -452,6 +452,7 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 		for _, svc := range services {
 			p.Listen = append(p.Listen, svc.addr)
 		}
+		p.Direct = directServed(services)
 	}
 	ip, err := startInit(exe, mode, cg, p, nil, os.Stderr, os.Stderr, extra...)
 	if len(extra) > 1 {
@@ -463,7 +464,7 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 	sb.cmd = ip.cmd
 	go func() { _ = sb.cmd.Wait(); close(sb.exited) }()
 	if listenConn != nil {
-		ls, ok, err := receiveListeners(listenConn, len(services))
+		ls, ok, err := receiveListeners(listenConn, services)
 		if err != nil || !ok {
 			sb.stop()
 			if err == nil {
@@ -473,7 +474,7 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 		}
 		sb.listeners = ls
 		for i, l := range ls {
-			sb.served.Go(func() { _ = services[i].serve(l) })
+			sb.served.Go(func() { _ = services[i].run(l) })
 		}
 	}
 	if o, ok := ip.readOutcome(); !ok || !o.Ready {

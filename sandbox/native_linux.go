@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentwarden/warden/egress/fakedns"
 )
 
 // Native is the engine that isolates commands with the Linux kernel's own
@@ -206,6 +208,7 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		for _, svc := range services {
 			p.Listen = append(p.Listen, svc.addr)
 		}
+		p.Direct = directServed(services)
 		if err := e.hand(p, c.Stdin); err != nil {
 			// It died since it started: this run starts its own, in the
 			// same cgroup (Run's release ends what is left of it).
@@ -247,6 +250,7 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 			for _, svc := range services {
 				p.Listen = append(p.Listen, svc.addr)
 			}
+			p.Direct = directServed(services)
 		}
 		ip, err = startInit(exe, mode, cg, p, c.Stdin, stdout.w, stderr.w, extra...)
 		for _, f := range extra {
@@ -263,7 +267,7 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	var listenErr error
 	var unwired bool
 	if listenConn != nil {
-		ls, ok, err := receiveListeners(listenConn, len(services))
+		ls, ok, err := receiveListeners(listenConn, services)
 		switch {
 		case err != nil:
 			// Without its listeners the command lacks what it was promised
@@ -278,7 +282,7 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		default:
 			var served sync.WaitGroup
 			for i, l := range ls {
-				served.Go(func() { _ = services[i].serve(l) })
+				served.Go(func() { _ = services[i].run(l) })
 			}
 			defer func() {
 				for _, l := range ls {
@@ -418,24 +422,63 @@ func isNamespaceRefusal(err error) bool {
 }
 
 // loopbackService is something the host serves on a sandbox's loopback,
-// through a listener the sandbox's init makes (sendListeners).
+// through a socket the sandbox's init makes (sendListeners): a listener,
+// or a UDP socket when addr starts with udpPrefix.
 type loopbackService struct {
-	addr  string
-	serve func(net.Listener) error
+	addr   string
+	serve  func(net.Listener) error
+	answer func(net.PacketConn) error // a UDP service's
+}
+
+// run serves the socket the init made for s until it is closed.
+func (s loopbackService) run(c io.Closer) error {
+	switch c := c.(type) {
+	case net.Listener:
+		return s.serve(c)
+	case net.PacketConn:
+		return s.answer(c)
+	}
+	return fmt.Errorf("serve %s: a socket of an unknown kind", s.addr)
 }
 
 // loopbackServices lists what the host serves inside a sandbox built from
-// s: the egress proxy under NetProxy, the signer when there is one. Their
-// order is the order of the plan's Listen.
+// s: the egress proxy under NetProxy, with the direct listeners and the
+// name server when it serves clients that ignore the proxy variables
+// (DirectEgress), and the signer when there is one. Their order is the
+// order of the plan's Listen.
 func loopbackServices(s *Spec) []loopbackService {
 	var svcs []loopbackService
 	if s.Net == NetProxy {
-		svcs = append(svcs, loopbackService{ProxyAddr, s.Egress.Serve})
+		svcs = append(svcs, loopbackService{addr: ProxyAddr, serve: s.Egress.Serve})
+		if d, ok := s.Egress.(DirectEgress); ok {
+			names := &fakedns.Table{}
+			dns := &fakedns.Server{Table: names}
+			svcs = append(svcs, loopbackService{addr: udpPrefix + DNSAddr, answer: dns.Serve})
+			for _, port := range DirectPorts {
+				serve := func(l net.Listener) error { return d.ServeDirect(l, names.Name) }
+				if port == 80 {
+					serve = func(l net.Listener) error { return d.ServeDirectHTTP(l, names.Name) }
+				}
+				svcs = append(svcs, loopbackService{addr: "0.0.0.0:" + strconv.Itoa(int(port)), serve: serve})
+			}
+		}
 	}
 	if s.Signer != nil {
-		svcs = append(svcs, loopbackService{SignerAddr, s.Signer.Serve})
+		svcs = append(svcs, loopbackService{addr: SignerAddr, serve: s.Signer.Serve})
 	}
 	return svcs
+}
+
+// directServed reports whether services include the name server: the
+// sandbox's init then routes fakedns's range to its loopback and points
+// /etc/resolv.conf at DNSAddr.
+func directServed(services []loopbackService) bool {
+	for _, svc := range services {
+		if svc.answer != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // socketPair returns the two ends of a Unix stream socket pair.

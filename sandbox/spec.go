@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 	"time"
 )
@@ -75,6 +76,29 @@ const (
 type Egress interface {
 	Serve(l net.Listener) error
 }
+
+// DirectEgress is an Egress that also serves clients that ignore the proxy
+// variables (*egress.Proxy is one). A NetProxy sandbox whose Egress is one
+// answers its name lookups itself (fakedns, at DNSAddr): each name gets an
+// address of a range routed to the sandbox's loopback, and a connection to
+// one on DirectPorts is served from the host for the name it stands for,
+// judged by the same policy as the proxy's requests. Nothing else changes:
+// an address no lookup gave still has no route.
+type DirectEgress interface {
+	Egress
+	// ServeDirect serves tunnels, ServeDirectHTTP plain HTTP; names says
+	// which name an address stands for.
+	ServeDirect(l net.Listener, names func(netip.Addr) (string, bool)) error
+	ServeDirectHTTP(l net.Listener, names func(netip.Addr) (string, bool)) error
+}
+
+// DNSAddr is where a DirectEgress sandbox's lookups go: /etc/resolv.conf
+// names it, and the host answers on it.
+const DNSAddr = "127.0.0.1:53"
+
+// DirectPorts are the ports a DirectEgress sandbox's clients may reach on
+// the addresses its lookups gave: HTTP and HTTPS.
+var DirectPorts = []uint16{80, 443}
 
 // ProxyAddr is where a NetProxy sandbox's command finds the proxy: a
 // listener on the sandbox's own loopback, made by its init and served from
