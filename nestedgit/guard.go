@@ -41,6 +41,10 @@ type Finding struct {
 	// config.worktree), Hooks the hooks moved; Whole names a file moved
 	// as a whole because git could not read it.
 	Keys, Hooks, Whole []string
+	// Links are the symbolic links removed ("BISECT_START -> ~/.netrc"):
+	// git on the host reads a git directory's files through a link and
+	// prints what it read.
+	Links []string
 	// Moved is the quarantine directory that holds the originals and a
 	// RESTORE.txt saying how to put them back; "" when nothing moved.
 	Moved string
@@ -65,6 +69,13 @@ func (f Finding) String() string {
 	if len(what) > 0 {
 		s += "it would run programs there, so " + strings.Join(what, "; ") + " were moved to " + f.Moved + " (RESTORE.txt there says how to put them back)"
 	}
+	if len(f.Links) > 0 {
+		if len(what) > 0 {
+			s += "; "
+		}
+		s += "git on the host would read and print what these links lead to, so they were removed (" + strings.Join(f.Links, ", ") + "; RESTORE.txt in " + f.Moved + ")"
+		what = append(what, "links")
+	}
 	if f.Err != nil {
 		if len(what) > 0 {
 			s += "; "
@@ -87,6 +98,10 @@ type Guard struct {
 	nested bool
 	mu     sync.Mutex
 	before map[string]string // git directory -> digest
+	// links are the symbolic links in each git directory (where it really
+	// is), the project's own among them, by path under it: a link that is
+	// not here is the command's, and Sweep removes it.
+	links map[string]map[string]string
 }
 
 // New takes the baseline of project's nested git directories. writable
@@ -108,7 +123,7 @@ func NewWithNested(project string, writable []string, quarantine string) *Guard 
 }
 
 func newGuard(project string, writable []string, quarantine string, nested bool) *Guard {
-	g := &Guard{project: filepath.Clean(project), quarantine: quarantine, nested: nested, before: map[string]string{}}
+	g := &Guard{project: filepath.Clean(project), quarantine: quarantine, nested: nested, before: map[string]string{}, links: map[string]map[string]string{}}
 	// Each writable directory by its name and where it really leads: a
 	// git directory is judged by the names Reachable gives it, which may
 	// be either.
@@ -126,7 +141,23 @@ func newGuard(project string, writable []string, quarantine string, nested bool)
 	for _, r := range repos {
 		g.before[r.GitDir] = digest(r.GitDir)
 	}
+	for _, r := range append(g.own(), repos...) {
+		if real, err := filepath.EvalSymlinks(r.GitDir); err == nil {
+			g.links[real] = linksOf(real)
+		}
+	}
 	return g
+}
+
+// own is the project's own git directory, when it has one: its config and
+// hooks the sandbox keeps read-only, but the rest is the command's to
+// write, links among it.
+func (g *Guard) own() []Repo {
+	gd, err := resolveDotGit(filepath.Join(g.project, ".git"))
+	if err != nil {
+		return nil
+	}
+	return []Repo{{GitDir: gd, Via: "the project's own git directory"}}
 }
 
 // repos are the git directories the guard watches: Reachable's, and with
@@ -162,7 +193,9 @@ func (g *Guard) repos() ([]Repo, []error) {
 // Sweep looks at every git directory git on the host would enter from the
 // project that is new or changed since New, inside what the command could
 // write, and moves out of it each configuration key not known to be inert
-// and each hook. It reports what it did; a git directory it could not
+// and each hook. In those and in the project's own git directory it
+// removes every symbolic link that was not there at New (or leads
+// elsewhere now). It reports what it did; a git directory it could not
 // make safe is a Finding with Err. Nothing found is nil.
 func (g *Guard) Sweep(now time.Time) []Finding {
 	// One sweep at a time in a process: a world's supervisor sweeps at its
@@ -176,7 +209,8 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 	for _, p := range problems {
 		out = append(out, Finding{Repo: Repo{GitDir: g.project, Via: "its index"}, Err: p})
 	}
-	for _, r := range repos {
+	own := g.own()
+	for i, r := range append(own, repos...) {
 		// Judged by where it really leads, and only there: a .git file
 		// may name a git directory through a symlink (~/code ->
 		// /data/code), and a sandboxed process may name one through a
@@ -189,17 +223,18 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 		if !slices.ContainsFunc(g.writable, func(w string) bool { return w != "" && within(real, w) }) {
 			continue // the command could not have written it
 		}
-		if d, ok := g.before[r.GitDir]; ok && d == digest(r.GitDir) {
-			continue
+		f := Finding{Repo: Repo{GitDir: real, Via: r.Via}}
+		if d, ok := g.before[r.GitDir]; i >= len(own) && (!ok || d != digest(r.GitDir)) {
+			f = neutralize(f.Repo, g.project, g.quarantine, now)
+			if f.Err == nil {
+				// Safe now: a later Sweep looks again only once it changes.
+				g.before[r.GitDir] = digest(r.GitDir)
+			}
 		}
-		f := neutralize(Repo{GitDir: real, Via: r.Via}, g.project, g.quarantine, now)
+		g.links[real] = removeNewLinks(&f, g.links[real], g.quarantine, now)
 		f.Repo = r
 		if f.Moved != "" || f.Err != nil {
 			out = append(out, f)
-		}
-		if f.Err == nil {
-			// Safe now: a later Sweep looks again only once it changes.
-			g.before[r.GitDir] = digest(r.GitDir)
 		}
 	}
 	return out

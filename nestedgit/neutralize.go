@@ -48,7 +48,7 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 		return f
 	}
 	defer gd.Close()
-	dst := filepath.Join(quarantine, now.UTC().Format("20060102T150405.000000000Z")+"-git-"+strings.ReplaceAll(strings.TrimPrefix(r.GitDir, "/"), "/", "_"))
+	dst := quarantineDir(quarantine, r.GitDir, now)
 	var errs []error
 	moveOut := func(dir *safedir.Dir, src, name string) error {
 		if f.Moved == "" {
@@ -204,12 +204,19 @@ func restoreText(f Finding) string {
 	if len(f.Hooks) > 0 {
 		fmt.Fprintf(&b, "Hooks moved: %s.\n\n", strings.Join(f.Hooks, ", "))
 	}
+	if len(f.Links) > 0 {
+		fmt.Fprintf(&b, "Symbolic links removed (git on your machine reads these files through a\nlink and prints what it read, in its status and its errors; git never\nmakes a link there itself): %s.\n\n", strings.Join(f.Links, ", "))
+	}
 	b.WriteString("Read them first. Only if you trust them, put them back with:\n\n")
 	for _, name := range append(append([]string{}, f.Whole...), configMoved(f)...) {
 		fmt.Fprintf(&b, "    cp -a %s %s\n", filepath.Join(f.Moved, name), filepath.Join(f.GitDir, name))
 	}
 	if len(f.Hooks) > 0 {
 		fmt.Fprintf(&b, "    cp -a %s/. %s/\n", filepath.Join(f.Moved, "hooks"), filepath.Join(f.GitDir, "hooks"))
+	}
+	for _, l := range f.Links {
+		path, target, _ := strings.Cut(l, " -> ")
+		fmt.Fprintf(&b, "    ln -s %s %s\n", shellQuote(target), shellQuote(filepath.Join(f.GitDir, path)))
 	}
 	return b.String()
 }
@@ -268,4 +275,9 @@ func copyFile(src, to string, perm fs.FileMode) error {
 		return err
 	}
 	return os.WriteFile(to, data, perm)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

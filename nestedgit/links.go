@@ -1,0 +1,178 @@
+package nestedgit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentwarden/warden/internal/safedir"
+)
+
+// maxLinkEntries bounds the entries gitLinks looks at in one git
+// directory (its loose refs and reflogs are most of them); beyond it the
+// rest is not looked at, and the sweep says so.
+const maxLinkEntries = 50000
+
+// errTooManyEntries says gitLinks stopped at maxLinkEntries.
+var errTooManyEntries = errors.New("the git directory holds too many entries to look for links in all of them")
+
+// gitLinks lists the symbolic links in the git directory dir, by their
+// path under it, with where each leads. git on the host reads the files of
+// a git directory through a link and prints what it read in its status
+// and its errors (BISECT_START, rebase-merge/head-name, shallow,
+// objects/info/alternates, packed-refs, a ref); none of git's own is a
+// link. It walks without following a link, and passes over objects/
+// but for objects/info: git reads objects and packs only as such, and
+// never prints one.
+func gitLinks(dir *safedir.Dir) (map[string]string, error) {
+	out := map[string]string{}
+	n := 0
+	err := walkLinks(dir, "", 0, out, &n)
+	return out, err
+}
+
+func walkLinks(dir *safedir.Dir, rel string, depth int, out map[string]string, n *int) error {
+	entries, err := dir.List()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if *n++; *n > maxLinkEntries {
+			return errTooManyEntries
+		}
+		name := e.Name()
+		path := name
+		if rel != "" {
+			path = rel + "/" + name
+		}
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(dir.Path() + "/" + name)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			out[path] = target
+		case e.IsDir():
+			if rel == "objects" && name != "info" || depth >= maxDepth {
+				continue
+			}
+			sub, err := dir.Sub(name)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			err = walkLinks(sub, path, depth+1, out, n)
+			sub.Close()
+			if errors.Is(err, errTooManyEntries) {
+				return err
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// linksOf is gitLinks of the git directory at gitDir (where it really is),
+// nil when it cannot be opened.
+func linksOf(gitDir string) map[string]string {
+	d, err := safedir.Open(gitDir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	links, _ := gitLinks(d)
+	return links
+}
+
+// removeNewLinks removes from the git directory of f (where it really is)
+// every link that is not in before with the same target, and records each
+// in f (Links) and in a RESTORE.txt under quarantine. It returns the links
+// left (before's that are still there).
+func removeNewLinks(f *Finding, before map[string]string, quarantine string, now time.Time) map[string]string {
+	d, err := safedir.Open(f.GitDir)
+	if err != nil {
+		f.Err = errors.Join(f.Err, err)
+		return before
+	}
+	defer d.Close()
+	links, err := gitLinks(d)
+	if err != nil {
+		f.Err = errors.Join(f.Err, fmt.Errorf("look for links in %s: %w", f.GitDir, err))
+	}
+	var gone []string
+	for path, target := range links {
+		if t, ok := before[path]; ok && t == target {
+			continue
+		}
+		if err := removeUnder(d, path); err != nil {
+			f.Err = errors.Join(f.Err, fmt.Errorf("remove the link %s: %w", filepath.Join(f.GitDir, path), err))
+			continue
+		}
+		gone = append(gone, path)
+		f.Links = append(f.Links, path+" -> "+target)
+		delete(links, path)
+	}
+	sort.Strings(f.Links)
+	if len(gone) > 0 {
+		dst := quarantineDir(quarantine, f.GitDir, now)
+		if f.Moved != "" {
+			dst = f.Moved
+		}
+		if err := os.MkdirAll(dst, 0o700); err != nil {
+			f.Err = errors.Join(f.Err, err)
+		} else {
+			f.Moved = dst
+			if err := os.WriteFile(filepath.Join(dst, "RESTORE.txt"), []byte(restoreText(*f)), 0o600); err != nil {
+				f.Err = errors.Join(f.Err, err)
+			}
+		}
+	}
+	return links
+}
+
+// removeUnder removes the link at path (slash-separated) under d, through
+// descriptors that follow no link on the way; unlinkat never follows the
+// link it removes.
+func removeUnder(d *safedir.Dir, path string) error {
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 {
+		return os.Remove(d.Path() + "/" + path)
+	}
+	sub, err := openUnder(d, path[:i])
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	return os.Remove(sub.Path() + "/" + path[i+1:])
+}
+
+// openUnder opens the directory rel (slash-separated) under d, one
+// component at a time, following no link.
+func openUnder(d *safedir.Dir, rel string) (*safedir.Dir, error) {
+	cur := d
+	for c := range strings.SplitSeq(rel, "/") {
+		next, err := cur.Sub(c)
+		if cur != d {
+			cur.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// quarantineDir is the directory under quarantine for what a sweep takes
+// out of gitDir at now.
+func quarantineDir(quarantine, gitDir string, now time.Time) string {
+	return filepath.Join(quarantine, now.UTC().Format("20060102T150405.000000000Z")+"-git-"+strings.ReplaceAll(strings.TrimPrefix(gitDir, "/"), "/", "_"))
+}
