@@ -151,17 +151,5 @@ func (p *Proxy) ServeDirectHTTP(l net.Listener, names func(netip.Addr) (string, 
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(p.log().Handler(), slog.LevelDebug),
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		l.Close()
-		return http.ErrServerClosed
-	}
-	p.servers = append(p.servers, srv)
-	p.mu.Unlock()
-	err := srv.Serve(l)
-	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
-		return nil
-	}
-	return err
+	return p.serveWith(l, srv, false)
 }

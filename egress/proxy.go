@@ -136,6 +136,13 @@ func (p *Proxy) Serve(l net.Listener) error {
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(p.log().Handler(), slog.LevelDebug),
 	}
+	return p.serveWith(l, srv, true)
+}
+
+// serveWith serves l with srv until l is closed or the proxy is; own
+// counts l's address among the proxy's own listeners (a connection to one
+// is refused as a loop).
+func (p *Proxy) serveWith(l net.Listener, srv *http.Server, own bool) error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -143,7 +150,7 @@ func (p *Proxy) Serve(l net.Listener) error {
 		return http.ErrServerClosed
 	}
 	p.servers = append(p.servers, srv)
-	if ap, err := netip.ParseAddrPort(l.Addr().String()); err == nil {
+	if ap, err := netip.ParseAddrPort(l.Addr().String()); err == nil && own {
 		p.listeners = append(p.listeners, ap)
 	}
 	p.mu.Unlock()
