@@ -258,6 +258,8 @@ func (c *ctx) issues() {
 				}
 			} else if c.netWithin(is.Span) {
 				f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", "code fetched from the network would be executed"
+			} else if c.envPrinted(is.Span) && c.p.SandboxAvailable {
+				f.v, f.rule, f.reason = warden.Allow, "shell.env_printer", "the code is what a tool prints for a shell to set its environment (go env, pyenv init -); it runs in the workspace sandbox"
 			}
 		case walk.PlaceholderCode:
 			// The code was read with the input in it as an unknown

@@ -121,6 +121,10 @@ func TestOrdinaryWork(t *testing.T) {
 // policy.
 func TestNetworkGate(t *testing.T) { runVerdicts(t, "network.txt", defaultPolicy()) }
 
+// TestEnvPrinter: eval of what a tool prints to set a shell's environment
+// runs in the sandbox; any other code known only at run time asks.
+func TestEnvPrinter(t *testing.T) { runVerdicts(t, "env_printer.txt", defaultPolicy()) }
+
 // TestLeavesMachine: effects beyond this machine or the project ask.
 func TestLeavesMachine(t *testing.T) { runVerdicts(t, "leaves.txt", defaultPolicy()) }
 

@@ -1,0 +1,75 @@
+package shellguard
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/agentwarden/warden/shellguard/walk"
+)
+
+// envPrinters are programs whose output is made for a shell to eval: the
+// variables (and shell functions) of a tool's environment, which the
+// program writes itself from its own settings, quoted. eval "$(go env)"
+// and eval "$(pyenv init -)" are how people set their shell up. Each is
+// the program and the words that make it print such code.
+var envPrinters = map[string][][]string{
+	"go":        {{"env"}},
+	"pyenv":     {{"init", "-"}, {"init", "--path"}, {"virtualenv-init", "-"}},
+	"rbenv":     {{"init", "-"}},
+	"nodenv":    {{"init", "-"}},
+	"goenv":     {{"init", "-"}},
+	"ssh-agent": {{"-s"}, {"-c"}},
+	"opam":      {{"env"}},
+	"brew":      {{"shellenv"}},
+	"conda":     {{"shell.bash", "hook"}},
+}
+
+// envFilters may follow an environment printer in the substitution: they
+// only pick lines of its output (grep '^GOROOT='), so what is eval'd is
+// still some of the code it printed.
+var envFilters = []string{"grep", "head", "tail", "sort", "uniq"}
+
+// envPrinted reports whether the code span holds is the output of an
+// environment printer (envPrinters), whole or filtered (envFilters): one
+// pipeline of commands substituted there, every word literal. Those
+// commands are judged by their own rules; what they print sets variables
+// of this shell, in the sandbox the line runs in.
+func (c *ctx) envPrinted(span walk.Span) bool {
+	var stages []*walk.Command
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if cmd.Span.Start >= span.Start && cmd.Span.End <= span.End && cmd.Via == "$()" {
+			stages = append(stages, cmd)
+		}
+	}
+	if len(stages) == 0 {
+		return false
+	}
+	sort.Slice(stages, func(i, j int) bool { return stages[i].PipePos < stages[j].PipePos })
+	for i, s := range stages {
+		if s.Pipeline != stages[0].Pipeline || len(s.Argv) == 0 || len(s.Assigns) > 0 || len(s.Redirects) > 0 {
+			return false
+		}
+		var words []string
+		for _, w := range s.Argv {
+			if w.Dynamic {
+				return false
+			}
+			words = append(words, w.Value)
+		}
+		name := progName(words[0])
+		if i > 0 {
+			if !slices.Contains(envFilters, name) {
+				return false
+			}
+			continue
+		}
+		forms, ok := envPrinters[name]
+		if !ok || !slices.ContainsFunc(forms, func(form []string) bool {
+			return len(words) == 1+len(form) && slices.Equal(words[1:], form)
+		}) {
+			return false
+		}
+	}
+	return true
+}
