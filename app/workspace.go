@@ -35,19 +35,25 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	}
 	// The tool caches are writable where the project is: what builds it
 	// (the guard profile reads everything but writes no cache).
+	programs := programDirs(userHome, os.Getenv("PATH"))
 	if prof.ReadAll && s.ProjectWritable {
 		for _, c := range homePaths(sp.CachePaths, userHome) {
-			if slices.Contains(createdCaches, strings.TrimPrefix(c, userHome+"/")) {
-				_ = os.MkdirAll(c, 0o755)
-			}
-			if st, err := os.Stat(c); err == nil && st.IsDir() {
+			makeCache(c, userHome)
+			if st, err := os.Stat(c); err == nil && st.IsDir() && !holdsProgramDir(c, programs) {
 				s.ReadWrite = append(s.ReadWrite, c)
+				if strings.HasSuffix(c, "/pnpm/store") && os.Getenv("npm_config_store_dir") == "" {
+					// pnpm keeps its store on the project's filesystem: a
+					// store it finds on another mount (the sandbox's bind
+					// mount of the cache) it replaces by a .pnpm-store in
+					// the project, which git add -A then commits. Named,
+					// the store is used as it is.
+					s.Env = append(s.Env, "npm_config_store_dir="+c)
+				}
 			}
 		}
 	}
 	// The project, not the command's working directory: run from a
 	// subdirectory, the work tree's .git/config is still the one protected.
-	programs := programDirs(userHome, os.Getenv("PATH"))
 	if s.ProjectWritable && (!projectMayBeWritten(s.Project, userHome, a.Home.Abs()) || inProgramDir(s.Project, programs)) {
 		s.ProjectWritable = false
 	}
@@ -302,8 +308,44 @@ func reposBelow(dir string) (repos []string, ok bool) {
 }
 
 // createdCaches are the cache directories made when missing, so that the
-// commonest toolchains (Go, npm, everything under ~/.cache) can fill them.
-var createdCaches = []string{".cache", "go/pkg", ".npm"}
+// commonest toolchains (Go, npm, pnpm, everything under ~/.cache) can fill
+// them. pnpm's store must be there: pnpm falls back to a .pnpm-store in
+// the project when it cannot make its own, which git add -A then commits.
+var createdCaches = []string{".cache", "go/pkg", ".npm", ".local/share/pnpm/store"}
+
+// makeCache makes the cache directory c when it is missing: one of
+// createdCaches always, any other when its parent is there and is not the
+// home itself (~/.cargo/registry once cargo made ~/.cargo): a toolchain
+// that finds its cache missing and unwritable fails.
+func makeCache(c, userHome string) {
+	rel := strings.TrimPrefix(c, userHome+"/")
+	parent := filepath.Dir(c)
+	switch {
+	case slices.Contains(createdCaches, rel):
+	case parent == userHome || !inside(parent, userHome):
+		return
+	default:
+		if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+			return
+		}
+	}
+	_ = os.MkdirAll(c, 0o755)
+}
+
+// holdsProgramDir reports whether the cache c is one of programs (the
+// directories the user's shell runs programs from) or holds one: a
+// command that could write there could plant a program the user's shell
+// runs, outside any sandbox (PNPM_HOME, ~/.yarn/bin).
+func holdsProgramDir(c string, programs []string) bool {
+	for _, n := range physicalNames(c) {
+		for _, p := range programs {
+			if p == n || inside(p, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // projectRoot is the project a command run in dir works on: the nearest
 // directory at or above dir holding .git (a repository's work tree, so

@@ -133,3 +133,55 @@ func BenchmarkGitConfigProtected(b *testing.B) {
 		})
 	}
 }
+
+// TestMakeCache: a missing cache is made when it is one of createdCaches,
+// or when its parent is there and is not the home (cargo's registry once
+// ~/.cargo is); not otherwise, and never outside the home.
+func TestMakeCache(t *testing.T) {
+	home := t.TempDir()
+	for _, c := range []struct {
+		rel  string
+		made bool
+	}{
+		{"go/pkg", true},
+		{".npm", true},
+		{".local/share/pnpm/store", true},
+		{".cargo/registry", false}, // its parent, ~/.cargo, is not there
+		{".cargo", false},
+		{".m2/repository", false},
+		{".yarn", false},
+		{"../outside", false},
+	} {
+		if c.rel == ".cargo" {
+			_ = os.MkdirAll(filepath.Join(home, ".cargo"), 0o755)
+			c.rel, c.made = ".cargo/registry", true // now its parent is there
+		}
+		p := filepath.Join(home, c.rel)
+		makeCache(p, home)
+		if _, err := os.Stat(p); (err == nil) != c.made {
+			t.Errorf("makeCache(~/%s): made %v, want %v", c.rel, err == nil, c.made)
+		}
+	}
+}
+
+// TestCacheHoldingAProgramDirIsNotWritable: a cache that is, or holds, a
+// directory the user's shell runs programs from is not one a command may
+// write.
+func TestCacheHoldingAProgramDirIsNotWritable(t *testing.T) {
+	home := t.TempDir()
+	pnpmHome := filepath.Join(home, ".local", "share", "pnpm")
+	for _, d := range []string{filepath.Join(pnpmHome, "store"), filepath.Join(home, ".cache")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	programs := programDirs(home, "/usr/bin:"+pnpmHome)
+	if !holdsProgramDir(pnpmHome, programs) {
+		t.Errorf("PNPM_HOME on PATH: the cache %s holds it, want not writable", pnpmHome)
+	}
+	for _, c := range []string{filepath.Join(pnpmHome, "store"), filepath.Join(home, ".cache")} {
+		if holdsProgramDir(c, programs) {
+			t.Errorf("%s holds no program directory, but holdsProgramDir says it does (%q)", c, programs)
+		}
+	}
+}

@@ -117,7 +117,7 @@ var (
 		"~/.rediscli_history", "~/.irb_history",
 	}
 	DefaultCachePaths = []string{
-		"~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm", "~/.yarn", "~/.cargo/registry",
+		"~/.cache", "~/go/pkg", "~/.npm", "~/.local/share/pnpm/store", "~/.yarn/berry/cache", "~/.cargo/registry",
 		"~/.cargo/git", "~/.m2/repository", "~/.gradle/caches", "~/.rustup/tmp",
 	}
 	// DefaultProtectedPaths are what the host runs or obeys later, outside

@@ -29,7 +29,7 @@ import (
 var (
 	homeWritable = []string{
 		"src",
-		".cache", "go/pkg", ".npm", ".pnpm-store", ".local/share/pnpm", ".yarn",
+		".cache", "go/pkg", ".npm", ".pnpm-store", ".local/share/pnpm/store", ".yarn/berry/cache",
 		".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches", ".rustup/tmp",
 		".warden/sandbox", ".warden/cache", ".warden/sessions", ".warden/quarantine", ".warden/run",
 	}
