@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -206,9 +205,14 @@ func TestGitConfigTakenBack(t *testing.T) {
 	run := shIn(t, repo)
 	run("git init -q && git commit -q --allow-empty -m first")
 	q := filepath.Join(a.Home.Abs(), QuarantineDir)
-	s := sandbox.Spec{Project: repo, ProjectWritable: true, Quarantine: q, Protected: []string{filepath.Join(repo, ".git", "config"), filepath.Join(repo, ".git", "hooks") + "/"}}
-	if !writableGitConfig(&s) || slices.Contains(s.Protected, filepath.Join(repo, ".git", "config")) || len(s.Protected) != 1 {
-		t.Fatalf("writableGitConfig left Protected %q", s.Protected)
+	s := sandbox.Spec{Project: repo, ProjectWritable: true, Quarantine: q, Protected: []string{
+		filepath.Join(repo, ".git", "config"), filepath.Join(repo, ".git", "hooks") + "/",
+		// A linked worktree's git directory: writable too, so that git
+		// worktree remove can delete it (the GitGuard sweeps it after).
+		filepath.Join(repo, ".git", "worktrees", "x", "config.worktree"), filepath.Join(repo, ".git", "worktrees", "x", "hooks") + "/",
+	}}
+	if !writableGitConfig(&s) || len(s.Protected) != 1 || s.Protected[0] != filepath.Join(repo, ".git", "hooks")+"/" {
+		t.Fatalf("writableGitConfig left Protected %q, want only the project's hooks", s.Protected)
 	}
 	cfg := filepath.Join(repo, ".git", "config")
 	before, _ := os.ReadFile(cfg)

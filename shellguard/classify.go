@@ -138,6 +138,9 @@ func classifyDepth(src string, env Env, p *Policy, depth int) Result {
 		c.res.Reason = "nothing to run"
 	}
 	c.res.GitConfig = depth == 0 && len(wr.Issues) == 0 && gitConfigLine(wr.Commands)
+	if c.worktreeRemove != nil && !c.res.GitConfig {
+		c.add(finding{v: warden.Ask, rule: "shell.git.worktree_remove", reason: "git worktree remove deletes a worktree directory; alone, or with other git commands and filters (wc, head, grep), it runs where the worktree's git directory may be removed"}, *c.worktreeRemove)
+	}
 	c.res.Trace = c.trace
 	return c.res
 }
@@ -165,6 +168,11 @@ type ctx struct {
 	// artifactFinds are the spans of find commands whose expression selects
 	// only build output: the {} of their -exec is build output.
 	artifactFinds []walk.Span
+	// worktreeRemove is the span of a git worktree remove (without
+	// --force) in the line: it works only in a sandbox of its own, where
+	// the worktree's git directory is not pinned (Result.GitConfig), and
+	// asks in any other line.
+	worktreeRemove *walk.Span
 }
 
 func (c *ctx) understand(s walk.Span) {
@@ -425,18 +433,45 @@ func rewrite(cmd string, rs []Replacement) string {
 	return ""
 }
 
+// lineFilters read their input or the files named and print: nothing
+// else. Without a redirect, and with only these options of theirs that
+// write nothing, they can write no file.
+var lineFilters = map[string]bool{"wc": true, "head": true, "tail": true, "grep": true, "cut": true, "tr": true}
+
+// lineFilter reports whether cmd is one of lineFilters with literal words,
+// no redirect and no option that names a file to write or read patterns
+// from.
+func lineFilter(cmd walk.Command) bool {
+	if len(cmd.Redirects) > 0 || !lineFilters[progName(cmd.Argv[0].Value)] {
+		return false
+	}
+	for _, a := range cmd.Argv[1:] {
+		if a.Dynamic || strings.HasPrefix(a.Value, "--") && a.Value != "--" && !slices.Contains([]string{"--lines", "--count", "--invert-match", "--fixed-strings", "--extended-regexp", "--ignore-case"}, a.Value) {
+			return false
+		}
+	}
+	return true
+}
+
 // gitConfigWriters are the git subcommands that may write the
 // repository's own configuration (.git/config) as they do their work.
 var gitConfigWriters = setOf("branch", "remote", "config", "checkout", "switch", "submodule", "worktree", "init")
 
-// gitConfigLine reports whether cmds are git commands only, run as they
-// are written (no wrapper, no variable set before one (GIT_DIR, GIT_CONFIG),
-// no -C, --git-dir or --work-tree moving git elsewhere), and at least one
-// is of gitConfigWriters.
+// gitConfigLine reports whether cmds are git commands only (and filters of
+// their output, lineFilter), run as they are written (no wrapper, no
+// variable set before one (GIT_DIR, GIT_CONFIG), no -C, --git-dir or
+// --work-tree moving git elsewhere), and at least one is of
+// gitConfigWriters.
 func gitConfigLine(cmds []walk.Command) bool {
 	writes := false
 	for _, cmd := range cmds {
-		if cmd.Via != "" || len(cmd.Assigns) > 0 || len(cmd.Wrappers) > 0 || cmd.Privileged || len(cmd.Argv) < 2 || cmd.Argv[0].Dynamic || progName(cmd.Argv[0].Value) != "git" {
+		if cmd.Via != "" || len(cmd.Assigns) > 0 || len(cmd.Wrappers) > 0 || cmd.Privileged || len(cmd.Argv) == 0 || cmd.Argv[0].Dynamic {
+			return false
+		}
+		if lineFilter(cmd) {
+			continue
+		}
+		if len(cmd.Argv) < 2 || progName(cmd.Argv[0].Value) != "git" {
 			return false
 		}
 		sub := ""

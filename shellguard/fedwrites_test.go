@@ -249,8 +249,9 @@ func TestInterpreterSocketsAndDeletesAreContained(t *testing.T) {
 	}
 }
 
-// TestGitConfigLines: a line of git commands only, one of which may write
-// the repository's configuration, is marked for a run where .git/config is
+// TestGitConfigLines: a line of git commands only (and filters of their
+// output: wc, head, grep…, with no redirect), one of which may write the
+// repository's configuration, is marked for a run where .git/config is
 // writable; anything else on the line, a wrapper, a variable or an option
 // moving git elsewhere is not.
 func TestGitConfigLines(t *testing.T) {
@@ -268,6 +269,12 @@ func TestGitConfigLines(t *testing.T) {
 		{"git -C ../other remote add o https://example.com/", false},
 		{"env git branch -m a b", false},
 		{"sh -c 'git branch -m a b'", false},
+		// Filters of git's output write nothing.
+		{"git worktree remove .worktrees/x && git worktree list | wc -l", true},
+		{"git branch -m a b && git branch | grep -c b", true},
+		{"git branch -m a b && git branch | grep -c b > out.txt", false},
+		{"git branch -m a b && git branch | uniq - out.txt", false},
+		{"git branch -m a b && git branch | grep --file=p", false},
 	} {
 		r := Classify(c.cmd, corpusEnv, defaultPolicy())
 		if r.GitConfig != c.want {

@@ -185,7 +185,27 @@ func gitSubTable() map[string]gitSub {
 					}
 					return
 				}
-				cc.say(warden.Ask, "shell.git.worktree_remove", "git worktree remove deletes a worktree directory")
+				// Without --force git refuses a worktree with changes, so
+				// nothing is lost: a worktree in the project or a temporary
+				// directory goes, one elsewhere is judged as a recursive
+				// delete there, in a line that can run where the
+				// worktree's git directory may go (classify asks otherwise).
+				for _, w := range cc.args[2:] {
+					if strings.HasPrefix(w.Value, "-") {
+						continue
+					}
+					if w.Dynamic {
+						cc.effect(EffDeleteRec, w)
+						continue
+					}
+					switch cc.z.path(w.Value) {
+					case ZoneWorkspaceOther, ZoneWorkspaceArtifact, ZoneTemp:
+					default:
+						cc.effect(EffDeleteRec, w) // the worktree, wherever it is
+					}
+				}
+				span := cc.cmd.Span
+				cc.c.worktreeRemove = &span
 			}
 		}},
 		"filter-branch": {rule: func(cc *cmdCtx, p parsed) { cc.gitHistory("git filter-branch rewrites history") }},
