@@ -12,12 +12,13 @@ import (
 	"github.com/agentwarden/warden/egress/fakedns"
 )
 
-// resolvConf is the sandbox's /etc/resolv.conf under plan.Direct: the host
-// answers every lookup, at DNSAddr.
+// resolvConf is the sandbox's /etc/resolv.conf: the host answers every
+// lookup at DNSAddr (in a DirectEgress run; in any other nothing answers).
 const resolvConf = "# warden: this sandbox's name lookups are answered by warden (docs/sandbox.md)\nnameserver 127.0.0.1\noptions edns0\n"
 
 // directNetwork makes an init's network namespace ready for clients that
-// ignore the proxy variables: fakedns's range is routed to the loopback
+// ignore the proxy variables, in every namespaced sandbox (what answers
+// them is served only for a DirectEgress run): fakedns's range is routed to the loopback
 // (an address of it on lo, whose prefix route on a loopback device is a
 // local one), and /etc/resolv.conf names DNSAddr. It is best effort: a
 // step the kernel refuses leaves those clients as they would be without

@@ -96,3 +96,27 @@ curl -sS --noproxy '*' -m 5 https://203.0.113.9/ -o /dev/null 2>/dev/null || ech
 		}
 	}
 }
+
+// TestLookupsFailAtOnceWithoutDirectEgress: in a sandbox with no network
+// nothing answers at DNSAddr, and a lookup fails at once rather than
+// waiting for a name server that is not there.
+func TestLookupsFailAtOnceWithoutDirectEgress(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	var out, errb bytes.Buffer
+	start := time.Now()
+	res, err := (&sandbox.Native{}).Run(context.Background(), s, sandbox.Command{
+		Args: []string{"/bin/sh", "-c", "getent hosts registry.example.test; echo status $?"}, Dir: s.Project,
+		Env:    []string{"PATH=" + systemPath, "HOME=" + home},
+		Stdout: &out, Stderr: &errb,
+	})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exit %d, %v: %s", res.ExitCode, err, errb.String())
+	}
+	if !strings.Contains(out.String(), "status 2") {
+		t.Errorf("getent found a name with nothing to answer it: %s", out.String())
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("the lookup took %v: it waited for a name server", d)
+	}
+}

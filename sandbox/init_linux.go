@@ -88,9 +88,6 @@ func runInit() int {
 			// whether or not the run serves anything on its loopback.
 			unix.Close(p.ListenFD)
 		} else if p.ListenFD > 0 {
-			if p.Direct {
-				directNetwork()
-			}
 			if err := sendListeners(p.ListenFD, p.Listen); err != nil {
 				return fail(err.Error())
 			}
@@ -183,6 +180,7 @@ func endTheRest() {
 
 // prepareNamespaces does what an init in namespaces does before its plan:
 // it makes its mounts private, mounts a fresh /proc, brings its loopback up
+// (with fakedns's range and the sandbox's /etc/resolv.conf: directNetwork)
 // and names its host.
 func prepareNamespaces() error {
 	if err := mountProc(); err != nil {
@@ -191,6 +189,10 @@ func prepareNamespaces() error {
 	if err := loopbackUp(); err != nil {
 		return err
 	}
+	// Before the plan says whether the host will answer lookups (a
+	// DirectEgress run): nothing listens there in a run it does not, and
+	// a lookup fails at once, as it would with no name server at all.
+	directNetwork()
 	_ = unix.Sethostname([]byte("warden-sandbox"))
 	return nil
 }

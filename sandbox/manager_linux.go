@@ -452,7 +452,6 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 		for _, svc := range services {
 			p.Listen = append(p.Listen, svc.addr)
 		}
-		p.Direct = directServed(services)
 	}
 	ip, err := startInit(exe, mode, cg, p, nil, os.Stderr, os.Stderr, extra...)
 	if len(extra) > 1 {

@@ -208,7 +208,6 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		for _, svc := range services {
 			p.Listen = append(p.Listen, svc.addr)
 		}
-		p.Direct = directServed(services)
 		if err := e.hand(p, c.Stdin); err != nil {
 			// It died since it started: this run starts its own, in the
 			// same cgroup (Run's release ends what is left of it).
@@ -250,7 +249,6 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 			for _, svc := range services {
 				p.Listen = append(p.Listen, svc.addr)
 			}
-			p.Direct = directServed(services)
 		}
 		ip, err = startInit(exe, mode, cg, p, c.Stdin, stdout.w, stderr.w, extra...)
 		for _, f := range extra {
@@ -467,18 +465,6 @@ func loopbackServices(s *Spec) []loopbackService {
 		svcs = append(svcs, loopbackService{addr: SignerAddr, serve: s.Signer.Serve})
 	}
 	return svcs
-}
-
-// directServed reports whether services include the name server: the
-// sandbox's init then routes fakedns's range to its loopback and points
-// /etc/resolv.conf at DNSAddr.
-func directServed(services []loopbackService) bool {
-	for _, svc := range services {
-		if svc.answer != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // socketPair returns the two ends of a Unix stream socket pair.

@@ -60,10 +60,6 @@ type plan struct {
 	// this order and in one message, to the host over the socket ListenFD.
 	Listen   []string
 	ListenFD int
-	// Direct routes fakedns's range to the sandbox's loopback and mounts
-	// a /etc/resolv.conf naming DNSAddr, where the host answers lookups
-	// (a DirectEgress sandbox's).
-	Direct bool `json:",omitempty"`
 	// StdinPassed says the command's standard input comes over ListenFD
 	// first, as one descriptor (an init started before its run was known,
 	// earlyInit.hand); without it the command has the init's own fd 0.
