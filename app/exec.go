@@ -126,6 +126,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	if env == nil {
 		env = os.Environ()
 	}
+	env = pnpmStoreEnv(env, r.Args, spec)
 	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
 	world, inWorld := a.sessionWorld(name, dir, spec, &req, r.Override)
 	gitConfig := d.GitConfig && writableGitConfig(&spec)

@@ -41,14 +41,6 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 			makeCache(c, userHome)
 			if st, err := os.Stat(c); err == nil && st.IsDir() && !holdsProgramDir(c, programs) {
 				s.ReadWrite = append(s.ReadWrite, c)
-				if strings.HasSuffix(c, "/pnpm/store") && os.Getenv("npm_config_store_dir") == "" {
-					// pnpm keeps its store on the project's filesystem: a
-					// store it finds on another mount (the sandbox's bind
-					// mount of the cache) it replaces by a .pnpm-store in
-					// the project, which git add -A then commits. Named,
-					// the store is used as it is.
-					s.Env = append(s.Env, "npm_config_store_dir="+c)
-				}
 			}
 		}
 	}
@@ -479,4 +471,34 @@ func homePaths(paths []string, userHome string) []string {
 		out = append(out, filepath.Clean(p))
 	}
 	return out
+}
+
+// pnpmStoreEnv returns env with pnpm's store named (npm_config_store_dir)
+// when args run pnpm and spec makes its store writable (a cache ending in
+// pnpm/store), unless env names one already. pnpm keeps its store where it
+// can hard-link from the project: a store on another mount (the sandbox's
+// bind mount of the cache) it replaces by a .pnpm-store in the project,
+// which git add -A then commits; a store it is told of it uses as it is.
+// Only for a line that runs pnpm: npm warns about an npm_config_ variable
+// it does not know.
+func pnpmStoreEnv(env []string, args []string, spec sandbox.Spec) []string {
+	runsPnpm := false
+	for _, a := range args {
+		for _, f := range strings.FieldsFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '.' || r == '@' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		}) {
+			runsPnpm = runsPnpm || f == "pnpm" || strings.HasPrefix(f, "pnpm@")
+		}
+	}
+	if !runsPnpm || slices.ContainsFunc(env, func(kv string) bool {
+		return strings.HasPrefix(strings.ToLower(kv), "npm_config_store_dir=") || strings.HasPrefix(kv, "pnpm_config_store_dir=")
+	}) {
+		return env
+	}
+	for _, c := range spec.ReadWrite {
+		if strings.HasSuffix(c, "/pnpm/store") {
+			return append(slices.Clone(env), "npm_config_store_dir="+c)
+		}
+	}
+	return env
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/agentwarden/warden/sandbox"
 )
 
 // TestProtectedPathsHoldInEverySubmoduleAndWorktree: the .git/ entries of
@@ -183,5 +185,31 @@ func TestCacheHoldingAProgramDirIsNotWritable(t *testing.T) {
 		if holdsProgramDir(c, programs) {
 			t.Errorf("%s holds no program directory, but holdsProgramDir says it does (%q)", c, programs)
 		}
+	}
+}
+
+// TestPnpmStoreEnv: a line that runs pnpm is told the writable store;
+// other lines, and a caller that names one, are left alone.
+func TestPnpmStoreEnv(t *testing.T) {
+	spec := sandbox.Spec{ReadWrite: []string{"/h/.cache", "/h/.local/share/pnpm/store"}}
+	want := "npm_config_store_dir=/h/.local/share/pnpm/store"
+	for _, c := range []struct {
+		args []string
+		env  []string
+		set  bool
+	}{
+		{[]string{"bash", "-c", "npx --yes pnpm@9.12.0 add ms"}, nil, true},
+		{[]string{"pnpm", "install"}, []string{"PATH=/bin"}, true},
+		{[]string{"bash", "-c", "npm install && node x.js"}, nil, false},
+		{[]string{"bash", "-c", "cat pnpm-lock.yaml"}, nil, false},
+		{[]string{"pnpm", "install"}, []string{"NPM_CONFIG_STORE_DIR=/mine"}, false},
+	} {
+		got := pnpmStoreEnv(c.env, c.args, spec)
+		if slices.Contains(got, want) != c.set {
+			t.Errorf("pnpmStoreEnv(%q, %q) = %q, want the store named: %v", c.env, c.args, got, c.set)
+		}
+	}
+	if got := pnpmStoreEnv(nil, []string{"pnpm", "i"}, sandbox.Spec{}); len(got) != 0 {
+		t.Errorf("with no writable store: %q", got)
 	}
 }
