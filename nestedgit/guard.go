@@ -149,6 +149,12 @@ func newGuard(project string, writable []string, quarantine string, nested bool)
 	return g
 }
 
+// mayWrite reports whether real (a path with no symlink on it) lies in
+// what the command could write.
+func (g *Guard) mayWrite(real string) bool {
+	return slices.ContainsFunc(g.writable, func(w string) bool { return w != "" && within(real, w) })
+}
+
 // own is the project's own git directory, when it has one: its config and
 // hooks the sandbox keeps read-only, but the rest is the command's to
 // write, links among it.
@@ -220,7 +226,7 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 		if err != nil {
 			continue // gone
 		}
-		if !slices.ContainsFunc(g.writable, func(w string) bool { return w != "" && within(real, w) }) {
+		if !g.mayWrite(real) {
 			continue // the command could not have written it
 		}
 		f := Finding{Repo: Repo{GitDir: real, Via: r.Via}}
@@ -231,7 +237,7 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 				g.before[r.GitDir] = digest(r.GitDir)
 			}
 		}
-		g.links[real] = removeNewLinks(&f, g.links[real], g.quarantine, now)
+		g.links[real] = removeNewLinks(&f, g.links[real], g.mayWrite, g.quarantine, now)
 		f.Repo = r
 		if f.Moved != "" || f.Err != nil {
 			out = append(out, f)

@@ -6,19 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentwarden/warden/internal/safedir"
 )
-
-// maxLinkEntries bounds the entries gitLinks looks at in one git
-// directory (its loose refs and reflogs are most of them); beyond it the
-// rest is not looked at, and the sweep says so.
-const maxLinkEntries = 50000
-
-// errTooManyEntries says gitLinks stopped at maxLinkEntries.
-var errTooManyEntries = errors.New("the git directory holds too many entries to look for links in all of them")
 
 // gitLinks lists the symbolic links in the git directory dir, by their
 // path under it, with where each leads. git on the host reads the files of
@@ -28,23 +21,23 @@ var errTooManyEntries = errors.New("the git directory holds too many entries to 
 // link. It walks without following a link, and passes over objects/
 // but for objects/info: git reads objects and packs only as such, and
 // never prints one.
+//
+// It has no bound but depth: a command that fills a git directory with
+// entries to hide a link past a bound would have it left there. What it
+// costs such a command is its own time.
 func gitLinks(dir *safedir.Dir) (map[string]string, error) {
 	out := map[string]string{}
-	n := 0
-	err := walkLinks(dir, "", 0, out, &n)
+	err := walkLinks(dir, "", 0, out)
 	return out, err
 }
 
-func walkLinks(dir *safedir.Dir, rel string, depth int, out map[string]string, n *int) error {
+func walkLinks(dir *safedir.Dir, rel string, depth int, out map[string]string) error {
 	entries, err := dir.List()
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, e := range entries {
-		if *n++; *n > maxLinkEntries {
-			return errTooManyEntries
-		}
 		name := e.Name()
 		path := name
 		if rel != "" {
@@ -67,11 +60,8 @@ func walkLinks(dir *safedir.Dir, rel string, depth int, out map[string]string, n
 				errs = append(errs, err)
 				continue
 			}
-			err = walkLinks(sub, path, depth+1, out, n)
+			err = walkLinks(sub, path, depth+1, out)
 			sub.Close()
-			if errors.Is(err, errTooManyEntries) {
-				return err
-			}
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -96,7 +86,7 @@ func linksOf(gitDir string) map[string]string {
 // every link that is not in before with the same target, and records each
 // in f (Links) and in a RESTORE.txt under quarantine. It returns the links
 // left (before's that are still there).
-func removeNewLinks(f *Finding, before map[string]string, quarantine string, now time.Time) map[string]string {
+func removeNewLinks(f *Finding, before map[string]string, writable func(string) bool, quarantine string, now time.Time) map[string]string {
 	d, err := safedir.Open(f.GitDir)
 	if err != nil {
 		f.Err = errors.Join(f.Err, err)
@@ -120,6 +110,7 @@ func removeNewLinks(f *Finding, before map[string]string, quarantine string, now
 		f.Links = append(f.Links, path+" -> "+target)
 		delete(links, path)
 	}
+	gone = append(gone, alternateLinks(filepath.Join(f.GitDir, "objects"), writable, 0, f)...)
 	sort.Strings(f.Links)
 	if len(gone) > 0 {
 		dst := quarantineDir(quarantine, f.GitDir, now)
@@ -175,4 +166,71 @@ func openUnder(d *safedir.Dir, rel string) (*safedir.Dir, error) {
 // out of gitDir at now.
 func quarantineDir(quarantine, gitDir string, now time.Time) string {
 	return filepath.Join(quarantine, now.UTC().Format("20060102T150405.000000000Z")+"-git-"+strings.ReplaceAll(strings.TrimPrefix(gitDir, "/"), "/", "_"))
+}
+
+// maxAlternateDepth is how deep git follows alternates that name
+// alternates (five, in git's object store).
+const maxAlternateDepth = 5
+
+// alternateLinks looks at the object directories objects/info/alternates
+// of objectsDir names, and those they name in turn as deep as git follows
+// them, that lie in what the command could write: there a link git would
+// read through (the directory's info, its info/alternates) is removed and
+// recorded in f (by its absolute path). git reads each alternates file and
+// prints a line it cannot use in its error; a directory outside every git
+// directory (vendor/objs, a tool cache) is in no walk of gitLinks. It
+// returns the paths it removed.
+func alternateLinks(objectsDir string, writable func(string) bool, depth int, f *Finding) []string {
+	if depth >= maxAlternateDepth {
+		return nil
+	}
+	file := filepath.Join(objectsDir, "info", "alternates")
+	if st, err := os.Lstat(file); err != nil || !st.Mode().IsRegular() || st.Size() > maxConfig {
+		return nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var gone []string
+	for line := range strings.SplitSeq(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if line[0] == '"' {
+			if unq, err := strconv.Unquote(line); err == nil {
+				line = unq
+			}
+		}
+		dir := line
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(objectsDir, dir)
+		}
+		real, err := filepath.EvalSymlinks(filepath.Clean(dir))
+		if err != nil || !writable(real) {
+			continue // not there, or not what the command could write
+		}
+		d, err := safedir.Open(real)
+		if err != nil {
+			continue
+		}
+		for _, rel := range []string{"info", "info/alternates"} {
+			st, err := os.Lstat(d.Path() + "/" + rel)
+			if err != nil || st.Mode()&os.ModeSymlink == 0 {
+				continue
+			}
+			target, _ := os.Readlink(d.Path() + "/" + rel)
+			if err := removeUnder(d, rel); err != nil {
+				f.Err = errors.Join(f.Err, fmt.Errorf("remove the link %s: %w", filepath.Join(real, rel), err))
+				continue
+			}
+			path := filepath.Join(real, rel)
+			gone = append(gone, path)
+			f.Links = append(f.Links, path+" -> "+target)
+		}
+		d.Close()
+		gone = append(gone, alternateLinks(real, writable, depth+1, f)...)
+	}
+	return gone
 }

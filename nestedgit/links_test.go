@@ -19,6 +19,12 @@ var linkAttacks = []struct{ name, script string }{
 	{"alternates", `mkdir -p .git/objects/info && ln -s "$S" .git/objects/info/alternates`},
 	{"linked-directory", `mkdir -p "$HOME/.evil" && ln -s "$S" "$HOME/.evil/head-name" && touch "$HOME/.evil/interactive" && git rev-parse HEAD > "$HOME/.evil/onto" && ln -s "$HOME/.evil" .git/rebase-merge`},
 	{"in-a-gitlinked-repository", `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && ln -s "$S" sub/.git/shallow`},
+	// Past any bound on the entries walked: 60,000 of them first.
+	{"behind-many-entries", `mkdir .git/aaa && (cd .git/aaa && seq 1 60000 | xargs touch) && printf 'x\n' > .git/BISECT_LOG && ln -s "$S" .git/BISECT_START`},
+	// Alternates name object directories outside every git directory, whose
+	// own alternates git reads too.
+	{"alternates-chain", `mkdir -p vendor/objs/info && ln -s "$S" vendor/objs/info/alternates && mkdir -p .git/objects/info && echo "$PWD/vendor/objs" > .git/objects/info/alternates`},
+	{"alternates-chain-info-link", `mkdir -p vendor/o2 "$HOME/.evil2" && ln -s "$S" "$HOME/.evil2/alternates" && ln -s "$HOME/.evil2" vendor/o2/info && mkdir -p .git/objects/info && echo ../../vendor/o2 > .git/objects/info/alternates`},
 }
 
 // TestSweepRemovesLinksGitWouldPrint: a link a command made anywhere in a

@@ -216,7 +216,10 @@ func restoreText(f Finding) string {
 	}
 	for _, l := range f.Links {
 		path, target, _ := strings.Cut(l, " -> ")
-		fmt.Fprintf(&b, "    ln -s %s %s\n", shellQuote(target), shellQuote(filepath.Join(f.GitDir, path)))
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(f.GitDir, path)
+		}
+		fmt.Fprintf(&b, "    ln -s %s %s\n", shellQuote(target), shellQuote(path))
 	}
 	return b.String()
 }
