@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentwarden/warden/internal/safedir"
@@ -55,7 +56,9 @@ func walkLinks(dir *safedir.Dir, rel string, depth int, out map[string]string) e
 			if rel == "objects" && name != "info" || depth >= maxDepth {
 				continue
 			}
-			sub, err := dir.Sub(name)
+			// git opens a file in a directory it cannot list: so does
+			// the walk, made able to list it.
+			sub, err := dir.SubListable(name)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -73,7 +76,7 @@ func walkLinks(dir *safedir.Dir, rel string, depth int, out map[string]string) e
 // linksOf is gitLinks of the git directory at gitDir (where it really is),
 // nil when it cannot be opened.
 func linksOf(gitDir string) map[string]string {
-	d, err := safedir.Open(gitDir)
+	d, err := openListable(gitDir)
 	if err != nil {
 		return nil
 	}
@@ -87,7 +90,7 @@ func linksOf(gitDir string) map[string]string {
 // in f (Links) and in a RESTORE.txt under quarantine. It returns the links
 // left (before's that are still there).
 func removeNewLinks(f *Finding, before map[string]string, writable func(string) bool, quarantine string, now time.Time) map[string]string {
-	d, err := safedir.Open(f.GitDir)
+	d, err := openListable(f.GitDir)
 	if err != nil {
 		f.Err = errors.Join(f.Err, err)
 		return before
@@ -127,6 +130,21 @@ func removeNewLinks(f *Finding, before map[string]string, writable func(string) 
 		}
 	}
 	return links
+}
+
+// openListable opens the directory at path as safedir.Open does, made
+// listable by its owner first when it is not (SubListable).
+func openListable(path string) (*safedir.Dir, error) {
+	d, err := safedir.Open(path)
+	if !errors.Is(err, syscall.EACCES) {
+		return d, err
+	}
+	parent, perr := safedir.Open(filepath.Dir(path))
+	if perr != nil {
+		return nil, err
+	}
+	defer parent.Close()
+	return parent.SubListable(filepath.Base(path))
 }
 
 // removeUnder removes the link at path (slash-separated) under d, through

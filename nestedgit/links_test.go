@@ -1,9 +1,13 @@
 package nestedgit
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -104,4 +108,94 @@ func TestGitLinksPassesOverObjects(t *testing.T) {
 			t.Errorf("gitLinks[%s] = %q, want %q", k, links[k], v)
 		}
 	}
+}
+
+// TestLinksFoundInUnlistableDirectories: a command that made a directory
+// of the git directory (or the git directory itself) unreadable (mode
+// 0311: git still opens a file in it by name) does not hide a link there
+// from the walk, which runs as the user, not as root. Run as root, the
+// check runs again in a process of an unprivileged user.
+func TestLinksFoundInUnlistableDirectories(t *testing.T) {
+	if dir := os.Getenv("WARDEN_TEST_LINKS_IN"); dir != "" {
+		fmt.Println("links:", strings.Join(sortedKeys(linksOf(dir)), ","))
+		return
+	}
+	base := t.TempDir()
+	gitDir := filepath.Join(base, "g", ".git")
+	for _, d := range []string{"rebase-merge", "refs/heads"} {
+		if err := os.MkdirAll(filepath.Join(gitDir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range []string{"rebase-merge/head-name", "BISECT_START"} {
+		if err := os.Symlink("/nonexistent/secret", filepath.Join(gitDir, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func() string {
+		if os.Geteuid() != 0 {
+			return fmt.Sprintf("links: %s", strings.Join(sortedKeys(linksOf(gitDir)), ","))
+		}
+		const nobody = 65534
+		// The test's own directories (t.TempDir's, below the system's
+		// temporary directory) searchable by the other user.
+		for d := base; d != os.TempDir() && d != "/" && strings.HasPrefix(d, os.TempDir()); d = filepath.Dir(d) {
+			_ = os.Chmod(d, 0o755)
+		}
+		if err := filepath.Walk(filepath.Join(base, "g"), func(p string, _ os.FileInfo, err error) error {
+			if err == nil {
+				err = os.Lchown(p, nobody, nobody)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for d := base; d != "/"; d = filepath.Dir(d) {
+			if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o001 == 0 {
+				t.Skipf("%s is not searchable by other users, so an unprivileged process cannot reach the test's directory", d)
+			}
+		}
+		// A copy of this test binary the other user can run (go test's
+		// own directory is the builder's).
+		self, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin := filepath.Join(base, "links.test")
+		if err := os.WriteFile(bin, self, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "-test.run=^TestLinksFoundInUnlistableDirectories$")
+		cmd.Dir = base
+		cmd.Env = append(os.Environ(), "WARDEN_TEST_LINKS_IN="+gitDir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("the walk as user %d: %v\n%s", nobody, err, out)
+		}
+		for line := range strings.SplitSeq(string(out), "\n") {
+			if strings.HasPrefix(line, "links:") {
+				return line
+			}
+		}
+		t.Fatalf("the walk as user %d printed no links line:\n%s", nobody, out)
+		return ""
+	}
+	for _, d := range []string{filepath.Join(gitDir, "rebase-merge"), gitDir} {
+		if err := os.Chmod(d, 0o311); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := strings.TrimSpace(run()), "links: BISECT_START,rebase-merge/head-name"; got != want {
+		t.Errorf("with the git directory and rebase-merge at mode 0311: %q, want %q", got, want)
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

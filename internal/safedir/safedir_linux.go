@@ -6,6 +6,7 @@
 package safedir
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -61,6 +62,31 @@ func (d *Dir) Sub(name string) (*Dir, error) {
 		return nil, err
 	}
 	return &Dir{f: os.NewFile(uintptr(fd), d.f.Name()+"/"+name), path: fmt.Sprintf("/proc/self/fd/%d", fd)}, nil
+}
+
+// SubListable is Sub for a directory its owner may have made unreadable
+// (mode 0311: git still opens the files in it by name): refused, it is
+// made readable and searchable by its owner (u+rx, through a descriptor
+// that followed no symlink) and opened again.
+func (d *Dir) SubListable(name string) (*Dir, error) {
+	sub, err := d.Sub(name)
+	if !errors.Is(err, unix.EACCES) {
+		return sub, err
+	}
+	fd, perr := unix.Openat(int(d.f.Fd()), name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if perr != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if perr := unix.Fstat(fd, &st); perr != nil {
+		return nil, err
+	}
+	// chmod of /proc/self/fd/N changes the very inode the descriptor holds.
+	if perr := unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", fd), st.Mode&0o7777|0o500); perr != nil {
+		return nil, err
+	}
+	return d.Sub(name)
 }
 
 // Close closes the directory.
