@@ -199,3 +199,25 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// TestSweepTakesOutWhatRunsFromAnUnlistableGitDirectory: a gitlinked
+// repository whose git directory the command made unreadable (mode 0311)
+// still loses its hooks and the keys that run programs. Run as root, the
+// permission is not in the way; the walk's own test runs unprivileged.
+func TestSweepTakesOutWhatRunsFromAnUnlistableGitDirectory(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	g := New(project, nil, filepath.Join(home, "q"))
+	sh(t, home, project, `git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null && git -C sub config core.fsmonitor "touch $HOME/pwned; false" && printf '#!/bin/sh\n' > sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit && chmod 0311 sub/.git/hooks sub/.git`)
+	fs := g.Sweep(time.Now())
+	var keys, hooks []string
+	for _, f := range fs {
+		if f.Err != nil {
+			t.Errorf("Sweep: %v", f.Err)
+		}
+		keys, hooks = append(keys, f.Keys...), append(hooks, f.Hooks...)
+	}
+	if len(keys) == 0 || len(hooks) == 0 {
+		t.Errorf("Sweep took out keys %q and hooks %q, want core.fsmonitor and pre-commit", keys, hooks)
+	}
+}

@@ -42,7 +42,7 @@ func Neutralize(gitDir, project, quarantine string, now time.Time) Finding {
 // have it write or move anything there.
 func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 	f := Finding{Repo: r}
-	gd, err := safedir.Open(r.GitDir)
+	gd, err := openListable(r.GitDir)
 	if err != nil {
 		f.Err = err
 		return f
@@ -115,7 +115,7 @@ func neutralize(r Repo, project, quarantine string, now time.Time) Finding {
 			} else {
 				f.Hooks = append(f.Hooks, "hooks")
 			}
-		} else if hd, err := gd.Sub("hooks"); err != nil {
+		} else if hd, err := gd.SubListable("hooks"); err != nil {
 			errs = append(errs, fmt.Errorf("open %s: %w", filepath.Join(r.GitDir, "hooks"), err))
 		} else {
 			entries, err := hd.List()
