@@ -75,15 +75,35 @@ func (p *Proxy) directTunnel(client net.Conn, names func(netip.Addr) (string, bo
 		return
 	}
 	defer p.untrack(client)
-	// The connection's context: Close ends the connection, which ends an
-	// approval this request waits for only when the client gives up.
-	ctx := context.Background()
+	// The request's context ends when the client hangs up (or the proxy
+	// closes the connection) while it is judged, which may wait for a
+	// human: a watcher reads the client's first byte meanwhile, and it is
+	// sent upstream first.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first := make(chan []byte, 1)
+	go func() {
+		b := make([]byte, 1)
+		n, err := client.Read(b)
+		var ne net.Error
+		if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+			cancel()
+		}
+		first <- b[:n]
+	}()
 	authority := net.JoinHostPort(name, strconv.Itoa(int(port)))
 	e := &entry{start: time.Now(), method: http.MethodConnect, raw: authority, note: "direct"}
 	defer p.record(ctx, e)
 	t, err := netguard.ParseAuthority(authority)
 	e.target = t
 	e.v = p.decide(ctx, netguard.ActionConnect, authority, t, http.MethodConnect, err)
+	_ = client.SetReadDeadline(time.Now()) // the watcher returns
+	sent := <-first
+	_ = client.SetReadDeadline(time.Time{})
+	if ctx.Err() != nil {
+		e.status, e.note = 499, "direct: the client hung up while it was judged"
+		return
+	}
 	if !e.v.allowed() {
 		e.status = e.v.status
 		p.log().Debug("refused a direct connection", slog.String("authority", authority), slog.String("rule", e.v.Rule))
@@ -106,6 +126,13 @@ func (p *Proxy) directTunnel(client net.Conn, names func(netip.Addr) (string, bo
 	}
 	defer p.untrack(upstream)
 	e.status, e.answered = http.StatusOK, true
+	if len(sent) > 0 {
+		n, err := upstream.Write(sent)
+		e.up.Add(int64(n))
+		if err != nil {
+			return
+		}
+	}
 	splice(client, upstream, &e.up, &e.down)
 }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -181,5 +182,64 @@ func TestDirectHTTPIsForwardedForTheName(t *testing.T) {
 	}
 	if n := len(up.requests()); n != 1 {
 		t.Errorf("the upstream saw %d requests, want 1", n)
+	}
+}
+
+// TestDirectAskWaitEndsWhenTheClientLeaves: a direct connection to a name
+// the policy asks about waits for the approval it opened, and stops
+// waiting when its client hangs up; the name is never looked up. Once
+// approved, the byte the client sent while it waited goes first.
+func TestDirectAskWaitEndsWhenTheClientLeaves(t *testing.T) {
+	h, ap, target := askHarness(t, false)
+	_, portText, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(target, "http://"), "/"))
+	port64, _ := strconv.ParseUint(portText, 10, 16)
+	port := uint16(port64)
+	l := directListener(t, "127.0.0.10", port)
+	go func() { _ = h.proxy.ServeDirect(l, names(map[string]string{"127.0.0.10": "ask.test"})) }()
+
+	c, err := net.DialTimeout("tcp", l.Addr().String(), waitFor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(waitFor)
+	for len(ap.list()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if len(ap.list()) == 0 {
+		t.Fatal("the direct connection opened no approval")
+	}
+	c.Close()
+	for !ap.gaveUp.Load() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !ap.gaveUp.Load() {
+		t.Fatal("the direct connection still waits for an answer after its client left")
+	}
+	if n := h.dns.Queries("ask.test"); n != 0 {
+		t.Errorf("ask.test was looked up %d times, want 0", n)
+	}
+
+	// A client that sends its request while it waits, then approved.
+	c, err = net.DialTimeout("tcp", l.Addr().String(), waitFor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(waitFor))
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: ask.test\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ap.answers <- true:
+	case <-time.After(waitFor):
+		t.Fatal("the second direct connection never waited for an approval")
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer through the approved direct tunnel: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if string(body) != "reached" {
+		t.Errorf("the upstream answered %q, want reached (the request's first byte must go first)", body)
 	}
 }
