@@ -37,7 +37,20 @@ func (cc *cmdCtx) network(target, method string) {
 	if rule == "" {
 		rule = "shell.network"
 	}
+	if d.Verdict == warden.Deny && rule == "network.not_allowed_here" && method == "" && sshTarget(target) {
+		// ssh to a host the policy allows on other ports (git@github.com:
+		// a push, a clone, ssh -T): it needs the user's keys, which only
+		// the host has, so a human decides whether it runs there.
+		cc.say(warden.Ask, "shell.network.ssh", fmt.Sprintf("%s would connect to %s over ssh, which needs your keys and runs only on the host: %s", cc.name, shown, d.Reason))
+		return
+	}
 	cc.say(d.Verdict, rule, fmt.Sprintf("%s would connect to %s: %s", cc.name, shown, d.Reason))
+}
+
+// sshTarget reports whether target (HOST:PORT) is ssh's port.
+func sshTarget(target string) bool {
+	_, port, err := net.SplitHostPort(target)
+	return err == nil && port == "22"
 }
 
 // networkAsk asks about a connection the guard cannot judge: rule and what
