@@ -35,6 +35,13 @@ type Decision struct {
 	// sandbox of its own where the project's .git/config is writable, and
 	// takes back any key that would run a program after it.
 	GitConfig bool `json:"git_config,omitempty"`
+	// GitWorktrees says a shell command removes a linked worktree of the
+	// repository (git worktree remove): warden exec runs it in a sandbox
+	// of its own where the linked worktrees' git directories are not kept
+	// read-only, so that the worktree's can go; what would run a program
+	// from one is swept after it, as from any git directory host git
+	// enters.
+	GitWorktrees bool `json:"git_worktrees,omitempty"`
 	// Rewrite is a replacement input (e.g. a command wrapped in warden exec).
 	Rewrite string `json:"rewrite,omitempty"`
 	// Span locates the part of the resource that decided (e.g. the command

@@ -130,6 +130,11 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
 	world, inWorld := a.sessionWorld(name, dir, spec, &req, r.Override)
 	gitConfig := d.GitConfig && writableGitConfig(&spec)
+	if d.GitWorktrees && writableWorktrees(&spec) {
+		// The worktree's git directory is a mount point in the session's
+		// world: it can go only in a sandbox of its own.
+		inWorld = false
+	}
 	if gitConfig {
 		// git commands that write the repository's configuration run in a
 		// sandbox of their own, where it is writable; nothing of theirs is

@@ -90,11 +90,10 @@ func (a *App) auditGitQuarantine(f nestedgit.Finding, msg string) {
 	}
 }
 
-// writableGitConfig makes the project's own .git/config, and the git
-// directories of its linked worktrees, writable in spec, for git commands
-// that write them (Decision.GitConfig), and reports whether it did: only
-// in a writable project whose .git is a directory, where the config is one
-// of the protected paths.
+// writableGitConfig makes the project's own .git/config writable in spec,
+// for git commands that write it (Decision.GitConfig), and reports whether
+// it did: only in a writable project whose .git is a directory, where the
+// config is one of the protected paths.
 func writableGitConfig(s *sandbox.Spec) bool {
 	if !s.ProjectWritable || s.Quarantine == "" {
 		return false
@@ -108,14 +107,23 @@ func writableGitConfig(s *sandbox.Spec) bool {
 		return false
 	}
 	s.Protected = slices.Delete(slices.Clone(s.Protected), i, i+1)
-	// The linked worktrees' git directories too, so that git worktree
-	// remove (and prune) can delete one: a file they hold that would run a
-	// program afterwards (config.worktree, hooks, a commondir moved) is
-	// what the GitGuard's sweep after the run takes out, as in any git
-	// directory git on the host enters.
-	worktrees := filepath.Join(s.Project, ".git", "worktrees") + string(filepath.Separator)
-	s.Protected = slices.DeleteFunc(s.Protected, func(p string) bool { return strings.HasPrefix(p, worktrees) })
 	return true
+}
+
+// writableWorktrees keeps the git directories of the project's linked
+// worktrees out of spec's read-only paths, for a command that removes one
+// (Decision.GitWorktrees), and reports whether there were any: only in a
+// writable project with a GitGuard's quarantine, whose sweep after the run
+// takes out what would run a program from one (config.worktree, a
+// commondir moved), as from any git directory git on the host enters.
+func writableWorktrees(s *sandbox.Spec) bool {
+	if !s.ProjectWritable || s.Quarantine == "" {
+		return false
+	}
+	worktrees := filepath.Join(s.Project, ".git", "worktrees") + string(filepath.Separator)
+	n := len(s.Protected)
+	s.Protected = slices.DeleteFunc(slices.Clone(s.Protected), func(p string) bool { return strings.HasPrefix(p, worktrees) })
+	return len(s.Protected) < n
 }
 
 // takeBackGitConfig judges the project's .git/config after git commands

@@ -205,14 +205,16 @@ func TestGitConfigTakenBack(t *testing.T) {
 	run := shIn(t, repo)
 	run("git init -q && git commit -q --allow-empty -m first")
 	q := filepath.Join(a.Home.Abs(), QuarantineDir)
-	s := sandbox.Spec{Project: repo, ProjectWritable: true, Quarantine: q, Protected: []string{
-		filepath.Join(repo, ".git", "config"), filepath.Join(repo, ".git", "hooks") + "/",
-		// A linked worktree's git directory: writable too, so that git
-		// worktree remove can delete it (the GitGuard sweeps it after).
-		filepath.Join(repo, ".git", "worktrees", "x", "config.worktree"), filepath.Join(repo, ".git", "worktrees", "x", "hooks") + "/",
-	}}
-	if !writableGitConfig(&s) || len(s.Protected) != 1 || s.Protected[0] != filepath.Join(repo, ".git", "hooks")+"/" {
-		t.Fatalf("writableGitConfig left Protected %q, want only the project's hooks", s.Protected)
+	worktree := []string{filepath.Join(repo, ".git", "worktrees", "x", "config.worktree"), filepath.Join(repo, ".git", "worktrees", "x", "hooks") + "/"}
+	s := sandbox.Spec{Project: repo, ProjectWritable: true, Quarantine: q, Protected: append([]string{
+		filepath.Join(repo, ".git", "config"), filepath.Join(repo, ".git", "hooks") + "/"}, worktree...)}
+	if !writableGitConfig(&s) || len(s.Protected) != 3 || s.Protected[0] != filepath.Join(repo, ".git", "hooks")+"/" {
+		t.Fatalf("writableGitConfig left Protected %q, want the project's hooks and the worktree's paths", s.Protected)
+	}
+	// A linked worktree's git directory is writable for a command that
+	// removes one (the GitGuard sweeps it after); the project's hooks stay.
+	if w := s; !writableWorktrees(&w) || len(w.Protected) != 1 {
+		t.Fatalf("writableWorktrees left Protected %q, want only the project's hooks", w.Protected)
 	}
 	cfg := filepath.Join(repo, ".git", "config")
 	before, _ := os.ReadFile(cfg)

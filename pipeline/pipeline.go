@@ -148,6 +148,7 @@ func combine(d *warden.Decision, ds []warden.Decision) {
 			d.Rewrite = ds[i].Rewrite
 		}
 		d.GitConfig = d.GitConfig || ds[i].GitConfig
+		d.GitWorktrees = d.GitWorktrees || ds[i].GitWorktrees
 		// The work trees to save before the command runs, whatever the
 		// verdict: an approved ask that discards work saves it too.
 		for _, t := range ds[i].Snapshot {

@@ -35,6 +35,10 @@ type Result struct {
 	// runs it in a sandbox of its own where the project's .git/config is
 	// writable, and takes back any key that would run a program after.
 	GitConfig bool
+	// GitWorktrees says the line removes a linked worktree (git worktree
+	// remove, without --force): warden exec runs it in a sandbox of its
+	// own where the worktree's git directory may be removed.
+	GitWorktrees bool
 	// Trace lists the parsed argv after unwrapping, zones and rules
 	// consulted, for --explain.
 	Trace []string
@@ -138,9 +142,7 @@ func classifyDepth(src string, env Env, p *Policy, depth int) Result {
 		c.res.Reason = "nothing to run"
 	}
 	c.res.GitConfig = depth == 0 && len(wr.Issues) == 0 && gitConfigLine(wr.Commands)
-	if c.worktreeRemove != nil && !c.res.GitConfig {
-		c.add(finding{v: warden.Ask, rule: "shell.git.worktree_remove", reason: "git worktree remove deletes a worktree directory; alone, or with other git commands and filters (wc, head, grep), it runs where the worktree's git directory may be removed"}, *c.worktreeRemove)
-	}
+	c.res.GitWorktrees = depth == 0 && c.worktreeRemove != nil
 	c.res.Trace = c.trace
 	return c.res
 }
@@ -170,8 +172,7 @@ type ctx struct {
 	artifactFinds []walk.Span
 	// worktreeRemove is the span of a git worktree remove (without
 	// --force) in the line: it works only in a sandbox of its own, where
-	// the worktree's git directory is not pinned (Result.GitConfig), and
-	// asks in any other line.
+	// the worktree's git directory is not pinned (Result.GitWorktrees).
 	worktreeRemove *walk.Span
 }
 

@@ -283,6 +283,28 @@ func TestGitConfigLines(t *testing.T) {
 	}
 }
 
+// TestGitWorktreesLines: a line that removes a linked worktree (without
+// --force) is marked for a run where the worktrees' git directories may
+// go, whatever else it runs (in a code string too: the whole line runs
+// there).
+func TestGitWorktreesLines(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"git worktree remove .worktrees/x", true},
+		{"git worktree remove .worktrees/x && go test ./... && ls .worktrees | wc -l", true},
+		{"git worktree list", false},
+		{"git worktree add .worktrees/y", false},
+		{"bash -c 'git worktree remove .worktrees/x'", true},
+	} {
+		r := Classify(c.cmd, corpusEnv, defaultPolicy())
+		if r.GitWorktrees != c.want {
+			t.Errorf("Classify(%q).GitWorktrees = %v (%v %s), want %v", c.cmd, r.GitWorktrees, r.Verdict, r.Rule, c.want)
+		}
+	}
+}
+
 // TestProcessSubstitutionIsAPipe: tee >(cmd) writes to a pipe, not a
 // path; the command inside is judged as it is.
 func TestProcessSubstitutionIsAPipe(t *testing.T) {

@@ -80,7 +80,7 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	// warden exec, which saves discarded work: its discards ask.
 	snapshots := req.Snapshots && !p.runsOnHost(req.Resource)
 	r := Classify(req.Resource, Env{Cwd: req.Cwd, Autonomous: req.Autonomous, Snapshots: snapshots, GitWorkTree: snapshots && inGitWorkTree(req.Cwd)}, p)
-	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot, GitConfig: r.GitConfig}
+	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot, GitConfig: r.GitConfig, GitWorktrees: r.GitWorktrees}
 	if r.Suggestion != "" {
 		d.Reason += "; instead: " + r.Suggestion
 		d.Suggestion = r.Suggestion
