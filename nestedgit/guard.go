@@ -327,8 +327,31 @@ func (w *reach) inGitDir(gitDir string, depth int) {
 	insideGitDir(gitDir, depth, func(child string, d int) {
 		if w.add(child, child) {
 			w.inGitDir(child, d)
+			// A linked worktree has an index of its own: the gitlinks
+			// in it are entered by git run in that worktree.
+			if wt := linkedWorkTree(child); wt != "" {
+				w.inWorkTree(wt, child)
+			}
 		}
 	})
+}
+
+// linkedWorkTree is the work tree of the linked worktree whose git
+// directory (…/worktrees/NAME) is gitDir, as its gitdir file names it
+// (the worktree's .git file); "" for any other git directory.
+func linkedWorkTree(gitDir string) string {
+	if filepath.Base(filepath.Dir(gitDir)) != "worktrees" {
+		return ""
+	}
+	data, err := os.ReadFile(filepath.Join(gitDir, "gitdir"))
+	if err != nil {
+		return ""
+	}
+	dotGit := strings.TrimRight(string(data), "\r\n")
+	if !filepath.IsAbs(dotGit) {
+		dotGit = filepath.Join(gitDir, dotGit)
+	}
+	return filepath.Dir(filepath.Clean(dotGit))
 }
 
 // workTreeOf is the work tree git uses with gitDir, found at dir: the

@@ -88,6 +88,9 @@ var attacks = []struct {
 	// holds the work tree of its own gitlink elsewhere.
 	{"core-worktree-moves-the-gitlinks", `git init -q sub && git init -q sub/inner && git -C sub/inner commit -q --allow-empty -m x && git -C sub add inner && git -C sub commit -q -m y && git add sub 2>/dev/null && mkdir -p node_modules/w && mv sub/inner node_modules/w/inner && git -C sub config core.worktree "$PWD/node_modules/w" && git -C node_modules/w/inner config core.fsmonitor "touch $M; false"`},
 	{"config-worktree", `git init -q sub && git -C sub config extensions.worktreeConfig true && git -C sub config --worktree core.fsmonitor "touch $M; false" && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null`},
+	// A linked worktree's own index gitlinks a repository in it (in
+	// node_modules, which the search of nested repositories passes over).
+	{"linked-worktree-index", `git worktree add -q wt && mkdir -p wt/node_modules/evil && git -C wt/node_modules/evil init -q && git -C wt/node_modules/evil commit -q --allow-empty -m x && git -C wt/node_modules/evil config core.fsmonitor "touch $M; false" && git -C wt add -f node_modules/evil 2>/dev/null`},
 }
 
 // TestSweepTakesOutWhatRunsOnTheHost plays each attack after the baseline,
@@ -102,7 +105,15 @@ func TestSweepTakesOutWhatRunsOnTheHost(t *testing.T) {
 			mark := filepath.Join(home, "pwned")
 			g := New(project, []string{filepath.Join(home, ".cache")}, q)
 			sh(t, home, project, "M="+mark+"; "+a.script)
-			gitIn(t, home, project, "status")
+			// Where the user runs git: the project, and a linked worktree
+			// the attack made in it.
+			dirs := []string{project}
+			if _, err := os.Stat(filepath.Join(project, "wt", ".git")); err == nil {
+				dirs = append(dirs, filepath.Join(project, "wt"))
+			}
+			for _, d := range dirs {
+				gitIn(t, home, d, "status")
+			}
 			if _, err := os.Stat(mark); err != nil {
 				t.Fatalf("the attack is inert: git status did not run the planted program (%v)", err)
 			}
@@ -120,10 +131,12 @@ func TestSweepTakesOutWhatRunsOnTheHost(t *testing.T) {
 					t.Errorf("no RESTORE.txt naming %s in %s: %v", f.GitDir, f.Moved, err)
 				}
 			}
-			for _, args := range [][]string{{"status"}, {"diff"}, {"status", "--porcelain"}} {
-				gitIn(t, home, project, args...)
-				if _, err := os.Stat(mark); err == nil {
-					t.Fatalf("after Sweep, git %s on the host still runs the planted program", strings.Join(args, " "))
+			for _, d := range dirs {
+				for _, args := range [][]string{{"status"}, {"diff"}, {"status", "--porcelain"}} {
+					gitIn(t, home, d, args...)
+					if _, err := os.Stat(mark); err == nil {
+						t.Fatalf("after Sweep, git %s in %s on the host still runs the planted program", strings.Join(args, " "), d)
+					}
 				}
 			}
 			// A second sweep has nothing left to do.
