@@ -171,6 +171,23 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		}
 		return eng.Run(ctx, spec, c)
 	}
+	// A git line replaces files the session's world keeps read-only (git
+	// renames over .git/config; worktree remove deletes a pinned git
+	// directory), which detaches the world's mounts of them: the world is
+	// held meanwhile, so that nothing left running in it can open the new
+	// file before it is read-only there again (Release).
+	held := (gitConfig || d.GitWorktrees) && world != ""
+	if held {
+		if err := a.Sandboxes().Hold(ctx, world); err != nil {
+			_, _ = a.Sandboxes().Stop(context.WithoutCancel(ctx), world)
+			held = false
+		}
+		defer func() {
+			if held { // a return before the command ran
+				_ = a.Sandboxes().Release(context.WithoutCancel(ctx), world)
+			}
+		}()
+	}
 	if slices.ContainsFunc(d.Snapshot, func(tree string) bool { return mayWrite(spec, tree) }) {
 		if err := a.saveWork(ctx, &req, d, sandboxGit{run: run, env: env}); err != nil {
 			_ = a.execOutcome(ctx, &req, name, sandbox.Result{}, spec.Limits, err)
@@ -184,15 +201,15 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	res, runErr := run(ctx, cmd)
 	if gitConfig {
 		res.Warnings = append(res.Warnings, a.takeBackGitConfig(spec, configBefore)...)
-		if world != "" {
-			// git replaced .git/config, which detaches the session's
-			// world's read-only mount of it: the world mounts it again
-			// (it also does when it sees the change, and before each
-			// command), before this command is answered.
-			if err := a.Sandboxes().Protect(ctx, world); err != nil {
-				res.Warnings = append(res.Warnings, "the session's sandbox could not keep .git/config read-only again ("+err.Error()+"); it is stopped")
-				_, _ = a.Sandboxes().Stop(context.WithoutCancel(ctx), world)
-			}
+	}
+	if held {
+		// The world mounts what git replaced again (it also does when it
+		// sees the change, and before each command), and goes on, before
+		// this command is answered.
+		held = false
+		if err := a.Sandboxes().Release(context.WithoutCancel(ctx), world); err != nil {
+			res.Warnings = append(res.Warnings, "the session's sandbox could not keep .git/config read-only again ("+err.Error()+"); it is stopped")
+			_, _ = a.Sandboxes().Stop(context.WithoutCancel(ctx), world)
 		}
 	}
 	out := ExecResult{Result: res, Decision: d, Profile: name, Limits: spec.Limits}

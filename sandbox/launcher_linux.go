@@ -169,6 +169,7 @@ type launcher struct {
 	mu   sync.Mutex
 	conn *os.File // requests go here
 	dead bool
+	pid  int // in the sandbox's pid namespace
 }
 
 // startLauncher starts a launcher for p's commands; nil when p does not
@@ -207,8 +208,9 @@ func startLauncher(p *plan) *launcher {
 	}
 	_ = json.NewEncoder(planW).Encode(p)
 	planW.Close()
+	pid := cmd.Process.Pid
 	_ = cmd.Process.Release() // the init's reaper waits for it
-	return &launcher{conn: ours}
+	return &launcher{conn: ours, pid: pid}
 }
 
 // start asks the launcher to start args with the streams; it returns the

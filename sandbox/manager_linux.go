@@ -502,6 +502,32 @@ func (m *Manager) Protect(ctx context.Context, name string) error {
 	return err
 }
 
+// Hold stops the commands of running sandbox name (all its processes but
+// its init and launcher; a new command waits) until Release, or for at
+// most a minute: the host holds a world while it replaces, from outside, a
+// file the world keeps read-only, so that nothing in the world can open
+// the new one before it is mounted read-only again. A sandbox that is not
+// running has nothing to hold.
+func (m *Manager) Hold(ctx context.Context, name string) error {
+	info, err := m.load(name)
+	if err != nil || info.State != StateReady && info.State != StateDegraded {
+		return nil
+	}
+	_, err = m.call(ctx, name, &ctlRequest{Op: "hold"}, nil)
+	return err
+}
+
+// Release mounts again what running sandbox name keeps read-only (as
+// Protect does), then lets what Hold stopped go on.
+func (m *Manager) Release(ctx context.Context, name string) error {
+	info, err := m.load(name)
+	if err != nil || info.State != StateReady && info.State != StateDegraded {
+		return nil
+	}
+	_, err = m.call(ctx, name, &ctlRequest{Op: "release"}, nil)
+	return err
+}
+
 // check is one health check: the init answers, and runs /bin/true through
 // the whole exec path.
 func (m *Manager) check(name string) error {

@@ -31,7 +31,7 @@ import (
 const fdControl = 5
 
 type ctlRequest struct {
-	Op     string   `json:"op"` // "ping", "protect" or "exec"
+	Op     string   `json:"op"` // "ping", "protect", "hold", "release" or "exec"
 	Args   []string `json:"args,omitempty"`
 	Dir    string   `json:"dir,omitempty"`
 	Env    []string `json:"env,omitempty"`
@@ -67,16 +67,20 @@ func serveInit(p *plan) int {
 	r := newReaper()
 	launch := startLauncher(p)
 	watchProtected(p)
+	h := &holder{}
+	if launch != nil {
+		h.keep = launch.pid
+	}
 	for {
 		c, err := ul.AcceptUnix()
 		if err != nil {
 			return 125
 		}
-		go serveConn(c, p, r, launch)
+		go serveConn(c, p, r, launch, h)
 	}
 }
 
-func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher) {
+func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder) {
 	defer c.Close()
 	buf := make([]byte, maxCtlMessage)
 	oob := make([]byte, unix.CmsgSpace(3*4))
@@ -101,7 +105,14 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher) {
 		if err := reprotect(p); err != nil {
 			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
 		}
+	case req.Op == "hold":
+		h.hold(func() error { return reprotect(p) })
+	case req.Op == "release":
+		if err := h.release(func() error { return reprotect(p) }); err != nil {
+			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
+		}
 	case req.Op == "exec" && len(files) == 3 && len(req.Args) > 0:
+		h.wait()
 		if err := reprotect(p); err != nil {
 			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
 			break

@@ -332,3 +332,81 @@ func TestWorldKeepsProtectedPathsAfterTheHostReplacesThem(t *testing.T) {
 		t.Errorf(".git/config after the world's command:\n%s", b)
 	}
 }
+
+// TestHeldWorldStopsItsCommands: a held world's processes stop (a writer
+// left running in the background writes nothing while it is held) and go
+// on once released; a command sent while it is held waits for the
+// release; the world's init still answers.
+func TestHeldWorldStopsItsCommands(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	m := testManager(t.TempDir())
+	spec, home := workspaceSpec(t)
+	spec.Tmp, spec.Quarantine = "", ""
+	spec.Background, spec.Session, spec.UserHome = true, "session-hold", home
+	ctx := context.Background()
+	if _, err := m.Start(ctx, "held", "workspace", spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "held") })
+	run := func(script string) string {
+		t.Helper()
+		var out bytes.Buffer
+		res, err := m.Exec(ctx, "held", sandbox.Command{
+			Args: []string{"/bin/bash", "-c", script}, Dir: spec.Project,
+			Env:    []string{"PATH=" + systemPath, "HOME=" + home},
+			Stdout: &out, Stderr: &out,
+		}, sandbox.Limits{Wall: 20 * time.Second})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("Exec %q: exit %d, %v: %s", script, res.ExitCode, err, out.String())
+		}
+		return out.String()
+	}
+	ticks := filepath.Join(spec.Project, "ticks")
+	run("(while true; do echo t >> ticks; sleep 0.05; done) > /dev/null 2>&1 & echo started")
+	count := func() int {
+		b, _ := os.ReadFile(ticks)
+		return strings.Count(string(b), "t")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := m.Hold(ctx, "held"); err != nil {
+		t.Fatalf("Hold: %v", err)
+	}
+	time.Sleep(100 * time.Millisecond) // a write under way ends
+	before := count()
+	time.Sleep(500 * time.Millisecond)
+	if after := count(); after != before {
+		t.Errorf("the background writer wrote %d lines while the world was held", after-before)
+	}
+	if err := m.Protect(ctx, "held"); err != nil {
+		t.Errorf("the held world's init does not answer: %v", err)
+	}
+	waited := make(chan time.Time, 1)
+	go func() {
+		run("true")
+		waited <- time.Now()
+	}()
+	time.Sleep(300 * time.Millisecond)
+	released := time.Now()
+	if err := m.Release(ctx, "held"); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	select {
+	case at := <-waited:
+		if at.Before(released) {
+			t.Errorf("a command sent to the held world ran before the release")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a command sent to the held world never ran after the release")
+	}
+	before = count()
+	deadline = time.Now().Add(5 * time.Second)
+	for count() == before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if count() == before {
+		t.Error("the background writer did not go on after the release")
+	}
+}
