@@ -40,3 +40,38 @@ func TestBusy(t *testing.T) {
 		t.Errorf("Seq = %d, want 1: the refused attempt must have stored nothing", e.Seq)
 	}
 }
+
+// TestEventGoesToTheSpoolWhenTheDatabaseStaysLocked: a security event the
+// database stays locked for (another connection holds the write lock past
+// the caller's patience) is appended to the spool instead, not lost, and
+// enters the chain once the lock is free and the spool is drained.
+func TestEventGoesToTheSpoolWhenTheDatabaseStaysLocked(t *testing.T) {
+	s, path := openTest(t)
+	c := rawConn(t, path)
+	if err := c.Exec(`BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	ev := &warden.SecurityEvent{Type: warden.EventActionResult, Severity: warden.SevInfo, Summary: "trade executed: buy WETH"}
+	if err := s.AppendEvent(tctx, ev); err != nil {
+		t.Fatalf("AppendEvent while another connection holds the write lock = %v, want it spooled", err)
+	}
+	if ev.Seq != 0 {
+		t.Errorf("a spooled event has Seq %d, want 0 until the spool is drained", ev.Seq)
+	}
+	if err := c.Exec(`ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := s.Events(ctx, warden.EventFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range evs {
+		found = found || e.ID == ev.ID && e.Seq > 0
+	}
+	if !found {
+		t.Fatalf("the spooled event is not in the chain after the lock was freed: %+v", evs)
+	}
+}

@@ -2,11 +2,13 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/audit"
 	"github.com/google/uuid"
+	"github.com/ncruces/go-sqlite3"
 )
 
 // eventColumns lists the security_events columns in the order scanEvent reads
@@ -26,10 +28,20 @@ const (
 // drained, which every read does first; until then ev.Seq, ev.PrevHash and
 // ev.Hash are zero. An event whose encoding is above the spool's 8 MiB record
 // limit is then refused. Concurrent appends share a commit with each other
-// and with concurrent Records (group.go). After an error nothing was stored
-// and ev.Seq, ev.PrevHash and ev.Hash are zero.
+// and with concurrent Records (group.go). An event the database stays locked
+// for (by other processes, past BusyTimeout or the caller's context) goes to
+// the spool as well: a security event records what happened, and must not
+// be lost to contention. After an error nothing was stored and ev.Seq,
+// ev.PrevHash and ev.Hash are zero.
 func (s *Store) AppendEvent(ctx context.Context, ev *warden.SecurityEvent) error {
-	return storageAt(s.path, s.QueueEvent(ctx, ev)())
+	err := s.QueueEvent(ctx, ev)()
+	if err != nil && errors.Is(err, sqlite3.BUSY) && ev.ID != "" {
+		ev.Seq, ev.PrevHash, ev.Hash = 0, "", ""
+		if serr := s.spoolEvent(context.WithoutCancel(ctx), ev); serr == nil {
+			return nil
+		}
+	}
+	return storageAt(s.path, err)
 }
 
 // QueueEvent is AppendEvent in two steps, for a caller that must not wait
