@@ -494,11 +494,17 @@ func (m *Manager) launchServing(info *Info, exe string, mode Mode, cg *cgroup) (
 // calls it after it replaced one of them itself. A sandbox that is not
 // running has nothing to protect.
 func (m *Manager) Protect(ctx context.Context, name string) error {
+	return m.ask(ctx, name, "protect")
+}
+
+// ask sends running sandbox name's init the request op; a sandbox that is
+// not running has nothing to do.
+func (m *Manager) ask(ctx context.Context, name, op string) error {
 	info, err := m.load(name)
 	if err != nil || info.State != StateReady && info.State != StateDegraded {
 		return nil
 	}
-	_, err = m.call(ctx, name, &ctlRequest{Op: "protect"}, nil)
+	_, err = m.call(ctx, name, &ctlRequest{Op: op}, nil)
 	return err
 }
 
@@ -509,23 +515,13 @@ func (m *Manager) Protect(ctx context.Context, name string) error {
 // the new one before it is mounted read-only again. A sandbox that is not
 // running has nothing to hold.
 func (m *Manager) Hold(ctx context.Context, name string) error {
-	info, err := m.load(name)
-	if err != nil || info.State != StateReady && info.State != StateDegraded {
-		return nil
-	}
-	_, err = m.call(ctx, name, &ctlRequest{Op: "hold"}, nil)
-	return err
+	return m.ask(ctx, name, "hold")
 }
 
 // Release mounts again what running sandbox name keeps read-only (as
 // Protect does), then lets what Hold stopped go on.
 func (m *Manager) Release(ctx context.Context, name string) error {
-	info, err := m.load(name)
-	if err != nil || info.State != StateReady && info.State != StateDegraded {
-		return nil
-	}
-	_, err = m.call(ctx, name, &ctlRequest{Op: "release"}, nil)
-	return err
+	return m.ask(ctx, name, "release")
 }
 
 // check is one health check: the init answers, and runs /bin/true through
