@@ -202,6 +202,18 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		masks = append(masks, hostSocketMasks(masks, home)...)
 	}
 	p.Masks, warn = masks, append(warn, mwarn...)
+	if mode.Namespaces() {
+		// A mask inside a writable directory (a secret in a tool cache,
+		// ~/.cache/huggingface/token) would move with its folder if that
+		// were renamed, out from under the name every later sandbox masks:
+		// the directories on the way are pinned, as for protected paths.
+		for _, a := range pinnedAncestors(masks, ll.WriteDirs) {
+			if !slices.Contains(p.Pinned, a) {
+				p.Pinned = append(p.Pinned, a)
+			}
+		}
+		slices.SortStableFunc(p.Pinned, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+	}
 
 	if abi < 4 && !mode.Namespaces() {
 		warn = append(warn, fmt.Sprintf("Landlock ABI %d cannot restrict TCP; light mode relies on seccomp alone to keep the command off the network", abi))

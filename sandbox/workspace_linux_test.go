@@ -372,3 +372,42 @@ func TestWorkspaceHasPseudoTerminalsOfItsOwn(t *testing.T) {
 		t.Errorf("the sandbox's /dev/pts holds %q after its terminal closed; want only its ptmx", r.stdout)
 	}
 }
+
+// TestMaskInAWritableCacheStaysPut: a secret masked inside a writable tool
+// cache (~/.cache/huggingface/token) cannot be moved out from under its
+// mask by renaming its folder, or the cache itself; every later sandbox
+// masks it by name.
+func TestMaskInAWritableCacheStaysPut(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	cache := filepath.Join(home, ".cache")
+	if err := os.MkdirAll(filepath.Join(cache, "huggingface", "hub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	token := filepath.Join(cache, "huggingface", "token")
+	mustWrite(t, token, "CACHE-SECRET\n")
+	s.ReadWrite = append(s.ReadWrite, cache)
+	s.Hidden = append(s.Hidden, token)
+	r := runAt(t, s, home, "/bin/sh", "-c", `cd "$HOME/.cache"
+cat huggingface/token; echo "read: $?"
+mv huggingface hf2 && echo "moved the folder"
+mv "$HOME/.cache" "$HOME/c2" && echo "moved the cache"
+touch huggingface/hub/x && echo "wrote beside it"`)
+	if r.err != nil {
+		t.Fatalf("could not run: %v", r.err)
+	}
+	if strings.Contains(r.stdout, "CACHE-SECRET") {
+		t.Errorf("the masked token was read: %s", r.stdout)
+	}
+	for _, bad := range []string{"moved the folder", "moved the cache"} {
+		if strings.Contains(r.stdout, bad) {
+			t.Errorf("the command %s holding a masked secret: %s", bad, r)
+		}
+	}
+	if !strings.Contains(r.stdout, "wrote beside it") {
+		t.Errorf("the rest of the cache is no longer writable: %s", r)
+	}
+	if b, err := os.ReadFile(token); err != nil || string(b) != "CACHE-SECRET\n" {
+		t.Errorf("the token is no longer at its name on the host: %q, %v", b, err)
+	}
+}
