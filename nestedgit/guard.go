@@ -428,7 +428,14 @@ func insideGitDir(gitDir string, depth int, found func(child string, depth int))
 		if d > maxDepth {
 			return
 		}
-		entries, err := os.ReadDir(dir)
+		// Listable even when the command made it unreadable (mode 0311):
+		// git still opens the git directories in it by name.
+		dd, err := openListable(dir)
+		if err != nil {
+			return
+		}
+		entries, err := dd.List()
+		dd.Close()
 		if err != nil {
 			return
 		}

@@ -113,19 +113,26 @@ func TestGitLinksPassesOverObjects(t *testing.T) {
 // TestLinksFoundInUnlistableDirectories: a command that made a directory
 // of the git directory (or the git directory itself) unreadable (mode
 // 0311: git still opens a file in it by name) does not hide a link there
-// from the walk, which runs as the user, not as root. Run as root, the
+// from the walk, nor a linked worktree's git directory from the search,
+// which run as the user, not as root. Run as root, the
 // check runs again in a process of an unprivileged user.
 func TestLinksFoundInUnlistableDirectories(t *testing.T) {
 	if dir := os.Getenv("WARDEN_TEST_LINKS_IN"); dir != "" {
 		fmt.Println("links:", strings.Join(sortedKeys(linksOf(dir)), ","))
+		var found []string
+		insideGitDir(dir, 0, func(child string, _ int) { found = append(found, filepath.Base(child)) })
+		fmt.Println("inside:", strings.Join(found, ","))
 		return
 	}
 	base := t.TempDir()
 	gitDir := filepath.Join(base, "g", ".git")
-	for _, d := range []string{"rebase-merge", "refs/heads"} {
+	for _, d := range []string{"rebase-merge", "refs/heads", "worktrees/wt"} {
 		if err := os.MkdirAll(filepath.Join(gitDir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "worktrees", "wt", "HEAD"), []byte("ref: refs/heads/wt\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for _, l := range []string{"rebase-merge/head-name", "BISECT_START"} {
 		if err := os.Symlink("/nonexistent/secret", filepath.Join(gitDir, l)); err != nil {
@@ -134,7 +141,9 @@ func TestLinksFoundInUnlistableDirectories(t *testing.T) {
 	}
 	run := func() string {
 		if os.Geteuid() != 0 {
-			return fmt.Sprintf("links: %s", strings.Join(sortedKeys(linksOf(gitDir)), ","))
+			var found []string
+			insideGitDir(gitDir, 0, func(child string, _ int) { found = append(found, filepath.Base(child)) })
+			return fmt.Sprintf("links: %s\ninside: %s", strings.Join(sortedKeys(linksOf(gitDir)), ","), strings.Join(found, ","))
 		}
 		const nobody = 65534
 		// The test's own directories (t.TempDir's, below the system's
@@ -173,21 +182,24 @@ func TestLinksFoundInUnlistableDirectories(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the walk as user %d: %v\n%s", nobody, err, out)
 		}
+		var lines []string
 		for line := range strings.SplitSeq(string(out), "\n") {
-			if strings.HasPrefix(line, "links:") {
-				return line
+			if strings.HasPrefix(line, "links:") || strings.HasPrefix(line, "inside:") {
+				lines = append(lines, line)
 			}
 		}
-		t.Fatalf("the walk as user %d printed no links line:\n%s", nobody, out)
-		return ""
+		if len(lines) != 2 {
+			t.Fatalf("the walk as user %d printed no links and inside lines:\n%s", nobody, out)
+		}
+		return strings.Join(lines, "\n")
 	}
-	for _, d := range []string{filepath.Join(gitDir, "rebase-merge"), gitDir} {
+	for _, d := range []string{filepath.Join(gitDir, "rebase-merge"), filepath.Join(gitDir, "worktrees"), gitDir} {
 		if err := os.Chmod(d, 0o311); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got, want := strings.TrimSpace(run()), "links: BISECT_START,rebase-merge/head-name"; got != want {
-		t.Errorf("with the git directory and rebase-merge at mode 0311: %q, want %q", got, want)
+	if got, want := strings.TrimSpace(run()), "links: BISECT_START,rebase-merge/head-name\ninside: wt"; got != want {
+		t.Errorf("with the git directory, rebase-merge and worktrees at mode 0311: %q, want %q", got, want)
 	}
 }
 
