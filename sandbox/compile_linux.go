@@ -178,6 +178,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	denied := slices.Clone(masks) // the denied paths' masks, pinned below
 	if s.ReadAll && mode.Namespaces() {
 		// Left out of the grant, but listable through their parents:
 		// masked too, so that not even their names show. The host's Unix
@@ -207,7 +208,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		// ~/.cache/huggingface/token) would move with its folder if that
 		// were renamed, out from under the name every later sandbox masks:
 		// the directories on the way are pinned, as for protected paths.
-		for _, a := range pinnedAncestors(masks, ll.WriteDirs) {
+		for _, a := range pinnedAncestors(slices.DeleteFunc(denied, func(m string) bool { return within(m, "/tmp") && (s.UserHome == "" || !within(m, s.UserHome)) }), ll.WriteDirs) {
 			if !slices.Contains(p.Pinned, a) {
 				p.Pinned = append(p.Pinned, a)
 			}

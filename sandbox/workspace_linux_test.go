@@ -388,6 +388,7 @@ func TestMaskInAWritableCacheStaysPut(t *testing.T) {
 	mustWrite(t, token, "CACHE-SECRET\n")
 	s.ReadWrite = append(s.ReadWrite, cache)
 	s.Hidden = append(s.Hidden, token)
+	s.UserHome = home
 	r := runAt(t, s, home, "/bin/sh", "-c", `cd "$HOME/.cache"
 cat huggingface/token; echo "read: $?"
 mv huggingface hf2 && echo "moved the folder"
