@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"sync"
@@ -38,18 +39,24 @@ type holder struct {
 // hold stops every process of the sandbox's pid namespace but the init
 // (pid 1) and the launcher, looking again until a look finds none new (a
 // process that forks meanwhile has its children stopped too). reprotect
-// is what release runs when the host never does (maxHold).
-func (h *holder) hold(reprotect func() error) {
+// is what release runs when the host never does (maxHold). An error (the
+// processes cannot be listed) leaves nothing held: the host then stops the
+// sandbox rather than run its line beside processes it could not stop.
+func (h *holder) hold(reprotect func() error) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.held {
-		return
+		return nil
+	}
+	if _, err := namespacePids(); err != nil {
+		return err
 	}
 	h.held, h.done, h.stopped = true, make(chan struct{}), nil
 	seen := map[int]bool{}
 	for range 16 {
 		found := false
-		for _, pid := range namespacePids() {
+		pids, _ := namespacePids()
+		for _, pid := range pids {
 			if pid == 1 || pid == h.keep || seen[pid] {
 				continue
 			}
@@ -63,6 +70,7 @@ func (h *holder) hold(reprotect func() error) {
 		}
 	}
 	h.timer = time.AfterFunc(maxHold, func() { _ = h.release(reprotect) })
+	return nil
 }
 
 // release mounts the read-only paths again, then lets the stopped
@@ -96,10 +104,10 @@ func (h *holder) wait() {
 
 // namespacePids are the processes /proc lists: the init's own /proc, of
 // its pid namespace.
-func namespacePids() []int {
+func namespacePids() ([]int, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("list the sandbox's processes to hold them: %w", err)
 	}
 	var pids []int
 	for _, e := range entries {
@@ -107,5 +115,5 @@ func namespacePids() []int {
 			pids = append(pids, pid)
 		}
 	}
-	return pids
+	return pids, nil
 }

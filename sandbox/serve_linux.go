@@ -106,7 +106,9 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder) {
 			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
 		}
 	case req.Op == "hold":
-		h.hold(func() error { return reprotect(p) })
+		if err := h.hold(func() error { return reprotect(p) }); err != nil {
+			resp.Error = err.Error()
+		}
 	case req.Op == "release":
 		if err := h.release(func() error { return reprotect(p) }); err != nil {
 			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
