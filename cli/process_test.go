@@ -206,7 +206,17 @@ func TestKill9LosesNoPrintedDecision(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	printed := map[string]bool{}
 	killed := 0
-	for round := range rounds {
+	// Past the random rounds, while no process has printed yet (a loaded
+	// machine starts 16 processes slowly), rounds go on with a longer
+	// wait each, up to seconds: the test needs printed decisions to prove
+	// anything.
+	wait := func(round int) time.Duration {
+		if round < rounds {
+			return time.Duration(rng.IntN(120000)) * time.Microsecond
+		}
+		return 120 * time.Millisecond << (round - rounds + 1)
+	}
+	for round := 0; round < rounds || len(printed) == 0 && round < rounds+6; round++ {
 		type proc struct {
 			cmd *exec.Cmd
 			out *bytes.Buffer
@@ -225,7 +235,7 @@ func TestKill9LosesNoPrintedDecision(t *testing.T) {
 			}
 			ps = append(ps, proc{cmd, out})
 		}
-		time.Sleep(time.Duration(rng.IntN(120000)) * time.Microsecond)
+		time.Sleep(wait(round))
 		for _, p := range ps {
 			if p.cmd.Process.Signal(syscall.SIGKILL) == nil {
 				killed++
