@@ -42,6 +42,10 @@ type Decision struct {
 	// from one is swept after it, as from any git directory host git
 	// enters.
 	GitWorktrees bool `json:"git_worktrees,omitempty"`
+	// Worktrees are the directories a shell command's git worktree add
+	// makes (absolute): warden exec runs it in a sandbox of its own where
+	// each that lies beside the project, and may be made, is writable.
+	Worktrees []string `json:"worktrees,omitempty"`
 	// Rewrite is a replacement input (e.g. a command wrapped in warden exec).
 	Rewrite string `json:"rewrite,omitempty"`
 	// Span locates the part of the resource that decided (e.g. the command

@@ -20,6 +20,7 @@ import (
 	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/hook"
+	"github.com/agentwarden/warden/nestedgit"
 	"github.com/agentwarden/warden/redact"
 	"github.com/agentwarden/warden/sandbox"
 )
@@ -130,11 +131,31 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
 	world, inWorld := a.sessionWorld(name, dir, spec, &req, r.Override)
 	gitConfig := d.GitConfig && writableGitConfig(&spec)
+	var besideBefore []string // the worktrees beside the project a removal may take
+	if d.GitWorktrees {
+		besideBefore = slices.DeleteFunc(nestedgit.Beside(spec.Project), func(w string) bool { return !slices.Contains(spec.ReadWrite, w) })
+	}
 	if d.GitWorktrees && writableWorktrees(&spec) {
 		// The worktree's git directory is a mount point in the session's
 		// world: it can go only in a sandbox of its own.
 		inWorld = false
+		// It may remove the directory of a worktree beside the project,
+		// which git removes last, emptied: empty directories there, and
+		// nothing else.
+		spec.EmptyDirsIn = besideParents(&spec)
 	}
+	// A worktree the line adds beside the project is made for it, and
+	// writable in this run only: the session's world, started before it
+	// existed, takes it in when it next starts (its spec changes).
+	made := a.makeWorktrees(&spec, d.Worktrees)
+	if len(made) > 0 {
+		inWorld = false
+	}
+	defer func() {
+		for _, d := range made {
+			_ = os.Remove(d) // only where it is still empty
+		}
+	}()
 	if gitConfig {
 		// git commands that write the repository's configuration run in a
 		// sandbox of their own, where it is writable; nothing of theirs is
@@ -199,6 +220,8 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		configBefore, _ = os.ReadFile(filepath.Join(spec.Project, ".git", "config"))
 	}
 	res, runErr := run(ctx, cmd)
+	res.Warnings = append(res.Warnings, a.finishWorktrees(spec, made)...)
+	removedWorktrees(spec.Project, besideBefore)
 	if gitConfig {
 		res.Warnings = append(res.Warnings, a.takeBackGitConfig(spec, configBefore)...)
 	}

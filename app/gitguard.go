@@ -29,11 +29,27 @@ func (a *App) gitGuard(s *sandbox.Spec, nested bool) func() []string {
 		return nil
 	}
 	roots := []string{s.Project}
+	folder := false
 	if _, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil {
+		folder = true
 		repos, _ := reposBelow(s.Project)
 		roots = roots[:0]
 		for _, r := range repos {
 			roots = append(roots, filepath.Join(s.Project, r))
+		}
+	}
+	// The work trees beside the project it may write (git worktree add
+	// ../feature: nestedgit.Beside), and the directories this run makes for
+	// them, empty until it runs, are entered by git on the host as the
+	// project is.
+	if main, ok := nestedgit.MainWorkTree(s.Project); ok {
+		for _, w := range s.ReadWrite {
+			if w != main && filepath.Dir(w) == filepath.Dir(main) && !strings.HasPrefix(filepath.Base(w), ".") {
+				roots = append(roots, w)
+			}
+		}
+		if main != s.Project && slices.Contains(s.ReadWrite, main) {
+			roots = append(roots, main)
 		}
 	}
 	if len(roots) == 0 && !nested {
@@ -55,7 +71,7 @@ func (a *App) gitGuard(s *sandbox.Spec, nested bool) func() []string {
 	for _, r := range roots {
 		guards = append(guards, newGuard(r, writable, s.Quarantine))
 	}
-	if nested && (len(roots) != 1 || roots[0] != s.Project) {
+	if nested && folder {
 		// A folder of projects: the repositories deeper than its
 		// search of them (reposBelow) are nested in it too.
 		guards = append(guards, nestedgit.NewWithNested(s.Project, writable, s.Quarantine))
@@ -111,7 +127,8 @@ func writableGitConfig(s *sandbox.Spec) bool {
 }
 
 // writableWorktrees keeps the git directories of the project's linked
-// worktrees out of spec's read-only paths, for a command that removes one
+// worktrees, and the .git files of those beside it, out of spec's
+// read-only paths, for a command that removes one
 // (Decision.GitWorktrees), and reports whether there were any: only in a
 // writable project with a GitGuard's quarantine, whose sweep after the run
 // takes out what would run a program from one (config.worktree, a
@@ -121,9 +138,30 @@ func writableWorktrees(s *sandbox.Spec) bool {
 		return false
 	}
 	worktrees := filepath.Join(s.Project, ".git", "worktrees") + string(filepath.Separator)
+	var dotGits []string // the .git files of the worktrees beside the project
+	for _, wt := range nestedgit.Beside(s.Project) {
+		if slices.Contains(s.ReadWrite, wt) {
+			dotGits = append(dotGits, filepath.Join(wt, ".git"))
+		}
+	}
 	n := len(s.Protected)
-	s.Protected = slices.DeleteFunc(slices.Clone(s.Protected), func(p string) bool { return strings.HasPrefix(p, worktrees) })
+	s.Protected = slices.DeleteFunc(slices.Clone(s.Protected), func(p string) bool {
+		return strings.HasPrefix(p, worktrees) || slices.Contains(dotGits, p)
+	})
 	return len(s.Protected) < n
+}
+
+// besideParents are the directories that hold the worktrees beside the
+// project that spec may write: git removes a worktree's directory last,
+// from there (Spec.EmptyDirsIn).
+func besideParents(s *sandbox.Spec) []string {
+	var out []string
+	for _, wt := range nestedgit.Beside(s.Project) {
+		if slices.Contains(s.ReadWrite, wt) && !slices.Contains(out, filepath.Dir(wt)) {
+			out = append(out, filepath.Dir(wt))
+		}
+	}
+	return out
 }
 
 // takeBackGitConfig judges the project's .git/config after git commands

@@ -52,16 +52,7 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	var paths []string
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
-		paths = append(protectedInGitDirs(s.Project, sp.ProtectedPaths), gitConfigProtected(context.Background(), s.Project, userHome)...)
-		if st, err := os.Lstat(filepath.Join(s.Project, ".git")); err == nil && st.Mode().IsRegular() || errors.Is(err, fs.ErrNotExist) {
-			// A linked worktree's or submodule's .git file names the git
-			// directory git on the host uses there: rewritten, it would
-			// lead host git to one the command made elsewhere. In a
-			// project with no .git yet, a .git file the command makes
-			// (git init --separate-git-dir ~/.cache/gd) is swept; a
-			// .git directory it makes is a repository like a nested one.
-			paths = append(paths, ".git")
-		}
+		paths = repoProtected(s.Project, sp.ProtectedPaths, userHome)
 		if _, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil {
 			// A folder of projects (a working directory above several
 			// repositories, with none of its own): each repository in it
@@ -100,6 +91,23 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 			}
 			s.Protected = append(s.Protected, abs)
 		}
+		// The repository's other work trees beside the project (git
+		// worktree add ../feature; the main work tree, run from a linked
+		// one) are its work too: each is writable, with the same paths
+		// protected as in the project.
+		for _, wt := range nestedgit.Beside(s.Project) {
+			if !besideMayBeWritten(wt, userHome, a.Home.Abs(), programs) {
+				continue
+			}
+			s.ReadWrite = append(s.ReadWrite, wt)
+			for _, p := range repoProtected(wt, sp.ProtectedPaths, userHome) {
+				abs := filepath.Join(wt, p)
+				if strings.HasSuffix(p, "/") {
+					abs += "/"
+				}
+				s.Protected = append(s.Protected, abs)
+			}
+		}
 		// A folder of the home the host runs programs from, inside the
 		// project (~/go/bin in a project at ~/go), stays read-only: a
 		// program planted there is run by the user's shell, unconfined.
@@ -118,6 +126,37 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		s.Tmp = tmp
 	}
 	return nil
+}
+
+// repoProtected are the paths of the work tree root that stay read-only
+// in a workspace sandbox, relative to it: the policy's protected paths,
+// repeated in each git directory the repository keeps inside its own, what
+// its git configuration names inside it, and its .git where that is a file
+// or missing.
+func repoProtected(root string, protected []string, userHome string) []string {
+	paths := append(protectedInGitDirs(root, protected), gitConfigProtected(context.Background(), root, userHome)...)
+	if st, err := os.Lstat(filepath.Join(root, ".git")); err == nil && st.Mode().IsRegular() || errors.Is(err, fs.ErrNotExist) {
+		// A linked worktree's or submodule's .git file names the git
+		// directory git on the host uses there: rewritten, it would
+		// lead host git to one the command made elsewhere. In a
+		// project with no .git yet, a .git file the command makes
+		// (git init --separate-git-dir ~/.cache/gd) is swept; a
+		// .git directory it makes is a repository like a nested one.
+		paths = append(paths, ".git")
+	}
+	return paths
+}
+
+// besideMayBeWritten reports whether a work tree beside the project (or a
+// directory git worktree add makes there) may be writable: as a project
+// may (not the home or above it, not a hidden directory of it, not
+// warden's home, not a system directory), not a folder the host runs
+// programs from or one holding one (~/bin, ~/go), and not a node_modules,
+// which Node searches for packages from every project below it.
+func besideMayBeWritten(dir, userHome, wardenHome string, programs []string) bool {
+	base := filepath.Base(dir)
+	return !strings.HasPrefix(base, ".") && base != "node_modules" &&
+		projectMayBeWritten(dir, userHome, wardenHome) && !inProgramDir(dir, programs) && !holdsProgramDir(dir, programs)
 }
 
 // protectedInGitDirs is paths (relative to project) with each path under

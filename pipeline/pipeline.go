@@ -149,6 +149,11 @@ func combine(d *warden.Decision, ds []warden.Decision) {
 		}
 		d.GitConfig = d.GitConfig || ds[i].GitConfig
 		d.GitWorktrees = d.GitWorktrees || ds[i].GitWorktrees
+		for _, w := range ds[i].Worktrees {
+			if !slices.Contains(d.Worktrees, w) {
+				d.Worktrees = append(d.Worktrees, w)
+			}
+		}
 		// The work trees to save before the command runs, whatever the
 		// verdict: an approved ask that discards work saves it too.
 		for _, t := range ds[i].Snapshot {

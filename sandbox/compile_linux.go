@@ -112,6 +112,12 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 			ll.WriteDirs = append(ll.WriteDirs, w)
 		}
 	}
+	for _, d := range s.EmptyDirsIn {
+		if !filepath.IsAbs(d) {
+			return nil, nil, fmt.Errorf("sandbox path %q is not absolute", d)
+		}
+		ll.RemoveDirs = append(ll.RemoveDirs, filepath.Clean(d))
+	}
 	ll.ReadDirs = append(ll.ReadDirs, s.ReadOnly...)
 	if mode.Namespaces() {
 		ll.WriteDirs = append(ll.WriteDirs, "/tmp")
@@ -172,7 +178,11 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 			// are mounted over the carried copy.
 			read = append(slices.Clone(read), filepath.Clean(home))
 		}
-		p.Keep = keepUnderTmp(read, ll.WriteDirs, p.Dir)
+		// A directory the command may remove empty directories in is
+		// carried as one writable mount (Landlock still grants it no
+		// more), so that a worktree's directory in it is no mount point
+		// of its own, which could not be removed.
+		p.Keep = keepUnderTmp(read, append(slices.Clone(ll.WriteDirs), s.EmptyDirsIn...), p.Dir)
 	}
 	masks, mwarn, err := masksFor(s.Hidden, s.LinkRoots, granted, mode)
 	if err != nil {
@@ -466,6 +476,17 @@ func keepUnderTmp(read, write []string, dir string) []keep {
 		add(r, false)
 	}
 	add(dir, false)
+	// A writable path inside another carried writable is carried with it:
+	// a mount of its own would make it a mount point, which no command
+	// can remove or rename.
+	// (Unless a read-only one lies between them, mounted over the outer.)
+	carried := slices.Clone(out)
+	out = slices.DeleteFunc(out, func(k keep) bool {
+		return k.Writable && slices.ContainsFunc(carried, func(o keep) bool {
+			return o.Writable && o.Dir && o.Path != k.Path && within(k.Path, o.Path) &&
+				!slices.ContainsFunc(carried, func(r keep) bool { return !r.Writable && r.Path != o.Path && within(r.Path, o.Path) && within(k.Path, r.Path) })
+		})
+	})
 	slices.SortFunc(out, func(a, b keep) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }

@@ -17,6 +17,7 @@ type landlockPlan struct {
 	ReadFiles  []string // read and execute
 	ListDirs   []string // list beneath, nothing more (parents of what is partly hidden)
 	WriteFiles []string // read and write (devices such as /dev/null)
+	RemoveDirs []string // remove an empty directory beneath, nothing more
 	BlockNet   bool     // handle TCP bind and connect, granting no port
 	// Scope keeps signals and abstract Unix sockets inside the command's own
 	// Landlock domain (ABI 6): what namespaces give a sandbox without them.
@@ -105,6 +106,7 @@ func (p landlockPlan) build() (*landlockRuleset, error) {
 		{p.WriteDirs, fs},
 		{p.ReadFiles, unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE},
 		{p.WriteFiles, writeFile},
+		{p.RemoveDirs, unix.LANDLOCK_ACCESS_FS_REMOVE_DIR},
 	} {
 		for _, path := range r.paths {
 			if err := rs.add(path, r.access&fs); err != nil {

@@ -166,6 +166,11 @@ type Spec struct {
 	// ReadOnly and ReadWrite are further paths the command may read, or
 	// read and write.
 	ReadOnly, ReadWrite []string
+	// EmptyDirsIn are directories beneath which the command may remove an
+	// empty directory (rmdir) and do nothing else: the directory beside
+	// the project that holds a linked worktree a line of git commands
+	// removes (git worktree remove ../feature), which git removes last.
+	EmptyDirsIn []string
 	// Hidden are paths the command must not read even where they lie inside
 	// a readable directory (the policy's denied paths).
 	Hidden []string

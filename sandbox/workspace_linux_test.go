@@ -412,3 +412,50 @@ touch huggingface/hub/x && echo "wrote beside it"`)
 		t.Errorf("the token is no longer at its name on the host: %q, %v", b, err)
 	}
 }
+
+// TestEmptyDirsInRemovesOnlyEmptyDirectories: Spec.EmptyDirsIn lets the
+// command remove an empty directory there (git worktree remove ../feature
+// removes the worktree's emptied directory last), and nothing else: no
+// file removed, no directory made, none moved. Without it the directory
+// stays. Outside /tmp, which the sandbox replaces with its own.
+func TestEmptyDirsInRemovesOnlyEmptyDirectories(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	userHome, err := os.UserHomeDir()
+	if err != nil || userHome == "" || userHome == "/" || strings.HasPrefix(userHome, "/tmp") {
+		t.Skipf("no home outside /tmp to make the directories in (%q, %v)", userHome, err)
+	}
+	for _, grant := range []bool{true, false} {
+		dir, err := os.MkdirTemp(userHome, "warden-emptydirs-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		for _, d := range []string{"wt", "keep"} {
+			if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, filepath.Join(dir, d, "f"), "x\n")
+		}
+		s, home := workspaceSpec(t)
+		s.ReadWrite = append(s.ReadWrite, filepath.Join(dir, "wt"))
+		if grant {
+			s.EmptyDirsIn = []string{dir}
+		}
+		r := runAt(t, s, home, "/bin/sh", "-c", `cd "`+dir+`"
+rm wt/f && rmdir wt && echo "removed wt"
+rm keep/f && echo "removed a file"
+mkdir new && echo "made a directory"
+mv keep moved && echo "moved a directory"`)
+		if r.err != nil {
+			t.Fatalf("could not run: %v", r.err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "wt")); grant != os.IsNotExist(err) {
+			t.Errorf("grant %v: the emptied directory: %v (%s)", grant, err, r)
+		}
+		for _, bad := range []string{"removed a file", "made a directory", "moved a directory"} {
+			if strings.Contains(r.stdout, bad) {
+				t.Errorf("grant %v: the command %s: %s", grant, bad, r)
+			}
+		}
+	}
+}

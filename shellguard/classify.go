@@ -39,6 +39,10 @@ type Result struct {
 	// remove, without --force): warden exec runs it in a sandbox of its
 	// own where the worktree's git directory may be removed.
 	GitWorktrees bool
+	// Worktrees are the directories the line's git worktree add commands
+	// make (absolute, as written): warden exec runs the line in a sandbox
+	// of its own where each, beside the project, is writable.
+	Worktrees []string
 	// Trace lists the parsed argv after unwrapping, zones and rules
 	// consulted, for --explain.
 	Trace []string
@@ -143,6 +147,9 @@ func classifyDepth(src string, env Env, p *Policy, depth int) Result {
 	}
 	c.res.GitConfig = depth == 0 && len(wr.Issues) == 0 && gitConfigLine(wr.Commands)
 	c.res.GitWorktrees = depth == 0 && c.worktreeRemove != nil
+	if depth == 0 {
+		c.res.Worktrees = c.worktreeAdds
+	}
 	c.res.Trace = c.trace
 	return c.res
 }
@@ -174,6 +181,9 @@ type ctx struct {
 	// --force) in the line: it works only in a sandbox of its own, where
 	// the worktree's git directory is not pinned (Result.GitWorktrees).
 	worktreeRemove *walk.Span
+	// worktreeAdds are the directories the line's git worktree add
+	// commands make (Result.Worktrees).
+	worktreeAdds []string
 }
 
 func (c *ctx) understand(s walk.Span) {

@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/agentwarden/warden"
@@ -346,6 +347,60 @@ func wantVerdicts(t *testing.T, env Env, p Policy, cases []wantCase) {
 	t.Helper()
 	for _, c := range cases {
 		if r := Classify(c.cmd, env, p); r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}
+
+// TestWorktreeAddNamesItsDirectory: a git worktree add names the directory
+// it makes (Result.Worktrees, absolute), past its options and their
+// values; nothing is named for a path known only at run time.
+func TestWorktreeAddNamesItsDirectory(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"git worktree add ../feature", []string{"/home/user/feature"}},
+		{"git worktree add -q -b feat/x ../p-x main && ls ../p-x", []string{"/home/user/p-x"}},
+		{"git worktree add --reason why --lock -B b /home/user/wt", []string{"/home/user/wt"}},
+		{"cd sub && git worktree add ../../wt2 HEAD", []string{"/home/user/wt2"}},
+		{"git worktree add -- -odd", []string{"/home/user/project/-odd"}},
+		{"git worktree add \"$D\"", nil},
+		{"git worktree list", nil},
+		// The same line, through a shell warden exec runs too.
+		{"sh -c 'git worktree add ../x'", []string{"/home/user/x"}},
+	} {
+		r := Classify(c.cmd, corpusEnv, defaultPolicy())
+		if !slices.Equal(r.Worktrees, c.want) {
+			t.Errorf("Classify(%q).Worktrees = %q (%v %s), want %q", c.cmd, r.Worktrees, r.Verdict, r.Rule, c.want)
+		}
+	}
+}
+
+// TestWorktreesBesideAreTheWorkspace: the project's worktrees beside it
+// (Env.Worktrees) are judged as the project: writing and deleting there
+// is ordinary work, their agent-host settings are protected as the
+// project's, and git worktree remove of one is allowed; a directory beside
+// the project that is not one of them is still the home.
+func TestWorktreesBesideAreTheWorkspace(t *testing.T) {
+	env := corpusEnv
+	env.Worktrees = []string{"/home/user/project-feature"}
+	p := defaultPolicy()
+	p.Protected = []string{".git/config", ".git/hooks/", ".claude/", ".mcp.json", ".warden.yaml"}
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{"cd ../project-feature && sed -i s/a/b/ main.go && go test ./... && git commit -qam x", warden.Allow},
+		{"echo x > ../project-feature/notes.txt", warden.Allow},
+		{"rm -rf ../project-feature/build ../project-feature/node_modules", warden.Allow},
+		{"git worktree remove ../project-feature", warden.Allow},
+		{"echo '{}' > ../project-feature/.claude/settings.json", warden.Ask},
+		{"echo x > ../elsewhere/notes.txt", warden.Ask},
+		{"git worktree remove ../elsewhere", warden.Deny},
+	} {
+		r := Classify(c.cmd, env, p)
+		if r.Verdict != c.want {
 			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
 		}
 	}

@@ -116,6 +116,10 @@ type Env struct {
 	// then is such a delete saved and allowed (shell.delete_recursive.saved)
 	// under Snapshots. The stage looks for .git upwards.
 	GitWorkTree bool
+	// Worktrees are the other work trees of the project's repository that
+	// lie beside it (nestedgit.Beside): their paths are the workspace's
+	// too. The stage finds them.
+	Worktrees []string
 }
 
 // DefaultPolicy is the "developer" policy: task runners allowed, the

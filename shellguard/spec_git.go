@@ -175,6 +175,16 @@ func gitSubTable() map[string]gitSub {
 			}
 		}},
 		"worktree": {rule: func(cc *cmdCtx, p parsed) {
+			if len(cc.args) > 1 && cc.args[1].Value == "add" {
+				if wt := worktreeAddPath(cc.args[2:]); wt != nil && !wt.Dynamic && !wt.Glob && cc.z.cwd != "" {
+					p := wt.Value
+					if !path.IsAbs(p) {
+						p = path.Join(cc.z.cwd, p)
+					}
+					cc.c.worktreeAdds = append(cc.c.worktreeAdds, path.Clean(p))
+				}
+				return
+			}
 			if len(cc.args) > 1 && cc.args[1].Value == "remove" {
 				if hasArg(cc.args, "--force", "-f") {
 					cc.gitDiscard("git worktree remove --force deletes a worktree with its changes", "git worktree remove", false)
@@ -228,6 +238,30 @@ func gitSubTable() map[string]gitSub {
 			}
 		}},
 	}
+}
+
+// worktreeAddPath is the <path> operand of git worktree add's arguments
+// (after "add"), or nil: the first word that is not an option or an
+// option's value (-b, -B and --reason take one).
+func worktreeAddPath(args []walk.Word) *walk.Word {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.Dynamic && strings.HasPrefix(a.Value, "-"):
+			return nil
+		case a.Value == "--":
+			if i+1 < len(args) {
+				return &args[i+1]
+			}
+			return nil
+		case a.Value == "-b" || a.Value == "-B" || a.Value == "--reason":
+			i++
+		case strings.HasPrefix(a.Value, "-"):
+		default:
+			return &args[i]
+		}
+	}
+	return nil
 }
 
 // gitConfigReads are git config's options and subcommands that only read.

@@ -7,20 +7,22 @@ import (
 	"path/filepath"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/nestedgit"
 )
 
-// inGitWorkTree reports whether dir is in a git work tree: it, or a
-// directory above it, holds .git (a directory, or a worktree's file).
-func inGitWorkTree(dir string) bool {
+// workTreeRoot is the git work tree dir is in: dir, or the nearest
+// directory above it, that holds .git (a directory, or a worktree's file);
+// "" when there is none.
+func workTreeRoot(dir string) string {
 	if !filepath.IsAbs(dir) {
-		return false
+		return ""
 	}
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return true
+			return d
 		}
 		if d == filepath.Dir(d) {
-			return false
+			return ""
 		}
 	}
 }
@@ -79,8 +81,13 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	// A command the user's shell.host rule runs on the host is not run by
 	// warden exec, which saves discarded work: its discards ask.
 	snapshots := req.Snapshots && !p.runsOnHost(req.Resource)
-	r := Classify(req.Resource, Env{Cwd: req.Cwd, Autonomous: req.Autonomous, Snapshots: snapshots, GitWorkTree: snapshots && inGitWorkTree(req.Cwd)}, p)
-	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot, GitConfig: r.GitConfig, GitWorktrees: r.GitWorktrees}
+	root := workTreeRoot(req.Cwd)
+	env := Env{Cwd: req.Cwd, Autonomous: req.Autonomous, Snapshots: snapshots, GitWorkTree: snapshots && root != ""}
+	if root != "" {
+		env.Worktrees = nestedgit.Beside(root)
+	}
+	r := Classify(req.Resource, env, p)
+	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot, GitConfig: r.GitConfig, GitWorktrees: r.GitWorktrees, Worktrees: r.Worktrees}
 	if r.Suggestion != "" {
 		d.Reason += "; instead: " + r.Suggestion
 		d.Suggestion = r.Suggestion

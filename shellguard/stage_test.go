@@ -111,9 +111,9 @@ func TestStageSavesDeletesOnlyInAGitWorkTree(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(worktree, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for dir, want := range map[string]bool{repo: true, filepath.Join(repo, "sub"): true, worktree: true, plain: false, "relative/dir": false} {
-		if got := inGitWorkTree(dir); got != want {
-			t.Errorf("inGitWorkTree(%s) = %v, want %v", dir, got, want)
+	for dir, want := range map[string]string{repo: repo, filepath.Join(repo, "sub"): repo, worktree: worktree, plain: "", "relative/dir": ""} {
+		if got := workTreeRoot(dir); got != want {
+			t.Errorf("workTreeRoot(%s) = %q, want %q", dir, got, want)
 		}
 	}
 	// Through the stage, in a work tree that is not under a temp directory

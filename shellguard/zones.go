@@ -100,10 +100,11 @@ type zoner struct {
 	cwd, ws, home, tmp string
 	protected          []string // Policy.Protected
 	caches             []string // Policy.Caches, when a sandbox runs the commands
+	worktrees          []string // Env.Worktrees
 }
 
 func newZoner(c *walk.Command, env *Env, p *Policy) zoner {
-	z := zoner{ws: path.Clean(env.Cwd), home: env.Home, tmp: env.Tmp, protected: p.Protected}
+	z := zoner{ws: path.Clean(env.Cwd), home: env.Home, tmp: env.Tmp, protected: p.Protected, worktrees: env.Worktrees}
 	if p.SandboxAvailable {
 		z.caches = p.Caches
 	}
@@ -299,6 +300,21 @@ func (z zoner) path(p string) Zone {
 			return ZoneWorkspaceRoot
 		}
 		if rest, ok := strings.CutPrefix(p, z.ws+"/"); ok && !(z.home != "" && path.Clean(z.home) == z.ws) {
+			zn := workspaceZone(rest)
+			if zn != ZoneWorkspaceVCS && isProtected(rest, z.protected) {
+				return ZoneWorkspaceProtected
+			}
+			return zn
+		}
+	}
+	// The repository's other work trees beside the project are its work
+	// as much as the project is (git worktree add ../feature); each is a
+	// directory of the workspace, itself included.
+	for _, wt := range z.worktrees {
+		if p == wt {
+			return ZoneWorkspaceOther
+		}
+		if rest, ok := strings.CutPrefix(p, wt+"/"); ok {
 			zn := workspaceZone(rest)
 			if zn != ZoneWorkspaceVCS && isProtected(rest, z.protected) {
 				return ZoneWorkspaceProtected

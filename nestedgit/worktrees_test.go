@@ -1,0 +1,88 @@
+package nestedgit
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestBesideListsTheWorktreesGitMade: the worktrees real git makes beside
+// the main work tree are listed, from the main work tree and from each
+// linked one (which lists the main work tree instead of itself); those in
+// the project, in a dot directory or elsewhere are not.
+func TestBesideListsTheWorktreesGitMade(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	src := filepath.Dir(project)
+	sh(t, home, project, `git worktree add -q ../p-feature -b feature && git worktree add -q ../p-fix -b fix && git worktree add -q inner -b inner && git worktree add -q ../.p-hidden -b hidden && mkdir -p ../deeper && git worktree add -q ../deeper/p-x -b x`)
+	feature, fix := filepath.Join(src, "p-feature"), filepath.Join(src, "p-fix")
+	if got, want := Beside(project), []string{feature, fix}; !slices.Equal(got, want) {
+		t.Errorf("Beside(main) = %q, want %q", got, want)
+	}
+	if got, want := Beside(feature), []string{project, fix}; !slices.Equal(got, want) {
+		t.Errorf("Beside(linked) = %q, want %q", got, want)
+	}
+	// A linked worktree in the project lists the project, which holds its
+	// git directory.
+	if got, want := Beside(filepath.Join(project, "inner")), []string{project, feature, fix}; !slices.Equal(got, want) {
+		t.Errorf("Beside(inner) = %q, want %q", got, want)
+	}
+	if got := Beside(filepath.Join(src, "nothing")); got != nil {
+		t.Errorf("Beside(no work tree) = %q", got)
+	}
+}
+
+// TestBesideNeedsBothLinks: a registration the command writes in the git
+// directory it may write does not make a directory beside the project a
+// worktree; only a .git file there, which it cannot write, naming the
+// registration back does, and not through a symbolic link.
+func TestBesideNeedsBothLinks(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	src := filepath.Dir(project)
+	register := func(name, dotGit string) {
+		d := filepath.Join(project, ".git", "worktrees", name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "gitdir"), []byte(dotGit+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "commondir"), []byte("../..\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkdir := func(p string) string {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// A directory with no .git file.
+	victim := mkdir(filepath.Join(src, "victim"))
+	register("victim", filepath.Join(victim, ".git"))
+	// A .git file naming another git directory.
+	other := mkdir(filepath.Join(src, "other"))
+	if err := os.WriteFile(filepath.Join(other, ".git"), []byte("gitdir: "+filepath.Join(home, "gd")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	register("other", filepath.Join(other, ".git"))
+	// A .git that is a symbolic link to a file naming the registration.
+	linked := mkdir(filepath.Join(src, "linked"))
+	target := filepath.Join(home, "dotgit")
+	if err := os.WriteFile(target, []byte("gitdir: "+filepath.Join(project, ".git", "worktrees", "linked")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(linked, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	register("linked", filepath.Join(linked, ".git"))
+	// A real worktree, named through a symbolic link to it.
+	sh(t, home, project, `git worktree add -q ../real -b real && ln -s real ../alias`)
+	real := filepath.Join(src, "real")
+	register("alias", filepath.Join(src, "alias", ".git"))
+	if got, want := Beside(project), []string{real}; !slices.Equal(got, want) {
+		t.Errorf("Beside = %q, want only %q", got, want)
+	}
+}
