@@ -484,7 +484,9 @@ func keepUnderTmp(read, write []string, dir string) []keep {
 	out = slices.DeleteFunc(out, func(k keep) bool {
 		return k.Writable && slices.ContainsFunc(carried, func(o keep) bool {
 			return o.Writable && o.Dir && o.Path != k.Path && within(k.Path, o.Path) &&
-				!slices.ContainsFunc(carried, func(r keep) bool { return !r.Writable && r.Path != o.Path && within(r.Path, o.Path) && within(k.Path, r.Path) })
+				!slices.ContainsFunc(carried, func(r keep) bool {
+					return !r.Writable && r.Path != o.Path && within(r.Path, o.Path) && within(k.Path, r.Path)
+				})
 		})
 	})
 	slices.SortFunc(out, func(a, b keep) int { return strings.Compare(a.Path, b.Path) })
