@@ -133,20 +133,28 @@ func writableGitConfig(s *sandbox.Spec) bool {
 // writable project with a GitGuard's quarantine, whose sweep after the run
 // takes out what would run a program from one (config.worktree, a
 // commondir moved), as from any git directory git on the host enters.
-func writableWorktrees(s *sandbox.Spec) bool {
+//
+// With gitOnly (a line of git commands only, Decision.GitConfig), the other
+// protected paths in the worktrees beside the project go too (their
+// .claude/, .mcp.json…, checked out like any file): git worktree remove
+// deletes them, and could not delete a read-only mount. git writes none of
+// them but to check one out, which it does only in its own work tree.
+func writableWorktrees(s *sandbox.Spec, gitOnly bool) bool {
 	if !s.ProjectWritable || s.Quarantine == "" {
 		return false
 	}
 	worktrees := filepath.Join(s.Project, ".git", "worktrees") + string(filepath.Separator)
-	var dotGits []string // the .git files of the worktrees beside the project
+	var beside []string // the worktrees beside the project it may write
 	for _, wt := range nestedgit.Beside(s.Project) {
 		if slices.Contains(s.ReadWrite, wt) {
-			dotGits = append(dotGits, filepath.Join(wt, ".git"))
+			beside = append(beside, wt)
 		}
 	}
 	n := len(s.Protected)
 	s.Protected = slices.DeleteFunc(slices.Clone(s.Protected), func(p string) bool {
-		return strings.HasPrefix(p, worktrees) || slices.Contains(dotGits, p)
+		return strings.HasPrefix(p, worktrees) || slices.ContainsFunc(beside, func(wt string) bool {
+			return p == filepath.Join(wt, ".git") || gitOnly && strings.HasPrefix(p, wt+string(filepath.Separator))
+		})
 	})
 	return len(s.Protected) < n
 }

@@ -213,7 +213,7 @@ func TestGitConfigTakenBack(t *testing.T) {
 	}
 	// A linked worktree's git directory is writable for a command that
 	// removes one (the GitGuard sweeps it after); the project's hooks stay.
-	if w := s; !writableWorktrees(&w) || len(w.Protected) != 1 {
+	if w := s; !writableWorktrees(&w, false) || len(w.Protected) != 1 {
 		t.Fatalf("writableWorktrees left Protected %q, want only the project's hooks", w.Protected)
 	}
 	cfg := filepath.Join(repo, ".git", "config")
