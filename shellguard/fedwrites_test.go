@@ -405,3 +405,35 @@ func TestWorktreesBesideAreTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// TestForcedWorktreeRemovalIsSaved: git worktree remove --force of a
+// worktree in the project or beside it is allowed where warden saves the
+// worktree's changes first (Result.Snapshot names it), and asks where
+// nothing saves them or the worktree is elsewhere.
+func TestForcedWorktreeRemovalIsSaved(t *testing.T) {
+	env := corpusEnv
+	env.Worktrees = []string{"/home/user/project-feature"}
+	saving := env
+	saving.Snapshots, saving.GitWorkTree = true, true
+	for _, c := range []struct {
+		cmd      string
+		env      Env
+		want     warden.Verdict
+		snapshot []string
+	}{
+		{"git worktree remove --force ../project-feature", saving, warden.Allow, []string{"/home/user/project-feature"}},
+		{"git worktree remove -f .worktrees/x && git worktree list", saving, warden.Allow, []string{"/home/user/project/.worktrees/x"}},
+		{"git worktree remove --force ../project-feature", env, warden.Ask, nil},
+		{"git worktree remove --force /tmp/wt", saving, warden.Ask, nil},
+		{"git worktree remove --force ../project-feature ../other", saving, warden.Deny, nil},
+		{"GIT_DIR=/tmp/g git worktree remove --force ../project-feature", saving, warden.Ask, nil},
+	} {
+		r := Classify(c.cmd, c.env, defaultPolicy())
+		if r.Verdict != c.want || !slices.Equal(r.Snapshot, c.snapshot) {
+			t.Errorf("Classify(%q) = %v (%s: %s), snapshot %q; want %v, %q", c.cmd, r.Verdict, r.Rule, r.Reason, r.Snapshot, c.want, c.snapshot)
+		}
+		if c.want == warden.Allow && !r.GitWorktrees {
+			t.Errorf("Classify(%q) is not marked GitWorktrees", c.cmd)
+		}
+	}
+}

@@ -187,6 +187,16 @@ func gitSubTable() map[string]gitSub {
 			}
 			if len(cc.args) > 1 && cc.args[1].Value == "remove" {
 				if hasArg(cc.args, "--force", "-f") {
+					if tree := cc.savableWorktree(); tree != "" {
+						// A worktree of the project (in it, or beside it):
+						// warden saves its changes first, which warden undo
+						// brings back in any work tree of the repository.
+						f := cc.say(warden.Ask, "shell.git.discard", "git worktree remove --force deletes a worktree with its changes")
+						f.destructive, f.suggestion, f.saves = true, "git worktree remove", tree
+						span := cc.cmd.Span
+						cc.c.worktreeRemove = &span
+						return
+					}
 					cc.gitDiscard("git worktree remove --force deletes a worktree with its changes", "git worktree remove", false)
 					for _, w := range cc.args[2:] {
 						if !strings.HasPrefix(w.Value, "-") {
@@ -238,6 +248,35 @@ func gitSubTable() map[string]gitSub {
 			}
 		}},
 	}
+}
+
+// savableWorktree is the one worktree a git worktree remove --force names,
+// as an absolute path, when warden can save its changes first: a literal
+// path in the project or in a worktree beside it (not .git, a temporary
+// directory or anywhere else), with no option or variable moving git
+// elsewhere; "" otherwise.
+func (cc *cmdCtx) savableWorktree() string {
+	var targets []walk.Word
+	for _, w := range cc.args[2:] {
+		if !strings.HasPrefix(w.Value, "-") {
+			targets = append(targets, w)
+		}
+	}
+	if len(targets) != 1 || targets[0].Dynamic || targets[0].Glob || cc.z.cwd == "" || cc.gitTree != "" || cc.gitDir || cc.gitEnv() {
+		return ""
+	}
+	p := targets[0].Value
+	if strings.HasPrefix(p, "~") {
+		return ""
+	}
+	if !path.IsAbs(p) {
+		p = path.Join(cc.z.cwd, p)
+	}
+	p = path.Clean(p)
+	if p != cc.z.ws && cc.inProject(p) || slices.Contains(cc.z.worktrees, p) {
+		return p
+	}
+	return ""
 }
 
 // worktreeAddPath is the <path> operand of git worktree add's arguments
