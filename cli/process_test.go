@@ -79,6 +79,25 @@ func initHome(t *testing.T, settings ...[2]string) string {
 // the ledger holds exactly the allowed amounts. (It used `warden check`
 // before a check stopped reserving: only the trade path debits the cap.)
 func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
+	// A round where a loaded machine made too many checks fail closed
+	// proves nothing; it is run again, in a fresh home, a few times.
+	const rounds = 4
+	for round := 1; ; round++ {
+		locked, tested := processesShareTheCap(t)
+		if tested {
+			return
+		}
+		if round == rounds {
+			t.Fatalf("in each of %d rounds more than a quarter of the checks found the audit database locked past its busy timeout (%d the last time): the race is not being tested", rounds, locked)
+		}
+		t.Logf("round %d: %d of 120 checks failed closed on a loaded machine; running the race again", round, locked)
+	}
+}
+
+// processesShareTheCap runs one round of
+// TestConcurrentProcessesNeverExceedTheCap and reports how many checks
+// failed closed, and whether few enough did for the round to test the race.
+func processesShareTheCap(t *testing.T) (int, bool) {
 	const procs, perProc = 40, 3
 	home := initHome(t,
 		[2]string{"safety.dailySpendCap", "1000"},
@@ -160,7 +179,7 @@ func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
 		}
 	}
 	if locked > procs*perProc/4 {
-		t.Fatalf("%d of %d checks found the audit database locked past its busy timeout; the race is not being tested", locked, procs*perProc)
+		return locked, false
 	}
 	capUSD := warden.USD(1000 * warden.MicrosPerDollar)
 	if demanded <= capUSD {
@@ -192,6 +211,7 @@ func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
 		t.Fatalf("Verify after the race: %+v, %v", rep.FirstBreak, err)
 	}
 	t.Logf("%d processes × %d checks: demanded $%s, allowed $%s of the $%s cap; ledger $%s; %d denied on a locked database", procs, perProc, demanded, allowed, capUSD, ledger, locked)
+	return locked, true
 }
 
 // TestKill9LosesNoPrintedDecision starts rounds of warden processes and kills

@@ -21,6 +21,25 @@ import (
 // daily cap: exactly 20 are allowed and executed, the ledger holds
 // exactly $2,000, and the paper book filled exactly those 20.
 func TestSixtyFourTradersShareOneCap(t *testing.T) {
+	// A round where a loaded machine made too many processes fail closed
+	// proves nothing; it is run again, in a fresh home, a few times.
+	const rounds = 4
+	for round := 1; ; round++ {
+		failed, tested := sixtyFourTraders(t)
+		if tested {
+			return
+		}
+		if round == rounds {
+			t.Fatalf("in each of %d rounds more than a quarter of the processes denied without deciding (a locked database, a stage past its deadline; %d the last time): the race is not being tested", rounds, failed)
+		}
+		t.Logf("round %d: %d of 64 processes denied without deciding on a loaded machine; running the race again", round, failed)
+	}
+}
+
+// sixtyFourTraders runs one round of TestSixtyFourTradersShareOneCap and
+// reports how many processes failed closed, and whether few enough did for
+// the round to test the race (its checks ran).
+func sixtyFourTraders(t *testing.T) (int, bool) {
 	const procs = 64
 	home := initHome(t, [2]string{"safety.dailySpendCap", "2000"})
 	type result struct {
@@ -78,7 +97,7 @@ func TestSixtyFourTradersShareOneCap(t *testing.T) {
 		}
 	}
 	if failedClosedN > procs/4 {
-		t.Fatalf("%d of %d processes denied without deciding (a locked database, a stage past its deadline); the race is not being tested", failedClosedN, procs)
+		return failedClosedN, false
 	}
 	if allowed != 20 {
 		t.Fatalf("%d of %d $100 buys were allowed under a $2,000 cap, want exactly 20", allowed, procs)
@@ -98,6 +117,7 @@ func TestSixtyFourTradersShareOneCap(t *testing.T) {
 	if rep, err := store.Verify(context.Background()); err != nil || !rep.OK() {
 		t.Fatalf("Verify after the race: %+v, %v", rep.FirstBreak, err)
 	}
+	return failedClosedN, true
 }
 
 // TestCheckReservesNothing runs two `warden check trade buy` of $500 under a
