@@ -2,6 +2,7 @@ package nestedgit
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -84,5 +85,39 @@ func TestBesideNeedsBothLinks(t *testing.T) {
 	register("alias", filepath.Join(src, "alias", ".git"))
 	if got, want := Beside(project), []string{real}; !slices.Equal(got, want) {
 		t.Errorf("Beside = %q, want only %q", got, want)
+	}
+}
+
+// BenchmarkBeside: what the shell guard and every workspace run pay to list
+// the worktrees beside the project, with none (no .git/worktrees) and with
+// two beside it and one inside.
+func BenchmarkBeside(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	home := b.TempDir()
+	none := filepath.Join(home, "src", "none")
+	some := filepath.Join(home, "src", "some")
+	for _, p := range []string{none, some} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		run := exec.Command("sh", "-c", "git init -q && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x")
+		run.Dir = p
+		if out, err := run.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+	run := exec.Command("sh", "-c", "git worktree add -q ../some-a -b a && git worktree add -q ../some-b -b b && git worktree add -q inner -b c")
+	run.Dir = some
+	if out, err := run.CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	for _, c := range []struct{ name, project string }{{"none", none}, {"two-beside", some}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				Beside(c.project)
+			}
+		})
 	}
 }
