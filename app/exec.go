@@ -139,10 +139,12 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		// The worktree's git directory is a mount point in the session's
 		// world: it can go only in a sandbox of its own.
 		inWorld = false
-		// It may remove the directory of a worktree beside the project,
-		// which git removes last, emptied: empty directories there, and
-		// nothing else.
-		spec.EmptyDirsIn = besideParents(&spec)
+		if d.GitConfig {
+			// A line of git commands only may remove the directory of a
+			// worktree beside the project, which git removes last,
+			// emptied: empty directories there, and nothing else.
+			spec.EmptyDirsIn = besideParents(&spec)
+		}
 	}
 	// A worktree the line adds beside the project is made for it, and
 	// writable in this run only: the session's world, started before it

@@ -42,14 +42,13 @@ func (a *App) gitGuard(s *sandbox.Spec, nested bool) func() []string {
 	// ../feature: nestedgit.Beside), and the directories this run makes for
 	// them, empty until it runs, are entered by git on the host as the
 	// project is.
-	if main, ok := nestedgit.MainWorkTree(s.Project); ok {
+	if st, err := os.Lstat(filepath.Join(s.Project, ".git")); err == nil && st.IsDir() {
+		parent := filepath.Dir(s.Project)
+		real, _ := filepath.EvalSymlinks(parent)
 		for _, w := range s.ReadWrite {
-			if w != main && filepath.Dir(w) == filepath.Dir(main) && !strings.HasPrefix(filepath.Base(w), ".") {
+			if (filepath.Dir(w) == parent || filepath.Dir(w) == real) && !strings.HasPrefix(filepath.Base(w), ".") {
 				roots = append(roots, w)
 			}
-		}
-		if main != s.Project && slices.Contains(s.ReadWrite, main) {
-			roots = append(roots, main)
 		}
 	}
 	if len(roots) == 0 && !nested {

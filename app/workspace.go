@@ -91,11 +91,14 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 			}
 			s.Protected = append(s.Protected, abs)
 		}
-		// The repository's other work trees beside the project (git
-		// worktree add ../feature; the main work tree, run from a linked
-		// one) are its work too: each is writable, with the same paths
-		// protected as in the project.
-		for _, wt := range nestedgit.Beside(s.Project) {
+		// The repository's linked worktrees beside the project (git
+		// worktree add ../feature) are its work too: each is writable,
+		// with the same paths protected as in the project.
+		var beside []string
+		if topProject(*s) {
+			beside = nestedgit.Beside(s.Project)
+		}
+		for _, wt := range beside {
 			if !besideMayBeWritten(wt, userHome, a.Home.Abs(), programs) {
 				continue
 			}

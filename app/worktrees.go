@@ -17,14 +17,14 @@ import (
 // writable in s: git in the sandbox cannot make a directory outside what
 // it may write. It returns the directories it made, for finishWorktrees.
 func (a *App) makeWorktrees(s *sandbox.Spec, dirs []string) []string {
-	if !s.ProjectWritable || s.Quarantine == "" || len(dirs) == 0 {
+	if !s.ProjectWritable || s.Quarantine == "" || len(dirs) == 0 || !topProject(*s) {
 		return nil
 	}
-	main, ok := nestedgit.MainWorkTree(s.Project)
-	if !ok {
-		return nil
-	}
-	parent, err := os.Stat(filepath.Dir(main))
+	// Judged and made where the project's parent really is: a path the
+	// guard read through a symlink (the project's own X -> .., which the
+	// command can repoint) is not beside it.
+	parent := filepath.Dir(s.Project)
+	real, err := filepath.EvalSymlinks(parent)
 	if err != nil {
 		return nil
 	}
@@ -33,13 +33,11 @@ func (a *App) makeWorktrees(s *sandbox.Spec, dirs []string) []string {
 	var made []string
 	for _, d := range dirs {
 		d = filepath.Clean(d)
-		if !filepath.IsAbs(d) || slices.Contains(s.ReadWrite, d) {
+		if !filepath.IsAbs(d) || filepath.Dir(d) != parent && filepath.Dir(d) != real {
 			continue
 		}
-		if st, err := os.Stat(filepath.Dir(d)); err != nil || !os.SameFile(st, parent) {
-			continue
-		}
-		if !besideMayBeWritten(d, home, a.Home.Abs(), programs) {
+		d = filepath.Join(real, filepath.Base(d))
+		if slices.Contains(s.ReadWrite, d) || !besideMayBeWritten(d, home, a.Home.Abs(), programs) {
 			continue
 		}
 		if err := os.Mkdir(d, 0o777); err != nil {
@@ -49,6 +47,29 @@ func (a *App) makeWorktrees(s *sandbox.Spec, dirs []string) []string {
 		made = append(made, d)
 	}
 	return made
+}
+
+// topProject reports whether worktrees may be beside s's project: it is a
+// repository's main work tree (its .git a directory), and no directory the
+// command may write or work tree holds it (a repository the command made
+// in a tool cache, or a cache itself, or in the project, is not: the directory beside it would
+// be the cache's or the project's parent, which it may not write).
+func topProject(s sandbox.Spec) bool {
+	if st, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil || !st.IsDir() {
+		return false
+	}
+	for _, w := range append([]string{s.Workspace, s.Tmp}, s.ReadWrite...) {
+		if w != "" && slices.ContainsFunc(physicalNames(s.Project), func(p string) bool { return inside(p, w) }) {
+			return false
+		}
+	}
+	home, _ := os.UserHomeDir()
+	for d := filepath.Dir(s.Project); d != "/" && d != home && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // finishWorktrees looks at each directory makeWorktrees made, after the

@@ -185,6 +185,13 @@ func gitSubTable() map[string]gitSub {
 				}
 				return
 			}
+			if len(cc.args) > 1 && cc.args[1].Value == "move" {
+				// It moves a work tree, and the directory of its git, to
+				// where the line says: a place the rest of warden judges
+				// by what it is now.
+				cc.say(warden.Ask, "shell.git.worktree_move", "git worktree move moves a work tree elsewhere")
+				return
+			}
 			if len(cc.args) > 1 && cc.args[1].Value == "remove" {
 				if hasArg(cc.args, "--force", "-f") {
 					if tree := cc.savableWorktree(); tree != "" {
