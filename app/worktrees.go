@@ -73,7 +73,8 @@ func topProject(s sandbox.Spec) bool {
 }
 
 // finishWorktrees looks at each directory makeWorktrees made, after the
-// run. One left empty (git made no worktree there) is removed. In one that
+// run. One left empty (git made no worktree there) is left to Exec, which
+// removes it. In one that
 // is not a linked worktree of the project, named back both ways
 // (nestedgit.Beside), git on the host would take its .git for a repository
 // the command chose, and run its configuration: whatever is named .git
@@ -87,7 +88,6 @@ func (a *App) finishWorktrees(s sandbox.Spec, made []string) []string {
 	var warn []string
 	for _, d := range made {
 		if entries, err := os.ReadDir(d); err == nil && len(entries) == 0 {
-			_ = os.Remove(d)
 			continue
 		}
 		if slices.Contains(beside, d) {
@@ -113,9 +113,11 @@ func (a *App) finishWorktrees(s sandbox.Spec, made []string) []string {
 
 // removedWorktrees removes the directory of each worktree beside project
 // (of before) that git worktree remove emptied but could not remove
-// itself: in a sandbox whose /tmp is its own, a worktree under /tmp is a
-// mount point there. Only an empty directory whose worktree git no longer
-// lists, and whose .git is gone, is removed.
+// itself: a line that is not git commands only gets no right to remove it
+// (Spec.EmptyDirsIn), and git stops there, after deleting its worktree's
+// registration. Left behind, the empty directory would keep a later git
+// worktree add from having it made again. Only an empty directory whose
+// worktree git no longer lists is removed.
 func removedWorktrees(project string, before []string) {
 	if len(before) == 0 {
 		return

@@ -79,18 +79,26 @@ func initHome(t *testing.T, settings ...[2]string) string {
 // the ledger holds exactly the allowed amounts. (It used `warden check`
 // before a check stopped reserving: only the trade path debits the cap.)
 func TestConcurrentProcessesNeverExceedTheCap(t *testing.T) {
-	// A round where a loaded machine made too many checks fail closed
-	// proves nothing; it is run again, in a fresh home, a few times.
+	untilTested(t, "checks found the audit database locked past its busy timeout", processesShareTheCap)
+}
+
+// untilTested runs round (a race of warden processes, which reports how
+// many of them failed closed and whether few enough did for the round to
+// test the race) until one tests it, in a fresh home each time, up to four
+// rounds: a round where a loaded machine made too many fail closed proves
+// nothing, and the last such one fails the test.
+func untilTested(t *testing.T, what string, round func(*testing.T) (int, bool)) {
+	t.Helper()
 	const rounds = 4
-	for round := 1; ; round++ {
-		locked, tested := processesShareTheCap(t)
+	for i := 1; ; i++ {
+		failed, tested := round(t)
 		if tested {
 			return
 		}
-		if round == rounds {
-			t.Fatalf("in each of %d rounds more than a quarter of the checks found the audit database locked past its busy timeout (%d the last time): the race is not being tested", rounds, locked)
+		if i == rounds {
+			t.Fatalf("in each of %d rounds more than a quarter of the %s (%d the last time): the race is not being tested", rounds, what, failed)
 		}
-		t.Logf("round %d: %d of 120 checks failed closed on a loaded machine; running the race again", round, locked)
+		t.Logf("round %d: %d %s on a loaded machine; running the race again", i, failed, what)
 	}
 }
 

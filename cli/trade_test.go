@@ -21,19 +21,7 @@ import (
 // daily cap: exactly 20 are allowed and executed, the ledger holds
 // exactly $2,000, and the paper book filled exactly those 20.
 func TestSixtyFourTradersShareOneCap(t *testing.T) {
-	// A round where a loaded machine made too many processes fail closed
-	// proves nothing; it is run again, in a fresh home, a few times.
-	const rounds = 4
-	for round := 1; ; round++ {
-		failed, tested := sixtyFourTraders(t)
-		if tested {
-			return
-		}
-		if round == rounds {
-			t.Fatalf("in each of %d rounds more than a quarter of the processes denied without deciding (a locked database, a stage past its deadline; %d the last time): the race is not being tested", rounds, failed)
-		}
-		t.Logf("round %d: %d of 64 processes denied without deciding on a loaded machine; running the race again", round, failed)
-	}
+	untilTested(t, "processes denied without deciding (a locked database, a stage past its deadline)", sixtyFourTraders)
 }
 
 // sixtyFourTraders runs one round of TestSixtyFourTradersShareOneCap and
