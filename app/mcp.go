@@ -275,7 +275,7 @@ func (a *App) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, o MCPOptions) erro
 	if o.Ready != nil {
 		o.Ready(l.Addr().String())
 	}
-	h := &mcpHTTP{ctx: ctx, proxy: p, opts: o, sessions: map[string]*mcpSession{}, log: a}
+	h := &mcpHTTP{ctx: ctx, proxy: p, opts: o, sessions: map[string]*mcpSession{}, log: a, events: sdk.NewMemoryEventStore(nil)}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
@@ -295,10 +295,20 @@ func (a *App) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, o MCPOptions) erro
 
 // mcpHTTP routes each client session (Mcp-Session-Id) to its transport.
 type mcpHTTP struct {
-	ctx      context.Context
-	proxy    *mcp.Proxy
-	opts     MCPOptions
-	log      *App
+	ctx   context.Context
+	proxy *mcp.Proxy
+	opts  MCPOptions
+	log   *App
+	// events keeps what the proxy sent each client's streams, so that a
+	// message the proxy writes when no stream of the client's can take it
+	// is not lost: the proxy relates no message of the server's to the
+	// client request it arose from (the SDK's connection has no way to say
+	// so), and such a message goes to the client's GET stream, which it
+	// may not have opened yet. The stream replays it when it connects, and
+	// a client that reconnects with Last-Event-ID resumes where it was.
+	// Bounded by the SDK's default (10 MiB for all sessions); a session's
+	// events go when it ends.
+	events   *sdk.MemoryEventStore
 	mu       sync.Mutex
 	sessions map[string]*mcpSession
 	wg       sync.WaitGroup
@@ -405,7 +415,7 @@ func loopbackOrigin(origin string) bool {
 // open starts a session: a server transport for the client, a connection
 // to the upstream server, and the proxy between them.
 func (h *mcpHTTP) open() (*mcpSession, error) {
-	t := &sdk.StreamableServerTransport{SessionID: rand.Text()}
+	t := &sdk.StreamableServerTransport{SessionID: rand.Text(), EventStore: h.events}
 	down, err := t.Connect(h.ctx)
 	if err != nil {
 		return nil, err

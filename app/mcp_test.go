@@ -1,7 +1,9 @@
 package app
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -216,4 +218,150 @@ func TestMCPListenSessionPerClient(t *testing.T) {
 	if got := sessions("named"); len(got) != 1 || !got["named"] {
 		t.Errorf("with --session named: sessions %v; want only named", got)
 	}
+}
+
+// TestMCPListenKeepsQuestionsUntilTheClientListens: the questions a client
+// is asked in the middle of a tool call (warden's own approval, then the
+// server's elicitation), sent before the client has opened its GET stream,
+// reach the client when that stream opens, and the call then finishes. The
+// proxy cannot relate a question to the client's call, so it goes to the
+// GET stream; a client that opened that stream late (a loaded machine)
+// lost it, and the call failed.
+func TestMCPListenKeepsQuestionsUntilTheClientListens(t *testing.T) {
+	a := openTestApp(t)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "up", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "greet"},
+		func(ctx context.Context, req *sdk.CallToolRequest, in struct{}) (*sdk.CallToolResult, struct{}, error) {
+			r, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "name?", RequestedSchema: map[string]any{
+				"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+			if err != nil {
+				return nil, struct{}{}, err
+			}
+			name, _ := r.Content["name"].(string)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "hello " + name}}}, struct{}{}, nil
+		})
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	defer up.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	addr := make(chan string, 1)
+	go a.RunMCP(ctx, MCPOptions{Name: "up", Upstream: up.URL, Listen: "127.0.0.1:0", Wait: -1,
+		Ready: func(s string) { addr <- s }}, nil, io.Discard, io.Discard)
+	c := &rawMCP{t: t, ctx: ctx, url: "http://" + <-addr + "/"}
+
+	c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	result := make(chan []string, 1)
+	go func() {
+		result <- c.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
+	}()
+	// Warden asks about the call (the default policy asks about an
+	// unknown tool) while the client has no stream open for the question.
+	time.Sleep(500 * time.Millisecond)
+	select {
+	case got := <-result:
+		t.Fatalf("the tool call ended before the client could answer: %q", got)
+	default:
+	}
+
+	get, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set(sessionHeader, c.session)
+	get.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- data
+			}
+		}
+	}()
+	var asked []string
+	for {
+		select {
+		case data := <-events:
+			var q struct {
+				ID     json.RawMessage  `json:"id"`
+				Method string           `json:"method"`
+				Params sdk.ElicitParams `json:"params"`
+			}
+			if json.Unmarshal([]byte(data), &q) != nil || q.Method != "elicitation/create" {
+				continue
+			}
+			asked = append(asked, q.Params.Message)
+			answer := `{"name":"ada"}`
+			if strings.HasPrefix(q.Params.Message, "warden:") {
+				answer = `{"approve":true}`
+			}
+			c.post(`{"jsonrpc":"2.0","id":` + string(q.ID) + `,"result":{"action":"accept","content":` + answer + `}}`)
+		case got := <-result:
+			if !strings.Contains(strings.Join(got, "\n"), "hello ada") {
+				t.Errorf("the tool call answered %q after the questions %q; want its result with the client's answer", got, asked)
+			}
+			if len(asked) != 2 {
+				t.Errorf("the client was asked %q; want warden's approval, then the server's question", asked)
+			}
+			return
+		case <-ctx.Done():
+			t.Fatalf("the tool call never finished; the client was asked %q", asked)
+		}
+	}
+}
+
+// rawMCP is a Streamable HTTP client that sends each message by hand.
+type rawMCP struct {
+	t       *testing.T
+	ctx     context.Context
+	url     string
+	session string
+}
+
+// post sends one message and returns the data of every event (or the
+// JSON body) of its answer.
+func (c *rawMCP) post(msg string) []string {
+	req, err := http.NewRequestWithContext(c.ctx, http.MethodPost, c.url, strings.NewReader(msg))
+	if err != nil {
+		c.t.Error(err)
+		return nil
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.session != "" {
+		req.Header.Set(sessionHeader, c.session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Error(err)
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		b, _ := io.ReadAll(resp.Body)
+		c.t.Errorf("POST %s: %s %s", msg, resp.Status, b)
+		return nil
+	}
+	if c.session == "" {
+		c.session = resp.Header.Get(sessionHeader)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return []string{string(b)}
+	}
+	var data []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			data = append(data, d)
+		}
+	}
+	return data
 }
