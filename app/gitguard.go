@@ -51,6 +51,11 @@ func (a *App) gitGuard(s *sandbox.Spec, nested bool) func() []string {
 			}
 		}
 	}
+	// A linked worktree's main work tree, whose .git it may write
+	// (linkedMain): git on the host enters it as it does the project.
+	if main := nestedgit.MainOf(s.Project); main != "" && slices.Contains(s.ReadWrite, filepath.Join(main, ".git")) {
+		roots = append(roots, main)
+	}
 	if len(roots) == 0 && !nested {
 		return nil
 	}

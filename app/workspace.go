@@ -111,6 +111,23 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 				s.Protected = append(s.Protected, abs)
 			}
 		}
+		// A linked worktree (Claude Code's --worktree, or git worktree
+		// add) commits into its main work tree's git directory: that is
+		// writable, with the paths protected there as in the main work
+		// tree; the main work tree's files stay read-only.
+		if main := linkedMain(*s, userHome, a.Home.Abs(), programs); main != "" {
+			s.ReadWrite = append(s.ReadWrite, filepath.Join(main, ".git"))
+			for _, p := range repoProtected(main, sp.ProtectedPaths, userHome) {
+				if !strings.HasPrefix(p, ".git/") {
+					continue
+				}
+				abs := filepath.Join(main, p)
+				if strings.HasSuffix(p, "/") {
+					abs += "/"
+				}
+				s.Protected = append(s.Protected, abs)
+			}
+		}
 		// A folder of the home the host runs programs from, inside the
 		// project (~/go/bin in a project at ~/go), stays read-only: a
 		// program planted there is run by the user's shell, unconfined.
@@ -148,6 +165,25 @@ func repoProtected(root string, protected []string, userHome string) []string {
 		paths = append(paths, ".git")
 	}
 	return paths
+}
+
+// linkedMain is the main work tree of s's project when the project is a
+// linked worktree git links both ways (nestedgit.MainOf) and the main work
+// tree's .git may be written as a project's may: not the home or above
+// it, not in a hidden directory of the home, warden's home or a system
+// directory, not in a folder the host runs programs from; and not already
+// within what the command may write (nothing to add there).
+func linkedMain(s sandbox.Spec, userHome, wardenHome string, programs []string) string {
+	main := nestedgit.MainOf(s.Project)
+	if main == "" || !projectMayBeWritten(main, userHome, wardenHome) || inProgramDir(main, programs) {
+		return ""
+	}
+	for _, w := range append([]string{s.Project, s.Workspace, s.Tmp}, s.ReadWrite...) {
+		if w != "" && inside(filepath.Join(main, ".git"), w) {
+			return ""
+		}
+	}
+	return main
 }
 
 // besideMayBeWritten reports whether a work tree beside the project (or a

@@ -86,6 +86,52 @@ func TestBesideNeedsBothLinks(t *testing.T) {
 	}
 }
 
+// TestMainOfNeedsBothLinks: a linked worktree git made (inside the
+// project, as Claude Code's --worktree makes one, or beside it) leads to
+// its main work tree; a .git file naming a registration that does not name
+// it back, a worktree reached through a symbolic link, a main work tree
+// and a directory without .git lead nowhere.
+func TestMainOfNeedsBothLinks(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	src := filepath.Dir(project)
+	sh(t, home, project, `git worktree add -q .claude/worktrees/feat -b feat && git worktree add -q ../p-fix -b fix && ln -s p-fix ../alias`)
+	for _, wt := range []string{filepath.Join(project, ".claude", "worktrees", "feat"), filepath.Join(src, "p-fix")} {
+		if got := MainOf(wt); got != project {
+			t.Errorf("MainOf(%s) = %q, want %q", wt, got, project)
+		}
+	}
+	// A copy of a worktree's .git file elsewhere: the registration names
+	// the real worktree, not the copy.
+	copied := filepath.Join(src, "copied")
+	if err := os.MkdirAll(copied, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(src, "p-fix", ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(copied, ".git"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{copied, filepath.Join(src, "alias"), project, src} {
+		if got := MainOf(dir); got != "" {
+			t.Errorf("MainOf(%s) = %q, want none", dir, got)
+		}
+	}
+	// A registration whose commondir names another repository's git
+	// directory.
+	other := filepath.Join(src, "other")
+	sh(t, home, src, `git init -q other`)
+	reg := filepath.Join(project, ".git", "worktrees", "p-fix", "commondir")
+	if err := os.WriteFile(reg, []byte(filepath.Join(other, ".git")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := MainOf(filepath.Join(src, "p-fix")); got != "" {
+		t.Errorf("MainOf(a worktree whose commondir names another repository) = %q, want none", got)
+	}
+}
+
 // BenchmarkBeside: what the shell guard and every workspace run pay to list
 // the worktrees beside the project, with none (no .git/worktrees) and with
 // two beside it and one inside.

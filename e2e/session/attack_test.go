@@ -25,7 +25,7 @@ type verdictCase struct {
 // playAttack plays one attack case in a fresh world, with GITHUB_TOKEN in
 // the host's environment, and returns what each step did and its effects.
 func playAttack(t *testing.T, h *harness, s script, direct bool) verdictCase {
-	w := newWorld(t, h, worldOptions{project: s.Project, files: s.Files, token: true})
+	w := newWorld(t, h, worldOptions{project: s.Project, files: s.Files, token: true, worktree: s.Worktree})
 	cwd := w.fill(s.Cwd)
 	if cwd != "" {
 		// Made when missing: a directory made is no effect by itself.

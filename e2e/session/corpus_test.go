@@ -20,6 +20,7 @@ type script struct {
 	Project  string // which testdata/projects directory the world copies
 	Requires []string
 	Cwd      string     // the working directory the host reports and runs in ("" = the project)
+	Worktree string     // a linked worktree the host makes first, as claude --worktree NAME does
 	Files    []fileSpec // written into the project before the first step
 	Steps    []step
 	Line     int
@@ -60,6 +61,7 @@ type fileCheck struct{ Path, Text string }
 //	@project KIND      the project it runs in
 //	@requires TOOL…    skipped when a tool is not installed
 //	@cwd PATH          the working directory the host reports and runs in
+//	@worktree NAME     the session runs in a worktree made as claude --worktree makes it
 //	@file PATH         a project file, its lines follow as "| …"
 //	@tar PATH MEMBER   a tar archive with one member, lines follow as "| …"
 //	@zip PATH MEMBER   a zip archive with one member, lines follow as "| …"
@@ -127,6 +129,14 @@ func parseCorpus(name, data, project string) ([]script, error) {
 				return nil, errf(n, "@cwd wants a path")
 			}
 			cur.Cwd = arg
+		case "@worktree":
+			if arg == "" || strings.ContainsAny(arg, "/ \t") || strings.HasPrefix(arg, ".") {
+				return nil, errf(n, "@worktree wants a name (no slash, space or leading dot)")
+			}
+			cur.Worktree = arg
+			if cur.Cwd == "" {
+				cur.Cwd = "{{PROJECT}}/.claude/worktrees/" + arg
+			}
 		case "@file", "@tar", "@zip":
 			if len(cur.Steps) > 0 {
 				return nil, errf(n, "%s must come before the first step", word)

@@ -55,6 +55,10 @@ type worldOptions struct {
 	project string     // testdata/projects/<project>
 	files   []fileSpec // written into the project before the first commit's successor
 	token   bool       // the host's environment holds GITHUB_TOKEN
+	// worktree, when set, is a linked worktree the host makes before the
+	// session as Claude Code's --worktree NAME does: .claude/worktrees/NAME
+	// on a new branch worktree-NAME.
+	worktree string
 }
 
 func marker(kind string) string {
@@ -115,6 +119,9 @@ func newWorld(t *testing.T, h *harness, o worldOptions) *world {
 	w.listener.listenUnix(t, w.hostSockets()...)
 	w.initWarden(t)
 	w.initProject(t, o)
+	if o.worktree != "" {
+		w.git(t, "worktree", "add", "-q", filepath.Join(".claude", "worktrees", o.worktree), "-b", "worktree-"+o.worktree)
+	}
 	w.hooks, w.allHooks = readHooks(t, filepath.Join(w.project, ".claude", "settings.json"))
 	w.started = time.Now()
 	w.before = w.snapshot(t)
