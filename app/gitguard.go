@@ -52,9 +52,11 @@ func (a *App) gitGuard(s *sandbox.Spec, nested bool) func() []string {
 		}
 	}
 	// A linked worktree's main work tree, whose .git it may write
-	// (linkedMain): git on the host enters it as it does the project.
-	if main := nestedgit.MainOf(s.Project); main != "" && slices.Contains(s.ReadWrite, filepath.Join(main, ".git")) {
-		roots = append(roots, main)
+	// (linkedCommon): git on the host enters it as it does the project.
+	// (The project's own guard follows its commondir into that .git, or
+	// into a bare repository, as git does.)
+	if common := nestedgit.CommonOf(s.Project); filepath.Base(common) == ".git" && slices.Contains(s.ReadWrite, common) {
+		roots = append(roots, filepath.Dir(common))
 	}
 	if len(roots) == 0 && !nested {
 		return nil

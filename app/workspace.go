@@ -115,18 +115,9 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		// add) commits into its main work tree's git directory: that is
 		// writable, with the paths protected there as in the main work
 		// tree; the main work tree's files stay read-only.
-		if main := linkedMain(*s, userHome, a.Home.Abs(), programs); main != "" {
-			s.ReadWrite = append(s.ReadWrite, filepath.Join(main, ".git"))
-			for _, p := range repoProtected(main, sp.ProtectedPaths, userHome) {
-				if !strings.HasPrefix(p, ".git/") {
-					continue
-				}
-				abs := filepath.Join(main, p)
-				if strings.HasSuffix(p, "/") {
-					abs += "/"
-				}
-				s.Protected = append(s.Protected, abs)
-			}
+		if common := linkedCommon(*s, userHome, a.Home.Abs(), programs); common != "" {
+			s.ReadWrite = append(s.ReadWrite, common)
+			s.Protected = append(s.Protected, commonProtected(s.Project, common, sp.ProtectedPaths, userHome)...)
 		}
 		// A folder of the home the host runs programs from, inside the
 		// project (~/go/bin in a project at ~/go), stays read-only: a
@@ -167,23 +158,60 @@ func repoProtected(root string, protected []string, userHome string) []string {
 	return paths
 }
 
-// linkedMain is the main work tree of s's project when the project is a
-// linked worktree git links both ways (nestedgit.MainOf) and the main work
-// tree's .git may be written as a project's may: not the home or above
-// it, not in a hidden directory of the home, warden's home or a system
-// directory, not in a folder the host runs programs from; and not already
-// within what the command may write (nothing to add there).
-func linkedMain(s sandbox.Spec, userHome, wardenHome string, programs []string) string {
-	main := nestedgit.MainOf(s.Project)
-	if main == "" || !projectMayBeWritten(main, userHome, wardenHome) || inProgramDir(main, programs) {
+// linkedCommon is the common git directory of s's project when the
+// project is a linked worktree git links both ways (nestedgit.CommonOf),
+// and that directory may be written as a project may (judged by the
+// directory that holds it: the main work tree, or a bare repository's
+// parent): not the home or above it, not in a hidden directory of the
+// home, warden's home or a system directory, not in a folder the host runs
+// programs from; and not already within what the command may write.
+func linkedCommon(s sandbox.Spec, userHome, wardenHome string, programs []string) string {
+	common := nestedgit.CommonOf(s.Project)
+	if common == "" || !projectMayBeWritten(filepath.Dir(common), userHome, wardenHome) || inProgramDir(common, programs) {
 		return ""
 	}
 	for _, w := range append([]string{s.Project, s.Workspace, s.Tmp}, s.ReadWrite...) {
-		if w != "" && inside(filepath.Join(main, ".git"), w) {
+		if w != "" && inside(common, w) {
 			return ""
 		}
 	}
-	return main
+	return common
+}
+
+// commonProtected are the paths of a linked worktree's common git
+// directory that stay read-only when it is writable, as absolute paths
+// (directories with a trailing slash): the policy's protected paths under
+// .git/ (config, config.worktree, commondir, hooks/), in it and in every
+// git directory it keeps (each linked worktree's and submodule's), and
+// what the repository's configuration names inside it (a file it
+// includes, a hooks directory).
+func commonProtected(project, common string, protected []string, userHome string) []string {
+	var inGit []string
+	for _, p := range protected {
+		if rest, ok := strings.CutPrefix(p, ".git/"); ok && rest != "" {
+			inGit = append(inGit, rest)
+		}
+	}
+	var out []string
+	for _, dir := range append([]string{common}, nestedgit.InsideGitDir(common)...) {
+		for _, rest := range inGit {
+			abs := filepath.Join(dir, rest)
+			if strings.HasSuffix(rest, "/") {
+				abs += "/"
+			}
+			out = append(out, abs)
+		}
+	}
+	for _, n := range gitConfigNamed(context.Background(), project, userHome) {
+		if n.path != common && inside(n.path, common) {
+			if n.dir {
+				out = append(out, n.path+"/")
+			} else {
+				out = append(out, n.path)
+			}
+		}
+	}
+	return out
 }
 
 // besideMayBeWritten reports whether a work tree beside the project (or a
@@ -229,26 +257,55 @@ func protectedInGitDirs(project string, paths []string) []string {
 }
 
 // gitConfigProtected is what the git configuration of the project and of
-// the user names inside the project, relative to it: the directory
-// core.hooksPath points at (husky's .husky/_, a tracked .githooks/) with a
-// trailing slash, and the files the project's .git/config includes
-// (include.path, includeIf.*.path). Git on the host runs those hooks at the
-// user's next commit and obeys those files as it obeys .git/config, so a
-// sandboxed command must not write them either. Git itself reads each
-// configuration file (git config --file, which runs nothing), and only a
-// file that mentions hookspath or an include is read.
+// the user names inside the project, relative to it (gitConfigNamed).
 func gitConfigProtected(ctx context.Context, project, home string) []string {
-	gitDir := filepath.Join(project, ".git")
-	if st, err := os.Stat(gitDir); err != nil || !st.IsDir() {
+	var out []string
+	for _, n := range gitConfigNamed(ctx, project, home) {
+		rel, err := filepath.Rel(project, n.path)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		if n.dir {
+			rel += "/"
+		}
+		if !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// configNamed is a path a git configuration names: a directory of hooks,
+// or a file it includes.
+type configNamed struct {
+	path string
+	dir  bool
+}
+
+// gitConfigNamed is what the git configuration git reads in the work tree
+// project names, as absolute paths: the directory core.hooksPath points
+// at (husky's .husky/_, a tracked .githooks/), and the files the
+// repository's own configuration includes (include.path,
+// includeIf.*.path). Git on the host runs those hooks at the user's next
+// commit and obeys those files as it obeys .git/config, so a sandboxed
+// command must not write them either. The repository's configuration is
+// its common directory's config and the worktree's config.worktree (a
+// linked worktree's git directory, or the main one's), wherever its .git
+// leads. Git itself reads each configuration file (git config --file,
+// which runs nothing), and only a file that mentions hookspath or an
+// include is read.
+func gitConfigNamed(ctx context.Context, project, home string) []configNamed {
+	gitDir, common := nestedgit.GitDirs(project)
+	if gitDir == "" {
 		return nil
 	}
-	// Only the project's own file is followed into its includes: the
-	// user's are in the home, which the sandbox cannot write.
+	// Only the repository's own files are followed into their includes:
+	// the user's are in the home, which the sandbox cannot write.
 	type configFile struct {
 		path     string
 		includes bool
 	}
-	files := []configFile{{filepath.Join(gitDir, "config"), true}}
+	files := []configFile{{filepath.Join(common, "config"), true}, {filepath.Join(gitDir, "config.worktree"), true}}
 	if home != "" {
 		xdg := os.Getenv("XDG_CONFIG_HOME")
 		if xdg == "" {
@@ -257,19 +314,7 @@ func gitConfigProtected(ctx context.Context, project, home string) []string {
 		files = append(files, configFile{filepath.Join(home, ".gitconfig"), false}, configFile{filepath.Join(xdg, "git", "config"), false})
 	}
 	files = append(files, configFile{"/etc/gitconfig", false})
-	var out []string
-	add := func(abs string, dir bool) {
-		rel, err := filepath.Rel(project, filepath.Clean(abs))
-		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
-			return
-		}
-		if dir {
-			rel += "/"
-		}
-		if !slices.Contains(out, rel) {
-			out = append(out, rel)
-		}
-	}
+	var out []configNamed
 	expand := func(v, base string) string {
 		switch {
 		case v == "~" || strings.HasPrefix(v, "~/"):
@@ -296,12 +341,12 @@ func gitConfigProtected(ctx context.Context, project, home string) []string {
 			case kv[0] == "core.hookspath" && kv[1] != "":
 				// Relative to where hooks run: the top of the work tree.
 				if p := expand(kv[1], project); p != "" {
-					add(p, true)
+					out = append(out, configNamed{filepath.Clean(p), true})
 				}
 			case f.includes && (kv[0] == "include.path" || strings.HasPrefix(kv[0], "includeif.") && strings.HasSuffix(kv[0], ".path")):
 				// Relative to the file that includes it.
 				if p := expand(kv[1], filepath.Dir(f.path)); p != "" {
-					add(p, false)
+					out = append(out, configNamed{filepath.Clean(p), false})
 				}
 			}
 		}

@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -91,6 +93,50 @@ func TestGitConfigProtectsHooksPathAndIncludes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLinkedWorktreeKeepsTheRepositorysProtectedPaths: in a linked
+// worktree, the hooks directory the repository's configuration names is
+// the worktree's own (hooks run at the top of the work tree), and when its
+// common git directory is writable, that directory's config, hooks, the
+// worktrees' own config files and the files its config includes stay
+// read-only.
+func TestLinkedWorktreeKeepsTheRepositorysProtectedPaths(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: git configuration cannot be read")
+	}
+	t.Setenv("XDG_CONFIG_HOME", "")
+	home := t.TempDir()
+	project := filepath.Join(home, "src", "p")
+	wt := filepath.Join(project, ".claude", "worktrees", "fix")
+	run := exec.Command("sh", "-c", `git init -q && git config core.hooksPath .husky/_ && git config include.path extra.cfg &&
+		git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x && git worktree add -q .claude/worktrees/fix -b fix`)
+	run.Dir, run.Env = mkdirAll(t, project), append(os.Environ(), "HOME="+home)
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got := gitConfigProtected(context.Background(), wt, home); !slices.Contains(got, ".husky/_/") {
+		t.Errorf("in the linked worktree: %q, want its .husky/_/ among them", got)
+	}
+	common := filepath.Join(project, ".git")
+	got := commonProtected(wt, common, config.Default().Sandbox.ProtectedPaths, home)
+	for _, want := range []string{"config", "config.worktree", "commondir", "hooks/", "worktrees/fix/config.worktree", "worktrees/fix/commondir", "worktrees/fix/hooks/", "extra.cfg"} {
+		abs := filepath.Join(common, want)
+		if strings.HasSuffix(want, "/") {
+			abs += "/"
+		}
+		if !slices.Contains(got, abs) {
+			t.Errorf("the common directory's protected paths %q lack %s", got, abs)
+		}
+	}
+}
+
+func mkdirAll(t *testing.T, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // TestMakeSecretDirs: a secret path in the home written with a trailing

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 )
 
 // maxGitfile bounds a .git file read: git's own is one line.
@@ -50,4 +52,37 @@ func parseGitfile(data []byte, dir string) (string, error) {
 // symlink followed, each .. applied after the symlink before it.
 func resolveGitPath(p string) (string, error) {
 	return filepath.EvalSymlinks(p)
+}
+
+// GitDirs are the git directory git uses in workTree and its common
+// directory, found as git finds them: workTree/.git when that is a
+// directory (as named), else the directory its .git file names (every
+// symlink followed); the
+// common directory is what that one's commondir file names, else the git
+// directory itself. Nothing is checked for trust (MainOf does that): ""
+// when workTree has no git directory.
+func GitDirs(workTree string) (gitDir, common string) {
+	dotGit := filepath.Join(workTree, ".git")
+	st, err := os.Stat(dotGit)
+	switch {
+	case err != nil:
+		return "", ""
+	case st.IsDir():
+		gitDir = dotGit // by the work tree's name for it
+	default:
+		if gitDir, err = readGitfile(dotGit); err != nil {
+			return "", ""
+		}
+	}
+	common = gitDir
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil && len(data) <= maxGitfile {
+		c := strings.TrimRight(string(data), "\r\n")
+		if !filepath.IsAbs(c) {
+			c = gitDir + "/" + c
+		}
+		if c, err := resolveGitPath(c); err == nil {
+			common = c
+		}
+	}
+	return gitDir, common
 }

@@ -91,18 +91,18 @@ func sameDir(a, b string) bool {
 	return err == nil && os.SameFile(sa, sb)
 }
 
-// MainOf is the main work tree of the repository whose linked worktree is
-// project, when git links the two both ways, checked as Beside checks: the
-// project's .git is a regular file, reached through no symbolic link, that
-// names a git directory COMMON/worktrees/NAME; that directory's gitdir
-// names the project's .git back and its commondir names COMMON; and COMMON
-// is a directory named .git (no symbolic link) whose parent is the main
-// work tree. A bare repository's worktree, or anything else, gives "".
+// CommonOf is the common git directory of the repository whose linked
+// worktree is project, when git links the two both ways, checked as Beside
+// checks: the project's .git is a regular file, reached through no
+// symbolic link, that names a git directory COMMON/worktrees/NAME; that
+// directory's gitdir names the project's .git back and its commondir names
+// COMMON; and COMMON is a directory reached through no symbolic link: the
+// main work tree's .git, or a bare repository. Anything else gives "".
 //
 // Both links cannot be forged by a command that cannot write COMMON: the
 // linked worktree's own files are the project's, but the gitdir file that
 // names it back lies in COMMON.
-func MainOf(project string) string {
+func CommonOf(project string) string {
 	project = filepath.Clean(project)
 	if real, err := filepath.EvalSymlinks(project); err != nil || real != project {
 		return ""
@@ -111,30 +111,16 @@ func MainOf(project string) string {
 	if st, err := os.Lstat(dotGit); err != nil || !st.Mode().IsRegular() {
 		return ""
 	}
-	gitDir, err := readGitfile(dotGit)
-	if err != nil || filepath.Base(filepath.Dir(gitDir)) != "worktrees" {
+	gitDir, common := GitDirs(project)
+	if gitDir == "" || filepath.Base(filepath.Dir(gitDir)) != "worktrees" || !sameDir(common, filepath.Dir(filepath.Dir(gitDir))) {
 		return ""
 	}
 	if wt, ok := linkedBack(gitDir); !ok || wt != project {
 		return ""
 	}
-	common := filepath.Dir(filepath.Dir(gitDir))
-	if filepath.Base(common) != ".git" {
-		return ""
-	}
+	common = filepath.Dir(filepath.Dir(gitDir))
 	if st, err := os.Lstat(common); err != nil || !st.IsDir() {
 		return ""
 	}
-	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
-	if err != nil || len(data) > maxGitfile {
-		return ""
-	}
-	named := strings.TrimRight(string(data), "\r\n")
-	if !filepath.IsAbs(named) {
-		named = gitDir + "/" + named
-	}
-	if named, err = resolveGitPath(named); err != nil || !sameDir(named, common) {
-		return ""
-	}
-	return filepath.Dir(common)
+	return common
 }

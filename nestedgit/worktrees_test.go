@@ -86,20 +86,25 @@ func TestBesideNeedsBothLinks(t *testing.T) {
 	}
 }
 
-// TestMainOfNeedsBothLinks: a linked worktree git made (inside the
-// project, as Claude Code's --worktree makes one, or beside it) leads to
-// its main work tree; a .git file naming a registration that does not name
-// it back, a worktree reached through a symbolic link, a main work tree
-// and a directory without .git lead nowhere.
-func TestMainOfNeedsBothLinks(t *testing.T) {
+// TestCommonOfNeedsBothLinks: a linked worktree git made (inside the
+// project, as Claude Code's --worktree makes one, beside it, or of a bare
+// repository) leads to its common git directory; a .git file naming a
+// registration that does not name it back, a worktree reached through a
+// symbolic link, a main work tree and a directory without .git lead
+// nowhere.
+func TestCommonOfNeedsBothLinks(t *testing.T) {
 	needGit(t)
 	home, project := newProject(t)
 	src := filepath.Dir(project)
 	sh(t, home, project, `git worktree add -q .claude/worktrees/feat -b feat && git worktree add -q ../p-fix -b fix && ln -s p-fix ../alias`)
 	for _, wt := range []string{filepath.Join(project, ".claude", "worktrees", "feat"), filepath.Join(src, "p-fix")} {
-		if got := MainOf(wt); got != project {
-			t.Errorf("MainOf(%s) = %q, want %q", wt, got, project)
+		if got, want := CommonOf(wt), filepath.Join(project, ".git"); got != want {
+			t.Errorf("CommonOf(%s) = %q, want %q", wt, got, want)
 		}
+	}
+	sh(t, home, src, `git clone -q --bare `+project+` bare/.bare && git -C bare/.bare worktree add -q ../main`)
+	if got, want := CommonOf(filepath.Join(src, "bare", "main")), filepath.Join(src, "bare", ".bare"); got != want {
+		t.Errorf("CommonOf(a bare repository's worktree) = %q, want %q", got, want)
 	}
 	// A copy of a worktree's .git file elsewhere: the registration names
 	// the real worktree, not the copy.
@@ -115,8 +120,8 @@ func TestMainOfNeedsBothLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{copied, filepath.Join(src, "alias"), project, src} {
-		if got := MainOf(dir); got != "" {
-			t.Errorf("MainOf(%s) = %q, want none", dir, got)
+		if got := CommonOf(dir); got != "" {
+			t.Errorf("CommonOf(%s) = %q, want none", dir, got)
 		}
 	}
 	// A registration whose commondir names another repository's git
@@ -127,8 +132,8 @@ func TestMainOfNeedsBothLinks(t *testing.T) {
 	if err := os.WriteFile(reg, []byte(filepath.Join(other, ".git")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := MainOf(filepath.Join(src, "p-fix")); got != "" {
-		t.Errorf("MainOf(a worktree whose commondir names another repository) = %q, want none", got)
+	if got := CommonOf(filepath.Join(src, "p-fix")); got != "" {
+		t.Errorf("CommonOf(a worktree whose commondir names another repository) = %q, want none", got)
 	}
 }
 
