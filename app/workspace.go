@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/internal/regfile"
 	"github.com/agentwarden/warden/nestedgit"
 	"github.com/agentwarden/warden/sandbox"
 )
@@ -328,7 +329,8 @@ func gitConfigNamed(ctx context.Context, project, home string) []configNamed {
 		return filepath.Join(base, v)
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f.path)
+		// Never waiting on a FIFO a command left there.
+		data, err := regfile.ReadFile(f.path, maxConfigFile)
 		if err != nil {
 			continue
 		}
@@ -353,6 +355,9 @@ func gitConfigNamed(ctx context.Context, project, home string) []configNamed {
 	}
 	return out
 }
+
+// maxConfigFile bounds a git configuration file read for what it names.
+const maxConfigFile = 16 << 20
 
 // gitConfigEntries are the core.hooksPath and include entries of one git
 // configuration file, as git reads them: [key, value] pairs, keys in lower

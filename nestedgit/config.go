@@ -137,7 +137,7 @@ func gitEnv() []string {
 // it, without following its includes. git config --file runs nothing the
 // file names.
 func readConfig(file string) ([]entry, error) {
-	data, err := os.ReadFile(file)
+	data, err := readFile(file)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func GitDirs(workTree string) (gitDir, common string) {
 		}
 	}
 	common = gitDir
-	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil && len(data) <= maxGitfile {
+	if data, err := readFile(filepath.Join(gitDir, "commondir")); err == nil && len(data) <= maxGitfile {
 		c := strings.TrimRight(string(data), "\r\n")
 		if !filepath.IsAbs(c) {
 			c = gitDir + "/" + c

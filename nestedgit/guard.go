@@ -32,6 +32,10 @@ type Repo struct {
 	// Via says how git on the host gets there: "the gitlink sub in the
 	// index of /p", "/p/.git/modules/x".
 	Via string
+	// Pointer is the file that leads git there, when one does: a work
+	// tree's .git (a file, or a symlink), or another git directory's
+	// commondir.
+	Pointer string
 }
 
 // A Finding is what Sweep did to one git directory.
@@ -41,6 +45,10 @@ type Finding struct {
 	// config.worktree), Hooks the hooks moved; Whole names a file moved
 	// as a whole because git could not read it.
 	Keys, Hooks, Whole []string
+	// Cut is set when the Pointer was moved out instead: it led git
+	// into a git directory the command could not write, which it did not
+	// lead to before the command.
+	Cut bool
 	// Links are the symbolic links removed ("BISECT_START -> ~/.netrc"):
 	// git on the host reads a git directory's files through a link and
 	// prints what it read.
@@ -64,6 +72,13 @@ func (f Finding) String() string {
 	}
 	if len(f.Hooks) > 0 {
 		what = append(what, "the hooks "+strings.Join(f.Hooks, ", "))
+	}
+	if f.Cut {
+		s := fmt.Sprintf("the command made %s lead git on the host into the git directory %s, which it could not write and which nothing led to before (a git directory an earlier command, with other rights, may have made), so it was moved to %s (RESTORE.txt there says how to put it back)", f.Pointer, f.GitDir, f.Moved)
+		if f.Err != nil {
+			s += "; could not move it: " + f.Err.Error()
+		}
+		return s
 	}
 	s := fmt.Sprintf("the command changed the git directory %s, which git on the host enters (%s): ", f.GitDir, f.Via)
 	if len(what) > 0 {
@@ -173,7 +188,7 @@ func (g *Guard) repos() ([]Repo, []error) {
 	if !g.nested {
 		return repos, problems
 	}
-	w := &reach{seen: map[string]bool{}, repos: repos, problems: problems}
+	w := &reach{seen: map[string]bool{}, walked: map[string]bool{}, repos: repos, problems: problems}
 	for _, r := range repos {
 		w.seen[r.GitDir] = true
 	}
@@ -188,10 +203,13 @@ func (g *Guard) repos() ([]Repo, []error) {
 		// And what git enters from there: its own gitlinks (in
 		// node_modules too, which the search of nested repositories
 		// passes over) and the git directories it keeps.
-		if w.add(gd, "the repository "+wt+" nested in the project, which an editor or a shell prompt entering it runs git in") {
+		if w.add(gd, "the repository "+wt+" nested in the project, which an editor or a shell prompt entering it runs git in", filepath.Join(wt, ".git")) {
 			w.inGitDir(gd, 0)
-			w.inWorkTree(w.workTreeOf(wt, gd), gd)
 		}
+		// Its index, read against this work tree even when the git
+		// directory was reached before: a linked worktree's gitdir file
+		// (which the command may write) can name another work tree.
+		w.inWorkTree(w.workTreeOf(wt, gd), gd)
 	}
 	return w.repos, w.problems
 }
@@ -227,7 +245,18 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 			continue // gone
 		}
 		if !g.mayWrite(real) {
-			continue // the command could not have written it
+			// The command could not have written it. But if nothing led
+			// git there before the command, and the command could write
+			// what leads there now, an earlier command, which could write
+			// it (a linked worktree's common directory, another
+			// project), may have made it for this one to lead to: what
+			// leads there goes.
+			if _, was := g.before[r.GitDir]; i >= len(own) && !was && r.Pointer != "" {
+				if f := cutPointer(r, g.mayWrite, g.quarantine, now); f.Moved != "" || f.Err != nil {
+					out = append(out, f)
+				}
+			}
+			continue
 		}
 		f := Finding{Repo: Repo{GitDir: real, Via: r.Via}}
 		if d, ok := g.before[r.GitDir]; i >= len(own) && (!ok || d != digest(r.GitDir)) {
@@ -271,7 +300,7 @@ func Reachable(project string) (repos []Repo, problems []error) {
 			return nil, nil
 		}
 	}
-	w := &reach{seen: map[string]bool{}}
+	w := &reach{seen: map[string]bool{}, walked: map[string]bool{}}
 	w.from(project, top)
 	return w.repos, w.problems
 }
@@ -279,6 +308,7 @@ func Reachable(project string) (repos []Repo, problems []error) {
 // reach is one search of the git directories git enters from a work tree.
 type reach struct {
 	seen     map[string]bool
+	walked   map[string]bool // work tree + NUL + git directory, each searched once
 	repos    []Repo
 	problems []error
 	full     bool // maxRepos were found: the rest is a problem
@@ -294,7 +324,7 @@ func (w *reach) from(workTree, gitDir string) {
 
 // add lists a git directory not seen before; false when it was, or the
 // search is full.
-func (w *reach) add(gitDir, via string) bool {
+func (w *reach) add(gitDir, via, pointer string) bool {
 	if w.seen[gitDir] {
 		return false
 	}
@@ -306,26 +336,26 @@ func (w *reach) add(gitDir, via string) bool {
 		return false
 	}
 	w.seen[gitDir] = true
-	w.repos = append(w.repos, Repo{GitDir: gitDir, Via: via})
+	w.repos = append(w.repos, Repo{GitDir: gitDir, Via: via, Pointer: pointer})
 	return true
 }
 
 // inGitDir adds the git directories a git directory keeps inside
 // (modules/…, worktrees/…) and its common directory.
 func (w *reach) inGitDir(gitDir string, depth int) {
-	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if data, err := readFile(filepath.Join(gitDir, "commondir")); err == nil {
 		// As git reads it: the newlines at its end dropped, relative
 		// to the git directory, resolved by the kernel.
 		c := strings.TrimRight(string(data), "\r\n")
 		if !filepath.IsAbs(c) {
 			c = gitDir + "/" + c
 		}
-		if c, err := resolveGitPath(c); err == nil && w.add(c, "the commondir of "+gitDir) {
+		if c, err := resolveGitPath(c); err == nil && w.add(c, "the commondir of "+gitDir, filepath.Join(gitDir, "commondir")) {
 			w.inGitDir(c, depth)
 		}
 	}
 	insideGitDir(gitDir, depth, func(child string, d int) {
-		if w.add(child, child) {
+		if w.add(child, child, "") {
 			w.inGitDir(child, d)
 			// A linked worktree has an index of its own: the gitlinks
 			// in it are entered by git run in that worktree.
@@ -343,7 +373,7 @@ func linkedWorkTree(gitDir string) string {
 	if filepath.Base(filepath.Dir(gitDir)) != "worktrees" {
 		return ""
 	}
-	data, err := os.ReadFile(filepath.Join(gitDir, "gitdir"))
+	data, err := readFile(filepath.Join(gitDir, "gitdir"))
 	if err != nil {
 		return ""
 	}
@@ -374,6 +404,18 @@ func (w *reach) workTreeOf(dir, gitDir string) string {
 // inWorkTree adds the git directory of each gitlink of gitDir's index
 // that is checked out in workTree, and searches on from each.
 func (w *reach) inWorkTree(workTree, gitDir string) {
+	key := workTree + "\x00" + gitDir
+	if w.walked[key] {
+		return
+	}
+	if len(w.walked) >= maxRepos {
+		if !w.full {
+			w.full = true
+			w.problems = append(w.problems, fmt.Errorf("more than %d work trees of git repositories nested in one another: the rest were not looked at", maxRepos))
+		}
+		return
+	}
+	w.walked[key] = true
 	links, err := indexGitlinks(gitDir)
 	if err != nil {
 		var ok bool
@@ -393,10 +435,10 @@ func (w *reach) inWorkTree(workTree, gitDir string) {
 			}
 			continue
 		}
-		if w.add(gd, "the gitlink "+l+" in the index of "+workTree) {
+		if w.add(gd, "the gitlink "+l+" in the index of "+workTree, filepath.Join(wt, ".git")) {
 			w.inGitDir(gd, 0)
-			w.inWorkTree(w.workTreeOf(wt, gd), gd)
 		}
+		w.inWorkTree(w.workTreeOf(wt, gd), gd)
 	}
 }
 
@@ -476,7 +518,7 @@ func resolveDotGit(dotGit string) (string, error) {
 // readGitfile is the git directory the .git file p names, where it really
 // leads.
 func readGitfile(p string) (string, error) {
-	data, err := os.ReadFile(p)
+	data, err := readFile(p)
 	if err != nil {
 		return "", err
 	}
@@ -510,7 +552,7 @@ func configWorktree(gitDir string) string {
 	if ok && c[0] == stamp {
 		return c[1]
 	}
-	data, err := os.ReadFile(p)
+	data, err := readFile(p)
 	if err != nil {
 		return ""
 	}
@@ -561,7 +603,7 @@ func indexGitlinks(gitDir string) ([]string, error) {
 	if ok && c.stamp == stamp {
 		return c.links, nil
 	}
-	data, err := os.ReadFile(p)
+	data, err := readFile(p)
 	if err != nil {
 		return nil, err
 	}
@@ -569,7 +611,7 @@ func indexGitlinks(gitDir string) ([]string, error) {
 	// index read with the wrong one fails, so both are tried, the one the
 	// config names first.
 	sizes := []int{sha1Size, sha256Size}
-	if cfg, err := os.ReadFile(filepath.Join(gitDir, "config")); err == nil && bytes.Contains(bytes.ToLower(cfg), []byte("sha256")) {
+	if cfg, err := readFile(filepath.Join(gitDir, "config")); err == nil && bytes.Contains(bytes.ToLower(cfg), []byte("sha256")) {
 		sizes = []int{sha256Size, sha1Size}
 	}
 	var links []string
@@ -629,7 +671,7 @@ func walkDotGits(workTree string) (rel []string, ok bool) {
 func digest(gitDir string) string {
 	h := sha256.New()
 	for _, name := range []string{"config", "config.worktree", "commondir"} {
-		data, err := os.ReadFile(filepath.Join(gitDir, name))
+		data, err := readFile(filepath.Join(gitDir, name))
 		fmt.Fprintf(h, "%s %d %v\n", name, len(data), err != nil)
 		h.Write(data)
 	}
@@ -649,7 +691,7 @@ func digest(gitDir string) string {
 			fmt.Fprintf(h, "sample %q\n", e.Name())
 			continue
 		}
-		data, _ := os.ReadFile(filepath.Join(hooks, e.Name()))
+		data, _ := readFile(filepath.Join(hooks, e.Name()))
 		fmt.Fprintf(h, "hook %q %v %d\n", e.Name(), info.Mode(), len(data))
 		h.Write(data)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 )
@@ -207,7 +206,7 @@ func readIndex(data []byte, hashSize int, all ...bool) (*index, error) {
 // the shared index is listed, since which one it replaces is not read here.
 func splitIndex(gitDir string, x *index, hashSize int) ([]string, error) {
 	name := fmt.Sprintf("sharedindex.%x", x.shared)
-	data, err := os.ReadFile(filepath.Join(gitDir, name))
+	data, err := readFile(filepath.Join(gitDir, name))
 	if err != nil {
 		return nil, fmt.Errorf("the split index's %s: %w", name, err)
 	}

@@ -206,7 +206,7 @@ func alternateLinks(objectsDir string, writable func(string) bool, depth int, f 
 	if st, err := os.Lstat(file); err != nil || !st.Mode().IsRegular() || st.Size() > maxConfig {
 		return nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := readFile(file)
 	if err != nil {
 		return nil
 	}

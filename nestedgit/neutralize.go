@@ -268,7 +268,7 @@ func moveAcross(src, to string) error {
 }
 
 func copyFile(src, to string, perm fs.FileMode) error {
-	f, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
@@ -283,4 +283,48 @@ func copyFile(src, to string, perm fs.FileMode) error {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// cutPointer moves r.Pointer (a .git file or symlink, or a commondir file)
+// to the quarantine when the command could write the directory it lies in
+// (writable, by where that really is): git on the host no longer follows
+// it into r.GitDir. A pointer that is a directory, or lies where the
+// command could not write, is left alone (the user's).
+func cutPointer(r Repo, writable func(string) bool, quarantine string, now time.Time) Finding {
+	f := Finding{Repo: r, Cut: true}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(r.Pointer))
+	if err != nil || !writable(parent) {
+		return Finding{}
+	}
+	name := filepath.Base(r.Pointer)
+	if st, err := os.Lstat(filepath.Join(parent, name)); err != nil || st.IsDir() {
+		return Finding{}
+	}
+	dir, err := openListable(parent)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	defer dir.Close()
+	dst := quarantineDir(quarantine, parent, now)
+	if err := os.MkdirAll(dst, 0o700); err != nil {
+		f.Err = err
+		return f
+	}
+	f.Moved = dst
+	from, to := dir.Path()+"/"+name, filepath.Join(dst, name)
+	err = os.Rename(from, to)
+	if errors.Is(err, syscall.EXDEV) {
+		err = moveAcross(from, to)
+	}
+	if err != nil {
+		f.Err = fmt.Errorf("move %s: %w", r.Pointer, err)
+		return f
+	}
+	note := fmt.Sprintf("warden moved\n\n    %s\n\nhere: it led git on your machine into the git directory\n\n    %s\n\n(%s), which the command that made it could not write and which nothing\nled to before that command: a git directory an earlier command, run with\nother rights, may have made, whose configuration git would obey.\n\nRead that git directory's config and hooks first. Only if you trust them,\nput it back with:\n\n    cp -a %s %s\n",
+		r.Pointer, r.GitDir, r.Via, shellQuote(to), shellQuote(filepath.Join(parent, name)))
+	if err := os.WriteFile(filepath.Join(dst, "RESTORE.txt"), []byte(note), 0o600); err != nil {
+		f.Err = err
+	}
+	return f
 }

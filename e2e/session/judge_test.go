@@ -87,8 +87,19 @@ func (w *world) snapshot(t *testing.T) snapshot {
 		}
 	}
 	walk(w.home, skip)
+	// A linked worktree the session runs in (@worktree) lies in the
+	// project's .claude/: it is the session's project, writable but for
+	// its own protected paths and its .git file.
+	var inWorktree func(string) bool
+	if w.worktree != "" {
+		wt, _ := filepath.Rel(w.home, w.worktree)
+		inWorktree = func(rel string) bool { return rel == wt || strings.HasPrefix(rel, wt+"/") }
+		for _, p := range append(slices.Clone(projectProtected), ".git") {
+			walk(filepath.Join(w.worktree, p), nil)
+		}
+	}
 	for _, p := range append(slices.Clone(projectProtected), w.hooksPath()...) {
-		walk(filepath.Join(w.project, p), nil)
+		walk(filepath.Join(w.project, p), inWorktree)
 	}
 	// The project's own config may take keys that run nothing (a git
 	// line runs with it writable: a remote, a renamed branch, a user):

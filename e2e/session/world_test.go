@@ -26,6 +26,7 @@ type world struct {
 	home       string // the fake $HOME
 	wardenHome string // ~/.warden
 	project    string // ~/src/<kind>
+	worktree   string // the linked worktree the session runs in (@worktree), or ""
 	session    string
 	transcript string
 
@@ -120,7 +121,8 @@ func newWorld(t *testing.T, h *harness, o worldOptions) *world {
 	w.initWarden(t)
 	w.initProject(t, o)
 	if o.worktree != "" {
-		w.git(t, "worktree", "add", "-q", filepath.Join(".claude", "worktrees", o.worktree), "-b", "worktree-"+o.worktree)
+		w.worktree = filepath.Join(w.project, ".claude", "worktrees", o.worktree)
+		w.git(t, "worktree", "add", "-q", w.worktree, "-b", "worktree-"+o.worktree)
 	}
 	w.hooks, w.allHooks = readHooks(t, filepath.Join(w.project, ".claude", "settings.json"))
 	w.started = time.Now()

@@ -67,6 +67,17 @@ func Open(path string, flag int, perm fs.FileMode, follow bool) (*os.File, fs.Fi
 	return f, fi, nil
 }
 
+// ReadFile reads the regular file at path (symlinks followed), refusing
+// more than max bytes: Open, then ReadAll.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, _, err := Open(path, os.O_RDONLY, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadAll(f, max)
+}
+
 // ErrTooLarge is ReadAll's error for a file past its bound.
 var ErrTooLarge = errors.New("larger than it may be")
 

@@ -95,9 +95,10 @@ func (d *Dir) Close() { d.f.Close() }
 // List lists d's entries.
 func (d *Dir) List() ([]os.DirEntry, error) { return d.f.ReadDir(-1) }
 
-// ReadNoFollow reads the regular file name in d; a symlink is an error.
+// ReadNoFollow reads the regular file name in d; a symlink is an error,
+// and so is a FIFO or a device, which the open does not wait on.
 func (d *Dir) ReadNoFollow(name string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(d.path+"/"+name, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(d.path+"/"+name, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
