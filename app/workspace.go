@@ -113,9 +113,10 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 			}
 		}
 		// A linked worktree (Claude Code's --worktree, or git worktree
-		// add) commits into its main work tree's git directory: that is
-		// writable, with the paths protected there as in the main work
-		// tree; the main work tree's files stay read-only.
+		// add) commits into its repository's common git directory (the
+		// main work tree's .git, or a bare repository): that is writable,
+		// with the paths protected there as in the main work tree; the
+		// main work tree's files stay read-only.
 		if common := linkedCommon(*s, userHome, a.Home.Abs(), programs); common != "" {
 			s.ReadWrite = append(s.ReadWrite, common)
 			s.Protected = append(s.Protected, commonProtected(s.Project, common, sp.ProtectedPaths, userHome)...)

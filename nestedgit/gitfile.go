@@ -57,10 +57,10 @@ func resolveGitPath(p string) (string, error) {
 // GitDirs are the git directory git uses in workTree and its common
 // directory, found as git finds them: workTree/.git when that is a
 // directory (as named), else the directory its .git file names (every
-// symlink followed); the
-// common directory is what that one's commondir file names, else the git
-// directory itself. Nothing is checked for trust (MainOf does that): ""
-// when workTree has no git directory.
+// symlink followed); the common directory is what that one's commondir
+// file names (commonDir), else the git directory itself. Nothing is
+// checked for trust (CommonOf does that): "" when workTree has no git
+// directory.
 func GitDirs(workTree string) (gitDir, common string) {
 	dotGit := filepath.Join(workTree, ".git")
 	st, err := os.Stat(dotGit)
@@ -74,15 +74,25 @@ func GitDirs(workTree string) (gitDir, common string) {
 			return "", ""
 		}
 	}
-	common = gitDir
-	if data, err := readFile(filepath.Join(gitDir, "commondir")); err == nil && len(data) <= maxGitfile {
-		c := strings.TrimRight(string(data), "\r\n")
-		if !filepath.IsAbs(c) {
-			c = gitDir + "/" + c
-		}
-		if c, err := resolveGitPath(c); err == nil {
-			common = c
-		}
+	if common, ok := commonDir(gitDir); ok {
+		return gitDir, common
 	}
-	return gitDir, common
+	return gitDir, gitDir
+}
+
+// commonDir is where gitDir's commondir file leads, as git reads it: the
+// newlines at its end dropped, relative to the git directory, resolved by
+// the kernel; false when there is none (or it is not a regular file, or
+// leads nowhere).
+func commonDir(gitDir string) (string, bool) {
+	data, err := readFile(filepath.Join(gitDir, "commondir"))
+	if err != nil || len(data) > maxGitfile {
+		return "", false
+	}
+	c := strings.TrimRight(string(data), "\r\n")
+	if !filepath.IsAbs(c) {
+		c = gitDir + "/" + c
+	}
+	c, err = resolveGitPath(c)
+	return c, err == nil
 }

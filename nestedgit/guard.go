@@ -63,6 +63,13 @@ type Finding struct {
 
 // String says what happened, for the command's warnings and the audit log.
 func (f Finding) String() string {
+	if f.Cut {
+		s := fmt.Sprintf("the command made %s lead git on the host into the git directory %s, which it could not write and which nothing led to before (a git directory an earlier command, with other rights, may have made), so it was moved to %s (RESTORE.txt there says how to put it back)", f.Pointer, f.GitDir, f.Moved)
+		if f.Err != nil {
+			s += "; could not move it: " + f.Err.Error()
+		}
+		return s
+	}
 	var what []string
 	if len(f.Keys) > 0 {
 		what = append(what, "the config keys "+strings.Join(f.Keys, ", "))
@@ -72,13 +79,6 @@ func (f Finding) String() string {
 	}
 	if len(f.Hooks) > 0 {
 		what = append(what, "the hooks "+strings.Join(f.Hooks, ", "))
-	}
-	if f.Cut {
-		s := fmt.Sprintf("the command made %s lead git on the host into the git directory %s, which it could not write and which nothing led to before (a git directory an earlier command, with other rights, may have made), so it was moved to %s (RESTORE.txt there says how to put it back)", f.Pointer, f.GitDir, f.Moved)
-		if f.Err != nil {
-			s += "; could not move it: " + f.Err.Error()
-		}
-		return s
 	}
 	s := fmt.Sprintf("the command changed the git directory %s, which git on the host enters (%s): ", f.GitDir, f.Via)
 	if len(what) > 0 {
@@ -343,16 +343,8 @@ func (w *reach) add(gitDir, via, pointer string) bool {
 // inGitDir adds the git directories a git directory keeps inside
 // (modules/…, worktrees/…) and its common directory.
 func (w *reach) inGitDir(gitDir string, depth int) {
-	if data, err := readFile(filepath.Join(gitDir, "commondir")); err == nil {
-		// As git reads it: the newlines at its end dropped, relative
-		// to the git directory, resolved by the kernel.
-		c := strings.TrimRight(string(data), "\r\n")
-		if !filepath.IsAbs(c) {
-			c = gitDir + "/" + c
-		}
-		if c, err := resolveGitPath(c); err == nil && w.add(c, "the commondir of "+gitDir, filepath.Join(gitDir, "commondir")) {
-			w.inGitDir(c, depth)
-		}
+	if c, ok := commonDir(gitDir); ok && w.add(c, "the commondir of "+gitDir, filepath.Join(gitDir, "commondir")) {
+		w.inGitDir(c, depth)
 	}
 	insideGitDir(gitDir, depth, func(child string, d int) {
 		if w.add(child, child, "") {

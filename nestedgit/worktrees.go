@@ -104,11 +104,12 @@ func sameDir(a, b string) bool {
 // names it back lies in COMMON.
 func CommonOf(project string) string {
 	project = filepath.Clean(project)
-	if real, err := filepath.EvalSymlinks(project); err != nil || real != project {
+	// The .git first: a main work tree (the common case, every command's
+	// path) ends here, before the project's path is resolved.
+	if st, err := os.Lstat(filepath.Join(project, ".git")); err != nil || !st.Mode().IsRegular() {
 		return ""
 	}
-	dotGit := filepath.Join(project, ".git")
-	if st, err := os.Lstat(dotGit); err != nil || !st.Mode().IsRegular() {
+	if real, err := filepath.EvalSymlinks(project); err != nil || real != project {
 		return ""
 	}
 	gitDir, common := GitDirs(project)
