@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -37,8 +38,8 @@ func execCmd(e *env) *cobra.Command {
 		Use:         "exec [flags] -- CMD [ARG…]",
 		Short:       "Run a command inside warden's sandbox",
 		Long: `Decide a command through the gate and run it inside the isolation its
-profile gives (default: the "default" profile, or the profile the gate names
-when it sends the command to the sandbox). Flags override the profile for
+profile gives (default: the "workspace" profile, or the profile the gate
+names when it sends the command to the sandbox). Flags override the profile for
 this run. The command's stdout and stderr pass through, each up to the output
 limit.
 
@@ -63,7 +64,11 @@ With --no-wait an ask exits 126 at once.`,
 				// A one-shot run: its sandbox's init starts now, beside
 				// the policy's load and the decision (sandbox.StartEarly).
 				if _, ok := e.stdin.(*os.File); ok || e.stdin == nil {
-					sandbox.StartEarly("")
+					// A stage early only where the run will likely need
+					// one: not in the workspace profile, where the command
+					// starts from the init's restricted thread.
+					stage := profile != "" && profile != config.ProfileWorkspace || o.NoSpawn != nil && *o.NoSpawn
+					sandbox.StartEarly("", stage)
 					defer sandbox.DiscardEarly()
 				}
 			}

@@ -29,10 +29,11 @@ import (
 // for a fork of this process and a start of the init's binary.
 //
 // An early init holds nothing but its namespaces, its cgroup (with no
-// limits until the run sets them) and its stage (started once the init is
-// in the cgroup, and waiting for the plan too): no mounts, no command, and
-// /dev/null for its standard input. The run's standard input comes with
-// its plan, over the listener socket (fd 5), to the stage, so an init
+// limits until the run sets them) and, when its run will likely need one,
+// its stage (started once the init is in the cgroup, and waiting for the
+// plan too): no mounts, no command, and /dev/null for its standard input.
+// The run's standard input comes with its plan, over the listener socket
+// (fd 5), to the stage or, without one, to the init itself, so an init
 // started before the run's caller was known serves it. It dies with this
 // process (Pdeathsig), or when its plan pipe closes unread.
 
@@ -41,6 +42,9 @@ import (
 // over, and the cgroup it is already in.
 type earlyInit struct {
 	exe string
+	// stage: the init starts a stage once in its cgroup (initEarlyArg);
+	// otherwise it waits for its plan alone (initEarlyThreadArg).
+	stage bool
 	// viaSpawner: the init is asked of this process's spawner (a process
 	// that keeps inits ready must not fork: spawner_linux.go).
 	viaSpawner bool
@@ -71,16 +75,20 @@ var early struct {
 
 // StartEarly starts, in the background, the init of the one-shot sandbox
 // this process is about to run, and moves it into a cgroup of its own,
-// whose limits the run sets. It does nothing where the next run could not
-// use it: a kernel without user namespaces, a binary that cannot be found.
-// A second call is ignored.
-func StartEarly(exe string) {
+// whose limits the run sets. stage says whether the run will likely need
+// a stage (a profile that forbids new processes or caps the CPU): the
+// init then starts one as soon as it is in its cgroup; without, the
+// command will likely start from the init's own restricted thread, and a
+// stage started for nothing would only take CPU from the decision. It
+// does nothing where the next run could not use it: a kernel without user
+// namespaces, a binary that cannot be found. A second call is ignored.
+func StartEarly(exe string, stage bool) {
 	early.Lock()
 	defer early.Unlock()
 	if early.e != nil {
 		return
 	}
-	startEarlyLocked(exe)
+	startEarlyLocked(exe, stage)
 }
 
 // KeepEarly keeps an early init ready for this process's one-shot runs
@@ -115,16 +123,17 @@ func RefillEarly() {
 	// all run in its world never holds one. One that could not start is
 	// never taken: none starts after it.
 	if early.keep != "" && early.oneShot && (early.e == nil || early.e.taken) {
-		startEarlyLocked(early.keep)
+		// Its runs are the guard profile's (no new processes): a stage.
+		startEarlyLocked(early.keep, true)
 	}
 }
 
-func startEarlyLocked(exe string) {
+func startEarlyLocked(exe string, stage bool) {
 	exe, err := initExe(exe)
 	if err != nil {
 		return
 	}
-	e := &earlyInit{exe: exe, viaSpawner: early.keep != "", spawned: make(chan struct{}), admitted: make(chan struct{})}
+	e := &earlyInit{exe: exe, stage: stage, viaSpawner: early.keep != "", spawned: make(chan struct{}), admitted: make(chan struct{})}
 	early.e = e
 	go func() {
 		defer close(e.admitted)
@@ -159,7 +168,10 @@ func (e *earlyInit) start() {
 		return
 	}
 	defer child.Close()
-	args := append(initArgs(ModeStandard), initEarlyArg)
+	args := append(initArgs(ModeStandard), initEarlyThreadArg)
+	if e.stage {
+		args[len(args)-1] = initEarlyArg
+	}
 	var ip *initProc
 	var planW *os.File
 	asked := false

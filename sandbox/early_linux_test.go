@@ -61,7 +61,7 @@ func TestEarlyInitKeepsTheLimits(t *testing.T) {
 		t.Skipf("no writable memory cgroup here (%s)", platform.CgroupError)
 	}
 	t.Cleanup(sandbox.ForgetEarly)
-	sandbox.StartEarly("")
+	sandbox.StartEarly("", true)
 	r := runIn(t, guardSpec(t), "python3", "-c", "b = b'x' * (200 << 20); print(len(b))")
 	if r.err != nil || r.res.Limit != sandbox.LimitMemory || r.res.ExitCode == 0 {
 		t.Fatalf("allocating 200 MB under a 64 MB cap in an early init: %v; want it killed by the memory limit", r)
@@ -82,7 +82,7 @@ for _ in range(60):
 print(n, "started")`
 	for _, pids := range []int{400, 40} {
 		sandbox.ForgetEarly()
-		sandbox.StartEarly("")
+		sandbox.StartEarly("", true)
 		s := guardSpec(t)
 		s.NoSpawn, s.Limits.Pids = false, pids
 		r = runIn(t, s, "python3", "-c", script)
@@ -115,7 +115,7 @@ func TestInheritedDescriptorsDoNotReachTheCommand(t *testing.T) {
 	for _, early := range []bool{true, false} {
 		sandbox.ForgetEarly()
 		if early {
-			sandbox.StartEarly("")
+			sandbox.StartEarly("", true)
 		}
 		// ls's own descriptor on the directory it lists is 3.
 		r := runAt(t, s, home, "/bin/ls", "/proc/self/fd")
@@ -165,7 +165,10 @@ func TestEarlyInitNotTakenWhenItCannotServe(t *testing.T) {
 // standard input is known, and the run hands it over: the command reads
 // that very file (its offset moves on the host's descriptor, as it does
 // for a command started with it), and a command that does not read it
-// leaves it where it was.
+// leaves it where it was. So for an init that started its stage early
+// (the guard profile's runs) and one that did not (the workspace
+// profile's, whose command starts from the init's thread), and for each
+// with the other profile's run, which it was not started for.
 func TestEarlyInitGetsTheRunsStdin(t *testing.T) {
 	requireMode(t, sandbox.ModeStandard)
 	in := filepath.Join(t.TempDir(), "in.txt")
@@ -177,27 +180,68 @@ func TestEarlyInitGetsTheRunsStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for _, c := range []struct {
-		args       []string
-		out        string
-		wantOffset int64
+	workspace, _ := workspaceSpec(t)
+	for _, k := range []struct {
+		name  string
+		spec  sandbox.Spec
+		stage bool
 	}{
-		{[]string{"/bin/true"}, "", 0},
-		{[]string{"/usr/bin/head", "-c", "5"}, "hello", 5},
-		{[]string{"/bin/cat"}, " world\n", 12},
+		{"guard, stage started early", guardSpec(t), true},
+		{"workspace, no stage", workspace, false},
+		{"guard, no stage started early", guardSpec(t), false},
+		{"workspace, a stage started early", workspace, true},
 	} {
-		startEarly(t)
-		r := runWith(t, guardSpec(t), f, c.args...)
-		if r.err != nil || r.res.ExitCode != 0 || r.stdout != c.out {
-			t.Fatalf("%v in an early init with a file as stdin: %v; want %q", c.args, r, c.out)
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			t.Fatal(err)
 		}
-		if _, taken := sandbox.EarlyState(); !taken {
-			t.Fatalf("%v: the run did not take the early init", c.args)
+		for _, c := range []struct {
+			args       []string
+			out        string
+			wantOffset int64
+		}{
+			{[]string{"/bin/true"}, "", 0},
+			{[]string{"/usr/bin/head", "-c", "5"}, "hello", 5},
+			{[]string{"/bin/cat"}, " world\n", 12},
+		} {
+			startEarlyWith(t, k.stage)
+			r := runWith(t, k.spec, f, c.args...)
+			if r.err != nil || r.res.ExitCode != 0 || r.stdout != c.out {
+				t.Fatalf("%s: %v in an early init with a file as stdin: %v; want %q", k.name, c.args, r, c.out)
+			}
+			if _, taken := sandbox.EarlyState(); !taken {
+				t.Fatalf("%s: %v: the run did not take the early init", k.name, c.args)
+			}
+			if off, err := f.Seek(0, io.SeekCurrent); err != nil || off != c.wantOffset {
+				t.Errorf("%s: %v: stdin's offset on the host after the run = %d, %v; want %d", k.name, c.args, off, err, c.wantOffset)
+			}
+			sandbox.ForgetEarly()
 		}
-		if off, err := f.Seek(0, io.SeekCurrent); err != nil || off != c.wantOffset {
-			t.Errorf("%v: stdin's offset on the host after the run = %d, %v; want %d", c.args, off, err, c.wantOffset)
-		}
-		sandbox.ForgetEarly()
+	}
+}
+
+// TestEarlyInitStartsAStageOnlyWhenAsked: an early init started for a run
+// that will likely need a stage (StartEarly's stage) has one as soon as it
+// is in its cgroup; one started for a workspace run has none, which would
+// only take CPU from the gate's decision on the other core.
+func TestEarlyInitStartsAStageOnlyWhenAsked(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	children := func(pid int) string {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		return strings.TrimSpace(string(b))
+	}
+	pid := startEarlyWith(t, true)
+	deadline := time.Now().Add(10 * time.Second)
+	for children(pid) == "" && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if children(pid) == "" {
+		t.Errorf("an early init asked for a stage (pid %d) has no child after 10 s; want its stage", pid)
+	}
+	sandbox.ForgetEarly()
+	pid = startEarlyWith(t, false)
+	time.Sleep(500 * time.Millisecond)
+	if c := children(pid); c != "" {
+		t.Errorf("an early init for a run without a stage (pid %d) has children %s; want none before its plan", pid, c)
 	}
 }
 
@@ -405,12 +449,18 @@ func TestHelperUsedOnlyWithItsBuildID(t *testing.T) {
 	resolve(warden) // none
 }
 
-// startEarly starts an early init, as warden exec does, and returns its
-// pid; the test ends it.
+// startEarly starts an early init with a stage, as warden exec does for
+// the guard profile, and returns its pid; the test ends it.
 func startEarly(t *testing.T) int {
 	t.Helper()
+	return startEarlyWith(t, true)
+}
+
+// startEarlyWith is startEarly, with or without the stage.
+func startEarlyWith(t *testing.T, stage bool) int {
+	t.Helper()
 	t.Cleanup(sandbox.ForgetEarly)
-	sandbox.StartEarly("")
+	sandbox.StartEarly("", stage)
 	pid, _ := sandbox.EarlyState()
 	if pid == 0 {
 		t.Fatal("StartEarly started no init")

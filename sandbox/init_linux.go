@@ -59,13 +59,16 @@ func runInit() int {
 	// the command it becomes are there too: the stage's start is then off
 	// the run's path as well.
 	var st *stage
-	if namespaces && len(os.Args) > 2 && os.Args[2] == initEarlyArg {
+	early := namespaces && len(os.Args) > 2 && (os.Args[2] == initEarlyArg || os.Args[2] == initEarlyThreadArg)
+	if early {
 		if err := awaitAdmitted(fdPlan + 2); err != nil {
 			return fail(err.Error())
 		}
-		var err error
-		if st, err = startStage(true); err != nil {
-			return fail("start the command: " + err.Error())
+		if os.Args[2] == initEarlyArg {
+			var err error
+			if st, err = startStage(true); err != nil {
+				return fail("start the command: " + err.Error())
+			}
 		}
 		warmPlanDecoder()
 	}
@@ -76,8 +79,16 @@ func runInit() int {
 	if p.Namespaces != namespaces {
 		return fail("the sandbox's plan does not match how its init was started (namespaces or not); run again")
 	}
-	if p.StdinPassed && st == nil || p.Serve && st != nil {
+	if p.StdinPassed && !early || p.Serve && early {
 		return fail("the sandbox's plan does not match how its init was started (early or not); run again")
+	}
+	if p.StdinPassed && st == nil {
+		// No stage started early to take it: the command's standard
+		// input becomes the init's own, for the thread or the stage that
+		// starts the command.
+		if err := receiveStdin(p.ListenFD); err != nil {
+			return fail(err.Error())
+		}
 	}
 	if p.Namespaces {
 		if err := setupMounts(p); err != nil {

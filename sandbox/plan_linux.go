@@ -103,9 +103,16 @@ const (
 	// namespaces.
 	initNamespacesArg = "namespaces"
 	// initEarlyArg follows initNamespacesArg for an init started before
-	// its run (earlyInit): it starts its stage as soon as it is in its
-	// cgroup, before its plan comes.
+	// its run (earlyInit) whose run will likely need a stage (a profile
+	// that forbids new processes or caps the CPU: launcherFits): it starts
+	// its stage as soon as it is in its cgroup, before its plan comes.
 	initEarlyArg = "early"
+	// initEarlyThreadArg is initEarlyArg for a run that will likely start
+	// its command from the init's own restricted thread (the workspace
+	// profile): no stage is started before the plan, and the init takes
+	// the command's standard input itself. A plan that needs a stage after
+	// all gets one then.
+	initEarlyThreadArg = "early-thread"
 )
 
 // Main runs the sandbox's init or stage when this process was started as

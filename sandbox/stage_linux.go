@@ -37,14 +37,17 @@ func runStage() {
 		os.Exit(code)
 	}
 	fail := func(errno syscall.Errno, path string) { report1(stageFailure{Errno: int(errno), Path: path}) }
-	if len(os.Args) > 1 && os.Args[1] == initEarlyArg {
+	early := len(os.Args) > 1 && os.Args[1] == initEarlyArg
+	if early {
 		warmPlanDecoder() // started before its plan: while it waits
 	}
 	p, err := readPlan()
 	if err != nil || len(p.Args) == 0 {
 		fail(syscall.EINVAL, "")
 	}
-	if p.StdinPassed {
+	// Only a stage started before its plan has the socket; one the init
+	// started after its plan came has the standard input the init took.
+	if p.StdinPassed && early {
 		if err := receiveStdin(p.ListenFD); err != nil {
 			fail(syscall.EBADF, err.Error())
 		}

@@ -23,7 +23,7 @@ type Native struct {
 func (n *Native) Run(context.Context, Spec, Command) (Result, error) { return Result{}, errUnsupported }
 
 // StartEarly does nothing: there is no init on this platform.
-func StartEarly(string) {}
+func StartEarly(string, bool) {}
 
 // KeepEarly does nothing: there is no init on this platform.
 func KeepEarly(string) {}
