@@ -121,9 +121,12 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	}
 	spec.Egress = nil
 	spec.Background, spec.Idle = true, sessionIdleStop
-	// The world's /tmp is its own tmpfs, capped by the memory limit (and
-	// charged to its memory cgroup); it lasts as long as the world.
-	spec.Tmp = ""
+	// The world's /tmp is the session's directory in warden's home
+	// (spec.Tmp), the same as the session's one-shot runs get: a git line
+	// run one-shot (it may write .git/config), a worktree it added there,
+	// and a world started anew (a policy change, a new linked worktree)
+	// all see what the session's commands wrote. It is on disk, like the
+	// project; /dev/shm stays a tmpfs capped by the memory limit.
 	// The world is the same while the policy that shaped it is: the files
 	// in warden's home come and go (the database's journal) without that
 	// mattering, since a new one there is never granted to the world.

@@ -444,10 +444,13 @@ func rewrite(cmd string, rs []Replacement) string {
 	return ""
 }
 
-// lineFilters read their input or the files named and print: nothing
-// else. Without a redirect, and with only these options of theirs that
-// write nothing, they can write no file.
-var lineFilters = map[string]bool{"wc": true, "head": true, "tail": true, "grep": true, "cut": true, "tr": true}
+// lineFilters read their input or the files named (or print their words,
+// or nothing) and print: nothing else. Without a redirect, and with only
+// these options of theirs that write nothing, they can write no file, and
+// need nothing of a session's world but its /tmp, which its lines run
+// one-shot share (git config … && echo done, git apply /tmp/x.patch).
+var lineFilters = map[string]bool{"wc": true, "head": true, "tail": true, "grep": true, "cut": true, "tr": true,
+	"echo": true, "printf": true, "true": true, "false": true, "pwd": true, "cat": true, "ls": true}
 
 // lineFilter reports whether cmd is one of lineFilters with literal words,
 // no redirect and no option that names a file to write or read patterns
@@ -469,7 +472,7 @@ func lineFilter(cmd walk.Command) bool {
 var gitConfigWriters = setOf("branch", "remote", "config", "checkout", "switch", "submodule", "worktree", "init")
 
 // gitConfigLine reports whether cmds are git commands only (and filters of
-// their output, lineFilter), run as they are written (no wrapper, no
+// their output or words printed, lineFilter), run as they are written (no wrapper, no
 // variable set before one (GIT_DIR, GIT_CONFIG), no -C, --git-dir or
 // --work-tree moving git elsewhere), and at least one is of
 // gitConfigWriters.

@@ -276,6 +276,13 @@ func TestGitConfigLines(t *testing.T) {
 		{"git branch -m a b && git branch | grep -c b > out.txt", false},
 		{"git branch -m a b && git branch | uniq - out.txt", false},
 		{"git branch -m a b && git branch | grep --file=p", false},
+		// Words printed, and files of the session's /tmp read: its lines
+		// run one-shot share that /tmp.
+		{"git config user.email a@example.com && git apply --check /tmp/x.patch && echo applies", true},
+		{"git remote add o https://example.com/x.git && printf 'added\\n' && cat /tmp/notes && ls -la", true},
+		{"git config user.email a@example.com && echo done > /tmp/out", false},
+		{"git config user.email a@example.com && echo $(python3 x.py)", false},
+		{"git config user.email a@example.com && cat --output-file=x", false},
 	} {
 		r := Classify(c.cmd, corpusEnv, defaultPolicy())
 		if r.GitConfig != c.want {
@@ -424,7 +431,10 @@ func TestForcedWorktreeRemovalIsSaved(t *testing.T) {
 		{"git worktree remove --force ../project-feature", saving, warden.Allow, []string{"/home/user/project-feature"}},
 		{"git worktree remove -f .worktrees/x && git worktree list", saving, warden.Allow, []string{"/home/user/project/.worktrees/x"}},
 		{"git worktree remove --force ../project-feature", env, warden.Ask, nil},
-		{"git worktree remove --force /tmp/wt", saving, warden.Ask, nil},
+		// In a temporary directory: judged as rm -r there, nothing saved.
+		{"git worktree remove --force /tmp/wt", saving, warden.Allow, nil},
+		{"git worktree remove --force /tmp/wt", env, warden.Allow, nil},
+		{"git worktree remove --force /tmp/$WT", saving, warden.Deny, nil},
 		{"git worktree remove --force ../project-feature ../other", saving, warden.Deny, nil},
 		{"GIT_DIR=/tmp/g git worktree remove --force ../project-feature", saving, warden.Ask, nil},
 	} {

@@ -204,6 +204,22 @@ func gitSubTable() map[string]gitSub {
 						cc.c.worktreeRemove = &span
 						return
 					}
+					if cc.temporaryWorktrees() {
+						// A worktree in a temporary directory (the
+						// session's /tmp) goes with its changes as rm -r
+						// of it would: judged as that delete, in a line
+						// that can run where the worktree's git directory
+						// may go. git removes only the directory whose
+						// registration names the very path given.
+						for _, w := range cc.args[2:] {
+							if !strings.HasPrefix(w.Value, "-") {
+								cc.effect(EffDeleteRec, w)
+							}
+						}
+						span := cc.cmd.Span
+						cc.c.worktreeRemove = &span
+						return
+					}
 					cc.gitDiscard("git worktree remove --force deletes a worktree with its changes", "git worktree remove", false)
 					for _, w := range cc.args[2:] {
 						if !strings.HasPrefix(w.Value, "-") {
@@ -284,6 +300,23 @@ func (cc *cmdCtx) savableWorktree() string {
 		return p
 	}
 	return ""
+}
+
+// temporaryWorktrees reports whether every worktree a git worktree remove
+// names is a literal path in a temporary directory (the session's /tmp),
+// with no option or variable moving git elsewhere.
+func (cc *cmdCtx) temporaryWorktrees() bool {
+	n := 0
+	for _, w := range cc.args[2:] {
+		if strings.HasPrefix(w.Value, "-") {
+			continue
+		}
+		if w.Dynamic || w.Glob || strings.HasPrefix(w.Value, "~") || cc.z.path(w.Value) != ZoneTemp {
+			return false
+		}
+		n++
+	}
+	return n > 0 && cc.z.cwd != "" && cc.gitTree == "" && !cc.gitDir && !cc.gitEnv()
 }
 
 // worktreeAddPath is the <path> operand of git worktree add's arguments
