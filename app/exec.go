@@ -464,6 +464,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 			Output: prof.OutputLimit, FileSize: prof.FileSize, Files: 1024,
 		},
 	}
+
 	switch prof.Project {
 	case "read":
 		s.Project = dir
@@ -509,6 +510,14 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	setIf(&s.Limits.Pids, o.Pids)
 	setIf(&s.Limits.Output, o.OutputLimit)
 	setIf(&s.Limits.FileSize, o.FileSize)
+	if !s.NoSpawn {
+		// Where commands may create processes (real work), they keep the
+		// caller's own limit on open files, which a tool may raise up to
+		// the host's hard limit (ulimit -n 4096, a file watcher, a test
+		// runner over a large tree): the memory and process caps bound
+		// what they can hold. guard keeps 1024.
+		s.Limits.Files = 0
+	}
 	// warden's own runtime directories exist before the masks are chosen,
 	// so that one a later run creates (a session's control socket) is
 	// never visible to a sandbox started before it.

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -236,7 +237,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		warn = append(warn, "light mode shares the host's /proc and process tree: the command can see other processes")
 	}
 
-	p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_CORE})
+	p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_CORE, Max: coreMax()})
 	if d := s.Limits.CPU; d > 0 {
 		secs := uint64((d + 999_999_999) / 1_000_000_000)
 		p.Rlimits = append(p.Rlimits, rlimit{Resource: unix.RLIMIT_CPU, Cur: secs, Max: secs + 1})
@@ -444,6 +445,26 @@ func masksFor(hidden, linkRoots, granted []string, mode Mode) (masks, warn []str
 		warn = append(warn, "light mode cannot mask system secrets; as root the command can read "+strings.Join(secrets, ", "))
 	}
 	return masks, warn, nil
+}
+
+// coreMax is the hard limit on a sandboxed command's core dumps: none
+// start (the soft limit is 0), but a command may raise it (ulimit -c
+// unlimited before a crash it debugs) up to the host's own hard limit,
+// where the kernel writes a dump as a file by a relative name, in the
+// command's directory and under its sandbox. Where the kernel pipes dumps
+// to a helper (systemd-coredump, apport), which runs on the host as root
+// with the process's memory, or writes them to a path of its own, it
+// stays 0.
+func coreMax() uint64 {
+	pattern, err := os.ReadFile("/proc/sys/kernel/core_pattern")
+	if err != nil || len(pattern) == 0 || pattern[0] == '|' || bytes.ContainsRune(pattern, '/') {
+		return 0
+	}
+	var host unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_CORE, &host) != nil {
+		return 0
+	}
+	return host.Max
 }
 
 // keepUnderTmp lists the granted paths under /tmp, which the private /tmp

@@ -459,3 +459,28 @@ mv keep moved && echo "moved a directory"`)
 		}
 	}
 }
+
+// TestCoreDumpsCanBeTurnedOn: a command starts with no core dumps, and may
+// raise the limit up to the host's own hard limit where the kernel writes
+// a dump as a file in the command's directory; where it pipes dumps to a
+// helper on the host (or writes them to a path of its own), it may not.
+func TestCoreDumpsCanBeTurnedOn(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	r := runAt(t, s, home, "bash", "-c", "ulimit -Sc; ulimit -Hc")
+	if r.err != nil || r.res.ExitCode != 0 {
+		t.Fatalf("ulimit in the sandbox: %v", r)
+	}
+	want := "0"
+	pattern, _ := os.ReadFile("/proc/sys/kernel/core_pattern")
+	if len(pattern) > 0 && pattern[0] != '|' && !bytes.ContainsRune(pattern, '/') {
+		out, err := exec.Command("bash", "-c", "ulimit -Hc").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = strings.TrimSpace(string(out))
+	}
+	if got := strings.Fields(r.stdout); len(got) != 2 || got[0] != "0" || got[1] != want {
+		t.Errorf("core limits in the sandbox (soft, hard) = %q; want 0 and %s (core_pattern %q)", got, want, strings.TrimSpace(string(pattern)))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -287,6 +288,16 @@ func (c *ctx) command(cmd *walk.Command) {
 		cc.args = args
 	}
 	if a0.Dynamic {
+		if name := c.tempProgram(c.raw(a0)); name != "" {
+			// "$out/calc" after out=$(mktemp -d): a program file in a
+			// temporary directory the line made, whatever its name.
+			cc.name = name
+			c.unknownProgram(cc)
+			daemonWrappers(cc)
+			cc.scanURLs()
+			c.flush(cc)
+			return
+		}
 		name := toolPathProgram(c.raw(a0))
 		if name == "" {
 			c.dynamicProgram(cc)
@@ -435,6 +446,27 @@ func toolPathName(raw string) string {
 		return ""
 	}
 	return name
+}
+
+// tempProgram is the file name of a program word that is a path in a
+// directory this line made with mktemp ("$d/calc", ${d}/bin/app, with d
+// from $(mktemp -d)), the rest written plainly (no other variable, no ..);
+// "" otherwise.
+func (c *ctx) tempProgram(raw string) string {
+	raw = strings.Trim(raw, `"`)
+	for _, v := range c.mktempVars {
+		for _, pre := range []string{"$" + v + "/", "${" + v + "}/"} {
+			rest, ok := strings.CutPrefix(raw, pre)
+			if !ok || rest == "" || strings.ContainsAny(rest, "$`\"*?[{'") || strings.HasSuffix(rest, "/") {
+				continue
+			}
+			if slices.Contains(strings.Split(rest, "/"), "..") {
+				return ""
+			}
+			return path.Base(rest)
+		}
+	}
+	return ""
 }
 
 // dynamicProgram handles a program name only known at run time.

@@ -80,7 +80,7 @@ const taskRunners = `make gmake cmake ctest ninja meson bazel bazelisk buck just
 	next nuxt astro swift dotnet mix elixir rebar3 stack cabal dune zig tsc eslint prettier black ruff
 	isort go_ cargo_ rustc gcc g++ cc clang clang++ javac kotlinc scalac ghc ocaml nim crystal
 	npm_ pnpm_ yarn_ pip_ pip3_ uv_ poetry_ pipenv_ composer_ hatch pdm rye conda_ mamba_ air reflex
-	pre-commit lefthook husky golangci-lint goreleaser_ protoc buf sqlc wire mockgen stringer templ
+	pre-commit_ lefthook_ husky_ golangci-lint goreleaser_ protoc buf sqlc wire mockgen stringer templ
 	hugo jekyll mkdocs sphinx-build docusaurus storybook`
 
 // destructivePrograms are names whose presence as an argument of an unknown

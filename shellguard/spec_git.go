@@ -42,6 +42,9 @@ func gitSubTable() map[string]gitSub {
 		"lfs": {}, "archive": {}, "format-patch": {}, "am": {}, "apply": {}, "notes": {},
 		"sparse-checkout": {}, "maintenance": {}, "help": {}, "version": {}, "range-diff": {},
 		"config": {rule: func(cc *cmdCtx, p parsed) {
+			if _, _, _, write := gitConfigForm(cc.args); !write && !slices.ContainsFunc(cc.args, func(a walk.Word) bool { return a.Dynamic }) {
+				return // git config --get core.hooksPath reads: it sets nothing to run
+			}
 			for _, a := range cc.args[1:] {
 				k := strings.ToLower(a.Value)
 				if a.Dynamic || strings.HasPrefix(k, "!") || strings.HasPrefix(k, "alias.") || strings.HasPrefix(k, "core.") && (strings.Contains(k, "command") || strings.Contains(k, "hookspath") || strings.Contains(k, "fsmonitor") || strings.Contains(k, "pager") || strings.Contains(k, "editor")) || strings.HasPrefix(k, "filter.") || strings.HasPrefix(k, "credential.") {
@@ -52,6 +55,33 @@ func gitSubTable() map[string]gitSub {
 			gitConfigWrite(cc)
 		}},
 		"count-objects": {}, "fsck": {}, "verify-commit": {}, "var": {}, "check-ignore": {}, "check-attr": {},
+		// Built-in commands (an alias never overrides one) that read, or
+		// write only the repository's index, objects and refs, or the
+		// files they are given, which the sandbox keeps to what the
+		// command may write; the ones that serve, send or run programs
+		// (daemon, http-backend, instaweb, send-pack, imap-send, hook,
+		// merge-index, for-each-repo, credential helpers) stay unknown.
+		"diff-tree": {}, "diff-index": {}, "diff-files": {}, "show-branch": {}, "merge-tree": {},
+		"check-ref-format": {}, "check-mailmap": {}, "column": {}, "get-tar-commit-id": {}, "verify-pack": {},
+		"verify-tag": {}, "fmt-merge-msg": {}, "stripspace": {}, "interpret-trailers": {}, "update-index": {},
+		"hash-object": {}, "symbolic-ref": {}, "write-tree": {}, "commit-tree": {}, "mktag": {}, "mktree": {},
+		"pack-refs": {}, "repack": {}, "rerere": {}, "prune-packed": {}, "unpack-objects": {}, "multi-pack-index": {},
+		"commit-graph": {}, "replace": {}, "merge-file": {}, "pack-objects": {}, "index-pack": {}, "show-index": {},
+		"unpack-file": {}, "update-server-info": {}, "stage": {}, "mailinfo": {}, "mailsplit": {}, "bugreport": {},
+		"diagnose": {},
+		"read-tree": {rule: func(cc *cmdCtx, p parsed) {
+			if hasArg(cc.args, "--reset") && hasArg(cc.args, "-u") {
+				cc.gitDiscard("git read-tree --reset -u overwrites uncommitted changes", "git stash", false)
+			}
+		}},
+		"checkout-index": {rule: func(cc *cmdCtx, p parsed) {
+			for _, a := range cc.args[1:] {
+				if a.Value == "-f" || a.Value == "--force" || strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.Contains(a.Value, "f") {
+					cc.gitDiscard("git checkout-index --force overwrites uncommitted changes", "git stash", false)
+					return
+				}
+			}
+		}},
 		"mergetool": {}, "bundle": {}, "credential": {}, "restore-staged": {}, "annotate": {},
 		"commit": {opts: "no-verify n", rule: func(cc *cmdCtx, p parsed) {
 			for _, a := range cc.args {
@@ -161,14 +191,19 @@ func gitSubTable() map[string]gitSub {
 				cc.gitHistory("git reflog " + cc.args[1].Value + " removes the record needed to recover lost commits")
 			}
 		}},
+		// Unreachable objects (what a dropped stash or a deleted branch
+		// left, which only their hashes still name) are gone for good: a
+		// human decides. History that refs and reflogs hold stays.
 		"gc": {rule: func(cc *cmdCtx, p parsed) {
 			for _, a := range cc.args[1:] {
 				if strings.HasPrefix(a.Value, "--prune=") {
-					cc.gitHistory("git gc --prune=… deletes unreachable commits")
+					cc.say(warden.Ask, "shell.git.prune", "git gc --prune=… deletes unreachable commits for good").destructive = true
 				}
 			}
 		}},
-		"prune": {rule: func(cc *cmdCtx, p parsed) { cc.gitHistory("git prune deletes unreachable objects") }},
+		"prune": {rule: func(cc *cmdCtx, p parsed) {
+			cc.say(warden.Ask, "shell.git.prune", "git prune deletes unreachable objects for good").destructive = true
+		}},
 		"update-ref": {rule: func(cc *cmdCtx, p parsed) {
 			if hasArg(cc.args, "-d", "--stdin") {
 				cc.gitHistory("git update-ref -d deletes a ref")
@@ -346,19 +381,14 @@ func worktreeAddPath(args []walk.Word) *walk.Word {
 // gitConfigReads are git config's options and subcommands that only read.
 var gitConfigReads = setOf("-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--show-origin", "--show-scope", "--name-only", "-z", "--null", "--type", "--bool", "--int", "--path", "--default", "--includes", "--no-includes", "get", "list")
 
-// gitConfigWrite asks about git config writing the user's configuration
-// (--global, --system) or the project's own (.git/config, by default, or
-// config.worktree): the workspace sandbox keeps them read-only, since git
-// runs programs they name (core.fsmonitor, hooks, filters) on the host
-// too, so the write fails there; a human may run it on the host, and
-// git -c KEY=VALUE sets a value for one command. A repository the same
-// line makes (git init, git clone) has a configuration of its own that
-// the command may write.
-func gitConfigWrite(cc *cmdCtx) {
-	var ops []string
-	global, file := false, false
-	for i := 1; i < len(cc.args); i++ {
-		v := cc.args[i].Value
+// gitConfigForm reads git config's arguments (args[0] is "config"): the
+// words that are not options (ops), whether it names the user's or the
+// system's file (global) or another file (file), and whether it writes at
+// all (a key and its value, set, unset, --add, --edit…); the reading forms
+// (--get, --list, a key alone) write nothing.
+func gitConfigForm(args []walk.Word) (ops []string, global, file, write bool) {
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
 		switch {
 		case v == "--global" || v == "--system":
 			global = true
@@ -368,7 +398,7 @@ func gitConfigWrite(cc *cmdCtx) {
 		case strings.HasPrefix(v, "--file=") || strings.HasPrefix(v, "--blob="):
 			file = true
 		case gitConfigReads.has(v) || strings.HasPrefix(v, "--type=") || strings.HasPrefix(v, "--default="):
-			return
+			return ops, global, file, false
 		case v == "--local" || v == "--worktree":
 		case strings.HasPrefix(v, "-") && v != "-e" && v != "--edit" && !strings.HasPrefix(v, "--unset") && !strings.HasPrefix(v, "--add") && !strings.HasPrefix(v, "--replace") && !strings.HasPrefix(v, "--rename") && !strings.HasPrefix(v, "--remove"):
 			// another option of the reading forms
@@ -376,7 +406,20 @@ func gitConfigWrite(cc *cmdCtx) {
 			ops = append(ops, v)
 		}
 	}
-	write := len(ops) >= 2 || len(ops) == 1 && ops[0] == "set" || hasArg(cc.args, "-e", "--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section") || len(ops) > 0 && (ops[0] == "unset" || ops[0] == "rename-section" || ops[0] == "remove-section" || ops[0] == "edit")
+	write = len(ops) >= 2 || len(ops) == 1 && ops[0] == "set" || hasArg(args, "-e", "--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section") || len(ops) > 0 && (ops[0] == "unset" || ops[0] == "rename-section" || ops[0] == "remove-section" || ops[0] == "edit")
+	return ops, global, file, write
+}
+
+// gitConfigWrite asks about git config writing the user's configuration
+// (--global, --system) or the project's own (.git/config, by default, or
+// config.worktree): the workspace sandbox keeps them read-only, since git
+// runs programs they name (core.fsmonitor, hooks, filters) on the host
+// too, so the write fails there; a human may run it on the host, and
+// git -c KEY=VALUE sets a value for one command. A repository the same
+// line makes (git init, git clone) has a configuration of its own that
+// the command may write.
+func gitConfigWrite(cc *cmdCtx) {
+	ops, global, file, write := gitConfigForm(cc.args)
 	if !write || file {
 		return
 	}
@@ -634,7 +677,38 @@ func gitPush(cc *cmdCtx, p parsed) {
 	if p.has("all") && p.has("prune") {
 		cc.say(warden.Ask, "shell.git.push_prune", "git push --prune deletes remote branches")
 	}
+	if len(p.operands) > 0 {
+		if w, ok := localRepository(p.operands[0]); ok {
+			// A repository on this machine, written as a path: the push
+			// writes there (its hooks run where the command does), judged
+			// as any write to that place.
+			cc.effect(EffWrite, w)
+			return
+		}
+	}
 	cc.leaves("git push sends commits to a remote repository, beyond this machine")
+}
+
+// localRepository is the path of a git remote operand written as a path on
+// this machine (absolute, ./ or ../, ~/, or a file:// URL), not a remote's
+// name or a URL of another machine.
+func localRepository(w walk.Word) (walk.Word, bool) {
+	if w.Dynamic || w.Glob {
+		return w, false
+	}
+	v := w.Value
+	if rest, ok := strings.CutPrefix(v, "file://"); ok {
+		if !strings.HasPrefix(rest, "/") {
+			return w, false // file://host/path
+		}
+		v = rest
+	}
+	switch {
+	case v == "." || v == ".." || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "~/"):
+		w.Value = v
+		return w, true
+	}
+	return w, false
 }
 
 func hGit(cc *cmdCtx) {

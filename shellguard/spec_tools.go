@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentwarden/warden"
@@ -63,10 +64,58 @@ func toolHandlers(t map[string]handler) {
 	t["pip3"] = hPip
 	t["uv"] = hPip
 	t["go"] = func(cc *cmdCtx) {
-		if firstOperand(cc) == "install" {
+		switch firstOperand(cc) {
+		case "install":
 			goInstall(cc)
+		case "env":
+			if hasArg(cc.args, "-w", "-u") && !cc.assignedInside("GOENV") {
+				userConfig(cc, "go env -w writes go's own settings (~/.config/go/env: GOFLAGS, GOPROXY, CC, GOTOOLCHAIN) for every go command the host runs later", "GOFLAGS=… go test …, or export GOFLAGS=… for this line")
+				return
+			}
+		case "telemetry":
+			if ops := operandValues(cc.args); len(ops) > 1 {
+				userConfig(cc, "go telemetry "+ops[1]+" writes go's telemetry mode in ~/.config/go", "")
+				return
+			}
 		}
-		subRunner(cc, "build test run vet fmt mod generate install list env version doc fix tool clean work get bug help")
+		subRunner(cc, "build test run vet fmt mod generate install list env version doc fix tool clean work get bug help telemetry")
+	}
+	// Git hook installers point git at the project's hook scripts
+	// (core.hooksPath) or write them into .git/hooks; their other
+	// subcommands run the project's hooks or add hook files to it.
+	hookInstaller := func(installs ...string) handler {
+		return func(cc *cmdCtx) {
+			sub := firstOperand(cc)
+			if slices.Contains(installs, sub) {
+				gitHooksInstall(cc, strings.TrimSpace(cc.name+" "+sub))
+				return
+			}
+			taskRunner(cc)
+		}
+	}
+	t["husky"] = hookInstaller("", "init", "install", "uninstall") // v9 sets the hooks path with no subcommand
+	t["pre-commit"] = hookInstaller("install", "uninstall", "init-templatedir")
+	t["lefthook"] = hookInstaller("install", "uninstall", "add")
+	t["simple-git-hooks"] = func(cc *cmdCtx) { gitHooksInstall(cc, cc.name) }
+	t["corepack"] = func(cc *cmdCtx) {
+		switch firstOperand(cc) {
+		case "enable", "disable", "install":
+			for i, a := range cc.args {
+				v, ok := strings.CutPrefix(a.Value, "--install-directory=")
+				if !ok && a.Value == "--install-directory" && i+1 < len(cc.args) {
+					v, ok = cc.args[i+1].Value, !cc.args[i+1].Dynamic
+				}
+				if ok && !a.Dynamic {
+					switch cc.zone(walk.Word{Value: v}) {
+					case ZoneWorkspaceOther, ZoneWorkspaceArtifact, ZoneWorkspaceRoot, ZoneTemp:
+						return
+					}
+				}
+			}
+			installHost(cc, "corepack "+firstOperand(cc)+" writes package managers' programs beside node's", "corepack pnpm …, or npx pnpm …")
+		default:
+			taskRunner(cc)
+		}
 	}
 	t["cargo"] = func(cc *cmdCtx) {
 		if firstOperand(cc) == "install" && !hasArg(cc.args, "--root") && !hasPrefixArg(cc.args, "--root=") {
@@ -111,10 +160,15 @@ func toolHandlers(t map[string]handler) {
 	for _, n := range []string{"screen", "tmux"} {
 		t[n] = func(cc *cmdCtx) {
 			switch firstOperand(cc) {
-			case "", "ls", "list-sessions", "attach", "attach-session", "a", "-ls", "-r", "list-windows", "has-session", "kill-session", "detach":
-				return
+			case "", "ls", "list-sessions", "attach", "attach-session", "a", "-ls", "-r", "list-windows", "lsw", "has-session", "has",
+				"kill-session", "detach", "capture-pane", "capturep", "list-panes", "lsp", "list-clients", "lsc", "list-buffers",
+				"lsb", "show-buffer", "showb", "display-message", "display", "show-options", "show", "show-window-options",
+				"showw", "show-environment", "showenv", "kill-server", "kill-window", "killw", "kill-pane", "killp",
+				"select-window", "selectw", "select-pane", "selectp", "resize-pane", "resizep", "rename-window", "renamew",
+				"rename-session", "rename", "wait-for", "wait":
+				return // they read a session, or end or arrange its windows
 			}
-			if cc.name == "tmux" && tmuxNew(cc) {
+			if cc.name == "tmux" && (tmuxNew(cc) || tmuxSendKeys(cc)) {
 				return
 			}
 			cc.say(warden.Ask, "shell.multiplexer", cc.name+" runs a command the guard does not parse")
@@ -185,6 +239,51 @@ func goInstall(cc *cmdCtx) {
 	}
 	f := cc.say(warden.Ask, "shell.install_host", "go install writes the binary to GOBIN (by default ~/go/bin), where the host runs programs from, which the workspace sandbox keeps read-only; a human may run it on the host")
 	f.suggestion = "GOBIN=$PWD/bin go install …, or go build -o bin/NAME"
+}
+
+// gitHooksInstall asks about a git hook installer (husky, pre-commit
+// install, lefthook install): it makes git on the host run the project's
+// hook scripts at the user's next commit, outside any sandbox, so the
+// workspace sandbox keeps .git/config and .git/hooks read-only and the
+// install would fail there (husky even exits 0 with its hooks unset); a
+// human may run it on the host.
+func gitHooksInstall(cc *cmdCtx, what string) {
+	cc.say(warden.Ask, "shell.git_hooks_install", what+" sets git hooks that git on the host runs at the user's next commit; the workspace sandbox keeps .git/config and .git/hooks read-only, and a human may run it on the host")
+}
+
+// userConfig asks about a tool writing the user's own configuration
+// outside the project (go env -w, npm config set, pip config set), which
+// the host's later commands read: the workspace sandbox keeps it
+// read-only (or masks it), so the write would fail there; a human may run
+// it on the host.
+func userConfig(cc *cmdCtx, what, instead string) {
+	f := cc.say(warden.Ask, "shell.user_config", what+"; the workspace sandbox keeps it read-only, and a human may run it on the host")
+	f.suggestion = instead
+}
+
+// followedBy reports whether one of opts is followed, as the next word, by
+// value (--location project).
+func followedBy(args []walk.Word, value string, opts ...string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if slices.Contains(opts, args[i].Value) && args[i+1].Value == value && !args[i+1].Dynamic {
+			return true
+		}
+	}
+	return false
+}
+
+// assignedInside reports whether the line sets the variable name, before
+// this command, to a directory of the project or a temporary one.
+func (cc *cmdCtx) assignedInside(name string) bool {
+	for _, a := range cc.cmd.Assigns {
+		if a.Name == name {
+			switch cc.zone(a.Value) {
+			case ZoneWorkspaceOther, ZoneWorkspaceArtifact, ZoneWorkspaceRoot, ZoneTemp:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // installHost asks about a package install into the user's or the
@@ -371,6 +470,31 @@ func hNodePkg(cc *cmdCtx) {
 	switch sub {
 	case "publish", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser", "token", "access", "team", "star", "unstar", "hook", "org":
 		cc.leaves(cc.name + " " + sub + " changes the package registry")
+	case "link", "ln", "unlink":
+		// With no package named, it links (or unlinks) this package into
+		// the global packages and their programs.
+		if len(ops) == 1 && cc.name != "pnpm" {
+			installHost(cc, cc.name+" "+sub+" with no package changes the global packages and their programs", cc.name+" install --save-dev ../other-package")
+			return
+		}
+		taskRunner(cc)
+	case "config", "set":
+		if cc.name == "yarn" || sub == "set" && cc.name != "npm" {
+			taskRunner(cc)
+			return
+		}
+		write := sub == "set"
+		if len(ops) > 1 {
+			switch ops[1] {
+			case "set", "delete", "rm", "edit", "fix":
+				write = true
+			}
+		}
+		if write && !hasArg(cc.args, "--location=project", "-L=project") && !followedBy(cc.args, "project", "--location", "-L") {
+			userConfig(cc, cc.name+" "+strings.Join(ops[:min(len(ops), 2)], " ")+" writes the user's "+cc.name+" configuration (~/.npmrc, ~/.config/pnpm/rc), which holds registry tokens and is masked", cc.name+" config set KEY VALUE --location=project")
+			return
+		}
+		taskRunner(cc)
 	case "exec", "x", "dlx":
 		cc.args = cc.args[1:]
 		hPackageRunner(cc)
@@ -443,7 +567,12 @@ func hPackageRunner(cc *cmdCtx) {
 func hPip(cc *cmdCtx) {
 	sub := firstOperand(cc)
 	switch sub {
-	case "list", "show", "freeze", "check", "--version", "help", "config", "debug", "inspect", "download", "hash", "cache", "index", "search":
+	case "config":
+		if ops := operandValues(cc.args); len(ops) > 1 && (ops[1] == "set" || ops[1] == "unset" || ops[1] == "edit") && !hasArg(cc.args, "--site") {
+			userConfig(cc, cc.name+" config "+ops[1]+" writes the user's pip configuration (~/.config/pip/pip.conf), which every pip on the host reads", cc.name+" config --site "+ops[1]+" … in a virtual environment, or PIP_INDEX_URL=… for this line")
+		}
+		return
+	case "list", "show", "freeze", "check", "--version", "help", "debug", "inspect", "download", "hash", "cache", "index", "search":
 		return
 	case "install", "sync", "add", "lock", "venv", "run", "pip", "tool", "python", "init", "build", "export", "tree":
 		if sub == "install" && hasArg(cc.args, "--user") {
@@ -682,6 +811,46 @@ var tmuxValued = map[string]string{
 	"new-session": "cFfnstxy", "new": "cFfnstxy",
 	"new-window": "cFnt", "neww": "cFnt",
 	"split-window": "cFlpt", "splitw": "cFlpt",
+}
+
+// tmuxKeyNames are the key names a tmux send-keys line ends with to run
+// what it typed.
+var tmuxKeyNames = setOf("Enter", "C-m", "KPEnter", "C-j")
+
+// tmuxSendKeys judges tmux send-keys, its words plainly written, where
+// the line runs in warden's sandbox: the text typed into a pane, up to
+// the key that runs it, is judged as the command the pane's shell runs.
+// In the sandbox tmux reaches only the servers the session started there
+// (the host's socket directories are outside its /tmp, or masked), so the
+// pane is contained too. Without a sandbox (a host that runs the command
+// itself), or with a word known only at run time, it is left to the ask.
+func tmuxSendKeys(cc *cmdCtx) bool {
+	if len(cc.args) == 0 || cc.args[0].Value != "send-keys" && cc.args[0].Value != "send" || !cc.c.p.SandboxAvailable {
+		return false
+	}
+	var words []string
+	for j := 1; j < len(cc.args); j++ {
+		a := cc.args[j]
+		if a.Dynamic {
+			return false
+		}
+		switch v := a.Value; {
+		case len(words) == 0 && (v == "-t" || v == "-N"):
+			j++ // the target pane, a repeat count
+		case len(words) == 0 && strings.HasPrefix(v, "-"):
+			if strings.ContainsAny(v[1:], "HKMRX") {
+				return false // keys by code, mouse, a copy-mode command
+			}
+		case tmuxKeyNames.has(v):
+			if text := strings.Join(words, " "); text != "" {
+				cc.subShell(text)
+			}
+			words = nil
+		default:
+			words = append(words, v)
+		}
+	}
+	return len(words) == 0 // text left unsent on a prompt runs nothing
 }
 
 // tmuxNew judges tmux new-session, new-window or split-window (and their
