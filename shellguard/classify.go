@@ -255,7 +255,11 @@ func (c *ctx) issues() {
 		case walk.BudgetExceeded:
 			f.rule, f.reason = "shell.budget", "the command is too large or too deeply nested to check"
 		case walk.DynamicCommand:
-			if raw := c.src[is.Span.Start:is.Span.End]; toolPathProgram(raw) != "" || c.tempProgram(raw) != "" {
+			raw := c.src[is.Span.Start:is.Span.End]
+			if is.Raw != "" {
+				raw = is.Raw // inside a code string: the word itself
+			}
+			if toolPathProgram(raw) != "" || c.tempProgram(raw) != "" {
 				continue // an unknown program at a toolchain's directory or in a temporary one the line made, judged by the command's own rule
 			}
 			f.rule, f.reason = "shell.dynamic_command", "the program name is only known at run time"

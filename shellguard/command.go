@@ -288,7 +288,11 @@ func (c *ctx) command(cmd *walk.Command) {
 		cc.args = args
 	}
 	if a0.Dynamic {
-		if name := c.tempProgram(c.raw(a0)); name != "" {
+		raw := c.raw(a0)
+		if a0.Raw != "" {
+			raw = a0.Raw // inside a code string: the word itself
+		}
+		if name := c.tempProgram(raw); name != "" {
 			// "$out/calc" after out=$(mktemp -d): a program file in a
 			// temporary directory the line made, whatever its name.
 			cc.name = name
@@ -298,7 +302,7 @@ func (c *ctx) command(cmd *walk.Command) {
 			c.flush(cc)
 			return
 		}
-		name := toolPathProgram(c.raw(a0))
+		name := toolPathProgram(raw)
 		if name == "" {
 			c.dynamicProgram(cc)
 			c.flush(cc)

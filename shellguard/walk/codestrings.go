@@ -43,7 +43,7 @@ func (w *walker) codeText(text string, cmd *Command, via string, st *state, shar
 		return
 	}
 	cc := &ctx{depth: depth, via: via, cond: cmd.Conditional, bg: cmd.Background,
-		wrappers: cmd.Wrappers, priv: cmd.Privileged, remote: cmd.Remote, span: &sp}
+		wrappers: cmd.Wrappers, priv: cmd.Privileged, remote: cmd.Remote, span: &sp, text: text}
 	s := st
 	if !share {
 		s = st.clone()

@@ -173,6 +173,7 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 	if argv[0].Dynamic {
 		w.emit(cmd)
 		w.issue(DynamicCommand, "the program name is not known statically", argv[0].Span)
+		w.res.Issues[len(w.res.Issues)-1].Raw = argv[0].Raw
 		return output{}
 	}
 	name := progName(argv[0].Value)

@@ -41,6 +41,10 @@ type Word struct {
 	// (xargs -I{} sh -c 'echo {} > {}.txt') can still be read.
 	Template string
 	Span     Span
+	// Raw is the word's text as written, for a word inside a code string
+	// (bash -c, a heredoc a shell reads), whose Span is the top-level
+	// word's that held the code; "" at the top level, where Span gives it.
+	Raw string
 }
 
 // Redirect is one redirection of a command.
@@ -151,6 +155,9 @@ type Issue struct {
 	Kind    IssueKind
 	Message string
 	Span    Span
+	// Raw is the text of the word the issue is about inside a code
+	// string (Word.Raw), or "".
+	Raw string
 }
 
 // Options are the facts Walk may assume. Zero values mean unknown.

@@ -31,6 +31,7 @@ type ctx struct {
 	wrappers     []string
 	priv, remote bool
 	span         *Span // set inside code strings: the top-level word holding them
+	text         string // inside code strings: the code being walked (Word.Raw)
 	pipe         pipeInfo
 	stdin        output // the pipe into a pipeline element
 	stdinPiped   bool
@@ -40,7 +41,7 @@ type ctx struct {
 // nested returns the context for code reached from c through via.
 func (c *ctx) nested(via string) *ctx {
 	return &ctx{depth: c.depth, via: via, cond: c.cond, bg: c.bg, wrappers: c.wrappers,
-		priv: c.priv, remote: c.remote, span: c.span}
+		priv: c.priv, remote: c.remote, span: c.span, text: c.text}
 }
 
 // walker holds one Walk's state.
@@ -111,6 +112,19 @@ func (w *walker) span(n syntax.Node, c *ctx) Span {
 		return *c.span
 	}
 	return Span{int(n.Pos().Offset()), int(n.End().Offset())}
+}
+
+// wordRaw is word's text inside the code string c walks, or "" at the top
+// level (and for a word whose offsets fall outside it).
+func wordRaw(word *syntax.Word, c *ctx) string {
+	if c.span == nil || c.text == "" || word == nil || len(word.Parts) == 0 {
+		return ""
+	}
+	start, end := int(word.Pos().Offset()), int(word.End().Offset())
+	if start < 0 || end > len(c.text) || start >= end {
+		return ""
+	}
+	return c.text[start:end]
 }
 
 func (w *walker) wordSpan(word *syntax.Word, c *ctx) Span {

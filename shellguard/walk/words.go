@@ -25,7 +25,7 @@ type piece struct {
 // quote removal, expansions and field splitting (no globbing).
 func (w *walker) fields(word *syntax.Word, st *state, c *ctx) []Word {
 	w.node()
-	sp := w.wordSpan(word, c)
+	sp, raw := w.wordSpan(word, c), wordRaw(word, c)
 	parts := word.Parts
 	if hasBrace(parts) {
 		// split a copy: the AST must keep its positions (a BraceExp with
@@ -61,7 +61,7 @@ func (w *walker) fields(word *syntax.Word, st *state, c *ctx) []Word {
 				w.issue(BudgetExceeded, "word expands to more than 256 words", sp)
 				return out
 			}
-			f.Span = sp
+			f.Span, f.Raw = sp, raw
 			out = append(out, f)
 		}
 	}
@@ -90,7 +90,7 @@ func (w *walker) str(word *syntax.Word, st *state, c *ctx) Word {
 		ps = alts[0]
 	}
 	out := joinPieces(ps)
-	out.Span = w.wordSpan(word, c)
+	out.Span, out.Raw = w.wordSpan(word, c), wordRaw(word, c)
 	return out
 }
 
