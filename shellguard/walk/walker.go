@@ -30,7 +30,7 @@ type ctx struct {
 	cond, bg     bool
 	wrappers     []string
 	priv, remote bool
-	span         *Span // set inside code strings: the top-level word holding them
+	span         *Span  // set inside code strings: the top-level word holding them
 	text         string // inside code strings: the code being walked (Word.Raw)
 	pipe         pipeInfo
 	stdin        output // the pipe into a pipeline element
