@@ -36,6 +36,10 @@ type Repo struct {
 	// tree's .git (a file, or a symlink), or another git directory's
 	// commondir.
 	Pointer string
+	// Escape, when set, is an entry of GitDir's index whose path leads
+	// out of its work tree (../../.ssh/id_rsa): the index is what leads
+	// git astray, and Pointer names it.
+	Escape string
 }
 
 // A Finding is what Sweep did to one git directory.
@@ -63,6 +67,13 @@ type Finding struct {
 
 // String says what happened, for the command's warnings and the audit log.
 func (f Finding) String() string {
+	if f.Cut && f.Escape != "" {
+		s := fmt.Sprintf("the index %s has an entry %q, a path outside its work tree that git never writes and that git on the host would follow (into a repository elsewhere, whose config it obeys, or to a file git diff prints), so it was moved to %s (RESTORE.txt there says how to put it back)", f.Pointer, f.Escape, f.Moved)
+		if f.Err != nil {
+			s += fmt.Sprintf("; %v", f.Err)
+		}
+		return s
+	}
 	if f.Cut {
 		s := fmt.Sprintf("the command made %s lead git on the host into the git directory %s, which it could not write and which nothing led to before (a git directory an earlier command, with other rights, may have made), so it was moved to %s (RESTORE.txt there says how to put it back)", f.Pointer, f.GitDir, f.Moved)
 		if f.Err != nil {
@@ -235,6 +246,17 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 	}
 	own := g.own()
 	for i, r := range append(own, repos...) {
+		if r.Escape != "" {
+			// An index that names a path outside its work tree, which git
+			// never writes: the user's git status would follow it (into
+			// a repository elsewhere, whose config it obeys; to a secret,
+			// which git diff prints). The index goes, where the command
+			// could write it.
+			if f := cutPointer(r, g.mayWrite, g.quarantine, now); f.Moved != "" || f.Err != nil {
+				out = append(out, f)
+			}
+			continue
+		}
 		// Judged by where it really leads, and only there: a .git file
 		// may name a git directory through a symlink (~/code ->
 		// /data/code), and a sandboxed process may name one through a
@@ -409,6 +431,11 @@ func (w *reach) inWorkTree(workTree, gitDir string) {
 	}
 	w.walked[key] = true
 	links, err := indexGitlinks(gitDir)
+	var esc *escapeError
+	if errors.As(err, &esc) {
+		w.repos = append(w.repos, Repo{GitDir: gitDir, Via: "the index of " + workTree, Pointer: filepath.Join(gitDir, "index"), Escape: esc.name})
+		links, err = esc.links, nil
+	}
 	if err != nil {
 		var ok bool
 		if links, ok = walkDotGits(workTree); !ok {
@@ -537,7 +564,7 @@ func configWorktree(gitDir string) string {
 	if err != nil {
 		return ""
 	}
-	stamp := fmt.Sprintf("%d %d %v", st.Size(), st.ModTime().UnixNano(), inode(st))
+	stamp := fileStamp(st)
 	worktreeCache.Lock()
 	c, ok := worktreeCache.m[p]
 	worktreeCache.Unlock()
@@ -588,7 +615,7 @@ func indexGitlinks(gitDir string) ([]string, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	stamp := fmt.Sprintf("%d %d %v", st.Size(), st.ModTime().UnixNano(), inode(st))
+	stamp := fileStamp(st)
 	indexCache.Lock()
 	c, ok := indexCache.m[p]
 	indexCache.Unlock()
@@ -607,12 +634,13 @@ func indexGitlinks(gitDir string) ([]string, error) {
 		sizes = []int{sha256Size, sha1Size}
 	}
 	var links []string
+	escapes := ""
 	for _, n := range sizes {
 		var x *index
 		if x, err = readIndex(data, n); err != nil {
 			continue
 		}
-		links = x.links
+		links, escapes = x.links, x.escapes
 		if x.shared != nil {
 			links, err = splitIndex(gitDir, x, n)
 		}
@@ -621,6 +649,9 @@ func indexGitlinks(gitDir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if escapes != "" {
+		return nil, &escapeError{name: escapes, links: links} // never cached: it must go
+	}
 	indexCache.Lock()
 	if indexCache.m == nil {
 		indexCache.m = map[string]cachedIndex{}
@@ -628,6 +659,29 @@ func indexGitlinks(gitDir string) ([]string, error) {
 	indexCache.m[p] = cachedIndex{stamp, links}
 	indexCache.Unlock()
 	return links, nil
+}
+
+// escapeError says an index holds an entry whose path leads out of its
+// work tree (index.escapes); links are its gitlinks all the same.
+type escapeError struct {
+	name  string
+	links []string
+}
+
+func (e *escapeError) Error() string {
+	return fmt.Sprintf("the index has an entry %q, a path outside its work tree", e.name)
+}
+
+// fileStamp is what says a cached reading of a file still holds: its size,
+// times and inode, with the change time, which no writer can set back (an
+// in-place rewrite with its old mtime restored by utimensat keeps the
+// rest).
+func fileStamp(st fs.FileInfo) string {
+	ctime := int64(0)
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		ctime = sys.Ctim.Nano()
+	}
+	return fmt.Sprintf("%d %d %d %v", st.Size(), st.ModTime().UnixNano(), ctime, inode(st))
 }
 
 // walkDotGits lists, relative to workTree, every directory below it that

@@ -49,6 +49,26 @@ type index struct {
 	// repeat) with a gitlink.
 	shared       []byte
 	replacedLink bool
+	// escapes is the first entry path git would not write (escapingPath):
+	// git reads it all the same, as a path from the work tree, and goes
+	// outside it (../../.ssh/id_rsa, /home/user/.cache/repo).
+	escapes string
+}
+
+// escapingPath reports whether an index entry's path is one git never
+// writes (its verify_path refuses it): absolute, with an empty, "." or
+// ".." component, or a .git component in any case. git still reads such
+// an entry, and follows it out of the work tree.
+func escapingPath(name []byte) bool {
+	if len(name) == 0 || name[0] == '/' {
+		return true
+	}
+	for _, c := range bytes.Split(name, []byte{'/'}) {
+		if len(c) == 0 || string(c) == "." || string(c) == ".." || bytes.EqualFold(c, []byte(".git")) {
+			return true
+		}
+	}
+	return false
 }
 
 // readIndex reads a git index. With all it lists every entry's path too.
@@ -155,6 +175,9 @@ func readIndex(data []byte, hashSize int, all ...bool) (*index, error) {
 			continue
 		}
 		prev = name
+		if x.escapes == "" && escapingPath(name) {
+			x.escapes = string(name)
+		}
 		if mode&0o170000 == modeGitlink {
 			x.links = append(x.links, string(name))
 		}

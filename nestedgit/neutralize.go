@@ -321,6 +321,14 @@ func cutPointer(r Repo, writable func(string) bool, quarantine string, now time.
 		f.Err = fmt.Errorf("move %s: %w", r.Pointer, err)
 		return f
 	}
+	if r.Escape != "" {
+		note := fmt.Sprintf("warden moved\n\n    %s\n\nhere: it has an entry %q, a path outside its work tree that git never\nwrites, which git on your machine would follow (into a repository\nelsewhere, whose configuration it obeys, or to a file git diff prints).\nWithout it git sees every file as new; `git reset` (in the work tree)\nmakes a fresh index from HEAD. Put this one back only if you know why\nit holds that entry:\n\n    cp -a %s %s\n",
+			r.Pointer, r.Escape, shellQuote(to), shellQuote(filepath.Join(parent, name)))
+		if err := os.WriteFile(filepath.Join(dst, "RESTORE.txt"), []byte(note), 0o600); err != nil {
+			f.Err = err
+		}
+		return f
+	}
 	note := fmt.Sprintf("warden moved\n\n    %s\n\nhere: it led git on your machine into the git directory\n\n    %s\n\n(%s), which the command that made it could not write and which nothing\nled to before that command: a git directory an earlier command, run with\nother rights, may have made, whose configuration git would obey.\n\nRead that git directory's config and hooks first. Only if you trust them,\nput it back with:\n\n    cp -a %s %s\n",
 		r.Pointer, r.GitDir, r.Via, shellQuote(to), shellQuote(filepath.Join(parent, name)))
 	if err := os.WriteFile(filepath.Join(dst, "RESTORE.txt"), []byte(note), 0o600); err != nil {

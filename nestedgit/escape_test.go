@@ -1,0 +1,77 @@
+package nestedgit
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSweepCutsAnIndexThatLeadsOutOfItsWorkTree: an index entry whose path
+// git never writes (../../.ssh/id_rsa), put there by rewriting the index
+// itself, makes the user's git diff on the host read and print the file it
+// names; the sweep moves such an index to the quarantine.
+func TestSweepCutsAnIndexThatLeadsOutOfItsWorkTree(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	q := filepath.Join(home, ".warden", "quarantine")
+	secret := filepath.Join(home, ".ssh", "id_rsa")
+	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("INDEX-ESCAPE-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(project, secret)
+	if err != nil || !strings.HasPrefix(rel, "..") {
+		t.Fatalf("the secret's path from the project: %q, %v", rel, err)
+	}
+	g := NewWithNested(project, nil, q)
+	placeholder := strings.Repeat("a", len(rel))
+	sh(t, home, project, `blob=$(echo old | git hash-object -w --stdin) && git update-index --add --cacheinfo 100644,$blob,`+placeholder)
+	index := filepath.Join(project, ".git", "index")
+	data, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data[:len(data)-sha1.Size], []byte(placeholder+"\x00"), []byte(rel+"\x00"), 1)
+	sum := sha1.Sum(data)
+	if err := os.WriteFile(index, append(data, sum[:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := hostGit(home, project, "diff"); !strings.Contains(out, "INDEX-ESCAPE-SECRET") {
+		t.Fatalf("the attack is inert: git diff did not print the file the entry names:\n%s", out)
+	}
+
+	found := g.Sweep(time.Now())
+	if len(found) != 1 || !found[0].Cut || found[0].Escape != rel || found[0].Pointer != index || found[0].Err != nil {
+		t.Fatalf("Sweep = %+v, want the index cut for its entry %q", found, rel)
+	}
+	if _, err := os.Stat(index); err == nil {
+		t.Error("the index is still there")
+	}
+	if _, err := os.Stat(filepath.Join(found[0].Moved, "index")); err != nil {
+		t.Errorf("the index is not in the quarantine: %v", err)
+	}
+	if out, _ := hostGit(home, project, "diff"); strings.Contains(out, "INDEX-ESCAPE-SECRET") {
+		t.Errorf("after the sweep, git diff still prints the secret:\n%s", out)
+	}
+	if found := g.Sweep(time.Now()); len(found) != 0 {
+		t.Errorf("a second sweep = %+v, want nothing", found)
+	}
+}
+
+func TestEscapingPath(t *testing.T) {
+	for name, want := range map[string]bool{
+		"src/main.go": false, ".github/workflows/ci.yml": false, "a/.gitignore": false, "x..y": false,
+		"../x": true, "a/../../x": true, "/home/u/.ssh/id_rsa": true, "a//b": true, "a/./b": true,
+		"a/": true, "": true, "sub/.git/config": true, "sub/.GIT/hooks/x": true, ".git": true,
+	} {
+		if got := escapingPath([]byte(name)); got != want {
+			t.Errorf("escapingPath(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
