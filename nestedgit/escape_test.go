@@ -75,3 +75,56 @@ func TestEscapingPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepKeepsASparseIndex: a sparse index folds each directory outside
+// the sparse cone into one entry whose path ends in a slash, which git
+// writes itself: the sweep leaves it, and the user's git status works.
+func TestSweepKeepsASparseIndex(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	q := filepath.Join(home, ".warden", "quarantine")
+	sh(t, home, project, `mkdir -p a b/c && echo 1 > a/x && echo 2 > b/c/y && git add -A && git commit -qm dirs && git sparse-checkout set --cone --sparse-index a`)
+	data, err := os.ReadFile(filepath.Join(project, ".git", "index"))
+	if err != nil || !bytes.Contains(data, []byte("b/\x00")) {
+		t.Skipf("this git wrote no sparse index (%v)", err)
+	}
+	g := NewWithNested(project, nil, q)
+	if found := g.Sweep(time.Now()); len(found) != 0 {
+		t.Fatalf("Sweep of a sparse index = %+v, want nothing", found)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".git", "index")); err != nil {
+		t.Errorf("the sparse index is gone: %v", err)
+	}
+}
+
+// TestSweepCutsASplitIndexWhoseSharedEntriesLeadOut: the entry leading out
+// of the work tree may sit in the shared index a split index names; the
+// split index, which makes git read it, goes.
+func TestSweepCutsASplitIndexWhoseSharedEntriesLeadOut(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	q := filepath.Join(home, ".warden", "quarantine")
+	rel := "../../.ssh/id_rsa"
+	placeholder := strings.Repeat("a", len(rel))
+	g := NewWithNested(project, nil, q)
+	sh(t, home, project, `blob=$(echo old | git hash-object -w --stdin) && git update-index --add --cacheinfo 100644,$blob,`+placeholder+` && git update-index --split-index`)
+	shared, _ := filepath.Glob(filepath.Join(project, ".git", "sharedindex.*"))
+	if len(shared) != 1 {
+		t.Fatalf("git made shared indexes %q, want one", shared)
+	}
+	data, err := os.ReadFile(shared[0])
+	if err != nil || !bytes.Contains(data, []byte(placeholder+"\x00")) {
+		t.Fatalf("the shared index does not hold the entry (%v)", err)
+	}
+	if err := os.WriteFile(shared[0], bytes.Replace(data, []byte(placeholder+"\x00"), []byte(rel+"\x00"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found := g.Sweep(time.Now())
+	index := filepath.Join(project, ".git", "index")
+	if len(found) != 1 || !found[0].Cut || found[0].Escape != rel || found[0].Pointer != index {
+		t.Fatalf("Sweep = %+v, want the split index cut for its shared entry %q", found, rel)
+	}
+	if _, err := os.Stat(index); err == nil {
+		t.Error("the split index is still there")
+	}
+}

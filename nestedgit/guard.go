@@ -642,7 +642,11 @@ func indexGitlinks(gitDir string) ([]string, error) {
 		}
 		links, escapes = x.links, x.escapes
 		if x.shared != nil {
-			links, err = splitIndex(gitDir, x, n)
+			var shared string
+			links, shared, err = splitIndex(gitDir, x, n)
+			if escapes == "" {
+				escapes = shared
+			}
 		}
 		break
 	}

@@ -10,8 +10,12 @@ import (
 )
 
 // modeGitlink is the mode of an index entry that records a commit of
-// another repository (a submodule, or any repository added with git add).
-const modeGitlink = 0o160000
+// another repository (a submodule, or any repository added with git add);
+// modeDir that of a sparse index's entry for a whole directory.
+const (
+	modeGitlink = 0o160000
+	modeDir     = 0o040000
+)
 
 // Hash sizes of git's object formats.
 const (
@@ -175,8 +179,15 @@ func readIndex(data []byte, hashSize int, all ...bool) (*index, error) {
 			continue
 		}
 		prev = name
-		if x.escapes == "" && escapingPath(name) {
-			x.escapes = string(name)
+		// A sparse index folds a directory outside the sparse cone into
+		// one entry, its path ending in a slash.
+		if clean := name; x.escapes == "" {
+			if mode&0o170000 == modeDir && bytes.HasSuffix(clean, []byte{'/'}) {
+				clean = clean[:len(clean)-1]
+			}
+			if escapingPath(clean) {
+				x.escapes = string(name)
+			}
 		}
 		if mode&0o170000 == modeGitlink {
 			x.links = append(x.links, string(name))
@@ -227,25 +238,25 @@ func readIndex(data []byte, hashSize int, all ...bool) (*index, error) {
 // listed: a path listed that holds no repository is passed over). When
 // one of its entries replaces a shared entry with a gitlink, every path of
 // the shared index is listed, since which one it replaces is not read here.
-func splitIndex(gitDir string, x *index, hashSize int) ([]string, error) {
+func splitIndex(gitDir string, x *index, hashSize int) (links []string, escapes string, err error) {
 	name := fmt.Sprintf("sharedindex.%x", x.shared)
 	data, err := readFile(filepath.Join(gitDir, name))
 	if err != nil {
-		return nil, fmt.Errorf("the split index's %s: %w", name, err)
+		return nil, "", fmt.Errorf("the split index's %s: %w", name, err)
 	}
 	sh, err := readIndex(data, hashSize, x.replacedLink)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
 	if sh.shared != nil {
-		return nil, fmt.Errorf("%w: %s is itself split", ErrIndex, name)
+		return nil, "", fmt.Errorf("%w: %s is itself split", ErrIndex, name)
 	}
-	links := append(slices.Clone(x.links), sh.links...)
+	links = append(slices.Clone(x.links), sh.links...)
 	if x.replacedLink {
 		links = append(links, sh.names...)
 	}
 	slices.Sort(links)
-	return slices.Compact(links), nil
+	return slices.Compact(links), sh.escapes, nil
 }
 
 // offsetVarint decodes git's variable-length integer of index version 4
