@@ -378,8 +378,13 @@ func worktreeAddPath(args []walk.Word) *walk.Word {
 	return nil
 }
 
-// gitConfigReads are git config's options and subcommands that only read.
-var gitConfigReads = setOf("-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--show-origin", "--show-scope", "--name-only", "-z", "--null", "--type", "--bool", "--int", "--path", "--default", "--includes", "--no-includes", "get", "list")
+// gitConfigReads are git config's actions that only read.
+var gitConfigReads = setOf("-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "get", "list")
+
+// gitConfigValued are git config's options that take the next word as
+// their value; they (like --bool, --int, --path, --show-origin) shape a
+// read or a write alike.
+var gitConfigValued = setOf("--type", "--default", "--comment", "--value")
 
 // gitConfigForm reads git config's arguments (args[0] is "config"): the
 // words that are not options (ops), whether it names the user's or the
@@ -397,8 +402,10 @@ func gitConfigForm(args []walk.Word) (ops []string, global, file, write bool) {
 			i++
 		case strings.HasPrefix(v, "--file=") || strings.HasPrefix(v, "--blob="):
 			file = true
-		case gitConfigReads.has(v) || strings.HasPrefix(v, "--type=") || strings.HasPrefix(v, "--default="):
+		case gitConfigReads.has(v):
 			return ops, global, file, false
+		case gitConfigValued.has(v):
+			i++ // its value
 		case v == "--local" || v == "--worktree":
 		case strings.HasPrefix(v, "-") && v != "-e" && v != "--edit" && !strings.HasPrefix(v, "--unset") && !strings.HasPrefix(v, "--add") && !strings.HasPrefix(v, "--replace") && !strings.HasPrefix(v, "--rename") && !strings.HasPrefix(v, "--remove"):
 			// another option of the reading forms
