@@ -67,10 +67,17 @@ var inertNamed = map[string]map[string]bool{
 // inert reports whether git's use of e runs nothing. core.worktree names
 // the work tree of a submodule's git directory (../../../sub): it stays
 // when it leads into the project, else git on the host would check out
-// and read files elsewhere.
+// and read files elsewhere; where it leads is part of the git directory's
+// digest, so that a swap of a directory on the way for a symlink has it
+// judged again. In the project's own repository it never stays.
 func inert(e entry, gitDir, project string) bool {
 	if e.Key == "core.worktree" {
-		if e.NoValue {
+		if e.NoValue || filepath.Clean(gitDir) == filepath.Join(filepath.Clean(project), ".git") {
+			// The project's own repository has its work tree where it
+			// is: a core.worktree the command sets there, even one that
+			// leads inside the project now, could lead elsewhere once a
+			// directory on the way is swapped for a symlink, and nothing
+			// judges the project's own config again.
 			return false
 		}
 		// Where it really leads, as git resolves it: through a symlink

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,45 @@ func TestSweepCutsASplitIndexWhoseSharedEntriesLeadOut(t *testing.T) {
 	}
 	if _, err := os.Stat(index); err == nil {
 		t.Error("the split index is still there")
+	}
+}
+
+// TestCoreWorktreeOfTheProjectIsTakenBack: a core.worktree a command sets
+// in the project's own config is taken back even while it leads inside
+// the project: a later command can swap a directory on the way for a
+// symlink to the home, and nothing judges the project's config again.
+func TestCoreWorktreeOfTheProjectIsTakenBack(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	sh(t, home, project, `mkdir wt`)
+	gitDir := filepath.Join(project, ".git")
+	before, _ := os.ReadFile(filepath.Join(gitDir, "config"))
+	after := append(slices.Clone(before), []byte("[core]\n\tworktree = ../wt\n")...)
+	bad, err := NewKeysThatRun(before, after, gitDir, project)
+	if err != nil || !slices.Contains(bad, "core.worktree") {
+		t.Errorf("NewKeysThatRun = %q, %v; want core.worktree taken back", bad, err)
+	}
+}
+
+// TestSweepJudgesAMovedCoreWorktreeAgain: a nested repository's
+// core.worktree that led inside the project is judged again when a
+// directory on the way becomes a symlink out of it (its config unchanged).
+func TestSweepJudgesAMovedCoreWorktreeAgain(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	q := filepath.Join(home, ".warden", "quarantine")
+	g := NewWithNested(project, nil, q)
+	sh(t, home, project, `mkdir -p wt && git init -q sub && git -C sub commit -q --allow-empty -m x && git add sub 2>/dev/null; git -C sub config core.worktree "$PWD/wt"`)
+	g.Sweep(time.Now())
+	if out := gitIn(t, home, filepath.Join(project, "sub"), "config", "core.worktree"); !strings.Contains(out, "wt") {
+		t.Fatalf("a core.worktree inside the project was taken out: %q", out)
+	}
+	sh(t, home, project, `rmdir wt && ln -s "$HOME" wt`)
+	found := g.Sweep(time.Now())
+	if len(found) != 1 || !slices.Contains(found[0].Keys, "core.worktree") {
+		t.Fatalf("Sweep after wt became a symlink to the home = %+v, want core.worktree taken out", found)
+	}
+	if out, _ := hostGit(home, filepath.Join(project, "sub"), "config", "core.worktree"); strings.TrimSpace(out) != "" {
+		t.Errorf("core.worktree is still %q", out)
 	}
 }

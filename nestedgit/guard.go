@@ -725,6 +725,16 @@ func digest(gitDir string) string {
 		fmt.Fprintf(h, "%s %d %v\n", name, len(data), err != nil)
 		h.Write(data)
 	}
+	// Where core.worktree really leads: a directory on the way swapped
+	// for a symlink changes what git on the host reads, not the config.
+	if wt := configWorktree(gitDir); wt != "" {
+		p := wt
+		if !filepath.IsAbs(p) {
+			p = gitDir + "/" + p
+		}
+		real, err := resolveGitPath(p)
+		fmt.Fprintf(h, "worktree %q %v\n", real, err != nil)
+	}
 	hooks := filepath.Join(gitDir, "hooks")
 	if st, err := os.Lstat(hooks); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 		t, _ := os.Readlink(hooks)
