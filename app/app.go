@@ -98,6 +98,9 @@ type App struct {
 	Supervises string
 	// decided holds a supervisor's hook decisions for the runs they become.
 	decided decidedRuns
+	// pending is the note of the one-shot run this process has going
+	// (pending.go), nil for none.
+	pending *pendingRun
 
 	tradeOnce  sync.Once
 	backend    finance.Backend
@@ -147,6 +150,10 @@ func Open(ctx context.Context, home Home, opt Options) (*App, error) {
 		return nil, err
 	}
 	a.Gate = a.buildGate()
+	// What a killed warden was to do after its command, done now.
+	if ws := a.recoverPending(); len(ws) > 0 {
+		a.Log.Warn("after a command whose warden was killed", "warnings", ws)
+	}
 	return a, nil
 }
 

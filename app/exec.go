@@ -173,6 +173,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 			c.Close()
 		}
 	}()
+	var configBefore []byte // .git/config before a git line that may write it
 	// run runs one command in the session's world, or in a sandbox of its
 	// own: the work a command discards is saved by git run there first.
 	run := func(ctx context.Context, c sandbox.Command) (sandbox.Result, error) {
@@ -192,6 +193,12 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 				closers = append(closers, c)
 			}
 		}
+		// What must follow the command (the sweeps, the config's
+		// take-back) is noted first, for when this process is killed with
+		// it (pending.go); a snapshot's git runs before configBefore is
+		// read, and its note has no take-back.
+		a.endPending()
+		a.beginPending(spec, gitConfig && configBefore != nil, configBefore)
 		return eng.Run(ctx, spec, c)
 	}
 	// A git line replaces files the session's world keeps read-only (git
@@ -217,7 +224,6 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 			return ExecResult{Decision: d, Profile: name}, err
 		}
 	}
-	var configBefore []byte
 	if gitConfig {
 		configBefore, _ = os.ReadFile(filepath.Join(spec.Project, ".git", "config"))
 	}
@@ -227,6 +233,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	if gitConfig {
 		res.Warnings = append(res.Warnings, a.takeBackGitConfig(spec, configBefore)...)
 	}
+	a.endPending()
 	if held {
 		// The world mounts what git replaced again (it also does when it
 		// sees the change, and before each command), and goes on, before

@@ -82,6 +82,9 @@ func (a *App) gitGuard(s *sandbox.Spec, nested bool) func() []string {
 		// search of them (reposBelow) are nested in it too.
 		guards = append(guards, nestedgit.NewWithNested(s.Project, writable, s.Quarantine))
 	}
+	if nested {
+		a.notePendingGuards(guards) // a one-shot run's: its process may be killed first
+	}
 	return func() []string {
 		var out []string
 		for _, g := range guards {

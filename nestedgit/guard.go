@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,6 +129,44 @@ type Guard struct {
 	// is), the project's own among them, by path under it: a link that is
 	// not here is the command's, and Sweep removes it.
 	links map[string]map[string]string
+}
+
+// A Baseline is what a Guard knew before the command ran: kept in a file
+// by a process the agent host may kill before its sweep (a one-shot run in
+// the warden the host started), so that the next warden process can sweep
+// in its place (Resume).
+type Baseline struct {
+	Project    string                       `json:"project"`
+	Writable   []string                     `json:"writable"`
+	Quarantine string                       `json:"quarantine"`
+	Nested     bool                         `json:"nested"`
+	Before     map[string]string            `json:"before"`
+	Links      map[string]map[string]string `json:"links"`
+}
+
+// Baseline returns what g knew before the command.
+func (g *Guard) Baseline() Baseline {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	b := Baseline{Project: g.project, Writable: slices.Clone(g.writable), Quarantine: g.quarantine, Nested: g.nested,
+		Before: maps.Clone(g.before), Links: map[string]map[string]string{}}
+	for k, v := range g.links {
+		b.Links[k] = maps.Clone(v)
+	}
+	return b
+}
+
+// Resume is the Guard whose Baseline b is, for a sweep in another process.
+func Resume(b Baseline) *Guard {
+	g := &Guard{project: filepath.Clean(b.Project), writable: b.Writable, quarantine: b.Quarantine, nested: b.Nested,
+		before: b.Before, links: b.Links}
+	if g.before == nil {
+		g.before = map[string]string{}
+	}
+	if g.links == nil {
+		g.links = map[string]map[string]string{}
+	}
+	return g
 }
 
 // New takes the baseline of project's nested git directories. writable
