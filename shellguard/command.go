@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -44,6 +45,18 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 		return
 	}
 	zn := cc.zone(w)
+	if len(cc.z.alts) > 0 && !w.Dynamic && !path.IsAbs(w.Value) && !strings.HasPrefix(w.Value, "~") {
+		// An earlier cd may not have run: the path is judged in each
+		// directory the command may run in, by the strictest.
+		unknown := cc.z
+		for i, d := range unknown.alts {
+			cc.z.cwd = d
+			if az := cc.zone(w); i == 0 || cc.c.p.lookup(e, az).Stronger(cc.c.p.lookup(e, zn)) {
+				zn = az
+			}
+		}
+		cc.z = unknown
+	}
 	if zn == ZoneUnknown && w.Input && fedByPipe(cc.cmd) {
 		// xargs sed -i …: the operand is a path the producer before the
 		// pipe prints (grep -rl X src, find . -name …), in its zones; not
@@ -266,6 +279,11 @@ func (cc *cmdCtx) zone(w walk.Word) Zone {
 // command classifies one simple command.
 func (c *ctx) command(cmd *walk.Command) {
 	cc := &cmdCtx{c: c, cmd: cmd, z: newZoner(cmd, c.env, c.p)}
+	if cmd.CwdDynamic && cmd.CwdVar != "" && slices.Contains(c.mktempVars, cmd.CwdVar) {
+		// cd "$d" after d=$(mktemp -d): a temporary directory the line
+		// made, named as written.
+		cc.z.cwd = path.Join(cmp.Or(c.env.Tmp, "/tmp"), "$"+cmd.CwdVar)
+	}
 	if c.env.Explain {
 		c.trace = append(c.trace, traceCmd(cmd))
 	}

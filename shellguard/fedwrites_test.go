@@ -479,3 +479,27 @@ func TestProgramInATempDirectoryTheLineMade(t *testing.T) {
 		{"bash -s <<'SH'\nout=$(mktemp -d)\n\"$out/$NAME\"\nSH", warden.Ask},
 	})
 }
+
+// TestConditionalCdAndTempGlobs: after a list whose cd may not have run
+// (mkdir -p d && cd d), a relative path is judged in each directory the
+// command may run in; a glob naming entries of a temporary directory in
+// part is in it.
+func TestConditionalCdAndTempGlobs(t *testing.T) {
+	wantVerdicts(t, corpusEnv, defaultPolicy(), []wantCase{
+		{"mkdir -p build/rel && cd build/rel && cc -O2 -o wc2 ../../wc.c\n./wc2 --version > VERSION", warden.Allow},
+		{"mkdir -p /tmp/svc && cd /tmp/svc && git init -q\ncat > main_test.go <<'EOF'\npackage main\nEOF", warden.Allow},
+		{"[ -d build ] && cd build\ntouch stamp", warden.Allow},
+		{"test -d /etc && cd /etc\necho x > passwd", warden.Deny},     // one of the two is /etc
+		{"test -d ~ && cd ~\nrm -rf .ssh", warden.Deny},               // and the home
+		{"test -d /tmp/x && cd /tmp/x\ngit reset --hard", warden.Ask}, // which work tree is not known: nothing to save
+		{"rm -rf /tmp/svc /tmp/S-try.* && ls /tmp", warden.Allow},
+		{"rm -f /tmp/s5-*.log", warden.Allow},
+		{"cd /tmp && rm -f s5-*.log", warden.Allow},
+		{"rm -rf /tmp/*", warden.Deny},
+		{"rm -rf /tmp/a*/../../home/user", warden.Deny},
+		// cd into a directory the line made with mktemp.
+		{`d=$(mktemp -d /tmp/try.XXXXXX) && cd "$d" && git init -q && printf 'hello\n' > README.md && git add README.md`, warden.Allow},
+		{`d=$(mktemp -d) && cd ${d} && echo x > notes.txt`, warden.Allow},
+		{`cd "$OTHER" && echo x > notes.txt`, warden.Ask},
+	})
+}

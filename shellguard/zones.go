@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"slices"
 	"path"
 	"strings"
 	"sync"
@@ -98,9 +99,13 @@ func (s *nameSet) has(n string) bool {
 // zoner resolves path operands of one command.
 type zoner struct {
 	cwd, ws, home, tmp string
-	protected          []string // Policy.Protected
-	caches             []string // Policy.Caches, when a sandbox runs the commands
-	worktrees          []string // Env.Worktrees
+	// alts are the directories the command may run in when an earlier cd
+	// may not have run (walk's Command.Cwd and CwdAlts; cwd is "" then): a
+	// relative path operand is judged in each (cmdCtx.effect).
+	alts      []string
+	protected []string // Policy.Protected
+	caches    []string // Policy.Caches, when a sandbox runs the commands
+	worktrees []string // Env.Worktrees
 }
 
 func newZoner(c *walk.Command, env *Env, p *Policy) zoner {
@@ -118,9 +123,16 @@ func newZoner(c *walk.Command, env *Env, p *Policy) zoner {
 		z.tmp = p.Tmp
 	}
 	z.cwd = c.Cwd
-	if c.CwdDynamic {
+	switch {
+	case c.CwdDynamic:
 		z.cwd = ""
-	} else if z.cwd == "" {
+	case len(c.CwdAlts) > 0 && z.cwd != "":
+		// Which one is not known: everything that depends on the
+		// directory sees it unknown, but a relative path operand is
+		// judged in each (cmdCtx.effect).
+		z.alts = append([]string{z.cwd}, c.CwdAlts...)
+		z.cwd = ""
+	case z.cwd == "":
 		z.cwd = z.ws
 	}
 	return z
@@ -150,7 +162,15 @@ func (z zoner) word(w walk.Word, raw string) Zone {
 				// A glob in the workspace matches workspace entries.
 				return globSegments(v, ZoneWorkspaceOther)
 			}
+			if z.tempRoot(z.cwd) && i > 0 && !hasDotDot(v) {
+				return ZoneTemp // s5-*.log in /tmp: entries of it, named in part
+			}
 			return zn
+		}
+		if z.tempRoot(dir) && i > len(dir) && !hasDotDot(v[len(dir):]) {
+			// /tmp/s5-try.*: entries of a temporary directory, named in
+			// part (not /tmp/*, which is all of it).
+			return ZoneTemp
 		}
 		zn := z.path(dir)
 		if zn == ZoneWorkspaceRoot {
@@ -371,6 +391,23 @@ func (z zoner) isTempRoot(p string) bool {
 
 // inTemp reports whether a literal path lies below a temp directory (/tmp,
 // /var/tmp, $TMPDIR).
+// hasDotDot reports whether a path has a .. component.
+func hasDotDot(p string) bool {
+	return slices.Contains(strings.Split(p, "/"), "..")
+}
+
+// tempRoot reports whether p is itself a temporary directory (/tmp,
+// $TMPDIR), not a path in one.
+func (z zoner) tempRoot(p string) bool {
+	p = path.Clean(p)
+	for _, t := range [...]string{z.tmp, "/tmp", "/var/tmp", "/private/tmp"} {
+		if t != "" && t != "/" && p == path.Clean(t) {
+			return true
+		}
+	}
+	return false
+}
+
 func (z zoner) inTemp(p string) bool {
 	if strings.HasPrefix(p, "~") {
 		return false

@@ -47,7 +47,7 @@ func (w *walker) codeText(text string, cmd *Command, via string, st *state, shar
 	s := st
 	if !share {
 		s = st.clone()
-		s.cwd, s.cwdDyn = cmd.Cwd, cmd.CwdDynamic
+		s.cwd, s.cwdDyn, s.cwdAlts, s.cwdVar = cmd.Cwd, cmd.CwdDynamic, slices.Clone(cmd.CwdAlts), cmd.CwdVar
 	}
 	w.walkStmts(f.Stmts, s, cc)
 }
@@ -162,7 +162,7 @@ func (w *walker) shell(cmd Command, argv []Word, st *state, c *ctx, src stdinSou
 		if i < len(argv) {
 			// the operands after the code string are $0, $1…
 			s := st.clone()
-			s.cwd, s.cwdDyn = cmd.Cwd, cmd.CwdDynamic
+			s.cwd, s.cwdDyn, s.cwdAlts, s.cwdVar = cmd.Cwd, cmd.CwdDynamic, slices.Clone(cmd.CwdAlts), cmd.CwdVar
 			for k := 0; k < 10; k++ {
 				pn := strconv.Itoa(k)
 				if i+1+k < len(argv) && !argv[i+1+k].Dynamic {

@@ -1,5 +1,7 @@
 package walk
 
+import "slices"
+
 // varVal is a variable's value as far as Walk knows it.
 type varVal struct {
 	s     string
@@ -11,11 +13,21 @@ type varVal struct {
 type state struct {
 	cwd    string
 	cwdDyn bool
+	// cwdAlts are the other directories the shell may be in, each known:
+	// after a list whose cd may not have run (mkdir -p d && cd d), the
+	// next command runs in cwd or one of them.
+	cwdAlts []string
+	// cwdVar is the variable a cd went to ("d" for cd "$d") when that is
+	// why cwd is unknown; "" otherwise.
+	cwdVar string
 	vars   map[string]varVal
 }
 
+// maxCwdAlts bounds cwdAlts; beyond it the directory is unknown.
+const maxCwdAlts = 8
+
 func (s *state) clone() *state {
-	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn}
+	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar}
 	if len(s.vars) > 0 {
 		c.vars = make(map[string]varVal, len(s.vars))
 		for k, v := range s.vars {
@@ -28,8 +40,24 @@ func (s *state) clone() *state {
 // merge folds a branch that may or may not have run into s: whatever the
 // branch changed becomes unknown.
 func (s *state) merge(b *state) {
-	if b.cwd != s.cwd || b.cwdDyn != s.cwdDyn {
-		s.cwdDyn = true
+	switch {
+	case s.cwdDyn || b.cwdDyn || s.cwd == "" || b.cwd == "":
+		if b.cwd != s.cwd || b.cwdDyn != s.cwdDyn || b.cwdVar != s.cwdVar {
+			s.cwdDyn, s.cwdAlts, s.cwdVar = true, nil, ""
+		}
+	default:
+		// Both known: the shell is in one of them (the branch's first,
+		// where the next command most likely runs).
+		alts := append(append([]string{s.cwd}, s.cwdAlts...), b.cwdAlts...)
+		s.cwd, s.cwdAlts = b.cwd, nil
+		for _, d := range alts {
+			if d != s.cwd && !slices.Contains(s.cwdAlts, d) {
+				s.cwdAlts = append(s.cwdAlts, d)
+			}
+		}
+		if len(s.cwdAlts) > maxCwdAlts {
+			s.cwdDyn, s.cwdAlts = true, nil
+		}
 	}
 	for k, v := range b.vars {
 		if old, ok := s.vars[k]; !ok || old != v {

@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -46,7 +47,7 @@ func (w *walker) walkCall(s *syntax.Stmt, ce *syntax.CallExpr, st *state, c *ctx
 			src = stdinFile
 		}
 	}
-	cmd.Cwd, cmd.CwdDynamic = st.cwd, st.cwdDyn
+	cmd.Cwd, cmd.CwdDynamic, cmd.CwdAlts, cmd.CwdVar = st.cwd, st.cwdDyn, slices.Clone(st.cwdAlts), st.cwdVar
 	if len(argv) == 0 {
 		if len(ce.Args) == 0 {
 			for _, a := range cmd.Assigns {
@@ -198,7 +199,7 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 	case "cd", "pushd":
 		w.cd(argv, st)
 	case "popd":
-		st.cwdDyn = true
+		st.cwdDyn, st.cwdAlts, st.cwdVar = true, nil, ""
 	case "read", "unset", "mapfile", "readarray", "getopts":
 		forgetNames(argv[1:], st)
 	case "printf":
@@ -321,6 +322,9 @@ func cleanPath(p string) string {
 }
 
 // cd updates the tracked working directory.
+// cdVar matches a cd operand that is one variable: $d, "$d", ${d}.
+var cdVar = regexp.MustCompile(`^"?\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})"?$`)
+
 func (w *walker) cd(argv []Word, st *state) {
 	args := argv[1:]
 	for len(args) > 0 && !args[0].Dynamic && len(args[0].Value) > 1 && args[0].Value[0] == '-' {
@@ -332,20 +336,35 @@ func (w *walker) cd(argv []Word, st *state) {
 	}
 	if len(args) == 0 {
 		if h, ok := w.lookup(st, "HOME"); ok {
-			st.cwd, st.cwdDyn = h, false
+			st.cwd, st.cwdDyn, st.cwdAlts = h, false, nil
 		} else {
-			st.cwdDyn = true
+			st.cwdDyn, st.cwdAlts = true, nil
 		}
 		return
 	}
 	d := args[0]
+	st.cwdVar = ""
 	if d.Dynamic || d.Glob || d.Value == "-" || strings.HasPrefix(d.Value, "+") {
-		st.cwdDyn = true
+		st.cwdDyn, st.cwdAlts = true, nil
+		raw := d.Raw
+		if raw == "" && d.Span.Start >= 0 && d.Span.End <= len(w.src) && d.Span.Start < d.Span.End {
+			raw = w.src[d.Span.Start:d.Span.End]
+		}
+		if m := cdVar.FindStringSubmatch(raw); m != nil {
+			st.cwdVar = m[1] + m[2]
+		}
 		return
 	}
 	if !strings.HasPrefix(d.Value, "/") && (st.cwd == "" || st.cwdDyn) {
-		st.cwdDyn = true
+		st.cwdDyn, st.cwdAlts = true, nil
 		return
 	}
 	st.cwd = joinDir(st.cwd, d.Value)
+	if strings.HasPrefix(d.Value, "/") {
+		st.cwdAlts = nil
+		return
+	}
+	for i, a := range st.cwdAlts {
+		st.cwdAlts[i] = joinDir(a, d.Value)
+	}
 }

@@ -121,6 +121,12 @@ type Command struct {
 	// set when a cd went somewhere unknown.
 	Cwd        string
 	CwdDynamic bool
+	// CwdAlts are the other directories it may run in, each known, when an
+	// earlier cd may not have run (mkdir -p d && cd d; then this command).
+	CwdAlts []string
+	// CwdVar is the variable an earlier cd went to (d, for cd "$d") when
+	// that is why the directory is not known.
+	CwdVar string
 	// Stdin is literal text fed to the command (heredoc, here-string, or a
 	// pipe from a literal producer such as echo/printf, after any literal
 	// decoding), when known; StdinKnown says whether it is.

@@ -136,6 +136,15 @@ func cond(want bool) func(Command) string {
 	}
 }
 
+func cwdAlts(alts ...string) func(Command) string {
+	return func(c Command) string {
+		if !slices.Equal(c.CwdAlts, alts) && (len(alts) > 0 || len(c.CwdAlts) > 0) {
+			return fmt.Sprintf("CwdAlts %q, want %q", c.CwdAlts, alts)
+		}
+		return ""
+	}
+}
+
 func cwd(d string, dyn bool) func(Command) string {
 	return func(c Command) string {
 		if c.Cwd != d || c.CwdDynamic != dyn {
@@ -305,7 +314,10 @@ var walkCases = []walkCase{
 		return ""
 	}},
 	{name: "cd chain", src: `cd /tmp && cd sub && rm x`, has: []string{"rm x"}, check: cwd("/tmp/sub", false)},
-	{name: "conditional cd", src: `test -d /x && cd /x; rm y`, has: []string{"rm y"}, check: cwd("/work", true)},
+	{name: "conditional cd", src: `test -d /x && cd /x; rm y`, has: []string{"rm y"}, check: all(cwd("/x", false), cwdAlts("/work"))},
+	{name: "conditional cd, relative, then cd", src: `mkdir -p b/r && cd b/r && cc x.c; cd out; rm y`, has: []string{"rm y"}, check: all(cwd("/work/b/r/out", false), cwdAlts("/work/out"))},
+	{name: "conditional cd, then absolute", src: `test -d /x && cd /x; cd /tmp; rm y`, has: []string{"rm y"}, check: all(cwd("/tmp", false), cwdAlts())},
+	{name: "conditional cd somewhere unknown", src: `test -d "$D" && cd "$D"; rm y`, has: []string{"rm y"}, check: cwd("/work", true)},
 	{name: "cd then or", src: `cd /tmp || exit; rm y`, has: []string{"rm y"}, check: cwd("/tmp", false)},
 	{name: "pushd", src: `pushd /tmp; rm y`, has: []string{"rm y"}, check: cwd("/tmp", false)},
 

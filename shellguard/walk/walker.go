@@ -3,6 +3,7 @@ package walk
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -212,7 +213,7 @@ func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
 		if len(s.Redirs) > 0 {
 			cmd := w.base(s, c)
 			cmd.Redirects = append(cmd.Redirects, w.redirects(s.Redirs, st, c, &cmd)...)
-			cmd.Cwd, cmd.CwdDynamic = st.cwd, st.cwdDyn
+			cmd.Cwd, cmd.CwdDynamic, cmd.CwdAlts, cmd.CwdVar = st.cwd, st.cwdDyn, slices.Clone(st.cwdAlts), st.cwdVar
 			w.emit(cmd)
 		}
 		return output{}
@@ -302,7 +303,7 @@ func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
 		w.walkEmbedded(x, st, c)
 		cmd := w.base(s, c)
 		cmd.Argv = []Word{{Value: kw, Span: w.span(s, c)}}
-		cmd.Cwd, cmd.CwdDynamic = st.cwd, st.cwdDyn
+		cmd.Cwd, cmd.CwdDynamic, cmd.CwdAlts, cmd.CwdVar = st.cwd, st.cwdDyn, slices.Clone(st.cwdAlts), st.cwdVar
 		w.emit(cmd)
 	}
 	return output{}
