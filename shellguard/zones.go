@@ -1,8 +1,8 @@
 package shellguard
 
 import (
-	"slices"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
