@@ -1,7 +1,6 @@
 package walk
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -322,8 +321,28 @@ func cleanPath(p string) string {
 }
 
 // cd updates the tracked working directory.
-// cdVar matches a cd operand that is one variable: $d, "$d", ${d}.
-var cdVar = regexp.MustCompile(`^"?\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})"?$`)
+// cdVar is the variable a cd operand is, written as one ($d, "$d", ${d},
+// "${d}"), or "".
+func cdVar(raw string) string {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		raw = raw[1 : len(raw)-1]
+	}
+	name, ok := strings.CutPrefix(raw, "$")
+	if !ok {
+		return ""
+	}
+	if inner, ok := strings.CutPrefix(name, "{"); ok {
+		if name, ok = strings.CutSuffix(inner, "}"); !ok {
+			return ""
+		}
+	}
+	for i, c := range name {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return ""
+		}
+	}
+	return name
+}
 
 func (w *walker) cd(argv []Word, st *state) {
 	args := argv[1:]
@@ -350,9 +369,7 @@ func (w *walker) cd(argv []Word, st *state) {
 		if raw == "" && d.Span.Start >= 0 && d.Span.End <= len(w.src) && d.Span.Start < d.Span.End {
 			raw = w.src[d.Span.Start:d.Span.End]
 		}
-		if m := cdVar.FindStringSubmatch(raw); m != nil {
-			st.cwdVar = m[1] + m[2]
-		}
+		st.cwdVar = cdVar(raw)
 		return
 	}
 	if !strings.HasPrefix(d.Value, "/") && (st.cwd == "" || st.cwdDyn) {
