@@ -3,9 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -149,7 +147,7 @@ func (a *App) recoverPending() []string {
 // is no such process.
 func processStart(pid int) (string, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if errors.Is(err, fs.ErrNotExist) || err != nil {
+	if err != nil {
 		return "", false
 	}
 	// The command name (field 2) is in parentheses and may hold spaces.

@@ -47,7 +47,7 @@ func gitSubTable() map[string]gitSub {
 			}
 			for _, a := range cc.args[1:] {
 				k := strings.ToLower(a.Value)
-				if a.Dynamic || strings.HasPrefix(k, "!") || strings.HasPrefix(k, "alias.") || strings.HasPrefix(k, "core.") && (strings.Contains(k, "command") || strings.Contains(k, "hookspath") || strings.Contains(k, "fsmonitor") || strings.Contains(k, "pager") || strings.Contains(k, "editor")) || strings.HasPrefix(k, "filter.") || strings.HasPrefix(k, "credential.") {
+				if a.Dynamic || strings.HasPrefix(k, "!") || strings.HasPrefix(k, "alias.") || strings.HasPrefix(k, "core.") && (strings.Contains(k, "command") || strings.Contains(k, "hookspath") || strings.Contains(k, "fsmonitor") || strings.Contains(k, "pager") || strings.Contains(k, "editor")) || strings.HasPrefix(k, "filter.") || strings.HasPrefix(k, "credential.") || strings.HasPrefix(k, "include.") || strings.HasPrefix(k, "includeif.") {
 					cc.say(warden.Ask, "shell.git.config_exec", "git config sets an alias or hook that later runs commands")
 					return
 				}

@@ -162,12 +162,12 @@ func (z zoner) word(w walk.Word, raw string) Zone {
 				// A glob in the workspace matches workspace entries.
 				return globSegments(v, ZoneWorkspaceOther)
 			}
-			if z.tempRoot(z.cwd) && i > 0 && !hasDotDot(v) {
+			if z.isTempRoot(z.cwd) && i > 0 && !hasDotDot(v) {
 				return ZoneTemp // s5-*.log in /tmp: entries of it, named in part
 			}
 			return zn
 		}
-		if z.tempRoot(dir) && i > len(dir) && !hasDotDot(v[len(dir):]) {
+		if z.isTempRoot(dir) && i > len(dir) && !hasDotDot(v[len(dir):]) {
 			// /tmp/s5-try.*: entries of a temporary directory, named in
 			// part (not /tmp/*, which is all of it).
 			return ZoneTemp
@@ -300,11 +300,7 @@ func (z zoner) path(p string) Zone {
 		}
 		return ZoneDevice
 	}
-	for _, t := range [...]string{z.tmp, "/tmp", "/var/tmp", "/private/tmp"} {
-		if t == "" || t == "/" {
-			continue
-		}
-		t = path.Clean(t)
+	for t := range z.tempRoots {
 		if strings.HasPrefix(p, t+"/") {
 			return ZoneTemp
 		}
@@ -381,33 +377,32 @@ func (z zoner) isTempRoot(p string) bool {
 		return false
 	}
 	p = path.Clean(p)
-	for _, t := range [...]string{z.tmp, "/tmp", "/var/tmp", "/private/tmp"} {
-		if t != "" && t != "/" && p == path.Clean(t) {
+	for t := range z.tempRoots {
+		if p == t {
 			return true
 		}
 	}
 	return false
 }
 
-// inTemp reports whether a literal path lies below a temp directory (/tmp,
-// /var/tmp, $TMPDIR).
 // hasDotDot reports whether a path has a .. component.
 func hasDotDot(p string) bool {
 	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
-// tempRoot reports whether p is itself a temporary directory (/tmp,
-// $TMPDIR), not a path in one.
-func (z zoner) tempRoot(p string) bool {
-	p = path.Clean(p)
+// tempRoots yields the temporary directories ($TMPDIR, /tmp, /var/tmp,
+// /private/tmp), cleaned (for range, without allocating: path judges
+// every operand with it).
+func (z zoner) tempRoots(yield func(string) bool) {
 	for _, t := range [...]string{z.tmp, "/tmp", "/var/tmp", "/private/tmp"} {
-		if t != "" && t != "/" && p == path.Clean(t) {
-			return true
+		if t != "" && t != "/" && !yield(path.Clean(t)) {
+			return
 		}
 	}
-	return false
 }
 
+// inTemp reports whether a literal path lies below a temp directory (/tmp,
+// /var/tmp, $TMPDIR).
 func (z zoner) inTemp(p string) bool {
 	if strings.HasPrefix(p, "~") {
 		return false
@@ -419,8 +414,8 @@ func (z zoner) inTemp(p string) bool {
 		p = z.cwd + "/" + p
 	}
 	p = path.Clean(p)
-	for _, t := range [...]string{z.tmp, "/tmp", "/var/tmp", "/private/tmp"} {
-		if t != "" && t != "/" && strings.HasPrefix(p, path.Clean(t)+"/") {
+	for t := range z.tempRoots {
+		if strings.HasPrefix(p, t+"/") {
 			return true
 		}
 	}
