@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -74,21 +75,120 @@ func privateTmp(p *plan) error {
 			return err
 		}
 	}
+	if err := carry(p.Keep, trees); err != nil {
+		return err
+	}
+	return finishMounts(p)
+}
+
+// carry mounts each kept tree at its path in the new /tmp. The part of a
+// path that lies in the new /tmp itself (the session's directory on the
+// host, which the agent's earlier commands wrote) is walked without
+// following a symlink, and its directories made there: a symlink an agent
+// left in its /tmp must not make warden create directories or files where
+// it leads on the host. Below a tree carried before, the walk is the
+// host's own (the tree is the host's), as the host would resolve it.
+func carry(keeps []keep, trees []int) error {
+	tmp, err := unix.Open("/tmp", unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open the sandbox's private /tmp: %w", err)
+	}
+	defer unix.Close(tmp)
 	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
-	for i, k := range p.Keep {
-		if err := mountPoint(k.Path, k.Dir); err != nil {
-			return fmt.Errorf("carry %s into the sandbox's private /tmp: %w", k.Path, err)
-		}
-		if err := unix.MoveMount(trees[i], "", unix.AT_FDCWD, k.Path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return fmt.Errorf("carry %s into the sandbox's private /tmp: %w", k.Path, err)
-		}
+	for i, k := range keeps {
 		if !k.Writable {
-			if err := unix.MountSetattr(unix.AT_FDCWD, k.Path, unix.AT_RECURSIVE, &ro); err != nil {
+			if err := unix.MountSetattr(trees[i], "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &ro); err != nil {
 				return fmt.Errorf("keep %s read-only in the sandbox's private /tmp: %w", k.Path, err)
 			}
 		}
+		target, err := carryPoint(tmp, keeps[:i], trees[:i], k)
+		if err != nil {
+			return fmt.Errorf("carry %s into the sandbox's private /tmp: %w", k.Path, err)
+		}
+		err = unix.MoveMount(trees[i], "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH)
+		unix.Close(target)
+		if err != nil {
+			return fmt.Errorf("carry %s into the sandbox's private /tmp: %w", k.Path, err)
+		}
 	}
-	return finishMounts(p)
+	return nil
+}
+
+// carryPoint opens (O_PATH) the mount point for k, making it if it is
+// missing: inside the deepest directory tree carried before it, by the
+// host's resolution through that tree's root; otherwise component by
+// component from the new /tmp, refusing a symlink.
+func carryPoint(tmp int, before []keep, trees []int, k keep) (int, error) {
+	base, from := -1, "/tmp"
+	for j, o := range before {
+		if o.Dir && within(k.Path, o.Path) && k.Path != o.Path && len(o.Path) > len(from) {
+			base, from = trees[j], o.Path
+		}
+	}
+	if base >= 0 {
+		path := fmt.Sprintf("/proc/self/fd/%d/%s", base, k.Path[len(from)+1:])
+		if err := mountPoint(path, k.Dir); err != nil {
+			return -1, err
+		}
+		return unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	}
+	rel := k.Path[len(from)+1:]
+	return pointBeneath(tmp, rel, k.Dir)
+}
+
+// pointBeneath walks rel from the directory dirfd, making each missing
+// directory (and, for a file, the last component as an empty file), and
+// returns an O_PATH descriptor of its end. A symlink on the way is never
+// followed: it is removed and made a directory (or file) in its place, and
+// one that comes back meanwhile is an error.
+func pointBeneath(dirfd int, rel string, dir bool) (int, error) {
+	names := strings.Split(rel, "/")
+	fd, err := unix.Dup(dirfd)
+	if err != nil {
+		return -1, err
+	}
+	for i, name := range names {
+		last := i == len(names)-1
+		if name == "" || name == "." || name == ".." {
+			unix.Close(fd)
+			return -1, fmt.Errorf("%q is not a plain path", rel)
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			// Where warden mounts, the agent's symlink goes: it would
+			// hide the mount anyway.
+			_ = unix.Unlinkat(fd, name, 0)
+		}
+		if last && !dir {
+			f, err := unix.Openat(fd, name, unix.O_CREAT|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+			if err == nil {
+				unix.Close(f)
+			} else if !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EROFS) && !errors.Is(err, unix.EACCES) {
+				unix.Close(fd)
+				return -1, fmt.Errorf("make %s: %w (a symlink there is not followed)", name, err)
+			}
+		}
+		flags := unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC
+		if !last || dir {
+			flags |= unix.O_DIRECTORY
+		}
+		next, err := unix.Openat(fd, name, flags, 0)
+		if errors.Is(err, unix.ENOENT) && (!last || dir) {
+			if err = unix.Mkdirat(fd, name, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
+				next, err = unix.Openat(fd, name, flags, 0)
+			}
+		}
+		unix.Close(fd)
+		if err != nil {
+			return -1, fmt.Errorf("open %s: %w (a symlink there is not followed)", name, err)
+		}
+		fd = next
+		if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			unix.Close(fd)
+			return -1, fmt.Errorf("%s is a symlink in the sandbox's /tmp, not followed", name)
+		}
+	}
+	return fd, nil
 }
 
 // mountPoint creates an empty directory or file at path for a mount, unless

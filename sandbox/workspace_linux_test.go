@@ -484,3 +484,41 @@ func TestCoreDumpsCanBeTurnedOn(t *testing.T) {
 		t.Errorf("core limits in the sandbox (soft, hard) = %q; want 0 and %s (core_pattern %q)", got, want, strings.TrimSpace(string(pattern)))
 	}
 }
+
+// TestSessionTmpSymlinksAreNotFollowed: the session's /tmp is a directory
+// on the host that the agent's commands write. A project under /tmp is
+// carried into it at its own path, so warden makes that path there before
+// mounting: a symlink an earlier command left in its place (to a folder of
+// the home) must not make warden create the path's directories where it
+// leads on the host, and the command still runs with its project.
+func TestSessionTmpSymlinksAreNotFollowed(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	if !strings.HasPrefix(s.Project, "/tmp/") {
+		t.Skipf("the project %s is not under /tmp (TMPDIR is set elsewhere): nothing is carried", s.Project)
+	}
+	// Outside /tmp: inside the sandbox, a symlink to a path under /tmp
+	// leads into the session's /tmp itself.
+	victim, err := os.MkdirTemp("/var/tmp", "warden-victim-")
+	if err != nil {
+		t.Skipf("no directory outside /tmp to stand for the user's home: %v", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(victim) })
+	// The first component of the project's path below /tmp, left by the
+	// agent as a symlink into the home.
+	first := strings.SplitN(strings.TrimPrefix(s.Project, "/tmp/"), "/", 2)[0]
+	if err := os.Symlink(victim, filepath.Join(s.Tmp, first)); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, s.Project+"/README", "the project\n")
+	r := runAt(t, s, home, "/bin/cat", "README")
+	if r.err != nil || r.res.ExitCode != 0 || r.stdout != "the project\n" {
+		t.Errorf("the command did not run in its project: %s", r)
+	}
+	if entries, err := os.ReadDir(victim); err != nil || len(entries) != 0 {
+		t.Errorf("warden made paths where the agent's symlink led (%s): %v, %v", victim, entries, err)
+	}
+	if st, err := os.Lstat(filepath.Join(s.Tmp, first)); err != nil || !st.IsDir() {
+		t.Errorf("the mount point's place in the session's /tmp: %v, %v", st, err)
+	}
+}
