@@ -206,7 +206,10 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	// directory), which detaches the world's mounts of them: the world is
 	// held meanwhile, so that nothing left running in it can open the new
 	// file before it is read-only there again (Release).
-	held := (gitConfig || d.GitWorktrees) && world != ""
+	//
+	// A command that runs in the world itself never holds it: it would
+	// wait there for its own Release.
+	held := (gitConfig || d.GitWorktrees) && world != "" && !inWorld
 	if held {
 		if err := a.Sandboxes().Hold(ctx, world); err != nil {
 			_, _ = a.Sandboxes().Stop(context.WithoutCancel(ctx), world)

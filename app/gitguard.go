@@ -136,7 +136,9 @@ func writableGitConfig(s *sandbox.Spec) bool {
 }
 
 // writableWorktrees keeps the git directories of the project's linked
-// worktrees, and the .git files of those beside it, out of spec's
+// worktrees (from a linked worktree whose repository it may write, the
+// other worktrees' in the common git directory), and the .git files of
+// those beside it, out of spec's
 // read-only paths, for a command that removes one
 // (Decision.GitWorktrees), and reports whether there were any: only in a
 // writable project with a GitGuard's quarantine, whose sweep after the run
@@ -152,7 +154,17 @@ func writableWorktrees(s *sandbox.Spec, gitOnly bool) bool {
 	if !s.ProjectWritable || s.Quarantine == "" {
 		return false
 	}
-	worktrees := filepath.Join(s.Project, ".git", "worktrees") + string(filepath.Separator)
+	sep := string(filepath.Separator)
+	worktrees := []string{filepath.Join(s.Project, ".git", "worktrees") + sep}
+	own := "" // a linked worktree's own git directory keeps its protected paths
+	if common := nestedgit.CommonOf(s.Project); common != "" && slices.Contains(s.ReadWrite, common) {
+		// A linked worktree whose repository it may write (linkedCommon):
+		// the other worktrees' git directories are in the common one.
+		if gitDir, _ := nestedgit.GitDirs(s.Project); gitDir != "" {
+			own = gitDir + sep
+			worktrees = append(worktrees, filepath.Join(common, "worktrees")+sep)
+		}
+	}
 	var beside []string // the worktrees beside the project it may write
 	for _, wt := range nestedgit.Beside(s.Project) {
 		if slices.Contains(s.ReadWrite, wt) {
@@ -161,7 +173,8 @@ func writableWorktrees(s *sandbox.Spec, gitOnly bool) bool {
 	}
 	n := len(s.Protected)
 	s.Protected = slices.DeleteFunc(slices.Clone(s.Protected), func(p string) bool {
-		return strings.HasPrefix(p, worktrees) || slices.ContainsFunc(beside, func(wt string) bool {
+		inWorktrees := slices.ContainsFunc(worktrees, func(w string) bool { return strings.HasPrefix(p, w) })
+		return inWorktrees && (own == "" || !strings.HasPrefix(p, own)) || slices.ContainsFunc(beside, func(wt string) bool {
 			return p == filepath.Join(wt, ".git") || gitOnly && strings.HasPrefix(p, wt+string(filepath.Separator))
 		})
 	})
