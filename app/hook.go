@@ -87,6 +87,14 @@ func (g hookGate) EndSession(ctx context.Context, session string) error {
 	return g.app.EndSession(ctx, session)
 }
 
+func (g hookGate) HoldSession(ctx context.Context, session, lease string, ttl time.Duration) error {
+	return g.app.HoldSession(ctx, session, lease, ttl)
+}
+
+func (g hookGate) ReleaseSession(ctx context.Context, session, lease string, prefix bool) error {
+	return g.app.ReleaseSession(ctx, session, lease, prefix)
+}
+
 // recordRan records what a host's report that a call ran says about its
 // decision: an ask the host put to its user was approved (info); a deny, or
 // an ask the hook refused (hosts that cannot ask, a headless Claude Code),

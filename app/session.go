@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentwarden/warden"
@@ -83,6 +84,75 @@ func (a *App) EndSession(ctx context.Context, session string) error {
 	}
 	sum := sha256.Sum256([]byte(session))
 	return os.RemoveAll(filepath.Join(a.Home.Abs(), SessionsDir, hex.EncodeToString(sum[:12])))
+}
+
+// HoldSession holds the session's running sandbox worlds under lease for
+// ttl (sandbox.Manager.HoldLease): their processes are stopped when it
+// returns. A world that cannot be held fails the hold, and what was held
+// for it is released. A mark in the home says that leases of the kind
+// (the name up to its ":") were taken in the session, so that a release
+// where none was asks nothing of the worlds.
+func (a *App) HoldSession(ctx context.Context, session, lease string, ttl time.Duration) error {
+	mgr := a.Sandboxes()
+	worlds := a.sessionWorlds(session)
+	if len(worlds) > 0 {
+		mark := a.holdMark(session, lease)
+		_ = os.MkdirAll(filepath.Dir(mark), 0o700)
+		_ = os.WriteFile(mark, nil, 0o600)
+	}
+	for i, w := range worlds {
+		if err := mgr.HoldLease(ctx, w, lease, ttl); err != nil {
+			for _, held := range worlds[:i] {
+				_ = mgr.ReleaseLease(context.WithoutCancel(ctx), held, lease, false)
+			}
+			return fmt.Errorf("hold the session's sandbox %s: %w", w, err)
+		}
+	}
+	return nil
+}
+
+// ReleaseSession ends lease (with prefix, every lease whose name starts
+// with it) in the session's running worlds, where a lease of its kind was
+// taken; a release by prefix that reached every world clears the mark.
+func (a *App) ReleaseSession(ctx context.Context, session, lease string, prefix bool) error {
+	mark := a.holdMark(session, lease)
+	if _, err := os.Stat(mark); err != nil {
+		return nil
+	}
+	mgr := a.Sandboxes()
+	var first error
+	for _, w := range a.sessionWorlds(session) {
+		if err := mgr.ReleaseLease(ctx, w, lease, prefix); err != nil && first == nil {
+			first = fmt.Errorf("release the session's sandbox %s: %w", w, err)
+		}
+	}
+	if prefix && first == nil {
+		_ = os.Remove(mark)
+	}
+	return first
+}
+
+// sessionWorlds are the names of the session's running worlds.
+func (a *App) sessionWorlds(session string) []string {
+	if session == "" {
+		return nil
+	}
+	worlds, _ := a.Sandboxes().List("session-")
+	var out []string
+	for _, w := range worlds {
+		if w.Spec.Session == session && (w.State == sandbox.StateReady || w.State == sandbox.StateDegraded) {
+			out = append(out, w.Name)
+		}
+	}
+	return out
+}
+
+// holdMark is the file whose presence says a lease of lease's kind (its
+// name up to the first ":") was taken in session.
+func (a *App) holdMark(session, lease string) string {
+	kind, _, _ := strings.Cut(lease, ":")
+	sum := sha256.Sum256([]byte(session + "\x00" + kind))
+	return filepath.Join(a.Home.Abs(), RunDir, "held-"+hex.EncodeToString(sum[:12]))
 }
 
 // sessionIdleStop is how long a session's sandbox waits for its next

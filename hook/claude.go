@@ -8,11 +8,13 @@ import (
 	"github.com/agentwarden/warden"
 )
 
-// claude speaks Claude Code's command-hook protocol: PreToolUse is decided;
-// PostToolUse is scanned and reported to a Recorder, which records the
-// outcome (the user approved an ask at Claude Code's prompt, a refused call
-// ran, a call had no decision); SessionEnd ends the session's sandbox;
-// anything else blocks.
+// claude speaks Claude Code's command-hook protocol: PreToolUse is decided
+// (a call of Claude Code's own file tools with the session's sandboxes
+// held: hold.go); PostToolUse is scanned and reported to a Recorder, which
+// records the outcome (the user approved an ask at Claude Code's prompt, a
+// refused call ran, a call had no decision); PostToolUse and
+// PostToolUseFailure release the call's hold; SessionEnd ends the
+// session's sandbox; anything else blocks.
 type claude struct{}
 
 const claudeHost = "claude"
@@ -36,7 +38,16 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	}
 	switch p.HookEventName {
 	case "PreToolUse":
+	case "PostToolUseFailure":
+		// The tool ran and failed, or was stopped: its hold ends.
+		if err := releaseHostTool(ctx, d, p.SessionID, p.ToolUseID); err != nil {
+			return response{}, err
+		}
+		return response{stdout: []byte("{}"), status: statusOK}, nil
 	case "PostToolUse":
+		if err := releaseHostTool(ctx, d, p.SessionID, p.ToolUseID); err != nil {
+			return response{}, err
+		}
 		trace := callTrace(claudeHost, p.SessionID, p.ToolUseID)
 		// An ask was put to the user at Claude Code's prompt unless the
 		// run is headless, where the hook denied it naming an approval.
@@ -69,7 +80,14 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	if who != attended {
 		channel = "hook:" + claudeHost
 	}
+	held, err := holdHostTool(ctx, d, p.SessionID, p.ToolUseID, hostFileTool(call, []*warden.Request{call.req}))
+	if err != nil {
+		return response{}, err
+	}
 	dec, approvals, err := decideOpening(ctx, d, []*warden.Request{call.req}, channel)
+	if err == nil && held {
+		err = settleHostTool(ctx, d, p.SessionID, p.ToolUseID, dec.Verdict)
+	}
 	if err != nil {
 		return response{}, err
 	}

@@ -26,6 +26,9 @@ func (codex) handle(ctx context.Context, payload []byte, d Decider, runner FindR
 	switch p.HookEventName {
 	case "PreToolUse":
 	case "PostToolUse":
+		if err := releaseHostTool(ctx, d, p.SessionID, p.ToolUseID); err != nil {
+			return response{}, err
+		}
 		trace := callTrace(codexHost, p.SessionID, p.ToolUseID)
 		n := 1
 		if _, reqs, err := codexCall(&p, payload); err == nil {
@@ -47,7 +50,14 @@ func (codex) handle(ctx context.Context, payload []byte, d Decider, runner FindR
 	for _, r := range reqs {
 		r.TraceID = callTrace(codexHost, p.SessionID, p.ToolUseID)
 	}
+	held, err := holdHostTool(ctx, d, p.SessionID, p.ToolUseID, hostFileTool(call, reqs))
+	if err != nil {
+		return response{}, err
+	}
 	dec, approvals, err := decideOpening(ctx, d, reqs, "hook:"+codexHost)
+	if err == nil && held {
+		err = settleHostTool(ctx, d, p.SessionID, p.ToolUseID, dec.Verdict)
+	}
 	if err != nil {
 		return response{}, err
 	}

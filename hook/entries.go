@@ -40,8 +40,10 @@ func claudeEntry(command, event string) *ordered {
 var settings = map[string]hostSettings{
 	// PostToolUse reports calls that ran, so an ask Claude Code put to its
 	// user is recorded as approved.
+	// PostToolUseFailure, like PostToolUse, ends the hold of a call of
+	// Claude Code's own file tools (hold.go).
 	// SessionEnd lets the session's sandbox world and /tmp go.
-	"claude": {dir: ".claude", file: "settings.json", events: []string{"PreToolUse", "PostToolUse", "SessionEnd"}, nested: true, matcher: "*", entry: claudeEntry},
+	"claude": {dir: ".claude", file: "settings.json", events: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionEnd"}, nested: true, matcher: "*", entry: claudeEntry},
 	// Codex matches tool names like Claude Code; with no matcher every tool
 	// is sent. PostToolUse hands each tool's output to the injection
 	// scanner and reports the call that ran.

@@ -52,7 +52,16 @@ func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	if p.ToolName == "web_fetch" {
 		reqs = fetchRequests(call.req)
 	}
+	// Gemini gives a call no id: its lease is named by its trace, which
+	// AfterTool finds again from the same tool and input.
+	held, err := holdHostTool(ctx, d, p.SessionID, call.req.TraceID, hostFileTool(call, reqs))
+	if err != nil {
+		return response{}, err
+	}
 	dec, approvals, err := decideOpening(ctx, d, reqs, "hook:"+geminiHost)
+	if err == nil && held {
+		err = settleHostTool(ctx, d, p.SessionID, call.req.TraceID, dec.Verdict)
+	}
 	if err != nil {
 		return response{}, err
 	}
@@ -184,6 +193,9 @@ func geminiRespond(dec warden.Decision, approvals []string, call toolCall, runne
 // decided and recorded that run, so it is not reported.
 func geminiAfterTool(ctx context.Context, d Decider, p *basePayload, payload []byte, runner FindRunner) (response, error) {
 	trace := inputTrace(geminiHost, p.SessionID, p.ToolName, p.ToolInput)
+	if err := releaseHostTool(ctx, d, p.SessionID, trace); err != nil {
+		return response{}, err
+	}
 	if p.ToolName == "run_shell_command" {
 		if in, err := toolInput(p.ToolInput); err == nil {
 			if cmd, _, _ := in.str("command"); contained(cmd, runner) {

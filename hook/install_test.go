@@ -42,6 +42,17 @@ var freshWant = map[string]string{
         ]
       }
     ],
+    "PostToolUseFailure": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/warden hook claude"
+          }
+        ]
+      }
+    ],
     "SessionEnd": [
       {
         "matcher": "*",
@@ -340,8 +351,9 @@ func TestInstallReplacesAnOldCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(readFile(t, path))
-	// One warden entry per event: PreToolUse, PostToolUse and SessionEnd.
-	if strings.Contains(got, "/old/warden") || strings.Count(got, "hook claude") != 3 || !strings.Contains(got, `"other"`) {
+	// One warden entry per event: PreToolUse, PostToolUse,
+	// PostToolUseFailure and SessionEnd.
+	if strings.Contains(got, "/old/warden") || strings.Count(got, "hook claude") != 4 || !strings.Contains(got, `"other"`) {
 		t.Errorf("Install did not replace exactly the old warden entry:\n%s", got)
 	}
 	if !strings.Contains(got, `"'/opt/my tools/warden' hook claude"`) {
@@ -379,7 +391,7 @@ func TestInstallTellsClaudeToBlockOnFailure(t *testing.T) {
 	if err := json.Unmarshal(readFile(t, path), &got); err != nil {
 		t.Fatal(err)
 	}
-	for ev, want := range map[string]any{"PreToolUse": "block", "PostToolUse": nil, "SessionEnd": nil} {
+	for ev, want := range map[string]any{"PreToolUse": "block", "PostToolUse": nil, "PostToolUseFailure": nil, "SessionEnd": nil} {
 		groups := got.Hooks[ev]
 		if len(groups) != 1 || len(groups[0].Hooks) != 1 {
 			t.Fatalf("%s: %+v; want one warden entry", ev, groups)
@@ -399,8 +411,8 @@ func TestInstallNamesTheHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `"` + wardenBin + ` hook claude --home '/srv/agent homes/w'"`
-	if got := string(readFile(t, path)); strings.Count(got, want) != 3 {
-		t.Fatalf("Install wrote\n%s\nwant the command %s for PreToolUse, PostToolUse and SessionEnd", got, want)
+	if got := string(readFile(t, path)); strings.Count(got, want) != 4 {
+		t.Fatalf("Install wrote\n%s\nwant the command %s for PreToolUse, PostToolUse, PostToolUseFailure and SessionEnd", got, want)
 	}
 	res, err := Uninstall("claude", Project, project, "")
 	if err != nil || !res.Changed {
@@ -426,8 +438,8 @@ func TestInstallWithTheFastClient(t *testing.T) {
 	}
 	want := `"` + client + ` ` + wardenBin + ` hook claude --home /srv/w"`
 	got := string(readFile(t, path))
-	if strings.Count(got, want) != 3 || strings.Count(got, "hook claude") != 3 {
-		t.Fatalf("InstallFast wrote\n%s\nwant only the command %s, for PreToolUse, PostToolUse and SessionEnd", got, want)
+	if strings.Count(got, want) != 4 || strings.Count(got, "hook claude") != 4 {
+		t.Fatalf("InstallFast wrote\n%s\nwant only the command %s, for PreToolUse, PostToolUse, PostToolUseFailure and SessionEnd", got, want)
 	}
 	if ok, _ := Installed("claude", Project, project, ""); !ok {
 		t.Error("Installed does not find the entry")

@@ -3,9 +3,11 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -15,87 +17,180 @@ import (
 
 // maxHold is how long a world stays held when the host never releases it
 // (it died): its read-only paths are mounted again and its commands go on.
+// A hold names its own time (a lease), up to maxLease.
 const maxHold = time.Minute
 
-// holder stops a world's commands while the host changes, from outside,
-// a file the world keeps read-only: a git line run in a sandbox of its own
-// replaces .git/config by renaming over it, which detaches the world's
-// read-only mount of it until the init mounts it again. A process left
-// running in the world could open the new file read-write in that moment
-// and write it later, after the host has judged it. Held, every process of
-// the world but its init and launcher is stopped (SIGSTOP), and a new
-// command waits; released, the read-only paths are mounted again first,
-// then everything goes on.
+// maxLease bounds the time any hold asks for: a host file tool the user is
+// asked about holds the world until the user's answer, or this.
+const maxLease = 10 * time.Minute
+
+// stopWithin is how long hold waits for every process it signalled to be
+// stopped (a process ends the system call it is in first).
+const stopWithin = 500 * time.Millisecond
+
+// holder stops a world's commands while the host works, from outside, on
+// what the world's processes could change under it:
+//
+//   - a git line run in a sandbox of its own replaces .git/config by
+//     renaming over it, which detaches the world's read-only mount of it
+//     until the init mounts it again; a process left running in the world
+//     could open the new file read-write in that moment and write it
+//     later, after the host has judged it;
+//   - the agent host's own file tools (Claude Code's Read, Write, Edit…)
+//     open on the host a path the gate has just judged; a process left
+//     running in the world could swap a directory on that path for a
+//     symlink in between (a rename exchange), and the tool would follow it
+//     out of what was judged.
+//
+// Held, every process of the world but its init and launcher is stopped
+// (SIGSTOP), and a new command waits; released, the read-only paths are
+// mounted again first, then everything goes on. Each hold is a lease with
+// a name and a time: the world stays held while any lease is in force.
 type holder struct {
 	keep int // the launcher's pid, which keeps running (it starts nothing while held)
 
 	mu      sync.Mutex
-	held    bool
-	done    chan struct{} // closed at release
+	leases  map[string]*time.Timer // the holds in force, each ended by release or its timer
+	done    chan struct{}          // closed when the last lease ends
 	stopped []int
-	timer   *time.Timer
 }
 
-// hold stops every process of the sandbox's pid namespace but the init
-// (pid 1) and the launcher, looking again until a look finds none new (a
-// process that forks meanwhile has its children stopped too). reprotect
-// is what release runs when the host never does (maxHold). An error (the
-// processes cannot be listed) leaves nothing held: the host then stops the
-// sandbox rather than run its line beside processes it could not stop.
-func (h *holder) hold(reprotect func() error) error {
+// hold takes lease for ttl (maxHold when 0; at most maxLease; a lease
+// already held gets the new time). The first lease stops every process of
+// the sandbox's pid namespace but the init (pid 1) and the launcher,
+// looking again until a look finds none new (a process that forks
+// meanwhile has its children stopped too), and returns once each is seen
+// stopped. reprotect is what release runs when the lease's time ends. An
+// error (the processes cannot be listed, or one is still running) leaves
+// nothing held by this lease: the host then does not act beside processes
+// it could not stop.
+func (h *holder) hold(lease string, ttl time.Duration, reprotect func() error) error {
+	if ttl <= 0 {
+		ttl = maxHold
+	}
+	ttl = min(ttl, maxLease)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.held {
+	if t, ok := h.leases[lease]; ok {
+		t.Reset(ttl)
 		return nil
 	}
-	if _, err := namespacePids(); err != nil {
-		return err
-	}
-	h.held, h.done, h.stopped = true, make(chan struct{}), nil
-	seen := map[int]bool{}
-	for range 16 {
-		found := false
-		pids, _ := namespacePids()
-		for _, pid := range pids {
-			if pid == 1 || pid == h.keep || seen[pid] {
-				continue
-			}
-			seen[pid], found = true, true
-			if unix.Kill(pid, syscall.SIGSTOP) == nil {
-				h.stopped = append(h.stopped, pid)
-			}
+	if len(h.leases) == 0 {
+		if err := h.stopAll(); err != nil {
+			h.resume()
+			return err
 		}
-		if !found {
-			break
-		}
+		h.done = make(chan struct{})
 	}
-	h.timer = time.AfterFunc(maxHold, func() { _ = h.release(reprotect) })
+	if h.leases == nil {
+		h.leases = map[string]*time.Timer{}
+	}
+	h.leases[lease] = time.AfterFunc(ttl, func() { _ = h.release(lease, false, reprotect) })
 	return nil
 }
 
-// release mounts the read-only paths again, then lets the stopped
-// processes and waiting commands go on. A sandbox not held is left as it
-// is, its paths mounted again all the same.
-func (h *holder) release(reprotect func() error) error {
-	err := reprotect()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.held {
+// stopAll stops the namespace's processes (see hold); h.mu is held.
+func (h *holder) stopAll() error {
+	if _, err := namespacePids(); err != nil {
 		return err
 	}
-	h.timer.Stop()
+	h.stopped = nil
+	seen := map[int]bool{}
+	deadline := time.Now().Add(stopWithin)
+	for {
+		pids, err := namespacePids()
+		if err != nil {
+			return err
+		}
+		running := false
+		for _, pid := range pids {
+			if pid == 1 || pid == h.keep {
+				continue
+			}
+			if !seen[pid] {
+				seen[pid] = true
+				if unix.Kill(pid, syscall.SIGSTOP) == nil {
+					h.stopped = append(h.stopped, pid)
+				}
+			}
+			if !stoppedState(pid) {
+				running = true
+			}
+		}
+		if !running {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("a process of the sandbox did not stop within %s", stopWithin)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// stoppedState reports whether pid is stopped, or gone: its state in
+// /proc/PID/stat is T or t (stopped), Z or X (ended), or it has no entry.
+func stoppedState(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// The state follows the command's name, which is in parentheses and
+	// may itself hold ") ".
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	switch b[i+2] {
+	case 'T', 't', 'Z', 'X':
+		return true
+	}
+	return false
+}
+
+// resume lets the stopped processes go on; h.mu is held.
+func (h *holder) resume() {
 	for _, pid := range h.stopped {
 		_ = unix.Kill(pid, syscall.SIGCONT)
 	}
-	h.held, h.stopped = false, nil
+	h.stopped = nil
+}
+
+// release ends lease (with prefix, every lease whose name starts with
+// it). When no lease is left, it mounts the read-only paths again, then
+// lets the stopped processes and waiting commands go on. A sandbox not
+// held is left as it is, its paths mounted again all the same.
+func (h *holder) release(lease string, prefix bool, reprotect func() error) error {
+	err := reprotect()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.leases) == 0 {
+		return err
+	}
+	for name, t := range h.leases {
+		if name == lease || prefix && strings.HasPrefix(name, lease) {
+			t.Stop()
+			delete(h.leases, name)
+		}
+	}
+	if len(h.leases) > 0 {
+		return err
+	}
+	h.resume()
 	close(h.done)
 	return err
+}
+
+// isHeld reports whether any lease is in force.
+func (h *holder) isHeld() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.leases) > 0
 }
 
 // wait returns once the sandbox is not held.
 func (h *holder) wait() {
 	h.mu.Lock()
-	held, done := h.held, h.done
+	held, done := len(h.leases) > 0, h.done
 	h.mu.Unlock()
 	if held {
 		<-done

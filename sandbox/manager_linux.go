@@ -500,11 +500,16 @@ func (m *Manager) Protect(ctx context.Context, name string) error {
 // ask sends running sandbox name's init the request op; a sandbox that is
 // not running has nothing to do.
 func (m *Manager) ask(ctx context.Context, name, op string) error {
+	return m.askReq(ctx, name, &ctlRequest{Op: op})
+}
+
+// askReq is ask with a whole request.
+func (m *Manager) askReq(ctx context.Context, name string, req *ctlRequest) error {
 	info, err := m.load(name)
 	if err != nil || info.State != StateReady && info.State != StateDegraded {
 		return nil
 	}
-	_, err = m.call(ctx, name, &ctlRequest{Op: op}, nil)
+	_, err = m.call(ctx, name, req, nil)
 	return err
 }
 
@@ -524,10 +529,27 @@ func (m *Manager) Release(ctx context.Context, name string) error {
 	return m.ask(ctx, name, "release")
 }
 
+// HoldLease is Hold under a lease of its own, for ttl (at most ten
+// minutes): the world stays held while any lease is in force, and each
+// lease ends at ReleaseLease or its time. It returns once every process
+// held is seen stopped.
+func (m *Manager) HoldLease(ctx context.Context, name, lease string, ttl time.Duration) error {
+	return m.askReq(ctx, name, &ctlRequest{Op: "hold", Lease: lease, TTL: int64(max(ttl, time.Millisecond))})
+}
+
+// ReleaseLease ends lease (with prefix, every lease whose name starts with
+// it); the world goes on when no lease is left.
+func (m *Manager) ReleaseLease(ctx context.Context, name, lease string, prefix bool) error {
+	return m.askReq(ctx, name, &ctlRequest{Op: "release", Lease: lease, Prefix: prefix})
+}
+
 // check is one health check: the init answers, and runs /bin/true through
 // the whole exec path.
 func (m *Manager) check(name string) error {
-	if _, err := m.call(context.Background(), name, &ctlRequest{Op: "ping"}, nil); err != nil {
+	if resp, err := m.call(context.Background(), name, &ctlRequest{Op: "ping"}, nil); err != nil || resp.Held {
+		// Held (the host's file tool is at work, or a user is asked
+		// about one), a command would wait for the release: the init
+		// answering is the check.
 		return err
 	}
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)

@@ -37,10 +37,17 @@ type ctlRequest struct {
 	Env    []string `json:"env,omitempty"`
 	Wall   int64    `json:"wall,omitempty"`   // nanoseconds; 0 means none
 	Output int64    `json:"output,omitempty"` // bytes per stream; 0 means none
+	// Lease names a hold ("hold", "release": "" is the host's git line's);
+	// TTL is how long the hold lasts (nanoseconds; 0 means maxHold);
+	// Prefix releases every lease whose name starts with Lease.
+	Lease  string `json:"lease,omitempty"`
+	TTL    int64  `json:"ttl,omitempty"`
+	Prefix bool   `json:"prefix,omitempty"`
 }
 
 type ctlResponse struct {
 	Error     string `json:"error,omitempty"`
+	Held      bool   `json:"held,omitempty"` // ping: a hold is in force (a command would wait)
 	ExecErrno int    `json:"exec_errno,omitempty"`
 	ExecPath  string `json:"exec_path,omitempty"`
 	ExecDir   bool   `json:"exec_dir,omitempty"` // ExecPath is the directory the command could not start in
@@ -105,12 +112,13 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder) {
 		if err := reprotect(p); err != nil {
 			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
 		}
+		resp.Held = h.isHeld()
 	case req.Op == "hold":
-		if err := h.hold(func() error { return reprotect(p) }); err != nil {
+		if err := h.hold(req.Lease, time.Duration(req.TTL), func() error { return reprotect(p) }); err != nil {
 			resp.Error = err.Error()
 		}
 	case req.Op == "release":
-		if err := h.release(func() error { return reprotect(p) }); err != nil {
+		if err := h.release(req.Lease, req.Prefix, func() error { return reprotect(p) }); err != nil {
 			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
 		}
 	case req.Op == "exec" && len(files) == 3 && len(req.Args) > 0:

@@ -409,4 +409,28 @@ func TestHeldWorldStopsItsCommands(t *testing.T) {
 	if count() == before {
 		t.Error("the background writer did not go on after the release")
 	}
+
+	// Leases: the world stays held while any is in force; each ends at its
+	// release (by name, or every name with a prefix) or at its time.
+	if err := m.HoldLease(ctx, "held", "tool:1", 20*time.Second); err != nil {
+		t.Fatalf("HoldLease: %v", err)
+	}
+	if err := m.HoldLease(ctx, "held", "ask:2", 600*time.Millisecond); err != nil {
+		t.Fatalf("HoldLease: %v", err)
+	}
+	if err := m.ReleaseLease(ctx, "held", "tool:", true); err != nil {
+		t.Fatalf("ReleaseLease: %v", err)
+	}
+	before = count()
+	time.Sleep(300 * time.Millisecond)
+	if after := count(); after != before {
+		t.Errorf("the background writer wrote %d lines while a lease was still in force", after-before)
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for count() == before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if count() == before {
+		t.Error("the background writer did not go on after the last lease's time ended")
+	}
 }

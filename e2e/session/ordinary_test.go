@@ -128,7 +128,10 @@ func playSession(t *testing.T, h *harness, s script, direct bool) []outcome {
 			t.Logf("skip #%d %s  [it must ask, and with no hook nothing asks]", i+1, oneLine(cmd))
 			continue
 		}
-		r := host.call(cmd, st.Timeout)
+		r := host.callTool(st.Tool, cmd, st.Timeout)
+		if st.Tool != "" {
+			cmd = st.Tool + " " + cmd
+		}
 		o := outcome{Session: s.Group + "/" + s.Name, Step: i + 1, Line: st.Line, Command: cmd, Result: r}
 		o.Failure, o.Cause = judgeStep(w, st, r)
 		if o.Failure == "" {

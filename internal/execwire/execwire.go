@@ -91,7 +91,7 @@ func (r Request) Sendable() bool {
 // HookEvents are the hook events a supervisor answers: a tool call's
 // decision and its report. Any other (a session's end stops the world
 // itself) goes to the warden binary.
-var HookEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "BeforeTool": true, "AfterTool": true}
+var HookEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true, "BeforeTool": true, "AfterTool": true}
 
 // HookTarget finds, in a `warden hook` command line as `warden install`
 // writes it (hook HOST, then --home H unless the home is the default), the

@@ -240,7 +240,7 @@ static int hook_session(const char *payload, size_t n, char *session, size_t sn)
 	char event[32];
 	if (!json_string_after(payload, n, "\"hook_event_name\"", event, sizeof event))
 		return 0;
-	if (strcmp(event, "PreToolUse") && strcmp(event, "PostToolUse") && strcmp(event, "BeforeTool") && strcmp(event, "AfterTool"))
+	if (strcmp(event, "PreToolUse") && strcmp(event, "PostToolUse") && strcmp(event, "PostToolUseFailure") && strcmp(event, "BeforeTool") && strcmp(event, "AfterTool"))
 		return 0;
 	return json_string_after(payload, n, "\"session_id\"", session, sn);
 }
