@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +54,16 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		return nil, nil, fmt.Errorf("the kernel has no Landlock (it needs Linux 5.13 or later with lsm=landlock), so the sandbox cannot restrict the filesystem; no mode but off runs here")
 	}
 
+	// The command's /tmp is mounted on /var/tmp too, unless something it
+	// is given lies there (a project in /var/tmp): then /var/tmp stays the
+	// host's.
+	ownVarTmp := s.ReadAll && mode.Namespaces() &&
+		!slices.ContainsFunc(append([]string{s.Project, s.Workspace, s.UserHome, p.Dir}, append(slices.Clone(s.ReadWrite), s.ReadOnly...)...),
+			func(g string) bool { return g != "" && within(filepath.Clean(g), varTmp) })
+	hidden := s.Hidden
+	if s.ReadAll {
+		hidden = carvePublic(hidden, ownVarTmp)
+	}
 	ll := landlockPlan{ABI: abi, BlockNet: !mode.Namespaces(), Scope: !mode.Namespaces(), WriteFiles: devReadWrite, ReadFiles: devRead}
 	var secrets []string
 	for _, pat := range systemSecrets {
@@ -65,7 +76,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		// masked, so the hidden paths are left out of the grant instead.
 		// /tmp is the command's own (private, or the session's), and
 		// granted below like every writable path.
-		excluded := append([]string{"/dev", "/proc", "/tmp"}, hiddenOutsideSystem(s.Hidden)...)
+		excluded := append([]string{"/dev", "/proc", "/tmp"}, hiddenOutsideSystem(hidden)...)
 		for _, u := range s.Unreadable {
 			if !filepath.IsAbs(u) {
 				return nil, nil, fmt.Errorf("unreadable path %q is not absolute", u)
@@ -144,7 +155,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		if s.ReadAll {
 			// Real work writes /tmp by name; without a private one, the
 			// host's is granted, unless something hidden lies in it.
-			if slices.ContainsFunc(s.Hidden, func(h string) bool { return within(filepath.Clean(h), "/tmp") }) {
+			if slices.ContainsFunc(hidden, func(h string) bool { return within(filepath.Clean(h), "/tmp") }) {
 				warn = append(warn, "/tmp holds a hidden path, so without a mount namespace the command cannot write /tmp (TMPDIR points to a directory it can)")
 			} else {
 				ll.WriteDirs = append(ll.WriteDirs, "/tmp")
@@ -168,6 +179,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	// granted as the command's own, not as a path inside a denied one.
 	granted := slices.DeleteFunc(append(slices.Clone(ll.ReadDirs), ll.WriteDirs...), func(g string) bool { return s.Tmp != "" && g == s.Tmp })
 	if p.PrivateTmp {
+		p.VarTmp = ownVarTmp
 		read := ll.ReadDirs
 		home := s.UserHome
 		if home == "" {
@@ -185,7 +197,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		// of its own, which could not be removed.
 		p.Keep = keepUnderTmp(read, append(slices.Clone(ll.WriteDirs), s.EmptyDirsIn...), p.Dir)
 	}
-	masks, mwarn, err := masksFor(s.Hidden, s.LinkRoots, granted, mode)
+	masks, mwarn, err := masksFor(hidden, s.LinkRoots, granted, mode)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,7 +207,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		// masked too, so that not even their names show. The host's Unix
 		// sockets (docker, systemd, D-Bus, agents) live under /run; the
 		// private /tmp and network namespace cover the rest.
-		for _, h := range append(hiddenOutsideSystem(s.Hidden), "/run") {
+		for _, h := range append(hiddenOutsideSystem(hidden), "/run") {
 			if _, err := os.Lstat(h); err == nil && !slices.Contains(masks, h) {
 				masks = append(masks, h)
 			}
@@ -369,6 +381,56 @@ func envValue(env []string, name string) string {
 
 // hiddenOutsideSystem are the hidden paths that hold no system root (a
 // denied /usr/** is the file guard's to judge: commands need the system).
+// publicData are paths in directories a policy commonly denies (/var)
+// that a command reading the whole filesystem needs and that hold nothing
+// of the user's: the package databases (apt list, dpkg -L, dpkg -S). Where
+// the sandbox's own /tmp is mounted on /var/tmp, /var/tmp too.
+var publicData = []string{"/var/lib/dpkg", "/var/lib/apt", "/var/cache/apt"}
+
+// carvePublic replaces each hidden directory that holds one of publicData
+// by what else it holds: those paths stay visible, and every other entry
+// on the way is hidden as before. A directory on the way that cannot be
+// listed stays hidden whole; a symlink on the way is left (what it leads
+// to is judged by its own path).
+func carvePublic(hidden []string, ownVarTmp bool) []string {
+	public := publicData
+	if ownVarTmp {
+		public = append(slices.Clone(public), varTmp)
+	}
+	var out []string
+	var carve func(dir string)
+	carve = func(dir string) {
+		if slices.Contains(public, dir) {
+			return
+		}
+		if !slices.ContainsFunc(public, func(d string) bool { return within(d, dir) }) {
+			out = append(out, dir)
+			return
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			out = append(out, dir)
+			return
+		}
+		for _, e := range entries {
+			if e.Type()&fs.ModeSymlink == 0 {
+				carve(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	for _, h := range hidden {
+		if h = filepath.Clean(h); filepath.IsAbs(h) {
+			carve(h)
+		} else {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// varTmp is where the sandbox's /tmp is mounted a second time.
+const varTmp = "/var/tmp"
+
 func hiddenOutsideSystem(hidden []string) []string {
 	var out []string
 	for _, h := range hidden {

@@ -78,6 +78,11 @@ func privateTmp(p *plan) error {
 	if err := carry(p.Keep, trees); err != nil {
 		return err
 	}
+	if st, err := os.Lstat(varTmp); p.VarTmp && err == nil && st.IsDir() {
+		if err := unix.Mount("/tmp", varTmp, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("mount the sandbox's /tmp on %s: %w", varTmp, err)
+		}
+	}
 	return finishMounts(p)
 }
 

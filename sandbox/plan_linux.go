@@ -29,6 +29,9 @@ type plan struct {
 	TmpDir string
 	// Shm mounts a private tmpfs of TmpSize on /dev/shm.
 	Shm bool
+	// VarTmp mounts the private /tmp on /var/tmp too (where that is a
+	// directory): mktemp -p /var/tmp writes the command's own /tmp.
+	VarTmp bool
 	// Pty mounts a devpts of the sandbox's own on /dev/pts, its ptmx on
 	// /dev/ptmx: the command's own pseudo-terminals (script, tmux, a test
 	// that drives a CLI through one), none of the host's.

@@ -522,3 +522,30 @@ func TestSessionTmpSymlinksAreNotFollowed(t *testing.T) {
 		t.Errorf("the mount point's place in the session's /tmp: %v, %v", st, err)
 	}
 }
+
+// TestHiddenVarKeepsThePackageDatabases: a policy that denies /var (the
+// default's) hides it from a command that reads the whole filesystem, but
+// for the package databases apt and dpkg read, and /var/tmp is the
+// command's own /tmp.
+func TestHiddenVarKeepsThePackageDatabases(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	if _, err := os.Stat("/var/lib/dpkg/status"); err != nil {
+		t.Skipf("no dpkg database here: %v", err)
+	}
+	s, home := workspaceSpec(t)
+	s.Hidden = append(s.Hidden, "/var")
+	r := runAt(t, s, home, "/bin/bash", "-c",
+		"head -c 8 /var/lib/dpkg/status; echo; ls /var/log >/dev/null 2>&1 && echo log-listed; f=$(mktemp -p /var/tmp) && echo mine > $f && cat /tmp/$(basename $f)")
+	if r.err != nil || r.res.ExitCode != 0 {
+		t.Fatalf("the command failed: %s", r)
+	}
+	if !strings.HasPrefix(r.stdout, "Package:") {
+		t.Errorf("the dpkg database is not readable: %q", r.stdout)
+	}
+	if strings.Contains(r.stdout, "log-listed") {
+		t.Errorf("the rest of /var is visible: %q", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "mine") {
+		t.Errorf("a file made in /var/tmp is not in the command's /tmp: %q", r.stdout)
+	}
+}
