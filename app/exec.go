@@ -167,6 +167,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	if inWorld {
 		spec.Session = req.Session
 	}
+
 	var closers []io.Closer
 	defer func() {
 		for _, c := range closers {
@@ -199,6 +200,11 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		// read, and its note has no take-back.
 		a.endPending()
 		a.beginPending(spec, gitConfig && configBefore != nil, configBefore)
+		if req.Session != "" {
+			// A one-shot run of the session can be held beside the
+			// host's own file tools, as its world is (HoldSession).
+			spec.Runs = a.sessionRuns(req.Session)
+		}
 		return eng.Run(ctx, spec, c)
 	}
 	// A git line replaces files the session's world keeps read-only (git

@@ -1,14 +1,13 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/agentwarden/warden/internal/proc"
 	"github.com/agentwarden/warden/nestedgit"
 	"github.com/agentwarden/warden/sandbox"
 )
@@ -48,7 +47,7 @@ func (a *App) beginPending(spec sandbox.Spec, gitConfig bool, before []byte) {
 	if a.Supervises != "" || spec.Project == "" || spec.Quarantine == "" {
 		return
 	}
-	start, ok := processStart(os.Getpid())
+	start, ok := proc.Start(os.Getpid())
 	if !ok {
 		return
 	}
@@ -119,7 +118,7 @@ func (a *App) recoverPending() []string {
 			_ = os.Remove(p) // torn or foreign: nothing can be done with it
 			continue
 		}
-		if start, ok := processStart(r.PID); ok && start == r.Start {
+		if start, ok := proc.Start(r.PID); ok && start == r.Start {
 			continue // its process is still there, and does it itself
 		}
 		// Claimed by a rename: one process recovers each note.
@@ -140,24 +139,4 @@ func (a *App) recoverPending() []string {
 		_ = os.Remove(claimed)
 	}
 	return out
-}
-
-// processStart is pid's start time (field 22 of /proc/PID/stat), which
-// tells it from a later process given the same pid; ok is false when there
-// is no such process.
-func processStart(pid int) (string, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", false
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return "", false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return "", false
-	}
-	return f[19], true // field 22: the third after the parenthesis is field 3
 }

@@ -82,45 +82,57 @@ func (a *App) EndSession(ctx context.Context, session string) error {
 			}
 		}
 	}
+	_ = os.RemoveAll(a.sessionRuns(session))
 	sum := sha256.Sum256([]byte(session))
 	return os.RemoveAll(filepath.Join(a.Home.Abs(), SessionsDir, hex.EncodeToString(sum[:12])))
 }
 
 // HoldSession holds the session's running sandbox worlds under lease for
-// ttl (sandbox.Manager.HoldLease): their processes are stopped when it
-// returns. A world that cannot be held fails the hold, and what was held
-// for it is released. A mark in the home says that leases of the kind
-// (the name up to its ":") were taken in the session, so that a release
-// where none was asks nothing of the worlds.
+// ttl (sandbox.Manager.HoldLease), and its one-shot runs under way
+// (sandbox.HoldRuns, a command run in the background): their processes
+// are stopped when it returns. What cannot be held fails the hold, and
+// what was held for it is released. A mark in the home says that leases
+// of the kind (the name up to its ":") were taken in the session, so that
+// a release where none was asks nothing of the worlds.
 func (a *App) HoldSession(ctx context.Context, session, lease string, ttl time.Duration) error {
 	mgr := a.Sandboxes()
 	worlds := a.sessionWorlds(session)
-	if len(worlds) > 0 {
-		mark := a.holdMark(session, lease)
-		_ = os.MkdirAll(filepath.Dir(mark), 0o700)
-		_ = os.WriteFile(mark, nil, 0o600)
+	runs := a.sessionRuns(session)
+	if _, err := os.Stat(runs); len(worlds) == 0 && err != nil {
+		return nil
+	}
+	mark := a.holdMark(session, lease)
+	_ = os.MkdirAll(filepath.Dir(mark), 0o700)
+	_ = os.WriteFile(mark, nil, 0o600)
+	undo := func(held []string) {
+		for _, w := range held {
+			_ = mgr.ReleaseLease(context.WithoutCancel(ctx), w, lease, false)
+		}
 	}
 	for i, w := range worlds {
 		if err := mgr.HoldLease(ctx, w, lease, ttl); err != nil {
-			for _, held := range worlds[:i] {
-				_ = mgr.ReleaseLease(context.WithoutCancel(ctx), held, lease, false)
-			}
+			undo(worlds[:i])
 			return fmt.Errorf("hold the session's sandbox %s: %w", w, err)
 		}
+	}
+	if err := sandbox.HoldRuns(runs, lease, ttl); err != nil {
+		undo(worlds)
+		return err
 	}
 	return nil
 }
 
 // ReleaseSession ends lease (with prefix, every lease whose name starts
-// with it) in the session's running worlds, where a lease of its kind was
-// taken; a release by prefix that reached every world clears the mark.
+// with it) in the session's running worlds and one-shot runs, where a
+// lease of its kind was taken; a release by prefix that reached every
+// world clears the mark.
 func (a *App) ReleaseSession(ctx context.Context, session, lease string, prefix bool) error {
 	mark := a.holdMark(session, lease)
 	if _, err := os.Stat(mark); err != nil {
 		return nil
 	}
 	mgr := a.Sandboxes()
-	var first error
+	first := sandbox.ReleaseRuns(a.sessionRuns(session), lease, prefix)
 	for _, w := range a.sessionWorlds(session) {
 		if err := mgr.ReleaseLease(ctx, w, lease, prefix); err != nil && first == nil {
 			first = fmt.Errorf("release the session's sandbox %s: %w", w, err)
@@ -130,6 +142,13 @@ func (a *App) ReleaseSession(ctx context.Context, session, lease string, prefix 
 		_ = os.Remove(mark)
 	}
 	return first
+}
+
+// sessionRuns is the directory where the session's one-shot runs register
+// while they run (sandbox.Spec.Runs).
+func (a *App) sessionRuns(session string) string {
+	sum := sha256.Sum256([]byte(session))
+	return filepath.Join(a.Home.Abs(), RunDir, "runs-"+hex.EncodeToString(sum[:12]))
 }
 
 // sessionWorlds are the names of the session's running worlds.

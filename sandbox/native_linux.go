@@ -199,6 +199,20 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 	if e != nil && !e.waitAdmitted() {
 		e = nil // ended; Run's release closes what it left
 	}
+	started := func(int) {}
+	if s.Runs != "" && mode.Namespaces() {
+		// Registered before its command starts (its init's pid follows),
+		// so that a hold of the session never misses it (HoldRuns).
+		var remove func()
+		var err error
+		if started, remove, err = registerRun(s.Runs); err != nil {
+			return res, err
+		}
+		defer remove()
+		if e != nil {
+			started(e.ip.pid)
+		}
+	}
 	if e != nil {
 		// The init started early (StartEarly, KeepEarly) writes to pipes
 		// of its own and got the listener socket as fd 5 whether or not
@@ -253,6 +267,9 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		ip, err = startInit(exe, mode, cg, p, c.Stdin, stdout.w, stderr.w, extra...)
 		for _, f := range extra {
 			f.Close()
+		}
+		if err == nil {
+			started(ip.pid)
 		}
 		stdout.started()
 		stderr.started()

@@ -434,3 +434,58 @@ func TestHeldWorldStopsItsCommands(t *testing.T) {
 		t.Error("the background writer did not go on after the last lease's time ended")
 	}
 }
+
+// TestHeldOneShotRunStopsItsCommand: a one-shot run registered in a
+// directory (Spec.Runs) is held like a world: its command stops (a writer
+// writes nothing while held) and goes on at the release; two leases hold
+// it until both end.
+func TestHeldOneShotRunStopsItsCommand(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	spec, home := workspaceSpec(t)
+	spec.Runs = filepath.Join(t.TempDir(), "runs")
+	ticks := filepath.Join(spec.Project, "ticks")
+	done := make(chan run, 1)
+	go func() {
+		done <- runAt(t, spec, home, "/bin/bash", "-c", "for i in $(seq 60); do echo t >> ticks; sleep 0.05; done")
+	}()
+	count := func() int {
+		b, _ := os.ReadFile(ticks)
+		return strings.Count(string(b), "t")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := sandbox.HoldRuns(spec.Runs, "tool:1", 20*time.Second); err != nil {
+		t.Fatalf("HoldRuns: %v", err)
+	}
+	if err := sandbox.HoldRuns(spec.Runs, "asked:2", 20*time.Second); err != nil {
+		t.Fatalf("HoldRuns: %v", err)
+	}
+	before := count()
+	time.Sleep(400 * time.Millisecond)
+	if after := count(); after != before {
+		t.Errorf("the run's command wrote %d lines while held", after-before)
+	}
+	if err := sandbox.ReleaseRuns(spec.Runs, "tool:1", false); err != nil {
+		t.Fatalf("ReleaseRuns: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if after := count(); after != before {
+		t.Errorf("the run's command wrote %d lines while a lease was still in force", after-before)
+	}
+	if err := sandbox.ReleaseRuns(spec.Runs, "asked:", true); err != nil {
+		t.Fatalf("ReleaseRuns: %v", err)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil || r.res.ExitCode != 0 || count() != 60 {
+			t.Errorf("the run after its release: %s, %d lines", r, count())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run never ended after its release")
+	}
+	if paths, _ := filepath.Glob(filepath.Join(spec.Runs, "*.json")); len(paths) != 0 {
+		t.Errorf("the run and its leases left %q", paths)
+	}
+}

@@ -210,6 +210,9 @@ type Spec struct {
 	// otherwise.
 	NestedGit  []string
 	Quarantine string
+	// Runs, when set, is a directory where a one-shot run registers its
+	// init while it runs, so that the host can hold it (HoldRuns).
+	Runs string
 	// Tmp, when set, is a host directory mounted as the command's /tmp, so
 	// that what one command of a session leaves there the next one finds.
 	// Empty gives each run a fresh private /tmp.

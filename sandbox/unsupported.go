@@ -108,3 +108,9 @@ var _ Engine = (*Manager)(nil)
 
 // Protect has nothing to protect on this platform.
 func (m *Manager) Protect(context.Context, string) error { return nil }
+
+// HoldRuns does nothing: there are no runs to hold on this platform.
+func HoldRuns(string, string, time.Duration) error { return nil }
+
+// ReleaseRuns does nothing: there are no runs to hold on this platform.
+func ReleaseRuns(string, string, bool) error { return nil }

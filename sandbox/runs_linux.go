@@ -1,0 +1,279 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentwarden/warden/internal/proc"
+	"golang.org/x/sys/unix"
+)
+
+// A one-shot run of a session (Spec.Runs set) writes its init's pid in
+// that directory while it runs, so that the host can hold it as it holds
+// the session's world (holder): a command run in the background (Claude
+// Code's run_in_background) lives on beside the agent host's own file
+// tools as a world's processes do. HoldRuns stops every process of each
+// registered run's pid namespace but its init, whose wall clock goes on
+// (it ends the run at its time even while held); ReleaseRuns lets them go
+// on. The leases are files beside the runs' (each with its processes and
+// its end), so any warden process can end one; a lease whose time is up is
+// ended by the next hold or release of the directory.
+
+// runStarting is a run's pid while its init is starting: a hold waits for
+// the pid (at most runStartWait), and fails when it does not come.
+const runStarting = 0
+
+const runStartWait = 200 * time.Millisecond
+
+// procID is a process, by pid and start time (against a reused pid).
+type procID struct {
+	Pid   int    `json:"pid"`
+	Start string `json:"start"`
+}
+
+// runLease is one lease's file: the processes it stopped, and its end.
+type runLease struct {
+	Lease string    `json:"lease"`
+	Until time.Time `json:"until"`
+	Procs []procID  `json:"procs"`
+}
+
+// registerRun writes the run's entry (its init starting) in dir and
+// returns what names its init once started, and what removes the entry.
+func registerRun(dir string) (started func(pid int), remove func(), err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("register the run to be held: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "run-*.json")
+	if err != nil {
+		return nil, nil, fmt.Errorf("register the run to be held: %w", err)
+	}
+	path := f.Name()
+	_, err = f.Write(mustJSON(procID{Pid: runStarting}))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return nil, nil, fmt.Errorf("register the run to be held: %w", err)
+	}
+	started = func(pid int) {
+		start, _ := proc.Start(pid)
+		tmp := path + ".new"
+		if os.WriteFile(tmp, mustJSON(procID{Pid: pid, Start: start}), 0o600) == nil {
+			_ = os.Rename(tmp, path)
+		}
+	}
+	return started, func() { os.Remove(path) }, nil
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// HoldRuns stops the processes of every run registered in dir under lease
+// for ttl, and returns once each is seen stopped. A run whose init is
+// still starting is waited for; one that cannot be held fails the hold,
+// and what it stopped goes on.
+func HoldRuns(dir, lease string, ttl time.Duration) error {
+	unlock, err := lockRuns(dir)
+	if err != nil || unlock == nil {
+		return err
+	}
+	defer unlock()
+	endExpired(dir)
+	deadline := time.Now().Add(runStartWait)
+	for {
+		inits, starting := registeredRuns(dir)
+		if starting && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		if starting {
+			return errors.New("a sandboxed run of the session is still starting")
+		}
+		for _, init := range inits {
+			procs, err := stopNamespace(init)
+			l := runLease{Lease: lease, Until: time.Now().Add(ttl), Procs: procs}
+			if werr := os.WriteFile(leasePath(dir, init, lease), mustJSON(l), 0o600); err == nil {
+				err = werr
+			}
+			if err != nil {
+				endLease(dir, leasePath(dir, init, lease))
+				return fmt.Errorf("hold the session's sandboxed run (init %d): %w", init.Pid, err)
+			}
+		}
+		return nil
+	}
+}
+
+// ReleaseRuns ends lease (with prefix, every lease whose name starts with
+// it) of the runs registered in dir; a process goes on once no lease holds
+// it.
+func ReleaseRuns(dir, lease string, prefix bool) error {
+	unlock, err := lockRuns(dir)
+	if err != nil || unlock == nil {
+		return err
+	}
+	defer unlock()
+	endExpired(dir)
+	for _, path := range leaseFiles(dir) {
+		var l runLease
+		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &l) == nil &&
+			(l.Lease == lease || prefix && strings.HasPrefix(l.Lease, lease)) {
+			endLease(dir, path)
+		}
+	}
+	return nil
+}
+
+// lockRuns takes dir's lock; nil, nil when dir does not exist (no run
+// was ever registered there).
+func lockRuns(dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hold the session's sandboxed runs: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("hold the session's sandboxed runs: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// registeredRuns are the live inits registered in dir; starting says one
+// is still starting.
+func registeredRuns(dir string) (inits []procID, starting bool) {
+	paths, _ := filepath.Glob(filepath.Join(dir, "run-*.json"))
+	for _, path := range paths {
+		var r procID
+		b, err := os.ReadFile(path)
+		if err != nil || json.Unmarshal(b, &r) != nil {
+			continue
+		}
+		if r.Pid == runStarting {
+			starting = true
+			continue
+		}
+		if start, ok := proc.Start(r.Pid); ok && start == r.Start {
+			inits = append(inits, r)
+		}
+	}
+	return inits, starting
+}
+
+// stopNamespace stops every process in init's pid namespace but init, and
+// returns once each is seen stopped (or fails: those it stopped go on).
+func stopNamespace(init procID) ([]procID, error) {
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", init.Pid))
+	if err != nil {
+		return nil, fmt.Errorf("read the run's pid namespace: %w", err)
+	}
+	var stopped []procID
+	seen := map[int]bool{}
+	deadline := time.Now().Add(stopWithin)
+	for {
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			resume(stopped)
+			return nil, err
+		}
+		running := false
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == init.Pid {
+				continue
+			}
+			if l, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err != nil || l != ns {
+				continue
+			}
+			if !seen[pid] {
+				seen[pid] = true
+				start, _ := proc.Start(pid)
+				if unix.Kill(pid, syscall.SIGSTOP) == nil {
+					stopped = append(stopped, procID{Pid: pid, Start: start})
+				}
+			}
+			if !stoppedState(pid) {
+				running = true
+			}
+		}
+		if !running {
+			return stopped, nil
+		}
+		if time.Now().After(deadline) {
+			resume(stopped)
+			return nil, fmt.Errorf("a process of the run did not stop within %s", stopWithin)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// resume lets procs go on (those still the same processes).
+func resume(procs []procID) {
+	for _, p := range procs {
+		if start, ok := proc.Start(p.Pid); ok && start == p.Start {
+			_ = unix.Kill(p.Pid, syscall.SIGCONT)
+		}
+	}
+}
+
+func leasePath(dir string, init procID, lease string) string {
+	sum := sha256.Sum256([]byte(lease))
+	return filepath.Join(dir, fmt.Sprintf("lease-%d-%s.json", init.Pid, hex.EncodeToString(sum[:8])))
+}
+
+func leaseFiles(dir string) []string {
+	paths, _ := filepath.Glob(filepath.Join(dir, "lease-*.json"))
+	return paths
+}
+
+// endLease removes the lease at path and lets its processes go on, but
+// those another lease still holds.
+func endLease(dir, path string) {
+	var l runLease
+	b, _ := os.ReadFile(path)
+	_ = json.Unmarshal(b, &l)
+	os.Remove(path)
+	held := map[procID]bool{}
+	for _, other := range leaseFiles(dir) {
+		var o runLease
+		if b, err := os.ReadFile(other); err == nil && json.Unmarshal(b, &o) == nil {
+			for _, p := range o.Procs {
+				held[p] = true
+			}
+		}
+	}
+	var free []procID
+	for _, p := range l.Procs {
+		if !held[p] {
+			free = append(free, p)
+		}
+	}
+	resume(free)
+}
+
+// endExpired ends the leases whose time is up.
+func endExpired(dir string) {
+	for _, path := range leaseFiles(dir) {
+		var l runLease
+		if b, err := os.ReadFile(path); err != nil || json.Unmarshal(b, &l) != nil || time.Now().After(l.Until) {
+			endLease(dir, path)
+		}
+	}
+}
