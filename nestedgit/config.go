@@ -44,7 +44,39 @@ var inertKeys = map[string]bool{
 	"author.name": true, "author.email": true, "committer.name": true, "committer.email": true,
 	"gc.auto": true, "gc.autodetach": true, "pull.rebase": true, "pull.ff": true, "push.default": true,
 	"fetch.prune": true, "color.ui": true, "lfs.repositoryformatversion": true,
+	// How git merges, rebases, diffs and shows what it has: a choice among
+	// its own behaviours, a number or a format, never a program or a path.
+	"rerere.enabled": true, "rerere.autoupdate": true,
+	"merge.conflictstyle": true, "merge.ff": true, "merge.autostash": true, "merge.stat": true,
+	"merge.log": true, "merge.renames": true, "merge.renamelimit": true,
+	"rebase.autostash": true, "rebase.autosquash": true, "rebase.updaterefs": true, "rebase.stat": true,
+	"rebase.missingcommitscheck": true, "rebase.abbreviatecommands": true, "rebase.instructionformat": true,
+	"diff.algorithm": true, "diff.renames": true, "diff.renamelimit": true, "diff.colormoved": true,
+	"diff.colormovedws": true, "diff.context": true, "diff.interhunkcontext": true, "diff.mnemonicprefix": true,
+	"diff.noprefix": true, "diff.relative": true, "diff.indentheuristic": true, "diff.submodule": true,
+	"diff.statgraphwidth": true, "diff.ignoresubmodules": true,
+	"fetch.prunetags": true, "fetch.parallel": true, "fetch.writecommitgraph": true, "push.autosetupremote": true,
+	"branch.autosetupmerge": true, "branch.autosetuprebase": true, "branch.sort": true,
+	"tag.sort": true, "column.ui": true, "commit.verbose": true, "commit.cleanup": true, "commit.status": true,
+	"log.date": true, "log.decorate": true, "log.abbrevcommit": true, "log.follow": true, "log.showroot": true,
+	"status.short": true, "status.branch": true, "status.showuntrackedfiles": true, "status.submodulesummary": true,
+	"status.relativepaths": true, "status.aheadbehind": true, "status.renames": true, "status.renamelimit": true,
+	"status.showstash": true, "status.displaycommentprefix": true,
+	"grep.linenumber": true, "grep.column": true, "grep.patterntype": true, "grep.extendedregexp": true,
+	"grep.fullname": true, "stash.showpatch": true, "stash.showstat": true, "apply.whitespace": true,
 }
+
+// inertSections are the sections whose every key runs nothing: colours
+// (color.diff, color.diff.meta…) and advice messages.
+var inertSections = map[string]bool{"color": true, "advice": true}
+
+// Not inert though everyday: merge.tool, diff.tool and diff.external name
+// a program; commit.template, diff.orderFile, blame.ignoreRevsFile and
+// mailmap.file a path; commit.gpgSign, merge.verifySignatures and
+// log.showSignature run gpg; help.autoCorrect runs the command it
+// guesses; pull.twohead and pull.octopus may name a merge program on the
+// PATH (git-merge-NAME); submodule.recurse fetches and checks out the
+// submodules' URLs by itself.
 
 // Not inert either: remote.*.pushurl, remote.*.mirror and
 // branch.*.pushremote send the user's next git push elsewhere (mirror
@@ -109,6 +141,9 @@ func InertKey(key string) bool {
 	section, rest, ok := strings.Cut(key, ".")
 	if !ok {
 		return false
+	}
+	if inertSections[section] {
+		return true
 	}
 	i := strings.LastIndexByte(rest, '.')
 	return i > 0 && inertNamed[section][rest[i+1:]]

@@ -141,7 +141,7 @@ func TestClassify(t *testing.T) {
 		{"source .venv/bin/activate", A},
 		{"source ~/.bashrc", A},
 		{"tmux new-session 'rm -rf ~'", D}, // the command tmux starts is judged
-		{"vim -c '!rm -rf ~' x", Q},
+		{"vim -c '!rm -rf ~' x", D},        // the shell command vim runs is judged
 		{"vim main.go", A},
 		{"command -v rm", A},
 	}

@@ -20,7 +20,7 @@ func FuzzClassify(f *testing.F) {
 			f.Add(r.Command)
 		}
 	}
-	for _, name := range []string{"ordinary.txt", "network.txt", "leaves.txt", "discard.txt", "discard_saved.txt", "build_output.txt", "unseen.txt", "delete_saved.txt", "install_host.txt", "git_config.txt"} {
+	for _, name := range []string{"ordinary.txt", "network.txt", "leaves.txt", "discard.txt", "discard_saved.txt", "build_output.txt", "unseen.txt", "delete_saved.txt", "install_host.txt", "git_config.txt", "system_packages.txt"} {
 		for _, c := range loadVerdictsQuiet(name) {
 			f.Add(c)
 		}

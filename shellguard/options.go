@@ -49,7 +49,11 @@ func compileGrammar(src string) *grammar {
 
 // parsed is argv split by a grammar.
 type parsed struct {
-	flags    map[string][]string // option name → values ("" for none)
+	flags map[string][]string // option name → values ("" for none)
+	// words holds the values as words, for judging one that names a
+	// file (a value attached to its option, "-fFILE", keeps the option
+	// word's Dynamic and Glob).
+	words    map[string][]walk.Word
 	operands []walk.Word
 	// unknown holds options the grammar does not know; ambiguous is set
 	// when a long-option abbreviation matches several options.
@@ -78,8 +82,15 @@ func (p *parsed) value(name string) string {
 // parseArgs splits args (without the program name) by g. With posix set,
 // the first operand ends the options (as for commands that take a command).
 func parseArgs(g *grammar, args []walk.Word, posix bool) parsed {
-	p := parsed{flags: map[string][]string{}}
-	set := func(n, v string) { p.flags[n] = append(p.flags[n], v) }
+	p := parsed{flags: map[string][]string{}, words: map[string][]walk.Word{}}
+	set := func(n string, v walk.Word) {
+		p.flags[n] = append(p.flags[n], v.Value)
+		p.words[n] = append(p.words[n], v)
+	}
+	// attached is the value v cut from the option word w.
+	attached := func(w walk.Word, v string) walk.Word {
+		return walk.Word{Value: v, Dynamic: w.Dynamic, Glob: w.Glob, Quoted: w.Quoted, Span: w.Span, Raw: w.Raw}
+	}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		a := w.Value
@@ -114,16 +125,16 @@ func parseArgs(g *grammar, args []walk.Word, posix bool) parsed {
 			}
 			switch {
 			case hasVal:
-				set(def.name, val)
+				set(def.name, attached(w, val))
 			case def.arg && !def.optional:
 				if i+1 < len(args) {
 					i++
-					set(def.name, args[i].Value)
+					set(def.name, args[i])
 				} else {
-					set(def.name, "")
+					set(def.name, walk.Word{})
 				}
 			default:
-				set(def.name, "")
+				set(def.name, walk.Word{})
 			}
 			continue
 		}
@@ -136,21 +147,21 @@ func parseArgs(g *grammar, args []walk.Word, posix bool) parsed {
 			}
 			if def.arg && def.optional {
 				// An optional value is only ever attached (sed -i.bak).
-				set(def.name, a[j+1:])
+				set(def.name, attached(w, a[j+1:]))
 				break
 			}
 			if def.arg {
 				if j+1 < len(a) {
-					set(def.name, a[j+1:])
+					set(def.name, attached(w, a[j+1:]))
 				} else if i+1 < len(args) {
 					i++
-					set(def.name, args[i].Value)
+					set(def.name, args[i])
 				} else {
-					set(def.name, "")
+					set(def.name, walk.Word{})
 				}
 				break
 			}
-			set(def.name, "")
+			set(def.name, walk.Word{})
 		}
 	}
 	return p

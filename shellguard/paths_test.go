@@ -142,3 +142,69 @@ func TestDeniedPathsJudgeOperands(t *testing.T) {
 		t.Fatalf("without Paths: %s %s", r.Verdict, r.Rule)
 	}
 }
+
+// TestPatternIsNotARead: the pattern or program grep, rg, awk and sed take
+// as their first operand (or by -e) is not a file they read, so one that
+// looks like a denied path is not judged as one; their file operands and
+// the files -f and its kind name still are, as is a tree grep -r reads.
+func TestPatternIsNotARead(t *testing.T) {
+	p := DefaultPolicy()
+	p.Home = "/home/u"
+	p.Paths = &fakePaths{prefixes: []string{"/home/u/.ssh", "/home/u/.aws", "/etc", "/usr", "/var"}}
+	env := Env{Cwd: "/home/u/proj", Home: "/home/u"}
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{"grep -m1 /usr/local", warden.Allow},
+		{"grep -m 1 /usr/local notes.txt", warden.Allow},
+		{"grep -E '/bin/make$'", warden.Allow},
+		{"grep -n '/usr/include' Makefile", warden.Allow},
+		{"grep -rn '/usr/include' src", warden.Allow},
+		{"grep -e /etc/passwd -- notes.txt", warden.Allow},
+		{"egrep '/var/log' notes.txt", warden.Allow},
+		{"rg -n '/usr/local' src", warden.Allow},
+		{"awk '/usr/ {print}' f", warden.Allow},
+		{"awk -F: -v dir=/usr '/var/ {print $1}' f", warden.Allow},
+		{"sed '/var/d' f", warden.Allow},
+		{"sed -n -e '/etc/p' f", warden.Allow},
+		{"sed -i '/usr/d' f", warden.Allow},
+		// Real reads stay denied.
+		{"grep x ~/.ssh/id_rsa", warden.Deny},
+		{"grep /usr ~/.ssh/id_rsa", warden.Deny},
+		{"grep -f ~/.ssh/id_rsa x", warden.Deny},
+		{"grep --file=~/.ssh/id_rsa x", warden.Deny},
+		{"grep -e x ~/.ssh/id_rsa", warden.Deny},
+		{"grep -e x -- ~/.ssh/id_rsa", warden.Deny},
+		{"grep -m 1 x /etc/shadow", warden.Deny},
+		{"grep --exclude-from ~/.aws/credentials x f", warden.Deny},
+		{"grep $FLAGS x ~/.ssh/id_rsa", warden.Deny},
+		{"grep $FLAGS /etc/shadow", warden.Deny}, // $FLAGS may be -e PATTERN
+		{"zgrep x /var/log/auth.log.gz", warden.Deny},
+		{"rg -e x ~/.ssh/id_rsa", warden.Deny},
+		{"rg --ignore-file ~/.ssh/config x", warden.Deny},
+		{"awk 1 ~/.aws/credentials", warden.Deny},
+		{"awk -v x=1 '{print}' /etc/shadow", warden.Deny},
+		{"awk -f ~/.ssh/prog.awk f", warden.Deny},
+		{"awk -f prog.awk ~/.aws/credentials", warden.Deny},
+		{"awk -e '{print}' ~/.aws/credentials", warden.Deny},
+		{"sed -n p /etc/shadow", warden.Deny},
+		{"sed -e p /etc/shadow", warden.Deny},
+		{"sed -f ~/.ssh/x.sed f", warden.Deny},
+		{"sed -i s/a/b/ /etc/hosts", warden.Deny},
+		// A tree read whole that holds a denied path asks; the pattern is
+		// not among the trees.
+		{"grep -r x ~/.ssh", warden.Deny},
+		{"grep -r x ~", warden.Ask},
+		{"grep -r -e x ~", warden.Ask},
+		{"rg x ~", warden.Ask},
+		{"grep -r '/home/u' src", warden.Allow},
+		{"cd ~ && grep -r -e x", warden.Ask}, // the working directory
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			if r := Classify(c.cmd, env, p); r.Verdict != c.want {
+				t.Errorf("Classify(%q) = %s (%s: %s), want %s", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+			}
+		})
+	}
+}

@@ -65,7 +65,7 @@ const readOnlyPrograms = `
 	ruff_ mypy pylint flake8 golangci-lint staticcheck gopls clippy cloc tokei scc wc jless glow mdcat
 	tldr cheat numfmt shuf_ tsort ptx csplit_ split_ iconv dos2unix_ unix2dos_ cowsay figlet lolcat
 	look ldd nm objdump readelf size strip_ file xdg-open_ open_ sw_vers system_profiler defaults_ mdfind
-	locate plocate mlocate pwdx getent id cut tee_ watch_ fc_ vim_ vi_ nano_ emacs_ code_ echo`
+	locate plocate mlocate pwdx getent id cut tee_ watch_ fc_ vim_ vi_ nano_ emacs_ code_ echo dpkg-query`
 
 // dataPrograms run nothing and write nothing: every argument is data.
 const dataPrograms = `echo printf true false : test [ [[ ]] sleep cd pushd popd dirs export unset

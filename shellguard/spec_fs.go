@@ -28,6 +28,11 @@ func grammarTable() map[string]string {
 		"find":     "H L P O= D=",
 		"mkfs":     "t,type= V,verbose",
 		"sort":     "b c C d f g h i M m n R r s S= T= t= k= o,output= u z V parallel= files0-from= random-source= compress-program= help version debug",
+		// The readers whose first operand is a pattern or a program (see
+		// readOperands); egrep, fgrep and zgrep take grep's.
+		"grep": "E,extended-regexp F,fixed-strings G,basic-regexp P,perl-regexp e,regexp= f,file= i,ignore-case no-ignore-case y w,word-regexp x,line-regexp z,null-data s,no-messages v,invert-match V,version help m,max-count= b,byte-offset n,line-number line-buffered H,with-filename h,no-filename label= o,only-matching q,quiet,silent binary-files= a,text I d,directories= D,devices= r,recursive R,dereference-recursive include= exclude= exclude-from= exclude-dir= L,files-without-match l,files-with-matches c,count T,initial-tab Z,null A,after-context= B,before-context= C,context= color,colour=? U,binary",
+		"rg":   "A,after-context= B,before-context= C,context= e,regexp= f,file= g,glob= iglob= t,type= T,type-not= type-add= type-clear= r,replace= j,threads= M,max-columns= m,max-count= d,max-depth= max-filesize= E,encoding= engine= colors= color= context-separator= field-match-separator= field-context-separator= ignore-file= path-separator= pre= pre-glob= sort= sortr= dfa-size-limit= regex-size-limit= hostname-bin= hyperlink-format= generate=",
+		"awk":  "f,file= E,exec= e,source= i,include= l,load= v,assign= F,field-separator= W= d,dump-variables=? D,debug=? o,pretty-print=? p,profile=? L,lint=? b,characters-as-bytes c,traditional C,copyright g,gen-pot h,help M,bignum N,use-lc-numeric n,non-decimal-data O,optimize P,posix r,re-interval s,no-optimize S,sandbox t,lint-old V,version",
 	}
 }
 

@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/agentwarden/warden/shellguard/walk"
@@ -15,10 +16,10 @@ import (
 // read that path as surely as naming it.
 
 // contentReaders print, compare, hash or pack what their file operands hold
-// (for grep, awk and sed the first operand is a pattern or script; as a path
-// it is harmless to judge). Only a program the guard already knows, as
-// read-only or by a handler of its own, gets the check: being listed here
-// never makes a program known, so gpg or zip stay unknown programs.
+// (for grep, rg, awk and sed, the operands readOperands finds). Only a
+// program the guard already knows, as read-only or by a handler of its own,
+// gets the check: being listed here never makes a program known, so gpg or
+// zip stay unknown programs.
 var contentReaders = []string{
 	"cat", "tac", "head", "tail", "less", "more", "most", "bat", "batcat", "nl", "cut", "paste", "join", "comm",
 	"uniq", "fold", "fmt", "column", "expand", "unexpand", "rev", "look", "iconv", "sort", "awk", "sed",
@@ -47,7 +48,7 @@ func readHandlers(t map[string]handler) {
 			if prev != nil {
 				prev(cc)
 			}
-			for _, a := range cc.args {
+			for _, a := range readOperands(cc) {
 				if strings.HasPrefix(a.Value, "-") || cc.deniedPath(a, "read") {
 					continue
 				}
@@ -61,6 +62,51 @@ func readHandlers(t map[string]handler) {
 	for _, n := range copiers {
 		t[n] = readSources(t[n])
 	}
+}
+
+// patternReaders are the content readers whose first operand is a pattern
+// or a program, not a file (grep PATTERN FILE…, awk PROGRAM FILE…, sed
+// SCRIPT FILE…), unless an option gave it (grep -e/-f, awk -f/-e, sed
+// -e/-f). Each maps to its grammar, the options that give the pattern, and
+// the options whose value is a file it reads (grep -f FILE, awk -f FILE).
+var patternReaders = map[string]struct{ grammar, given, files string }{
+	"grep":  {"grep", "regexp file", "file exclude-from"},
+	"egrep": {"grep", "regexp file", "file exclude-from"},
+	"fgrep": {"grep", "regexp file", "file exclude-from"},
+	"zgrep": {"grep", "regexp file", "file exclude-from"},
+	"rg":    {"rg", "regexp file", "file ignore-file"},
+	"awk":   {"awk", "file exec source", "file exec include load"},
+	"sed":   {"sed", "expression file", "file"},
+}
+
+// readOperands returns the words cc reads as files: its operands, and for
+// a pattern reader (see patternReaders) the files its options name and its
+// operands without the pattern or program. A pattern is not a file
+// (grep -n '/usr/include' Makefile reads only Makefile); a word that may be
+// an option only known at run time (grep $FLAGS x f) keeps every operand.
+func readOperands(cc *cmdCtx) []walk.Word {
+	pr, ok := patternReaders[cc.name]
+	if !ok {
+		return operands(cc.args)
+	}
+	p, files := patternOperands(cc, pr.grammar, pr.given)
+	for _, o := range strings.Fields(pr.files) {
+		files = append(files, p.words[o]...)
+	}
+	return files
+}
+
+// patternOperands parses cc's arguments by grammar and returns them with
+// the operands that are files: all of them when an option of given gave
+// the pattern or program, or a word may be an option, else all but the
+// first.
+func patternOperands(cc *cmdCtx, grammar, given string) (parsed, []walk.Word) {
+	p := parseArgs(gram(grammar), cc.args, false)
+	ops := p.operands
+	if !p.has(strings.Fields(given)...) && !p.dynamicOpt && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	return p, slices.Clip(ops)
 }
 
 // readSources wraps the handler of a copying program: every operand but the
@@ -109,13 +155,16 @@ func readsTrees(name string, args []walk.Word) bool {
 }
 
 // treeOperands returns the operands cc reads as whole trees (see
-// readsTrees): a grep's or rg's files and directories (the working
-// directory when it names none), tar's (relative to its -C directory), and
-// the sources of a copy. The pattern of a grep is among them; as a path it
-// is harmless to judge.
+// readsTrees): a grep's or rg's files and directories, without its pattern
+// (the working directory when it names none), tar's (relative to its -C
+// directory), and the sources of a copy.
 func treeOperands(cc *cmdCtx) []walk.Word {
 	if !readsTrees(cc.name, cc.args) {
 		return nil
+	}
+	if pr, ok := patternReaders[cc.name]; ok {
+		_, files := patternOperands(cc, pr.grammar, pr.given)
+		return orWorkingDir(files, 0)
 	}
 	ops := operands(cc.args)
 	switch cc.name {

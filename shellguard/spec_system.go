@@ -153,7 +153,7 @@ func processHandlers(t map[string]handler) {
 	}
 	t["at"] = func(cc *cmdCtx) { cc.say(warden.Ask, "shell.persist.at", "at schedules commands to run later") }
 	t["batch"] = t["at"]
-	for _, n := range []string{"apt", "apt-get", "yum", "dnf", "zypper", "pacman", "apk", "brew", "port", "snap", "flatpak", "dpkg", "rpm", "emerge", "nix-env"} {
+	for _, n := range []string{"apt", "apt-get", "apt-cache", "yum", "dnf", "zypper", "pacman", "apk", "brew", "port", "snap", "flatpak", "dpkg", "rpm", "emerge", "nix-env"} {
 		t[n] = hSystemPkg
 	}
 	t["sudo"] = func(cc *cmdCtx) { cc.say(warden.Ask, "shell.privilege", "sudo with no command opens a root shell") }
@@ -191,17 +191,5 @@ func hFirewall(cc *cmdCtx) {
 	}
 	if cc.name == "iptables-restore" {
 		cc.say(warden.Ask, "shell.firewall", "iptables-restore replaces firewall rules")
-	}
-}
-
-func hSystemPkg(cc *cmdCtx) {
-	sub := firstOperand(cc)
-	switch sub {
-	case "", "list", "search", "show", "info", "policy", "depends", "rdepends", "--version", "-v", "-V", "query", "-q", "-Q", "-Ss", "-Qi", "-Ql", "-l", "-L", "-s", "status", "outdated", "doctor", "config", "leaves", "deps", "uses", "desc", "home", "cat", "madison", "changelog":
-		return
-	case "remove", "purge", "autoremove", "erase", "uninstall", "-R", "-Rns", "-Rs", "del", "--purge", "-r", "-e", "-P":
-		cc.say(warden.Ask, "shell.package.remove", cc.name+" "+sub+" removes system packages").destructive = true
-	default:
-		cc.say(warden.Ask, "shell.package.install", cc.name+" "+sub+" changes system packages")
 	}
 }

@@ -145,16 +145,8 @@ func toolHandlers(t map[string]handler) {
 			}
 		}
 	}
-	// Editors edit interactively; a -c/+ command runs editor (and shell) code.
-	for _, n := range []string{"vim", "vi", "nvim", "nano", "emacs", "code", "open", "xdg-open"} {
-		t[n] = func(cc *cmdCtx) {
-			for _, a := range cc.args {
-				if strings.HasPrefix(a.Value, "-c") || strings.HasPrefix(a.Value, "+") || a.Value == "--cmd" || a.Value == "--eval" || a.Value == "-S" {
-					cc.say(warden.Ask, "shell.editor_command", cc.name+" is given commands to run")
-					return
-				}
-			}
-		}
+	for _, n := range []string{"vim", "vi", "nvim", "ex", "view", "vimdiff", "nano", "emacs", "code", "open", "xdg-open"} {
+		t[n] = hEditor
 	}
 	// Terminal multiplexers run whatever command they are given.
 	for _, n := range []string{"screen", "tmux"} {
@@ -697,36 +689,27 @@ func isASCII(s string) bool {
 	return true
 }
 
-// hAwk: awk -f runs a program file the guard cannot see, which runs in the
-// workspace sandbox, as a script does; print and printf redirected to a
-// literal file write that file. (The walk classifies the commands a program
-// runs.)
+// hAwk: awk -f runs a program file the guard cannot see (as do gawk's -E,
+// -i and -l, an extension), which runs in the workspace sandbox, as a
+// script does; print and printf redirected to a literal file write that
+// file. (The walk classifies the commands a program runs.)
 func hAwk(cc *cmdCtx) {
-	var prog *walk.Word
-	for i := 0; i < len(cc.args); i++ {
-		v := cc.args[i].Value
-		switch {
-		case v == "-f" || v == "--file" || strings.HasPrefix(v, "--file=") || strings.HasPrefix(v, "-f"):
-			cc.unseen("shell.script_file", "awk runs a program file the guard cannot see")
-			return
-		case v == "-v" || v == "-F" || v == "--assign" || v == "--field-separator":
-			i++
-		case v == "-e" || v == "--source":
-			if i+1 < len(cc.args) {
-				prog = &cc.args[i+1]
-			}
-			i = len(cc.args)
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-		default:
-			prog = &cc.args[i]
-			i = len(cc.args)
+	p := parseArgs(gram("awk"), cc.args, false)
+	if p.has("file", "exec", "include", "load") {
+		cc.unseen("shell.script_file", "awk runs a program file the guard cannot see")
+		return
+	}
+	progs := p.words["source"]
+	if len(progs) == 0 && len(p.operands) > 0 {
+		progs = p.operands[:1]
+	}
+	for _, prog := range progs {
+		if prog.Dynamic {
+			continue // a program only known at run time is the walk's issue
 		}
-	}
-	if prog == nil || prog.Dynamic {
-		return // a program only known at run time is the walk's issue
-	}
-	for _, f := range awkOutputFiles(prog.Value) {
-		cc.effect(EffWrite, walk.Word{Value: f})
+		for _, f := range awkOutputFiles(prog.Value) {
+			cc.effect(EffWrite, walk.Word{Value: f})
+		}
 	}
 }
 

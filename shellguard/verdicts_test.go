@@ -125,6 +125,11 @@ func TestNetworkGate(t *testing.T) { runVerdicts(t, "network.txt", defaultPolicy
 // runs in the sandbox; any other code known only at run time asks.
 func TestEnvPrinter(t *testing.T) { runVerdicts(t, "env_printer.txt", defaultPolicy()) }
 
+// TestSystemPackages: a system package manager that only lists, searches
+// or shows packages is allowed; one that installs, upgrades or removes them
+// asks.
+func TestSystemPackages(t *testing.T) { runVerdicts(t, "system_packages.txt", defaultPolicy()) }
+
 // TestLeavesMachine: effects beyond this machine or the project ask.
 func TestLeavesMachine(t *testing.T) { runVerdicts(t, "leaves.txt", defaultPolicy()) }
 
@@ -287,6 +292,34 @@ func TestRegistryPackageIsAnUnknownProgram(t *testing.T) {
 				t.Errorf("Classify(%q) = %v (%s: %s), want %v shell.package_runner", cmd, r.Verdict, r.Rule, r.Reason, c.want)
 			}
 		})
+	}
+}
+
+// TestEditorCommandsNeedTheSandbox: an editor given commands runs code the
+// guard cannot see, allowed only where the workspace sandbox contains it,
+// as ex and an unknown program are; with no sandbox it asks, and the
+// strict policy sends it to the guard sandbox.
+func TestEditorCommandsNeedTheSandbox(t *testing.T) {
+	noSandbox := defaultPolicy()
+	noSandbox.SandboxAvailable = false
+	strict := defaultPolicy()
+	strict.AllowTaskRunners = false
+	for _, cmd := range []string{"vim -Es -c '%s/a/b/' -c wq README.md", "ex -s +wq README.md", "emacs --batch --eval '(kill-emacs)'"} {
+		for _, c := range []struct {
+			name string
+			p    Policy
+			want warden.Verdict
+		}{
+			{"workspace", defaultPolicy(), warden.Allow},
+			{"no sandbox", noSandbox, warden.Ask},
+			{"strict", strict, warden.Sandbox},
+		} {
+			t.Run(c.name+"/"+cmd, func(t *testing.T) {
+				if r := Classify(cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != "shell.editor_command" {
+					t.Errorf("Classify(%q) = %v (%s: %s), want %v shell.editor_command", cmd, r.Verdict, r.Rule, r.Reason, c.want)
+				}
+			})
+		}
 	}
 }
 

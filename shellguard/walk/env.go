@@ -2,10 +2,14 @@ package walk
 
 import "slices"
 
-// varVal is a variable's value as far as Walk knows it.
+// varVal is a variable's value as far as Walk knows it. fds is set on a
+// variable the shell puts file descriptors in: a coprocess's array
+// (coproc NAME), whose elements 0 and 1 are numbers it chose, and the
+// name of a {NAME}> redirection.
 type varVal struct {
 	s     string
 	known bool
+	fds   bool
 }
 
 // state is what earlier commands changed and later commands see: the
@@ -70,7 +74,26 @@ func (s *state) set(name, val string, known bool) {
 	if s.vars == nil {
 		s.vars = make(map[string]varVal)
 	}
-	s.vars[name] = varVal{val, known}
+	s.vars[name] = varVal{s: val, known: known}
+}
+
+// setFDs records that the shell put descriptors in name (coproc NAME,
+// {NAME}>file); any later assignment to name (set) forgets it.
+func (s *state) setFDs(name string) {
+	if s.vars == nil {
+		s.vars = make(map[string]varVal)
+	}
+	s.vars[name] = varVal{fds: true}
+}
+
+// forgetFDs forgets every variable setFDs recorded: a name reference
+// (declare -n) may assign one under another name.
+func (s *state) forgetFDs() {
+	for k, v := range s.vars {
+		if v.fds {
+			s.vars[k] = varVal{}
+		}
+	}
 }
 
 // lookup returns a variable's value: assignments earlier in the input first,

@@ -239,6 +239,8 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 		w.sed(cmd, argv, st, c)
 	case "awk", "gawk", "mawk", "nawk":
 		w.awk(cmd, argv, st, c)
+	case "vim", "vi", "nvim", "ex", "view", "vimdiff":
+		w.vim(cmd, argv, st, c)
 	case "rg":
 		w.rg(cmd, argv, st, c)
 	}

@@ -287,7 +287,15 @@ func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
 	case *syntax.CoprocClause:
 		cc := *c
 		cc.bg = true
-		return w.walkStmt(x.Stmt, st.clone(), &cc)
+		out := w.walkStmt(x.Stmt, st.clone(), &cc)
+		name := "COPROC"
+		if x.Name != nil {
+			name = x.Name.Lit()
+		}
+		if name != "" {
+			st.setFDs(name)
+		}
+		return out
 	case *syntax.TestDecl:
 		return w.walkStmt(x.Body, st, c)
 	default:
@@ -415,6 +423,9 @@ func (w *walker) walkDecl(s *syntax.Stmt, x *syntax.DeclClause, st *state, c *ct
 	cmd.Argv = []Word{{Value: variant, Span: w.span(s, c)}}
 	for _, a := range x.Args {
 		if a.Naked && a.Name == nil && a.Value != nil {
+			if f := a.Value.Lit(); f == "" || strings.HasPrefix(f, "-") && strings.Contains(f, "n") {
+				st.forgetFDs() // declare -n r=COPROC: r[1]=… assigns it
+			}
 			cmd.Argv = append(cmd.Argv, w.fields(a.Value, st, c)...)
 			continue
 		}
@@ -498,6 +509,11 @@ func (w *walker) redirects(rs []*syntax.Redirect, st *state, c *ctx, cmd *Comman
 			rd.Body, rd.BodyDynamic = v.Value+"\n", v.Dynamic
 		default:
 			rd.Target = w.str(r.Word, st, c)
+		}
+		if name, ok := strings.CutPrefix(rd.Fd, "{"); ok && strings.HasSuffix(name, "}") && rd.Target.Value != "-" {
+			// exec {fd}>file: the shell puts the descriptor it opens in
+			// fd ({fd}>&- closes the one fd names).
+			st.setFDs(strings.TrimSuffix(name, "}"))
 		}
 		if rd.IsBody && cmd != nil && (rd.Fd == "" || rd.Fd == "0") {
 			cmd.Stdin, cmd.StdinKnown = rd.Body, !rd.BodyDynamic

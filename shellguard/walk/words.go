@@ -375,6 +375,9 @@ func (w *walker) tildeValue(t string, st *state) (string, bool) {
 // paramExp evaluates $x, ${x}, ${x:-def}… and walks the commands nested in
 // it.
 func (w *walker) paramExp(p *syntax.ParamExp, st *state, c *ctx) (string, bool) {
+	if fd, ok := w.coprocFD(p, st); ok {
+		return fd, true
+	}
 	if p.Param == nil || p.Excl || p.Width || p.Names != 0 || p.Index != nil || p.NestedParam != nil ||
 		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 {
 		if p.Repl != nil {
@@ -599,4 +602,35 @@ func ansiC(s string) string {
 
 func isHexDigit(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// coprocFD returns the value of ${NAME[0]}, ${NAME[1]} or $NAME where the
+// shell put descriptors in NAME (coproc NAME, {NAME}>file): a number it
+// chose, written here as the ones bash chooses first for a coprocess
+// ("63", "60"), so that eval "exec ${NAME[1]}>&-", which closes the
+// coprocess's input, reads as the code it is. The number stands for
+// whichever the shell chose: no value of a descriptor is code or a path.
+// Not where the input sets a trap: a DEBUG or RETURN trap's code runs
+// between any two commands, and may assign the variable there.
+func (w *walker) coprocFD(p *syntax.ParamExp, st *state) (string, bool) {
+	if p.Param == nil || !st.vars[p.Param.Value].fds || p.Excl || p.Length || p.Width || p.Names != 0 ||
+		p.NestedParam != nil || p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 || p.Exp != nil ||
+		strings.Contains(w.src, "trap") {
+		return "", false
+	}
+	i := "0"
+	if p.Index != nil {
+		w, ok := p.Index.(*syntax.Word)
+		if !ok {
+			return "", false
+		}
+		i = w.Lit()
+	}
+	switch i {
+	case "0":
+		return "63", true
+	case "1":
+		return "60", true
+	}
+	return "", false
 }
