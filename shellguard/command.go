@@ -567,11 +567,31 @@ func (c *ctx) projectPath(cc *cmdCtx, p string) {
 		lookupSpec(cc.name)(cc)
 		return
 	}
+	if slices.Contains(shellNames, cc.name) && cc.cmd.PipePos > 0 && !cc.cmd.StdinKnown && readsCodeFromStdin(cc.args) && !c.netPipedInto(cc.cmd) {
+		// A shell by its name (a copy of sh in the project) reading code
+		// piped in is what sh reading it is (interp.go).
+		cc.say(warden.Sandbox, "shell.stdin_code", p+" runs code piped in from another command, the shape of an obfuscated payload; it runs in the guard sandbox").destructive = true
+		return
+	}
 	q := strings.TrimPrefix(p, "./")
 	if c.p.AllowTaskRunners && (strings.HasPrefix(q, "scripts/") || strings.HasPrefix(q, "script/")) && !strings.Contains(q, "..") {
 		return
 	}
 	cc.unseen("shell.project_script", p+" is project code the guard cannot see")
+}
+
+// readsCodeFromStdin reports whether a shell given args reads its code
+// from stdin: no -c and no script operand (options only, or -s).
+func readsCodeFromStdin(args []walk.Word) bool {
+	for _, a := range args {
+		if a.Dynamic || a.Value == "-c" || !strings.HasPrefix(a.Value, "-") || strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.Contains(a.Value, "c") {
+			return false
+		}
+		if a.Value == "-s" || a.Value == "--" {
+			return true
+		}
+	}
+	return true
 }
 
 // packageRunners are the wrappers that fetch a package from a registry and
