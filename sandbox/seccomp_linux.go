@@ -56,10 +56,44 @@ var deniedSyscalls = append([]uintptr{
 	unix.SYS_FANOTIFY_INIT, unix.SYS_VHANGUP,
 }, archDeniedSyscalls...)
 
-// filter assembles the seccomp program. It is default-allow, so it must
-// first kill any call made through another architecture's ABI (the i386
-// int 0x80 route, the x32 bit): those numbers mean different syscalls and
-// would otherwise skip every rule below.
+// abi is one system call numbering the filter judges calls by.
+type abi struct {
+	denied                            []uint32
+	socket, socketpair, ptrace, ioctl uint32
+	clone3, clone                     uint32
+	fork                              []uint32
+	socketcall                        uint32 // i386's multiplexer; 0 where there is none
+}
+
+// nativeABI is the numbering of the architecture warden is built for.
+func nativeABI() abi {
+	a := abi{socket: unix.SYS_SOCKET, socketpair: unix.SYS_SOCKETPAIR, ptrace: unix.SYS_PTRACE, ioctl: unix.SYS_IOCTL,
+		clone3: unix.SYS_CLONE3, clone: unix.SYS_CLONE}
+	for _, nr := range deniedSyscalls {
+		a.denied = append(a.denied, uint32(nr))
+	}
+	for _, nr := range forkSyscalls {
+		a.fork = append(a.fork, uint32(nr))
+	}
+	return a
+}
+
+// compatABI is the numbering of compatArch (compatSyscalls).
+func compatABI() abi {
+	n := compatSyscalls
+	a := abi{socket: n["SOCKET"], socketpair: n["SOCKETPAIR"], ptrace: n["PTRACE"], ioctl: n["IOCTL"],
+		clone3: n["CLONE3"], clone: n["CLONE"], fork: []uint32{n["FORK"], n["VFORK"]}, socketcall: n["SOCKETCALL"]}
+	for _, name := range compatDenied {
+		a.denied = append(a.denied, n[name])
+	}
+	return a
+}
+
+// filter assembles the seccomp program. It is default-allow, so it judges
+// each call by the numbering of the ABI it came through: the native one,
+// and on x86-64 the i386 one (compatArch) by its own numbers; any other
+// (the x32 bit, another architecture) is killed, since its numbers mean
+// different syscalls and would otherwise skip every rule below.
 func (p seccompPlan) filter() []unix.SockFilter {
 	var prog []unix.SockFilter
 	ld := func(off uint32) { prog = append(prog, stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, off)) }
@@ -80,8 +114,116 @@ func (p seccompPlan) filter() []unix.SockFilter {
 		}
 		prog[at] = jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, k, 0, uint8(skip))
 	}
+	// rules judges the call in A by numbering a; it ends in a return.
+	rules := func(a abi) {
+		for _, nr := range a.denied {
+			onEq(nr, retErrno(unix.EPERM))
+		}
+		if a.socketcall != 0 {
+			// The multiplexer passes its arguments in memory the filter
+			// cannot read: a new socket or pair through it is refused
+			// (the direct calls below are judged), the calls on sockets
+			// already open pass.
+			when(a.socketcall, func() {
+				ld(offArg0)
+				onEq(1, retErrno(unix.EAFNOSUPPORT)) // SYS_SOCKET
+				onEq(8, retErrno(unix.EAFNOSUPPORT)) // SYS_SOCKETPAIR
+				ret(retAllow)
+			})
+		}
+		// Socket families are allowed by list; every other family (vsock,
+		// Bluetooth, AF_ALG, packet sockets, the rest of netlink...) is an
+		// unsupported family, which programs take as "not on this system"
+		// and work around. The family and protocol are C ints: the kernel
+		// reads the low 32 bits the filter compares.
+		when(a.socket, func() {
+			ld(offArg0)
+			inet := uint32(retAllow)
+			if p.BlockInet {
+				inet = retErrno(unix.EACCES)
+			}
+			onEq(unix.AF_INET, inet)
+			onEq(unix.AF_INET6, inet)
+			unixSock := retErrno(unix.EPERM)
+			if p.AllowUnix {
+				unixSock = retAllow
+			}
+			onEq(unix.AF_UNIX, unixSock)
+			// Netlink for routing (ip addr, getifaddrs) and socket
+			// diagnostics (ss) only; audit, uevents, netfilter and the
+			// others stay shut.
+			when(unix.AF_NETLINK, func() {
+				ld(offArg2)
+				onEq(unix.NETLINK_ROUTE, retAllow)
+				onEq(unix.NETLINK_SOCK_DIAG, retAllow)
+				ret(retErrno(unix.EPROTONOSUPPORT))
+			})
+			ret(retErrno(unix.EAFNOSUPPORT))
+		})
+		// socketpair makes a connected pair no one else can reach: libuv
+		// and others use it for a child's stdio. Only the Unix family.
+		when(a.socketpair, func() {
+			ld(offArg0)
+			onEq(unix.AF_UNIX, retAllow)
+			ret(retErrno(unix.EAFNOSUPPORT))
+		})
+		// ptrace: a request with high bits the kernel would read as
+		// another is refused; the rest pass, PTRACE_ATTACH and
+		// PTRACE_SEIZE too (gdb -p, strace -p, and LeakSanitizer, which
+		// stops the process's own threads from a clone of it). What a
+		// command can attach to is bounded by the kernel, not by this
+		// filter: Landlock lets a process in a domain trace only
+		// processes in the same domain or one nested in it (the command's
+		// own processes and, in a world, its session's), never one
+		// outside it: the host's processes, the init and the launcher,
+		// which are undumpable besides; and in a pid namespace nothing
+		// else can even be named
+		// (TestTracingReachesOnlyTheCommandsOwnProcesses).
+		when(a.ptrace, func() {
+			ld(offArg0 + 4)
+			prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, 0, 1, 0))
+			ret(retErrno(unix.EPERM))
+			ret(retAllow)
+		})
+		when(a.ioctl, func() {
+			ld(offArg1)
+			onEq(unix.TIOCSTI, retErrno(unix.EPERM))
+			onEq(unix.TIOCLINUX, retErrno(unix.EPERM))
+			ret(retAllow)
+		})
+		// clone3 passes its flags in memory the filter cannot read, so it
+		// is refused with ENOSYS, which makes libc fall back to clone,
+		// whose flags it can: no new namespaces (a fresh user namespace
+		// would hand the command capabilities over it), and under
+		// NoSpawn threads only.
+		onEq(a.clone3, retErrno(unix.ENOSYS))
+		if p.NoSpawn {
+			for _, nr := range a.fork {
+				onEq(nr, retErrno(unix.EPERM))
+			}
+		}
+		when(a.clone, func() {
+			ld(offArg0)
+			prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, cloneNamespaces, 0, 1))
+			ret(retErrno(unix.EPERM))
+			if p.NoSpawn {
+				prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, unix.CLONE_THREAD, 0, 1))
+				ret(retAllow)
+				ret(retErrno(unix.EPERM))
+				return
+			}
+			ret(retAllow)
+		})
+		ret(retAllow)
+	}
 
 	ld(offArch)
+	if compatArch != 0 {
+		when(compatArch, func() {
+			ld(offNr)
+			rules(compatABI())
+		})
+	}
 	prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nativeArch, 1, 0))
 	ret(retKill)
 	ld(offNr)
@@ -89,89 +231,7 @@ func (p seccompPlan) filter() []unix.SockFilter {
 		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, x32Bit, 0, 1))
 		ret(retKill)
 	}
-	for _, nr := range deniedSyscalls {
-		onEq(uint32(nr), retErrno(unix.EPERM))
-	}
-	// Socket families are allowed by list; every other family (vsock,
-	// Bluetooth, AF_ALG, packet sockets, the rest of netlink...) is an
-	// unsupported family, which programs take as "not on this system" and
-	// work around. The family and protocol are C ints: the kernel reads the
-	// low 32 bits the filter compares.
-	when(unix.SYS_SOCKET, func() {
-		ld(offArg0)
-		inet := uint32(retAllow)
-		if p.BlockInet {
-			inet = retErrno(unix.EACCES)
-		}
-		onEq(unix.AF_INET, inet)
-		onEq(unix.AF_INET6, inet)
-		unixSock := retErrno(unix.EPERM)
-		if p.AllowUnix {
-			unixSock = retAllow
-		}
-		onEq(unix.AF_UNIX, unixSock)
-		// Netlink for routing (ip addr, getifaddrs) and socket diagnostics
-		// (ss) only; audit, uevents, netfilter and the others stay shut.
-		when(unix.AF_NETLINK, func() {
-			ld(offArg2)
-			onEq(unix.NETLINK_ROUTE, retAllow)
-			onEq(unix.NETLINK_SOCK_DIAG, retAllow)
-			ret(retErrno(unix.EPROTONOSUPPORT))
-		})
-		ret(retErrno(unix.EAFNOSUPPORT))
-	})
-	// socketpair makes a connected pair no one else can reach: libuv and
-	// others use it for a child's stdio. Only the Unix family.
-	when(unix.SYS_SOCKETPAIR, func() {
-		ld(offArg0)
-		onEq(unix.AF_UNIX, retAllow)
-		ret(retErrno(unix.EAFNOSUPPORT))
-	})
-	// ptrace: a request with high bits the kernel would read as another is
-	// refused; the rest pass, PTRACE_ATTACH and PTRACE_SEIZE too (gdb -p,
-	// strace -p, and LeakSanitizer, which stops the process's own threads
-	// from a clone of it). What a command can attach to is bounded by the
-	// kernel, not by this filter: Landlock lets a process in a domain
-	// trace only processes in the same domain or one nested in it (the
-	// command's own processes and, in a world, its session's), never one
-	// outside it: the host's processes, the init and the launcher, which
-	// are undumpable besides; and in a pid namespace nothing else can even
-	// be named (TestTracingReachesOnlyTheCommandsOwnProcesses).
-	when(unix.SYS_PTRACE, func() {
-		ld(offArg0 + 4)
-		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, 0, 1, 0))
-		ret(retErrno(unix.EPERM))
-		ret(retAllow)
-	})
-	when(unix.SYS_IOCTL, func() {
-		ld(offArg1)
-		onEq(unix.TIOCSTI, retErrno(unix.EPERM))
-		onEq(unix.TIOCLINUX, retErrno(unix.EPERM))
-		ret(retAllow)
-	})
-	// clone3 passes its flags in memory the filter cannot read, so it is
-	// refused with ENOSYS, which makes libc fall back to clone, whose flags
-	// it can: no new namespaces (a fresh user namespace would hand the
-	// command capabilities over it), and under NoSpawn threads only.
-	onEq(unix.SYS_CLONE3, retErrno(unix.ENOSYS))
-	if p.NoSpawn {
-		for _, nr := range forkSyscalls {
-			onEq(uint32(nr), retErrno(unix.EPERM))
-		}
-	}
-	when(unix.SYS_CLONE, func() {
-		ld(offArg0)
-		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, cloneNamespaces, 0, 1))
-		ret(retErrno(unix.EPERM))
-		if p.NoSpawn {
-			prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, unix.CLONE_THREAD, 0, 1))
-			ret(retAllow)
-			ret(retErrno(unix.EPERM))
-			return
-		}
-		ret(retAllow)
-	})
-	ret(retAllow)
+	rules(nativeABI())
 	return prog
 }
 

@@ -4,6 +4,11 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -18,8 +23,19 @@ func TestSeccompFilterShape(t *testing.T) {
 		if len(prog) > 4096 {
 			t.Fatalf("%+v: %d instructions, more than the kernel accepts", p, len(prog))
 		}
-		if prog[0].K != offArch || prog[1].K != nativeArch || prog[2].K != retKill {
-			t.Errorf("%+v: the filter does not start by killing foreign architectures: %+v", p, prog[:3])
+		if prog[0].K != offArch {
+			t.Errorf("%+v: the filter does not start with the architecture: %+v", p, prog[:1])
+		}
+		for _, arch := range []uint32{nativeArch + 1, unix.AUDIT_ARCH_ARM, unix.AUDIT_ARCH_AARCH64, unix.AUDIT_ARCH_X86_64, unix.AUDIT_ARCH_I386} {
+			if arch == nativeArch || arch == compatArch {
+				continue
+			}
+			if got := run(t, prog, arch, 20); got != retKill {
+				t.Errorf("%+v: a call through the foreign architecture %#x = %#x, want the process killed", p, arch, got)
+			}
+		}
+		if got := run(t, prog, nativeArch, x32Bit|unix.SYS_GETPID); x32Bit != 0 && got != retKill {
+			t.Errorf("%+v: an x32 call = %#x, want the process killed", p, got)
 		}
 		for i, ins := range prog {
 			if ins.Code&0x07 == unix.BPF_JMP && ins.Code != unix.BPF_JMP|unix.BPF_JA {
@@ -134,5 +150,93 @@ func TestSeccompSocketAllowList(t *testing.T) {
 	}
 	if got := run(t, seccompPlan{}.filter(), nativeArch+1, unix.SYS_SOCKET, unix.AF_INET); got != retKill {
 		t.Errorf("a socket call from a foreign architecture = %#x, want the process killed", got)
+	}
+}
+
+// TestCompatCallsAreJudged: on x86-64, a call through the i386 ABI (a
+// 32-bit program, int 0x80) is judged by the same rules under its own
+// numbers: harmless calls pass, the denied ones get EPERM, a new socket
+// through the socketcall multiplexer is refused, the direct socket call
+// is judged by family, clone may not make namespaces.
+func TestCompatCallsAreJudged(t *testing.T) {
+	if compatArch == 0 {
+		t.Skip("no 32-bit ABI is judged on this architecture")
+	}
+	n := compatSyscalls
+	eperm, noaf := retErrno(unix.EPERM), retErrno(unix.EAFNOSUPPORT)
+	cases := []struct {
+		name string
+		plan seccompPlan
+		nr   uint32
+		args []uint64
+		want uint32
+	}{
+		{"getpid", seccompPlan{}, 20, nil, retAllow},
+		{"write", seccompPlan{}, 4, []uint64{1, 0, 0}, retAllow},
+		{"mount", seccompPlan{}, n["MOUNT"], nil, eperm},
+		{"old umount", seccompPlan{}, n["UMOUNT"], nil, eperm},
+		{"unshare", seccompPlan{}, n["UNSHARE"], []uint64{unix.CLONE_NEWUSER}, eperm},
+		{"bpf", seccompPlan{}, n["BPF"], nil, eperm},
+		{"io_uring_setup", seccompPlan{}, n["IO_URING_SETUP"], nil, eperm},
+		{"stime", seccompPlan{}, n["STIME"], nil, eperm},
+		{"vm86", seccompPlan{}, n["VM86"], nil, eperm},
+		{"socketcall socket", seccompPlan{}, n["SOCKETCALL"], []uint64{1, 0x1000}, noaf},
+		{"socketcall socketpair", seccompPlan{}, n["SOCKETCALL"], []uint64{8, 0x1000}, noaf},
+		{"socketcall connect", seccompPlan{}, n["SOCKETCALL"], []uint64{3, 0x1000}, retAllow},
+		{"socket inet", seccompPlan{}, n["SOCKET"], []uint64{unix.AF_INET, unix.SOCK_STREAM, 0}, retAllow},
+		{"socket vsock", seccompPlan{}, n["SOCKET"], []uint64{unix.AF_VSOCK, unix.SOCK_STREAM, 0}, noaf},
+		{"socket unix refused", seccompPlan{}, n["SOCKET"], []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0}, eperm},
+		{"socketpair unix", seccompPlan{}, n["SOCKETPAIR"], []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0}, retAllow},
+		{"clone a thread", seccompPlan{NoSpawn: true}, n["CLONE"], []uint64{unix.CLONE_VM | unix.CLONE_THREAD}, retAllow},
+		{"clone a process, no spawn", seccompPlan{NoSpawn: true}, n["CLONE"], []uint64{0}, eperm},
+		{"clone a user namespace", seccompPlan{}, n["CLONE"], []uint64{unix.CLONE_NEWUSER}, eperm},
+		{"clone3", seccompPlan{}, n["CLONE3"], nil, retErrno(unix.ENOSYS)},
+		{"fork, no spawn", seccompPlan{NoSpawn: true}, n["FORK"], nil, eperm},
+		{"vfork", seccompPlan{}, n["VFORK"], nil, retAllow},
+		{"ioctl TIOCSTI", seccompPlan{}, n["IOCTL"], []uint64{0, unix.TIOCSTI}, eperm},
+		{"ptrace attach", seccompPlan{}, n["PTRACE"], []uint64{unix.PTRACE_ATTACH, 1}, retAllow},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := run(t, c.plan.filter(), compatArch, int(c.nr), c.args...); got != c.want {
+				t.Errorf("filter(%+v) on i386 call %d%v = %#x, want %#x", c.plan, c.nr, c.args, got, c.want)
+			}
+		})
+	}
+}
+
+// TestCompatSyscallNumbers checks compatSyscalls against x/sys/unix's
+// table of i386 numbers, in the module cache of the version go.mod
+// requires (what a build downloads).
+func TestCompatSyscallNumbers(t *testing.T) {
+	if compatArch == 0 {
+		t.Skip("no 32-bit ABI is judged on this architecture")
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "golang.org/x/sys").Output()
+	if err != nil {
+		t.Fatalf("find golang.org/x/sys: %v", err)
+	}
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "unix", "zsysnum_linux_386.go"))
+	if err != nil {
+		t.Fatalf("read the i386 table: %v", err)
+	}
+	want := map[string]uint32{}
+	for _, line := range strings.Split(string(src), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && strings.HasPrefix(f[0], "SYS_") && f[1] == "=" {
+			if v, err := strconv.ParseUint(f[2], 10, 32); err == nil {
+				want[strings.TrimPrefix(f[0], "SYS_")] = uint32(v)
+			}
+		}
+	}
+	for name, nr := range compatSyscalls {
+		if w, ok := want[name]; !ok || w != nr {
+			t.Errorf("compatSyscalls[%q] = %d; x/sys has %d (%v)", name, nr, w, ok)
+		}
+	}
+	for _, name := range compatDenied {
+		if _, ok := compatSyscalls[name]; !ok {
+			t.Errorf("compatDenied names %q, which has no number", name)
+		}
 	}
 }
