@@ -91,8 +91,8 @@ func (g hookGate) HoldSession(ctx context.Context, session, lease string, ttl ti
 	return g.app.HoldSession(ctx, session, lease, ttl)
 }
 
-func (g hookGate) ReleaseSession(ctx context.Context, session, lease string, prefix bool) error {
-	return g.app.ReleaseSession(ctx, session, lease, prefix)
+func (g hookGate) ReleaseSession(ctx context.Context, session string, prefix bool, leases ...string) error {
+	return g.app.ReleaseSession(ctx, session, prefix, leases...)
 }
 
 // recordRan records what a host's report that a call ran says about its

@@ -106,7 +106,7 @@ func (a *App) HoldSession(ctx context.Context, session, lease string, ttl time.D
 	_ = os.WriteFile(mark, nil, 0o600)
 	undo := func(held []string) {
 		for _, w := range held {
-			_ = mgr.ReleaseLease(context.WithoutCancel(ctx), w, lease, false)
+			_ = mgr.ReleaseLeases(context.WithoutCancel(ctx), w, false, lease)
 		}
 	}
 	for i, w := range worlds {
@@ -122,24 +122,33 @@ func (a *App) HoldSession(ctx context.Context, session, lease string, ttl time.D
 	return nil
 }
 
-// ReleaseSession ends lease (with prefix, every lease whose name starts
-// with it) in the session's running worlds and one-shot runs, where a
-// lease of its kind was taken; a release by prefix that reached every
-// world clears the mark.
-func (a *App) ReleaseSession(ctx context.Context, session, lease string, prefix bool) error {
-	mark := a.holdMark(session, lease)
-	if _, err := os.Stat(mark); err != nil {
+// ReleaseSession ends the leases named (with prefix, every lease whose
+// name starts with one of them) in the session's running worlds and
+// one-shot runs, where a lease of their kind was taken; a release by
+// prefix that reached every world clears the mark.
+func (a *App) ReleaseSession(ctx context.Context, session string, prefix bool, leases ...string) error {
+	var marks []string
+	for _, l := range leases {
+		if mark := a.holdMark(session, l); !slices.Contains(marks, mark) {
+			if _, err := os.Stat(mark); err == nil {
+				marks = append(marks, mark)
+			}
+		}
+	}
+	if len(marks) == 0 {
 		return nil
 	}
 	mgr := a.Sandboxes()
-	first := sandbox.ReleaseRuns(a.sessionRuns(session), lease, prefix)
+	first := sandbox.ReleaseRuns(a.sessionRuns(session), prefix, leases...)
 	for _, w := range a.sessionWorlds(session) {
-		if err := mgr.ReleaseLease(ctx, w, lease, prefix); err != nil && first == nil {
+		if err := mgr.ReleaseLeases(ctx, w, prefix, leases...); err != nil && first == nil {
 			first = fmt.Errorf("release the session's sandbox %s: %w", w, err)
 		}
 	}
 	if prefix && first == nil {
-		_ = os.Remove(mark)
+		for _, m := range marks {
+			_ = os.Remove(m)
+		}
 	}
 	return first
 }

@@ -22,11 +22,12 @@ import (
 
 // Holder is a Decider that can hold a session's sandboxes under a lease
 // (HoldSession: the holds taken before returning) and release them
-// (ReleaseSession; with prefix, every lease whose name starts with lease).
+// (ReleaseSession; with prefix, every lease whose name starts with one of
+// the names).
 type Holder interface {
 	Decider
 	HoldSession(ctx context.Context, session, lease string, ttl time.Duration) error
-	ReleaseSession(ctx context.Context, session, lease string, prefix bool) error
+	ReleaseSession(ctx context.Context, session string, prefix bool, leases ...string) error
 }
 
 // hostToolHold is how long an allowed host tool's lease lasts when the
@@ -67,7 +68,7 @@ func holdHostTool(ctx context.Context, d Decider, session, id string, fileTool b
 	if !ok || session == "" {
 		return false, nil
 	}
-	if err := h.ReleaseSession(ctx, session, askedLease, true); err != nil {
+	if err := h.ReleaseSession(ctx, session, true, askedLease); err != nil {
 		return false, err
 	}
 	if !fileTool {
@@ -94,7 +95,7 @@ func settleHostTool(ctx context.Context, d Decider, session, id string, v warden
 			return err
 		}
 	}
-	return h.ReleaseSession(ctx, session, toolLease+id, false)
+	return h.ReleaseSession(ctx, session, false, toolLease+id)
 }
 
 // releaseHostTool ends the leases of call id, which the host reports ran
@@ -104,9 +105,5 @@ func releaseHostTool(ctx context.Context, d Decider, session, id string) error {
 	if !ok || session == "" {
 		return nil
 	}
-	err := h.ReleaseSession(ctx, session, toolLease+id, false)
-	if err2 := h.ReleaseSession(ctx, session, askedLease+id, false); err == nil {
-		err = err2
-	}
-	return err
+	return h.ReleaseSession(ctx, session, false, toolLease+id, askedLease+id)
 }

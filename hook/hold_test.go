@@ -32,11 +32,12 @@ func (h *holdingDecider) HoldSession(_ context.Context, session, lease string, t
 	return nil
 }
 
-func (h *holdingDecider) ReleaseSession(_ context.Context, session, lease string, prefix bool) error {
+func (h *holdingDecider) ReleaseSession(_ context.Context, session string, prefix bool, leases ...string) error {
+	what := strings.Join(leases, " ")
 	if prefix {
-		lease += "*"
+		what += "*"
 	}
-	h.log = append(h.log, fmt.Sprintf("release %s %s", session, lease))
+	h.log = append(h.log, fmt.Sprintf("release %s %s", session, what))
 	return nil
 }
 
@@ -68,9 +69,9 @@ func TestHostFileToolsHoldTheSession(t *testing.T) {
 		{"shell command", "claude", "allow", pre("claude", "Bash", `{"command":"ls"}`),
 			[]string{"release s asked:*", "check exec"}},
 		{"ran", "claude", "allow", `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":` + read + `,"tool_response":{},"tool_use_id":"t1"}`,
-			[]string{"release s tool:t1", "release s asked:t1"}},
+			[]string{"release s tool:t1 asked:t1"}},
 		{"failed", "claude", "allow", `{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Read","tool_input":` + read + `,"error":"no such file","tool_use_id":"t1"}`,
-			[]string{"release s tool:t1", "release s asked:t1"}},
+			[]string{"release s tool:t1 asked:t1"}},
 		{"codex patch", "codex", "allow", pre("codex", "apply_patch", `{"command":"*** Begin Patch\n*** Add File: b.go\n+x\n*** End Patch\n"}`),
 			[]string{"release s asked:*", "hold s tool:t1 5s", "check write"}},
 		{"gemini read", "gemini", "allow", pre("gemini", "read_file", `{"file_path":"/p/a.go"}`),

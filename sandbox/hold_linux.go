@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,7 +86,7 @@ func (h *holder) hold(lease string, ttl time.Duration, reprotect func() error) e
 	if h.leases == nil {
 		h.leases = map[string]*time.Timer{}
 	}
-	h.leases[lease] = time.AfterFunc(ttl, func() { _ = h.release(lease, false, reprotect) })
+	h.leases[lease] = time.AfterFunc(ttl, func() { _ = h.release([]string{lease}, false, reprotect) })
 	return nil
 }
 
@@ -155,28 +156,30 @@ func (h *holder) resume() {
 	h.stopped = nil
 }
 
-// release ends lease (with prefix, every lease whose name starts with
-// it). When no lease is left, it mounts the read-only paths again, then
-// lets the stopped processes and waiting commands go on. A sandbox not
-// held is left as it is, its paths mounted again all the same.
-func (h *holder) release(lease string, prefix bool, reprotect func() error) error {
-	err := reprotect()
+// release ends the leases named (with prefix, every lease whose name
+// starts with one of them). When that ends the last lease, it mounts the
+// read-only paths again, then lets the stopped processes and waiting
+// commands go on. A release of the host's git line's hold ("") where none
+// is held still mounts the paths again; any other costs nothing then.
+func (h *holder) release(names []string, prefix bool, reprotect func() error) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(h.leases) == 0 {
-		return err
-	}
+	ended := false
 	for name, t := range h.leases {
-		if name == lease || prefix && strings.HasPrefix(name, lease) {
+		if slices.ContainsFunc(names, func(n string) bool { return name == n || prefix && strings.HasPrefix(name, n) }) {
 			t.Stop()
 			delete(h.leases, name)
+			ended = true
 		}
 	}
-	if len(h.leases) > 0 {
-		return err
+	if len(h.leases) > 0 || !ended && !slices.Contains(names, "") {
+		return nil
 	}
-	h.resume()
-	close(h.done)
+	err := reprotect()
+	if ended {
+		h.resume()
+		close(h.done)
+	}
 	return err
 }
 

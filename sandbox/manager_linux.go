@@ -537,10 +537,13 @@ func (m *Manager) HoldLease(ctx context.Context, name, lease string, ttl time.Du
 	return m.askReq(ctx, name, &ctlRequest{Op: "hold", Lease: lease, TTL: int64(max(ttl, time.Millisecond))})
 }
 
-// ReleaseLease ends lease (with prefix, every lease whose name starts with
-// it); the world goes on when no lease is left.
-func (m *Manager) ReleaseLease(ctx context.Context, name, lease string, prefix bool) error {
-	return m.askReq(ctx, name, &ctlRequest{Op: "release", Lease: lease, Prefix: prefix})
+// ReleaseLeases ends the leases named (with prefix, every lease whose name
+// starts with one of them); the world goes on when no lease is left.
+func (m *Manager) ReleaseLeases(ctx context.Context, name string, prefix bool, leases ...string) error {
+	if len(leases) == 0 {
+		return nil
+	}
+	return m.askReq(ctx, name, &ctlRequest{Op: "release", Leases: leases, Prefix: prefix})
 }
 
 // check is one health check: the init answers, and runs /bin/true through

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -119,10 +120,10 @@ func HoldRuns(dir, lease string, ttl time.Duration) error {
 	}
 }
 
-// ReleaseRuns ends lease (with prefix, every lease whose name starts with
-// it) of the runs registered in dir; a process goes on once no lease holds
-// it.
-func ReleaseRuns(dir, lease string, prefix bool) error {
+// ReleaseRuns ends the leases named (with prefix, every lease whose name
+// starts with one of them) of the runs registered in dir; a process goes
+// on once no lease holds it.
+func ReleaseRuns(dir string, prefix bool, leases ...string) error {
 	unlock, err := lockRuns(dir)
 	if err != nil || unlock == nil {
 		return err
@@ -132,7 +133,7 @@ func ReleaseRuns(dir, lease string, prefix bool) error {
 	for _, path := range leaseFiles(dir) {
 		var l runLease
 		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &l) == nil &&
-			(l.Lease == lease || prefix && strings.HasPrefix(l.Lease, lease)) {
+			slices.ContainsFunc(leases, func(n string) bool { return l.Lease == n || prefix && strings.HasPrefix(l.Lease, n) }) {
 			endLease(dir, path)
 		}
 	}

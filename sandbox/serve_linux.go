@@ -37,12 +37,14 @@ type ctlRequest struct {
 	Env    []string `json:"env,omitempty"`
 	Wall   int64    `json:"wall,omitempty"`   // nanoseconds; 0 means none
 	Output int64    `json:"output,omitempty"` // bytes per stream; 0 means none
-	// Lease names a hold ("hold", "release": "" is the host's git line's);
-	// TTL is how long the hold lasts (nanoseconds; 0 means maxHold);
-	// Prefix releases every lease whose name starts with Lease.
-	Lease  string `json:"lease,omitempty"`
-	TTL    int64  `json:"ttl,omitempty"`
-	Prefix bool   `json:"prefix,omitempty"`
+	// Lease names a hold ("hold"; "" is the host's git line's); TTL is how
+	// long it lasts (nanoseconds; 0 means maxHold). Leases are the holds a
+	// "release" ends (none: Lease), with Prefix every lease whose name
+	// starts with one of them.
+	Lease  string   `json:"lease,omitempty"`
+	TTL    int64    `json:"ttl,omitempty"`
+	Leases []string `json:"leases,omitempty"`
+	Prefix bool     `json:"prefix,omitempty"`
 }
 
 type ctlResponse struct {
@@ -118,7 +120,11 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder) {
 			resp.Error = err.Error()
 		}
 	case req.Op == "release":
-		if err := h.release(req.Lease, req.Prefix, func() error { return reprotect(p) }); err != nil {
+		names := req.Leases
+		if len(names) == 0 {
+			names = []string{req.Lease}
+		}
+		if err := h.release(names, req.Prefix, func() error { return reprotect(p) }); err != nil {
 			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
 		}
 	case req.Op == "exec" && len(files) == 3 && len(req.Args) > 0:

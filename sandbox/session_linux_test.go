@@ -418,8 +418,8 @@ func TestHeldWorldStopsItsCommands(t *testing.T) {
 	if err := m.HoldLease(ctx, "held", "ask:2", 600*time.Millisecond); err != nil {
 		t.Fatalf("HoldLease: %v", err)
 	}
-	if err := m.ReleaseLease(ctx, "held", "tool:", true); err != nil {
-		t.Fatalf("ReleaseLease: %v", err)
+	if err := m.ReleaseLeases(ctx, "held", true, "tool:"); err != nil {
+		t.Fatalf("ReleaseLeases: %v", err)
 	}
 	before = count()
 	time.Sleep(300 * time.Millisecond)
@@ -467,14 +467,14 @@ func TestHeldOneShotRunStopsItsCommand(t *testing.T) {
 	if after := count(); after != before {
 		t.Errorf("the run's command wrote %d lines while held", after-before)
 	}
-	if err := sandbox.ReleaseRuns(spec.Runs, "tool:1", false); err != nil {
+	if err := sandbox.ReleaseRuns(spec.Runs, false, "tool:1"); err != nil {
 		t.Fatalf("ReleaseRuns: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond)
 	if after := count(); after != before {
 		t.Errorf("the run's command wrote %d lines while a lease was still in force", after-before)
 	}
-	if err := sandbox.ReleaseRuns(spec.Runs, "asked:", true); err != nil {
+	if err := sandbox.ReleaseRuns(spec.Runs, true, "asked:"); err != nil {
 		t.Fatalf("ReleaseRuns: %v", err)
 	}
 	select {

@@ -113,4 +113,4 @@ func (m *Manager) Protect(context.Context, string) error { return nil }
 func HoldRuns(string, string, time.Duration) error { return nil }
 
 // ReleaseRuns does nothing: there are no runs to hold on this platform.
-func ReleaseRuns(string, string, bool) error { return nil }
+func ReleaseRuns(string, bool, ...string) error { return nil }
