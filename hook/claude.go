@@ -40,12 +40,12 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	case "PreToolUse":
 	case "PostToolUseFailure":
 		// The tool ran and failed, or was stopped: its hold ends.
-		if err := releaseHostTool(ctx, d, p.SessionID, p.ToolUseID); err != nil {
+		if err := releaseHostTool(ctx, d, p.SessionID, p.ToolUseID, claudeHeld(&p, payload)); err != nil {
 			return response{}, err
 		}
 		return response{stdout: []byte("{}"), status: statusOK}, nil
 	case "PostToolUse":
-		if err := releaseHostTool(ctx, d, p.SessionID, p.ToolUseID); err != nil {
+		if err := releaseHostTool(ctx, d, p.SessionID, p.ToolUseID, claudeHeld(&p, payload)); err != nil {
 			return response{}, err
 		}
 		trace := callTrace(claudeHost, p.SessionID, p.ToolUseID)
@@ -95,6 +95,13 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Find
 }
 
 func (claude) block(msg string) response { return blockOnStderr(msg) }
+
+// claudeHeld reports whether the call a PostToolUse reports was held (one
+// of Claude Code's own file tools, or one the hook cannot read).
+func claudeHeld(p *basePayload, payload []byte) bool {
+	call, err := claudeCall(p, payload)
+	return err != nil || hostFileTool(call, []*warden.Request{call.req})
+}
 
 // claudeScanned is Claude Code's PostToolUse answer (see scannedAnswer).
 func claudeScanned(ctx context.Context, d Decider, p *basePayload, trace string) response {

@@ -26,13 +26,13 @@ func (codex) handle(ctx context.Context, payload []byte, d Decider, runner FindR
 	switch p.HookEventName {
 	case "PreToolUse":
 	case "PostToolUse":
-		if err := releaseHostTool(ctx, d, p.SessionID, p.ToolUseID); err != nil {
-			return response{}, err
-		}
 		trace := callTrace(codexHost, p.SessionID, p.ToolUseID)
-		n := 1
-		if _, reqs, err := codexCall(&p, payload); err == nil {
-			n = len(reqs)
+		n, held := 1, true
+		if call, reqs, err := codexCall(&p, payload); err == nil {
+			n, held = len(reqs), hostFileTool(call, reqs)
+		}
+		if err := releaseHostTool(ctx, d, p.SessionID, p.ToolUseID, held); err != nil {
+			return response{}, err
 		}
 		// Codex cannot ask: an ask was refused, naming an approval.
 		err := reportRan(ctx, d, RanCall{Host: codexHost, Session: p.SessionID, Tool: p.ToolName, ToolUseID: p.ToolUseID, TraceID: trace, Requests: n})

@@ -193,7 +193,11 @@ func geminiRespond(dec warden.Decision, approvals []string, call toolCall, runne
 // decided and recorded that run, so it is not reported.
 func geminiAfterTool(ctx context.Context, d Decider, p *basePayload, payload []byte, runner FindRunner) (response, error) {
 	trace := inputTrace(geminiHost, p.SessionID, p.ToolName, p.ToolInput)
-	if err := releaseHostTool(ctx, d, p.SessionID, trace); err != nil {
+	held := true
+	if call, err := geminiCall(p, payload); err == nil {
+		held = hostFileTool(call, []*warden.Request{call.req})
+	}
+	if err := releaseHostTool(ctx, d, p.SessionID, trace, held); err != nil {
 		return response{}, err
 	}
 	if p.ToolName == "run_shell_command" {

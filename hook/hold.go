@@ -99,10 +99,10 @@ func settleHostTool(ctx context.Context, d Decider, session, id string, v warden
 }
 
 // releaseHostTool ends the leases of call id, which the host reports ran
-// (or failed).
-func releaseHostTool(ctx context.Context, d Decider, session, id string) error {
+// (or failed), when it was held (a host file tool's call).
+func releaseHostTool(ctx context.Context, d Decider, session, id string, held bool) error {
 	h, ok := d.(Holder)
-	if !ok || session == "" {
+	if !ok || session == "" || !held {
 		return nil
 	}
 	return h.ReleaseSession(ctx, session, false, toolLease+id, askedLease+id)

@@ -72,6 +72,8 @@ func TestHostFileToolsHoldTheSession(t *testing.T) {
 			[]string{"release s tool:t1 asked:t1"}},
 		{"failed", "claude", "allow", `{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Read","tool_input":` + read + `,"error":"no such file","tool_use_id":"t1"}`,
 			[]string{"release s tool:t1 asked:t1"}},
+		{"shell command ran", "claude", "allow", `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{},"tool_use_id":"t1"}`,
+			nil},
 		{"codex patch", "codex", "allow", pre("codex", "apply_patch", `{"command":"*** Begin Patch\n*** Add File: b.go\n+x\n*** End Patch\n"}`),
 			[]string{"release s asked:*", "hold s tool:t1 5s", "check write"}},
 		{"gemini read", "gemini", "allow", pre("gemini", "read_file", `{"file_path":"/p/a.go"}`),

@@ -124,7 +124,7 @@ func (h *holder) stopAll() error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("a process of the sandbox did not stop within %s", stopWithin)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(100 * time.Microsecond)
 	}
 }
 

@@ -221,7 +221,7 @@ func stopNamespace(init procID) ([]procID, error) {
 			resume(stopped)
 			return nil, fmt.Errorf("a process of the run did not stop within %s", stopWithin)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(100 * time.Microsecond)
 	}
 }
 
