@@ -274,19 +274,7 @@ func TestGitConfigWriteAsks(t *testing.T) { runVerdicts(t, "git_config.txt", def
 // asks, and the strict policy sends it to the guard sandbox.
 func TestRegistryPackageIsAnUnknownProgram(t *testing.T) {
 	const cmd = "npx --yes cowsay@1.6.0 moo"
-	noSandbox := defaultPolicy()
-	noSandbox.SandboxAvailable = false
-	strict := defaultPolicy()
-	strict.AllowTaskRunners = false
-	for _, c := range []struct {
-		name string
-		p    Policy
-		want warden.Verdict
-	}{
-		{"workspace", defaultPolicy(), warden.Allow},
-		{"no sandbox", noSandbox, warden.Ask},
-		{"strict", strict, warden.Sandbox},
-	} {
+	for _, c := range unseenCodePolicies() {
 		t.Run(c.name, func(t *testing.T) {
 			if r := Classify(cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != "shell.package_runner" {
 				t.Errorf("Classify(%q) = %v (%s: %s), want %v shell.package_runner", cmd, r.Verdict, r.Rule, r.Reason, c.want)
@@ -295,25 +283,36 @@ func TestRegistryPackageIsAnUnknownProgram(t *testing.T) {
 	}
 }
 
+// unseenCodePolicies are the policies under which code the guard cannot
+// see gets its three verdicts: allowed into the workspace sandbox, asked
+// about with no sandbox, sent to the guard sandbox by the strict policy.
+func unseenCodePolicies() []struct {
+	name string
+	p    Policy
+	want warden.Verdict
+} {
+	noSandbox := defaultPolicy()
+	noSandbox.SandboxAvailable = false
+	strict := defaultPolicy()
+	strict.AllowTaskRunners = false
+	return []struct {
+		name string
+		p    Policy
+		want warden.Verdict
+	}{
+		{"workspace", defaultPolicy(), warden.Allow},
+		{"no sandbox", noSandbox, warden.Ask},
+		{"strict", strict, warden.Sandbox},
+	}
+}
+
 // TestEditorCommandsNeedTheSandbox: an editor given commands runs code the
 // guard cannot see, allowed only where the workspace sandbox contains it,
 // as ex and an unknown program are; with no sandbox it asks, and the
 // strict policy sends it to the guard sandbox.
 func TestEditorCommandsNeedTheSandbox(t *testing.T) {
-	noSandbox := defaultPolicy()
-	noSandbox.SandboxAvailable = false
-	strict := defaultPolicy()
-	strict.AllowTaskRunners = false
 	for _, cmd := range []string{"vim -Es -c '%s/a/b/' -c wq README.md", "ex -s +wq README.md", "emacs --batch --eval '(kill-emacs)'"} {
-		for _, c := range []struct {
-			name string
-			p    Policy
-			want warden.Verdict
-		}{
-			{"workspace", defaultPolicy(), warden.Allow},
-			{"no sandbox", noSandbox, warden.Ask},
-			{"strict", strict, warden.Sandbox},
-		} {
+		for _, c := range unseenCodePolicies() {
 			t.Run(c.name+"/"+cmd, func(t *testing.T) {
 				if r := Classify(cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != "shell.editor_command" {
 					t.Errorf("Classify(%q) = %v (%s: %s), want %v shell.editor_command", cmd, r.Verdict, r.Rule, r.Reason, c.want)
