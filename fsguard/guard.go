@@ -3,6 +3,7 @@ package fsguard
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -178,6 +179,15 @@ func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
 		return d
 	}
 	d = g.allowance(i, p, cwd)
+	if d.Verdict != warden.Deny && (action == Read || action == Write) {
+		// A FIFO (or a socket, a device) blocks the tool that opens it
+		// until someone else opens the other end, for as long as that
+		// one likes: what the agent's commands left running can hold a
+		// host file tool there past any bound warden puts on it.
+		if st, err := os.Stat(p.real); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+			return warden.Denyf("fs.special_file", fmt.Sprintf("%s is not a regular file (%s); an agent's file tools read and write regular files only", p.real, fileKind(st.Mode())))
+		}
+	}
 	if d.Verdict == warden.Allow && (action == Read || action == Write) {
 		if n := hardLinks(p.real); n > 1 {
 			return warden.Askf("fs.hard_link", fmt.Sprintf("%s has %d hard links; another name for the same file may lie outside every allowed area", p.real, n))
@@ -411,4 +421,17 @@ func quote(p string) string {
 		return fmt.Sprintf("%q (%d bytes)", clip.String(p, 200), len(p))
 	}
 	return fmt.Sprintf("%q", p)
+}
+
+// fileKind names what kind of file mode is, for a refusal.
+func fileKind(mode os.FileMode) string {
+	switch {
+	case mode&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&os.ModeSocket != 0:
+		return "a socket"
+	case mode&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }

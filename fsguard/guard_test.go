@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/agentwarden/warden"
@@ -141,6 +142,29 @@ func TestNoRuleReasonNamesActionAndPath(t *testing.T) {
 	d := w.g.Decide(Write, w.outside+"/x", w.project)
 	if !strings.Contains(d.Reason, "no rule for write on "+w.outside+"/x") {
 		t.Fatalf("reason %q", d.Reason)
+	}
+}
+
+// TestSpecialFilesAreRefused: a named pipe in the workspace (or a socket)
+// is no file an agent's tool may read or write, however the rules would
+// allow its path: opening one blocks the tool as long as the other end
+// likes. A regular file beside it, and a directory, are judged as before.
+func TestSpecialFilesAreRefused(t *testing.T) {
+	w := newWorld(t)
+	fifo := w.workspace + "/pipe"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []Action{Read, Write} {
+		if d := w.g.Decide(a, fifo, w.project); d.Verdict != warden.Deny || d.Rule != "fs.special_file" || !strings.Contains(d.Reason, "named pipe") {
+			t.Errorf("%s of a named pipe in the workspace = %v (%s: %s), want denied as fs.special_file", a, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	if d := w.g.Decide(List, w.workspace, w.project); d.Verdict != warden.Allow {
+		t.Errorf("listing the workspace = %v (%s)", d.Verdict, d.Reason)
+	}
+	if d := w.g.Decide(Write, w.workspace+"/notes.txt", w.project); d.Verdict != warden.Allow {
+		t.Errorf("writing a new file in the workspace = %v (%s)", d.Verdict, d.Reason)
 	}
 }
 

@@ -80,7 +80,7 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	if who != attended {
 		channel = "hook:" + claudeHost
 	}
-	held, err := holdHostTool(ctx, d, p.SessionID, p.ToolUseID, hostFileTool(call, []*warden.Request{call.req}))
+	held, err := holdHostTool(ctx, d, p.SessionID, p.ToolUseID, hostFileTool(call, []*warden.Request{call.req}), false)
 	if err != nil {
 		return response{}, err
 	}

@@ -50,7 +50,7 @@ func (codex) handle(ctx context.Context, payload []byte, d Decider, runner FindR
 	for _, r := range reqs {
 		r.TraceID = callTrace(codexHost, p.SessionID, p.ToolUseID)
 	}
-	held, err := holdHostTool(ctx, d, p.SessionID, p.ToolUseID, hostFileTool(call, reqs))
+	held, err := holdHostTool(ctx, d, p.SessionID, p.ToolUseID, hostFileTool(call, reqs), true)
 	if err != nil {
 		return response{}, err
 	}

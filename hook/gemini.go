@@ -54,7 +54,7 @@ func (gemini) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	}
 	// Gemini gives a call no id: its lease is named by its trace, which
 	// AfterTool finds again from the same tool and input.
-	held, err := holdHostTool(ctx, d, p.SessionID, call.req.TraceID, hostFileTool(call, reqs))
+	held, err := holdHostTool(ctx, d, p.SessionID, call.req.TraceID, hostFileTool(call, reqs), true)
 	if err != nil {
 		return response{}, err
 	}

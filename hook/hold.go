@@ -16,9 +16,12 @@ import (
 // out of what was judged: to a key in the home, or to warden's policy. So
 // the hook holds the session's sandboxes (their processes stopped) from
 // before the gate judges such a call until the host reports that the tool
-// ran (PostToolUse, PostToolUseFailure, AfterTool), or for a few seconds
-// when it never does. A call the gate asks about stays held until the
-// user's answer: until the tool ran, or the session's next call.
+// ran (PostToolUse, PostToolUseFailure, AfterTool), or a minute when it
+// never does; a host that reports no failed call (Codex, Gemini CLI) ends
+// its earlier calls' holds at its next call. A call the gate asks about
+// stays held until the user's answer: until the tool ran, or the session's
+// next call. (A tool that a file can keep waiting, a named pipe's reader,
+// is refused by the gate: fsguard's fs.special_file.)
 
 // Holder is a Decider that can hold a session's sandboxes under a lease
 // (HoldSession: the holds taken before returning) and release them
@@ -31,8 +34,9 @@ type Holder interface {
 }
 
 // hostToolHold is how long an allowed host tool's lease lasts when the
-// host never reports that the tool ran: it opens its paths at once.
-const hostToolHold = 5 * time.Second
+// host never reports that the tool ran; a tool that works longer (a grep
+// of a large tree) works unheld after it.
+const hostToolHold = time.Minute
 
 // askedToolHold is how long an asked host tool's lease lasts at most: the
 // user's answer can take minutes.
@@ -60,15 +64,20 @@ func hostFileTool(call toolCall, reqs []*warden.Request) bool {
 
 // holdHostTool takes the lease of a host file tool's call (id) in session
 // before the gate judges it. The leases of calls asked about earlier in
-// the session end first: a new call means their answer was given. It
-// reports whether it holds; an error means the sandboxes could not be
-// held, and the call must not go ahead.
-func holdHostTool(ctx context.Context, d Decider, session, id string, fileTool bool) (bool, error) {
+// the session end first: a new call means their answer was given; with
+// noFailures (a host that reports only the calls that succeeded), so do
+// those of every earlier call. It reports whether it holds; an error
+// means the sandboxes could not be held, and the call must not go ahead.
+func holdHostTool(ctx context.Context, d Decider, session, id string, fileTool, noFailures bool) (bool, error) {
 	h, ok := d.(Holder)
 	if !ok || session == "" {
 		return false, nil
 	}
-	if err := h.ReleaseSession(ctx, session, true, askedLease); err != nil {
+	earlier := []string{askedLease}
+	if noFailures {
+		earlier = append(earlier, toolLease)
+	}
+	if err := h.ReleaseSession(ctx, session, true, earlier...); err != nil {
 		return false, err
 	}
 	if !fileTool {

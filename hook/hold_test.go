@@ -61,11 +61,11 @@ func TestHostFileToolsHoldTheSession(t *testing.T) {
 		want                         []string
 	}{
 		{"allowed read", "claude", "allow", pre("claude", "Read", read),
-			[]string{"release s asked:*", "hold s tool:t1 5s", "check read"}},
+			[]string{"release s asked:*", "hold s tool:t1 1m0s", "check read"}},
 		{"refused write", "claude", "deny", pre("claude", "Write", `{"file_path":"/p/a.go","content":"x"}`),
-			[]string{"release s asked:*", "hold s tool:t1 5s", "check write", "release s tool:t1"}},
+			[]string{"release s asked:*", "hold s tool:t1 1m0s", "check write", "release s tool:t1"}},
 		{"asked edit", "claude", "ask", pre("claude", "Edit", `{"file_path":"/p/a.go","old_string":"a","new_string":"b"}`),
-			[]string{"release s asked:*", "hold s tool:t1 5s", "check write", "hold s asked:t1 10m0s", "release s tool:t1"}},
+			[]string{"release s asked:*", "hold s tool:t1 1m0s", "check write", "hold s asked:t1 10m0s", "release s tool:t1"}},
 		{"shell command", "claude", "allow", pre("claude", "Bash", `{"command":"ls"}`),
 			[]string{"release s asked:*", "check exec"}},
 		{"ran", "claude", "allow", `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":` + read + `,"tool_response":{},"tool_use_id":"t1"}`,
@@ -75,9 +75,9 @@ func TestHostFileToolsHoldTheSession(t *testing.T) {
 		{"shell command ran", "claude", "allow", `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{},"tool_use_id":"t1"}`,
 			nil},
 		{"codex patch", "codex", "allow", pre("codex", "apply_patch", `{"command":"*** Begin Patch\n*** Add File: b.go\n+x\n*** End Patch\n"}`),
-			[]string{"release s asked:*", "hold s tool:t1 5s", "check write"}},
+			[]string{"release s asked: tool:*", "hold s tool:t1 1m0s", "check write"}},
 		{"gemini read", "gemini", "allow", pre("gemini", "read_file", `{"file_path":"/p/a.go"}`),
-			[]string{"release s asked:*", "hold s tool:" + inputTrace(geminiHost, "s", "read_file", []byte(`{"file_path":"/p/a.go"}`)) + " 5s", "check read"}},
+			[]string{"release s asked: tool:*", "hold s tool:" + inputTrace(geminiHost, "s", "read_file", []byte(`{"file_path":"/p/a.go"}`)) + " 1m0s", "check read"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

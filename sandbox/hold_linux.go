@@ -95,37 +95,70 @@ func (h *holder) stopAll() error {
 	if _, err := namespacePids(); err != nil {
 		return err
 	}
-	h.stopped = nil
-	seen := map[int]bool{}
+	stopped, _, err := stopEach(func() ([]int, error) {
+		pids, err := namespacePids()
+		return slices.DeleteFunc(pids, func(pid int) bool { return pid == 1 || pid == h.keep }), err
+	})
+	h.stopped = stopped
+	return err
+}
+
+// stopEach stops every process list gives, looking again until each is
+// seen stopped (a process that forks meanwhile has its children stopped
+// too; one a timer went on with is stopped again), and returns those it
+// stopped itself (a process the user had stopped stays as it was), and
+// every one it saw. A
+// process that has a POSIX timer sending it SIGCONT, which would let it go
+// on while held, is killed: the sandbox lets nothing else arrange that
+// signal (seccomp's clone, fcntl, prctl and mq_notify rules). Each is
+// judged once it is seen stopped, when it can arm no other timer.
+func stopEach(list func() ([]int, error)) (stopped, seen []int, err error) {
+	signalled, judged := map[int]bool{}, map[int]bool{}
 	deadline := time.Now().Add(stopWithin)
 	for {
-		pids, err := namespacePids()
+		pids, err := list()
 		if err != nil {
-			return err
+			return stopped, seen, err
 		}
 		running := false
 		for _, pid := range pids {
-			if pid == 1 || pid == h.keep {
-				continue
-			}
-			if !seen[pid] {
-				seen[pid] = true
-				if unix.Kill(pid, syscall.SIGSTOP) == nil {
-					h.stopped = append(h.stopped, pid)
-				}
+			if !slices.Contains(seen, pid) {
+				seen = append(seen, pid)
 			}
 			if !stoppedState(pid) {
 				running = true
+				if unix.Kill(pid, syscall.SIGSTOP) == nil && !signalled[pid] {
+					signalled[pid] = true
+					stopped = append(stopped, pid)
+				}
+				continue
+			}
+			if !judged[pid] {
+				judged[pid] = true
+				if continuesItself(pid) {
+					_ = unix.Kill(pid, syscall.SIGKILL)
+				}
 			}
 		}
 		if !running {
-			return nil
+			return stopped, seen, nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("a process of the sandbox did not stop within %s", stopWithin)
+			return stopped, seen, fmt.Errorf("a process of the sandbox did not stop within %s", stopWithin)
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
+}
+
+// continuesItself reports whether pid has a POSIX timer whose signal is
+// SIGCONT (/proc/PID/timers: "signal: 18/…"). Where the kernel keeps no
+// such file (no CONFIG_CHECKPOINT_RESTORE), nothing can be seen.
+func continuesItself(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/timers")
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(b, []byte("signal: "+strconv.Itoa(int(syscall.SIGCONT))+"/"))
 }
 
 // stoppedState reports whether pid is stopped, or gone: its state in

@@ -178,51 +178,49 @@ func registeredRuns(dir string) (inits []procID, starting bool) {
 	return inits, starting
 }
 
-// stopNamespace stops every process in init's pid namespace but init, and
-// returns once each is seen stopped (or fails: those it stopped go on).
+// stopNamespace stops every process in init's pid namespace but init
+// (stopEach), and returns once each is seen stopped (or fails: those it
+// stopped go on).
 func stopNamespace(init procID) ([]procID, error) {
 	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", init.Pid))
 	if err != nil {
 		return nil, fmt.Errorf("read the run's pid namespace: %w", err)
 	}
-	var stopped []procID
-	seen := map[int]bool{}
-	deadline := time.Now().Add(stopWithin)
-	for {
+	starts := map[int]string{}
+	// A lease holds every process it saw, those another lease stopped
+	// first too (endLease lets a process go when no lease holds it).
+	signalled, pids, err := stopEach(func() ([]int, error) {
 		entries, err := os.ReadDir("/proc")
 		if err != nil {
-			resume(stopped)
 			return nil, err
 		}
-		running := false
+		var in []int
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
 			if err != nil || pid == init.Pid {
 				continue
 			}
-			if l, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err != nil || l != ns {
-				continue
-			}
-			if !seen[pid] {
-				seen[pid] = true
-				start, _ := proc.Start(pid)
-				if unix.Kill(pid, syscall.SIGSTOP) == nil {
-					stopped = append(stopped, procID{Pid: pid, Start: start})
+			if l, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err == nil && l == ns {
+				if _, ok := starts[pid]; !ok {
+					starts[pid], _ = proc.Start(pid)
 				}
-			}
-			if !stoppedState(pid) {
-				running = true
+				in = append(in, pid)
 			}
 		}
-		if !running {
-			return stopped, nil
+		return in, nil
+	})
+	ids := func(pids []int) []procID {
+		out := make([]procID, 0, len(pids))
+		for _, pid := range pids {
+			out = append(out, procID{Pid: pid, Start: starts[pid]})
 		}
-		if time.Now().After(deadline) {
-			resume(stopped)
-			return nil, fmt.Errorf("a process of the run did not stop within %s", stopWithin)
-		}
-		time.Sleep(100 * time.Microsecond)
+		return out
 	}
+	if err != nil {
+		resume(ids(signalled))
+		return nil, fmt.Errorf("hold the run: %w", err)
+	}
+	return ids(pids), nil
 }
 
 // resume lets procs go on (those still the same processes).

@@ -54,21 +54,24 @@ var deniedSyscalls = append([]uintptr{
 	unix.SYS_QUOTACTL, unix.SYS_LOOKUP_DCOOKIE, unix.SYS_NAME_TO_HANDLE_AT, unix.SYS_OPEN_BY_HANDLE_AT,
 	unix.SYS_SETTIMEOFDAY, unix.SYS_CLOCK_SETTIME, unix.SYS_CLOCK_ADJTIME, unix.SYS_ADJTIMEX,
 	unix.SYS_FANOTIFY_INIT, unix.SYS_VHANGUP,
+	// A message queue's notification can be any signal, SIGCONT too
+	// (see the clone rule).
+	unix.SYS_MQ_NOTIFY,
 }, archDeniedSyscalls...)
 
 // abi is one system call numbering the filter judges calls by.
 type abi struct {
 	denied                            []uint32
 	socket, socketpair, ptrace, ioctl uint32
-	clone3, clone                     uint32
-	fork                              []uint32
+	clone3, clone, prctl              uint32
+	fork, fcntl                       []uint32
 	socketcall                        uint32 // i386's multiplexer; 0 where there is none
 }
 
 // nativeABI is the numbering of the architecture warden is built for.
 func nativeABI() abi {
 	a := abi{socket: unix.SYS_SOCKET, socketpair: unix.SYS_SOCKETPAIR, ptrace: unix.SYS_PTRACE, ioctl: unix.SYS_IOCTL,
-		clone3: unix.SYS_CLONE3, clone: unix.SYS_CLONE}
+		clone3: unix.SYS_CLONE3, clone: unix.SYS_CLONE, prctl: unix.SYS_PRCTL, fcntl: []uint32{unix.SYS_FCNTL}}
 	for _, nr := range deniedSyscalls {
 		a.denied = append(a.denied, uint32(nr))
 	}
@@ -82,7 +85,8 @@ func nativeABI() abi {
 func compatABI() abi {
 	n := compatSyscalls
 	a := abi{socket: n["SOCKET"], socketpair: n["SOCKETPAIR"], ptrace: n["PTRACE"], ioctl: n["IOCTL"],
-		clone3: n["CLONE3"], clone: n["CLONE"], fork: []uint32{n["FORK"], n["VFORK"]}, socketcall: n["SOCKETCALL"]}
+		clone3: n["CLONE3"], clone: n["CLONE"], prctl: n["PRCTL"], fork: []uint32{n["FORK"], n["VFORK"]},
+		fcntl: []uint32{n["FCNTL"], n["FCNTL64"]}, socketcall: n["SOCKETCALL"]}
 	for _, name := range compatDenied {
 		a.denied = append(a.denied, n[name])
 	}
@@ -207,11 +211,38 @@ func (p seccompPlan) filter() []unix.SockFilter {
 			prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, cloneNamespaces, 0, 1))
 			ret(retErrno(unix.EPERM))
 			if p.NoSpawn {
-				prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, unix.CLONE_THREAD, 0, 1))
-				ret(retAllow)
+				prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, unix.CLONE_THREAD, 1, 0))
 				ret(retErrno(unix.EPERM))
-				return
 			}
+			// The signal a child's end sends its parent (clone's low
+			// byte) is SIGCHLD or none: a SIGCONT there would let a
+			// process the host holds stopped (holder) go on by itself.
+			prog = append(prog, stmt(unix.BPF_ALU|unix.BPF_AND|unix.BPF_K, 0xff))
+			onEq(0, retAllow)
+			onEq(uint32(unix.SIGCHLD), retAllow)
+			ret(retErrno(unix.EINVAL))
+		})
+		// Nor may a process name SIGCONT as the signal its files (fcntl
+		// F_SETSIG) or its parent's death (prctl PR_SET_PDEATHSIG) send
+		// it. (A POSIX timer can: the hold looks for those.)
+		for _, nr := range a.fcntl {
+			when(nr, func() {
+				ld(offArg1)
+				when(unix.F_SETSIG, func() {
+					ld(offArg2)
+					onEq(uint32(unix.SIGCONT), retErrno(unix.EPERM))
+					ret(retAllow)
+				})
+				ret(retAllow)
+			})
+		}
+		when(a.prctl, func() {
+			ld(offArg0)
+			when(unix.PR_SET_PDEATHSIG, func() {
+				ld(offArg1)
+				onEq(uint32(unix.SIGCONT), retErrno(unix.EPERM))
+				ret(retAllow)
+			})
 			ret(retAllow)
 		})
 		ret(retAllow)

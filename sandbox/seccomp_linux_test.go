@@ -68,6 +68,8 @@ func run(t *testing.T, prog []unix.SockFilter, arch uint32, nr int, args ...uint
 			acc = binary.LittleEndian.Uint32(data[ins.K:])
 		case unix.BPF_RET | unix.BPF_K:
 			return ins.K
+		case unix.BPF_ALU | unix.BPF_AND | unix.BPF_K:
+			acc &= ins.K
 		case unix.BPF_JMP | unix.BPF_JA:
 			pc += int(ins.K)
 		case unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K, unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K:
@@ -195,6 +197,10 @@ func TestCompatCallsAreJudged(t *testing.T) {
 		{"vfork", seccompPlan{}, n["VFORK"], nil, retAllow},
 		{"ioctl TIOCSTI", seccompPlan{}, n["IOCTL"], []uint64{0, unix.TIOCSTI}, eperm},
 		{"ptrace attach", seccompPlan{}, n["PTRACE"], []uint64{unix.PTRACE_ATTACH, 1}, retAllow},
+		{"clone ending with SIGCONT", seccompPlan{}, n["CLONE"], []uint64{uint64(unix.SIGCONT)}, retErrno(unix.EINVAL)},
+		{"fcntl64 F_SETSIG SIGCONT", seccompPlan{}, n["FCNTL64"], []uint64{3, unix.F_SETSIG, uint64(unix.SIGCONT)}, eperm},
+		{"prctl PR_SET_PDEATHSIG SIGCONT", seccompPlan{}, n["PRCTL"], []uint64{unix.PR_SET_PDEATHSIG, uint64(unix.SIGCONT)}, eperm},
+		{"mq_notify", seccompPlan{}, n["MQ_NOTIFY"], []uint64{3, 0}, eperm},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -238,5 +244,39 @@ func TestCompatSyscallNumbers(t *testing.T) {
 		if _, ok := compatSyscalls[name]; !ok {
 			t.Errorf("compatDenied names %q, which has no number", name)
 		}
+	}
+}
+
+// TestNothingArrangesItsOwnSIGCONT: a process the host holds stopped
+// (SIGSTOP) must not be able to arrange, before, that the kernel sends it
+// SIGCONT: not as the signal of a child's end (clone's low byte), of a file
+// (fcntl F_SETSIG), of its parent's death (PR_SET_PDEATHSIG), or of a
+// message queue (mq_notify). The ordinary uses of the same calls pass.
+func TestNothingArrangesItsOwnSIGCONT(t *testing.T) {
+	eperm := retErrno(unix.EPERM)
+	cont := uint64(unix.SIGCONT)
+	for _, c := range []struct {
+		name string
+		nr   int
+		args []uint64
+		want uint32
+	}{
+		{"fork-like clone", unix.SYS_CLONE, []uint64{uint64(unix.SIGCHLD)}, retAllow},
+		{"thread clone", unix.SYS_CLONE, []uint64{unix.CLONE_VM | unix.CLONE_THREAD | unix.CLONE_SIGHAND}, retAllow},
+		{"clone ending with SIGCONT", unix.SYS_CLONE, []uint64{cont}, retErrno(unix.EINVAL)},
+		{"clone ending with SIGUSR1", unix.SYS_CLONE, []uint64{uint64(unix.SIGUSR1)}, retErrno(unix.EINVAL)},
+		{"fcntl F_SETSIG SIGCONT", unix.SYS_FCNTL, []uint64{3, unix.F_SETSIG, cont}, eperm},
+		{"fcntl F_SETSIG SIGIO", unix.SYS_FCNTL, []uint64{3, unix.F_SETSIG, uint64(unix.SIGIO)}, retAllow},
+		{"fcntl F_SETFL", unix.SYS_FCNTL, []uint64{3, unix.F_SETFL, cont}, retAllow},
+		{"prctl PR_SET_PDEATHSIG SIGCONT", unix.SYS_PRCTL, []uint64{unix.PR_SET_PDEATHSIG, cont}, eperm},
+		{"prctl PR_SET_PDEATHSIG SIGKILL", unix.SYS_PRCTL, []uint64{unix.PR_SET_PDEATHSIG, uint64(unix.SIGKILL)}, retAllow},
+		{"prctl PR_SET_NAME", unix.SYS_PRCTL, []uint64{unix.PR_SET_NAME, cont}, retAllow},
+		{"mq_notify", unix.SYS_MQ_NOTIFY, []uint64{3, 0}, eperm},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := run(t, seccompPlan{}.filter(), nativeArch, c.nr, c.args...); got != c.want {
+				t.Errorf("%s%v = %#x, want %#x", c.name, c.args, got, c.want)
+			}
+		})
 	}
 }

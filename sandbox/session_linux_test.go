@@ -489,3 +489,68 @@ func TestHeldOneShotRunStopsItsCommand(t *testing.T) {
 		t.Errorf("the run and its leases left %q", paths)
 	}
 }
+
+// TestHeldWorldKillsWhatWouldContinueItself: a process that armed a POSIX
+// timer sending it SIGCONT would go on while the world is held; the hold
+// kills it, and nothing is written while held.
+func TestHeldWorldKillsWhatWouldContinueItself(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	python := pythonPath(t)
+	m := testManager(t.TempDir())
+	spec, home := workspaceSpec(t)
+	spec.Tmp, spec.Quarantine = "", ""
+	spec.Background, spec.Session, spec.UserHome = true, "session-timer", home
+	ctx := context.Background()
+	if _, err := m.Start(ctx, "timer", "workspace", spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "timer") })
+	mustWrite(t, spec.Project+"/tick.py", `import ctypes, time
+libc = ctypes.CDLL(None, use_errno=True)
+class sigevent(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
+class itimerspec(ctypes.Structure):
+    _fields_ = [("i_s", ctypes.c_long), ("i_ns", ctypes.c_long), ("v_s", ctypes.c_long), ("v_ns", ctypes.c_long)]
+ev, tid = sigevent(signo=18, notify=0), ctypes.c_void_p()
+assert libc.timer_create(1, ctypes.byref(ev), ctypes.byref(tid)) == 0
+libc.timer_settime(tid, 0, ctypes.byref(itimerspec(0, 5000000, 0, 5000000)), None)
+while True:
+    open("ticks", "a").write("t")
+    time.sleep(0.05)
+`)
+	var out bytes.Buffer
+	res, err := m.Exec(ctx, "timer", sandbox.Command{
+		Args: []string{"/bin/bash", "-c", "nohup " + python + " tick.py > /dev/null 2>&1 & echo started"}, Dir: spec.Project,
+		Env: []string{"PATH=" + systemPath, "HOME=" + home}, Stdout: &out, Stderr: &out,
+	}, sandbox.Limits{Wall: 20 * time.Second})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("starting the ticker: %v %+v %s", err, res, out.String())
+	}
+	count := func() int {
+		b, _ := os.ReadFile(spec.Project + "/ticks")
+		return len(b)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if count() == 0 {
+		t.Fatal("the ticker never wrote")
+	}
+	if err := m.HoldLease(ctx, "timer", "tool:1", 20*time.Second); err != nil {
+		t.Fatalf("HoldLease: %v", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	before := count()
+	time.Sleep(400 * time.Millisecond)
+	if after := count(); after != before {
+		t.Errorf("a process with a SIGCONT timer wrote %d times while the world was held", after-before)
+	}
+	if err := m.ReleaseLeases(ctx, "timer", false, "tool:1"); err != nil {
+		t.Fatalf("ReleaseLeases: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if after := count(); after != before {
+		t.Errorf("the process with a SIGCONT timer is still running after the hold (%d more writes)", after-before)
+	}
+}

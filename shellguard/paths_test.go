@@ -188,6 +188,8 @@ func TestPatternIsNotARead(t *testing.T) {
 		{"awk -f ~/.ssh/prog.awk f", warden.Deny},
 		{"awk -f prog.awk ~/.aws/credentials", warden.Deny},
 		{"awk -e '{print}' ~/.aws/credentials", warden.Deny},
+		{"awk -W exec prog.awk ~/.aws/credentials", warden.Deny},
+		{"awk -Wfile prog.awk ~/.aws/credentials", warden.Deny},
 		{"sed -n p /etc/shadow", warden.Deny},
 		{"sed -e p /etc/shadow", warden.Deny},
 		{"sed -f ~/.ssh/x.sed f", warden.Deny},

@@ -75,7 +75,7 @@ var patternReaders = map[string]struct{ grammar, given, files string }{
 	"fgrep": {"grep", "regexp file", "file exclude-from"},
 	"zgrep": {"grep", "regexp file", "file exclude-from"},
 	"rg":    {"rg", "regexp file", "file ignore-file"},
-	"awk":   {"awk", "file exec source", "file exec include load"},
+	"awk":   {"awk", "file exec source W", "file exec include load"},
 	"sed":   {"sed", "expression file", "file"},
 }
 

@@ -695,7 +695,7 @@ func isASCII(s string) bool {
 // file. (The walk classifies the commands a program runs.)
 func hAwk(cc *cmdCtx) {
 	p := parseArgs(gram("awk"), cc.args, false)
-	if p.has("file", "exec", "include", "load") {
+	if p.has("file", "exec", "include", "load", "W") {
 		cc.unseen("shell.script_file", "awk runs a program file the guard cannot see")
 		return
 	}
