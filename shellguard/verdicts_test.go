@@ -413,3 +413,29 @@ func TestNoNetworkPolicyAsks(t *testing.T) {
 		t.Errorf("a zero network decision: %v, want deny", r.Verdict)
 	}
 }
+
+// TestProjectAndHomeUnderTmp: a project cloned into /tmp, and a home
+// under /tmp (some CI machines), are judged as the project and the home,
+// not as scratch space: deleting either whole is denied, as it is
+// elsewhere; the rest of /tmp stays scratch space.
+func TestProjectAndHomeUnderTmp(t *testing.T) {
+	env := Env{Cwd: "/tmp/ci/home/proj", Home: "/tmp/ci/home", Tmp: "/tmp"}
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+		rule string
+	}{
+		{"rm -rf ~", warden.Deny, "shell.delete_recursive.home_root"},
+		{"rm -rf /tmp/ci/home/proj", warden.Deny, "shell.delete_recursive.workspace_root"},
+		{"rm -rf ~/.bashrc.d", warden.Deny, ""},
+		{"echo x > notes.txt", warden.Allow, "shell.allow"},
+		{"rm -rf /tmp/other && echo hi > /tmp/scratch.txt", warden.Allow, "shell.allow"},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			r := Classify(c.cmd, env, defaultPolicy())
+			if r.Verdict != c.want || c.rule != "" && r.Rule != c.rule {
+				t.Errorf("Classify(%q) = %v (%s: %s), want %v %s", c.cmd, r.Verdict, r.Rule, r.Reason, c.want, c.rule)
+			}
+		})
+	}
+}

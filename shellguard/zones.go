@@ -301,9 +301,6 @@ func (z zoner) path(p string) Zone {
 		return ZoneDevice
 	}
 	for t := range z.tempRoots {
-		if strings.HasPrefix(p, t+"/") {
-			return ZoneTemp
-		}
 		if p == t {
 			return ZoneSystem
 		}
@@ -311,6 +308,9 @@ func (z zoner) path(p string) Zone {
 	if z.inCache(p) {
 		return ZoneTemp
 	}
+	// The project and the user's home are theirs wherever they lie: a
+	// project cloned into /tmp, a home under /tmp (some CI machines) are
+	// judged as the project and the home, not as scratch space.
 	if z.ws != "" && z.ws != "/" && z.ws != "." {
 		if p == z.ws {
 			return ZoneWorkspaceRoot
@@ -345,6 +345,11 @@ func (z zoner) path(p string) Zone {
 		}
 		if rest, ok := strings.CutPrefix(p, h+"/"); ok {
 			return homeZone(rest)
+		}
+	}
+	for t := range z.tempRoots {
+		if strings.HasPrefix(p, t+"/") {
+			return ZoneTemp
 		}
 	}
 	for _, hb := range [...]string{"/home/", "/Users/"} {
