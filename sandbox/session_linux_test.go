@@ -324,8 +324,10 @@ func TestWorldKeepsProtectedPathsAfterTheHostReplacesThem(t *testing.T) {
 		t.Errorf("the next command wrote the replaced .git/config: %q", out.String())
 	}
 	// Each check mounts only what is missing: the world's mounts do not
-	// pile up command after command.
-	if n := mounts(); n != atStart {
+	// pile up command after command. (They may be fewer: a mask over a
+	// host entry that went meanwhile, another test's socket, goes with
+	// it.)
+	if n := mounts(); n > atStart {
 		t.Errorf("the world holds %d mounts after a replacement and a command; it held %d at its start", n, atStart)
 	}
 	if b, _ := os.ReadFile(cfg); !strings.Contains(string(b), "name = me") || strings.Contains(string(b), "x\n") {
