@@ -3,6 +3,7 @@ package fsguard
 import (
 	"errors"
 	"fmt"
+	"github.com/agentwarden/warden/internal/regfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,7 +186,7 @@ func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
 		// one likes: what the agent's commands left running can hold a
 		// host file tool there past any bound warden puts on it.
 		if st, err := os.Stat(p.real); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-			return warden.Denyf("fs.special_file", fmt.Sprintf("%s is not a regular file (%s); an agent's file tools read and write regular files only", p.real, fileKind(st.Mode())))
+			return warden.Denyf("fs.special_file", fmt.Sprintf("%s is not a regular file (%s); an agent's file tools read and write regular files only", p.real, regfile.Kind(st.Mode())))
 		}
 	}
 	if d.Verdict == warden.Allow && (action == Read || action == Write) {
@@ -421,17 +422,4 @@ func quote(p string) string {
 		return fmt.Sprintf("%q (%d bytes)", clip.String(p, 200), len(p))
 	}
 	return fmt.Sprintf("%q", p)
-}
-
-// fileKind names what kind of file mode is, for a refusal.
-func fileKind(mode os.FileMode) string {
-	switch {
-	case mode&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case mode&os.ModeSocket != 0:
-		return "a socket"
-	case mode&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
