@@ -3,7 +3,6 @@ package fsguard
 import (
 	"errors"
 	"fmt"
-	"github.com/agentwarden/warden/internal/regfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/internal/clip"
+	"github.com/agentwarden/warden/internal/regfile"
 )
 
 // Guard judges paths against one compiled Policy. It is safe for concurrent
