@@ -96,11 +96,11 @@ func (a *App) EndSession(ctx context.Context, session string) error {
 // a release where none was asks nothing of the worlds.
 func (a *App) HoldSession(ctx context.Context, session, lease string, ttl time.Duration) error {
 	mgr := a.Sandboxes()
-	worlds := a.sessionWorlds(session)
-	runs := a.sessionRuns(session)
-	if _, err := os.Stat(runs); len(worlds) == 0 && err != nil {
-		return nil
+	worlds, err := a.sessionWorlds(session)
+	if err != nil {
+		return err
 	}
+	runs := a.sessionRuns(session)
 	mark := a.holdMark(session, lease)
 	_ = os.MkdirAll(filepath.Dir(mark), 0o700)
 	_ = os.WriteFile(mark, nil, 0o600)
@@ -140,7 +140,11 @@ func (a *App) ReleaseSession(ctx context.Context, session string, prefix bool, l
 	}
 	mgr := a.Sandboxes()
 	first := sandbox.ReleaseRuns(a.sessionRuns(session), prefix, leases...)
-	for _, w := range a.sessionWorlds(session) {
+	worlds, err := a.sessionWorlds(session)
+	if first == nil {
+		first = err
+	}
+	for _, w := range worlds {
 		if err := mgr.ReleaseLeases(ctx, w, prefix, leases...); err != nil && first == nil {
 			first = fmt.Errorf("release the session's sandbox %s: %w", w, err)
 		}
@@ -160,19 +164,23 @@ func (a *App) sessionRuns(session string) string {
 	return filepath.Join(a.Home.Abs(), RunDir, "runs-"+hex.EncodeToString(sum[:12]))
 }
 
-// sessionWorlds are the names of the session's running worlds.
-func (a *App) sessionWorlds(session string) []string {
+// sessionWorlds are the names of the session's running worlds; an error
+// when they cannot be listed (a hold must not pass over one it missed).
+func (a *App) sessionWorlds(session string) ([]string, error) {
 	if session == "" {
-		return nil
+		return nil, nil
 	}
-	worlds, _ := a.Sandboxes().List("session-")
+	worlds, err := a.Sandboxes().List("session-")
+	if err != nil {
+		return nil, fmt.Errorf("list the session's sandboxes: %w", err)
+	}
 	var out []string
 	for _, w := range worlds {
 		if w.Spec.Session == session && (w.State == sandbox.StateReady || w.State == sandbox.StateDegraded) {
 			out = append(out, w.Name)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // holdMark is the file whose presence says a lease of lease's kind (its

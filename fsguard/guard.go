@@ -180,17 +180,23 @@ func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
 		return d
 	}
 	d = g.allowance(i, p, cwd)
-	if d.Verdict != warden.Deny && (action == Read || action == Write) {
+	if d.Verdict == warden.Deny || action != Read && action != Write {
+		return d
+	}
+	// p.real has every symlink resolved: Lstat is the file itself.
+	fi, err := os.Lstat(p.real)
+	if err != nil {
+		return d
+	}
+	if !fi.Mode().IsRegular() && !fi.IsDir() {
 		// A FIFO (or a socket, a device) blocks the tool that opens it
 		// until someone else opens the other end, for as long as that
 		// one likes: what the agent's commands left running can hold a
 		// host file tool there past any bound warden puts on it.
-		if st, err := os.Stat(p.real); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-			return warden.Denyf("fs.special_file", fmt.Sprintf("%s is not a regular file (%s); an agent's file tools read and write regular files only", p.real, regfile.Kind(st.Mode())))
-		}
+		return warden.Denyf("fs.special_file", fmt.Sprintf("%s is not a regular file (%s); an agent's file tools read and write regular files only", p.real, regfile.Kind(fi.Mode())))
 	}
-	if d.Verdict == warden.Allow && (action == Read || action == Write) {
-		if n := hardLinks(p.real); n > 1 {
+	if d.Verdict == warden.Allow {
+		if n := hardLinks(fi); n > 1 {
 			return warden.Askf("fs.hard_link", fmt.Sprintf("%s has %d hard links; another name for the same file may lie outside every allowed area", p.real, n))
 		}
 	}

@@ -7,10 +7,9 @@ import (
 	"syscall"
 )
 
-// hardLinks returns the link count of a regular file at p, or 0.
-func hardLinks(p string) uint64 {
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.Mode().IsRegular() {
+// hardLinks returns the link count of fi, a regular file, or 0.
+func hardLinks(fi os.FileInfo) uint64 {
+	if !fi.Mode().IsRegular() {
 		return 0
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

@@ -52,10 +52,32 @@ type runLease struct {
 
 // registerRun writes the run's entry (its init starting) in dir and
 // returns what names its init once started, and what removes the entry.
+// While a lease of dir is in force, it waits (as a command sent to a held
+// world does): a run started meanwhile would run unheld beside the tool
+// the lease is for. The entry is made under dir's lock, so that no hold
+// falls between the look and the entry.
 func registerRun(dir string) (started func(pid int), remove func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("register the run to be held: %w", err)
 	}
+	for {
+		unlock, err := lockRuns(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		endExpired(dir)
+		if len(leaseFiles(dir)) == 0 {
+			started, remove, err = newRunEntry(dir)
+			unlock()
+			return started, remove, err
+		}
+		unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// newRunEntry writes a run's entry in dir (registerRun).
+func newRunEntry(dir string) (started func(pid int), remove func(), err error) {
 	f, err := os.CreateTemp(dir, "run-*.json")
 	if err != nil {
 		return nil, nil, fmt.Errorf("register the run to be held: %w", err)
@@ -87,37 +109,51 @@ func mustJSON(v any) []byte {
 // HoldRuns stops the processes of every run registered in dir under lease
 // for ttl, and returns once each is seen stopped. A run whose init is
 // still starting is waited for; one that cannot be held fails the hold,
-// and what it stopped goes on.
+// and what it stopped goes on. The lease is kept for dir itself too, so
+// that a run starting while it is in force waits (registerRun).
 func HoldRuns(dir, lease string, ttl time.Duration) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("hold the session's sandboxed runs: %w", err)
+	}
 	unlock, err := lockRuns(dir)
-	if err != nil || unlock == nil {
+	if err != nil {
 		return err
 	}
 	defer unlock()
 	endExpired(dir)
-	deadline := time.Now().Add(runStartWait)
-	for {
-		inits, starting := registeredRuns(dir)
-		if starting && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-			continue
+	until := time.Now().Add(ttl)
+	written := []string{leasePath(dir, procID{}, lease)}
+	fail := func(err error) error {
+		for _, path := range written {
+			endLease(dir, path)
 		}
-		if starting {
-			return errors.New("a sandboxed run of the session is still starting")
-		}
-		for _, init := range inits {
-			procs, err := stopNamespace(init)
-			l := runLease{Lease: lease, Until: time.Now().Add(ttl), Procs: procs}
-			if werr := os.WriteFile(leasePath(dir, init, lease), mustJSON(l), 0o600); err == nil {
-				err = werr
-			}
-			if err != nil {
-				endLease(dir, leasePath(dir, init, lease))
-				return fmt.Errorf("hold the session's sandboxed run (init %d): %w", init.Pid, err)
-			}
-		}
-		return nil
+		return err
 	}
+	if err := os.WriteFile(written[0], mustJSON(runLease{Lease: lease, Until: until}), 0o600); err != nil {
+		return fail(fmt.Errorf("hold the session's sandboxed runs: %w", err))
+	}
+	deadline := time.Now().Add(runStartWait)
+	inits, starting := registeredRuns(dir)
+	for starting && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		inits, starting = registeredRuns(dir)
+	}
+	if starting {
+		return fail(errors.New("a sandboxed run of the session is still starting"))
+	}
+	for _, init := range inits {
+		path := leasePath(dir, init, lease)
+		written = append(written, path)
+		procs, err := stopNamespace(init)
+		if err == nil {
+			err = os.WriteFile(path, mustJSON(runLease{Lease: lease, Until: until, Procs: procs}), 0o600)
+		}
+		if err != nil {
+			freeUnheld(dir, procs)
+			return fail(fmt.Errorf("hold the session's sandboxed run (init %d): %w", init.Pid, err))
+		}
+	}
+	return nil
 }
 
 // ReleaseRuns ends the leases named (with prefix, every lease whose name
@@ -141,7 +177,8 @@ func ReleaseRuns(dir string, prefix bool, leases ...string) error {
 }
 
 // lockRuns takes dir's lock; nil, nil when dir does not exist (no run
-// was ever registered there).
+// was ever registered there). Leases end at their time (endExpired, under
+// the lock), so a wait for them is bounded.
 func lockRuns(dir string) (func(), error) {
 	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
@@ -249,6 +286,11 @@ func endLease(dir, path string) {
 	b, _ := os.ReadFile(path)
 	_ = json.Unmarshal(b, &l)
 	os.Remove(path)
+	freeUnheld(dir, l.Procs)
+}
+
+// freeUnheld lets procs go on, but those a lease in dir holds.
+func freeUnheld(dir string, procs []procID) {
 	held := map[procID]bool{}
 	for _, other := range leaseFiles(dir) {
 		var o runLease
@@ -259,7 +301,7 @@ func endLease(dir, path string) {
 		}
 	}
 	var free []procID
-	for _, p := range l.Procs {
+	for _, p := range procs {
 		if !held[p] {
 			free = append(free, p)
 		}

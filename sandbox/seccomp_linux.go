@@ -225,26 +225,23 @@ func (p seccompPlan) filter() []unix.SockFilter {
 		// Nor may a process name SIGCONT as the signal its files (fcntl
 		// F_SETSIG) or its parent's death (prctl PR_SET_PDEATHSIG) send
 		// it. (A POSIX timer can: the hold looks for those.)
-		for _, nr := range a.fcntl {
+		// refuseSIGCONT refuses call nr when its argument at op is k and
+		// the one at sig names SIGCONT.
+		refuseSIGCONT := func(nr, op, k, sig uint32) {
 			when(nr, func() {
-				ld(offArg1)
-				when(unix.F_SETSIG, func() {
-					ld(offArg2)
+				ld(op)
+				when(k, func() {
+					ld(sig)
 					onEq(uint32(unix.SIGCONT), retErrno(unix.EPERM))
 					ret(retAllow)
 				})
 				ret(retAllow)
 			})
 		}
-		when(a.prctl, func() {
-			ld(offArg0)
-			when(unix.PR_SET_PDEATHSIG, func() {
-				ld(offArg1)
-				onEq(uint32(unix.SIGCONT), retErrno(unix.EPERM))
-				ret(retAllow)
-			})
-			ret(retAllow)
-		})
+		for _, nr := range a.fcntl {
+			refuseSIGCONT(nr, offArg1, unix.F_SETSIG, offArg2)
+		}
+		refuseSIGCONT(a.prctl, offArg0, unix.PR_SET_PDEATHSIG, offArg1)
 		ret(retAllow)
 	}
 

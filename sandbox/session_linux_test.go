@@ -556,3 +556,35 @@ while True:
 		t.Errorf("the process with a SIGCONT timer is still running after the hold (%d more writes)", after-before)
 	}
 }
+
+// TestOneShotRunWaitsForAHold: a one-shot run that starts while a lease of
+// its directory is in force (a host file tool at work, no run registered
+// yet) waits for the release, as a command sent to a held world does.
+func TestOneShotRunWaitsForAHold(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	spec, home := workspaceSpec(t)
+	spec.Runs = filepath.Join(t.TempDir(), "runs")
+	if err := sandbox.HoldRuns(spec.Runs, "tool:1", 20*time.Second); err != nil {
+		t.Fatalf("HoldRuns: %v", err)
+	}
+	done := make(chan run, 1)
+	go func() { done <- runAt(t, spec, home, "/bin/bash", "-c", "echo ran > ran") }()
+	time.Sleep(400 * time.Millisecond)
+	if _, err := os.Stat(spec.Project + "/ran"); err == nil {
+		t.Error("a run started while its directory was held ran at once")
+	}
+	if err := sandbox.ReleaseRuns(spec.Runs, false, "tool:1"); err != nil {
+		t.Fatalf("ReleaseRuns: %v", err)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil || r.res.ExitCode != 0 {
+			t.Fatalf("the run after the release: %s", r)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run never started after the release")
+	}
+	if _, err := os.Stat(spec.Project + "/ran"); err != nil {
+		t.Errorf("the run did not run after the release: %v", err)
+	}
+}
