@@ -277,6 +277,9 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		warn = append(warn, fmt.Sprintf("no memory cgroup is available, so memory is capped by RLIMIT_AS (%s of address space): Go, Node and Java programs reserve more than they use and may fail to start", FormatBytes(n)))
 	}
 
+	if cg.capsMemory() {
+		p.OOMScoreAdj = oomScoreAdj(s.Limits.Memory)
+	}
 	p.Env = commandEnv(s, c.Env, mode, tmp)
 	p.KeepBackground = s.Background
 	return p, warn, nil

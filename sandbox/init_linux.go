@@ -437,6 +437,10 @@ func runFromThread(p *plan, sigs <-chan os.Signal) outcome {
 // process, or why it could not start (fail), or why the thread could not be
 // restricted (err).
 func startRestricted(p *plan) (*os.Process, stageFailure, error) {
+	oom := openOOMScore()
+	if oom != nil {
+		defer oom.f.Close()
+	}
 	if err := restrictThread(p); err != nil {
 		return nil, stageFailure{}, err
 	}
@@ -451,8 +455,12 @@ func startRestricted(p *plan) (*os.Process, stageFailure, error) {
 	if errno != 0 {
 		return nil, stageFailure{Errno: int(errno), Path: p.Args[0]}, nil
 	}
-	proc, err := os.StartProcess(path, p.Args, &os.ProcAttr{
-		Dir: dir, Env: p.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+	var proc *os.Process
+	var err error
+	oom.starting(p.OOMScoreAdj, func() {
+		proc, err = os.StartProcess(path, p.Args, &os.ProcAttr{
+			Dir: dir, Env: p.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		})
 	})
 	if err != nil {
 		return nil, startFailure(err, path, dir), nil

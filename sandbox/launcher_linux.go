@@ -82,6 +82,7 @@ func runLauncher() {
 	if err != nil {
 		launcherFail("%v", err)
 	}
+	oom := openOOMScore()
 	if err := restrictThread(p); err != nil {
 		launcherFail("%v", err)
 	}
@@ -96,7 +97,7 @@ func runLauncher() {
 			os.Exit(0) // the init hung up
 		}
 		files := PassedFiles(oob[:oobn])
-		launch(buf[:n], files)
+		launch(buf[:n], files, oom, p.OOMScoreAdj)
 	}
 }
 
@@ -107,7 +108,7 @@ func launcherFail(format string, args ...any) {
 
 // launch starts one command on this (the locked, restricted) thread and
 // answers on the request's reply socket.
-func launch(msg []byte, files []*os.File) {
+func launch(msg []byte, files []*os.File, oom *oomScore, oomAdj int) {
 	closeAll := func() {
 		for _, f := range files {
 			f.Close()
@@ -138,9 +139,13 @@ func launch(msg []byte, files []*os.File) {
 		closeAll()
 		return
 	}
-	proc, err := os.StartProcess(path, req.Args, &os.ProcAttr{
-		Dir: dir, Env: req.Env, Files: files[:3],
-		Sys: &syscall.SysProcAttr{Setpgid: true},
+	var proc *os.Process
+	var err error
+	oom.starting(oomAdj, func() {
+		proc, err = os.StartProcess(path, req.Args, &os.ProcAttr{
+			Dir: dir, Env: req.Env, Files: files[:3],
+			Sys: &syscall.SysProcAttr{Setpgid: true},
+		})
 	})
 	for _, f := range files[:3] {
 		f.Close()

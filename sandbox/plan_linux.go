@@ -54,9 +54,12 @@ type plan struct {
 	Landlock landlockPlan
 	Seccomp  seccompPlan
 	Rlimits  []rlimit
-	Args     []string
-	Dir      string
-	Env      []string
+	// OOMScoreAdj raises each command's OOM score so that the memory cap's
+	// kill falls on a command before the init or launcher (oom_linux.go).
+	OOMScoreAdj int `json:",omitempty"`
+	Args        []string
+	Dir         string
+	Env         []string
 	// Listen are the addresses on the sandbox's loopback where the host
 	// serves something (ProxyAddr for the egress proxy, SignerAddr for the
 	// signer). The init makes a listener on each and sends them all, in

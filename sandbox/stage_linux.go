@@ -52,6 +52,7 @@ func runStage() {
 			fail(syscall.EBADF, err.Error())
 		}
 	}
+	raiseOwnOOMScore(p.OOMScoreAdj)
 	// A one-shot run's stage starts in / (startStage); a world's in its
 	// command's directory already.
 	if p.Dir != "" {
