@@ -4,7 +4,9 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -161,20 +163,39 @@ func continuesItself(pid int) bool {
 	return bytes.Contains(b, []byte("signal: "+strconv.Itoa(int(syscall.SIGCONT))+"/"))
 }
 
-// stoppedState reports whether pid is stopped, or gone: its state in
-// /proc/PID/stat is T or t (stopped), Z or X (ended), or it has no entry.
+// stoppedState reports whether pid is stopped, or gone: every thread of
+// it in /proc/PID/task is T or t (stopped), Z or X (ended), or it has no
+// entry. Every thread, not the first's state in /proc/PID/stat: a process
+// whose first thread ended by the raw exit call shows Z there while its
+// other threads run on (red-team-11), and is stopped by SIGSTOP as any.
 func stoppedState(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
 	if err != nil {
-		return true
+		// No entry: gone. Any other failure to look is not "stopped".
+		return errors.Is(err, fs.ErrNotExist)
 	}
-	// The state follows the command's name, which is in parentheses and
-	// may itself hold ") ".
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/stat")
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+			continue // the thread ended since the list was read
+		}
+		if err != nil || !stoppedThread(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// stoppedThread reports whether a thread's stat line says it is stopped
+// or ended. The state follows the command's name, which is in parentheses
+// and may itself hold ") ".
+func stoppedThread(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
 		return false
 	}
-	switch b[i+2] {
+	switch stat[i+2] {
 	case 'T', 't', 'Z', 'X':
 		return true
 	}

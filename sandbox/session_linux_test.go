@@ -363,15 +363,43 @@ func TestHeldWorldStopsItsCommands(t *testing.T) {
 		}
 		return out.String()
 	}
-	ticks := filepath.Join(spec.Project, "ticks")
 	run("(while true; do echo t >> ticks; sleep 0.05; done) > /dev/null 2>&1 & echo started")
+	// A writer whose first thread has ended (the raw exit call, not
+	// exit_group) lives on in its other thread while /proc/PID/stat, its
+	// first thread's, says Z (red-team-11).
+	run(`python3 -c '
+import ctypes, platform, threading, time
+def work():
+    while True:
+        with open("zticks", "a") as f:
+            f.write("t")
+        time.sleep(0.05)
+threading.Thread(target=work).start()
+time.sleep(0.1)
+ctypes.CDLL(None).syscall(60 if platform.machine() == "x86_64" else 93, 0)
+' > /dev/null 2>&1 & echo started`)
 	count := func() int {
-		b, _ := os.ReadFile(ticks)
-		return strings.Count(string(b), "t")
+		n := 0
+		for _, name := range []string{"ticks", "zticks"} {
+			b, _ := os.ReadFile(filepath.Join(spec.Project, name))
+			n += strings.Count(string(b), "t")
+		}
+		return n
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for count() == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
+	}
+	zcount := func() int {
+		b, _ := os.ReadFile(filepath.Join(spec.Project, "zticks"))
+		return strings.Count(string(b), "t")
+	}
+	// Four writes: 0.15 s, past its first thread's end.
+	for zcount() < 4 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if zcount() < 4 {
+		t.Fatal("the writer whose first thread ended did not go on")
 	}
 	if err := m.Hold(ctx, "held"); err != nil {
 		t.Fatalf("Hold: %v", err)
