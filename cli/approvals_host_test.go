@@ -22,6 +22,7 @@ import (
 // host_escalation event naming the command and who answered, and the
 // outcome with the isolation it really had (profile host, mode off).
 func TestExecRunsOnTheHostByTheHumansAnswer(t *testing.T) {
+	t.Parallel() // it waits on processes; it shares nothing with other tests
 	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
 		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed); CI runs as root where it can")
 	}

@@ -155,6 +155,12 @@ func TestDocumentedCommands(t *testing.T) {
 			if exp.skip != "" {
 				t.Skipf("%s: %s", c.line, exp.skip)
 			}
+			if !exp.serve {
+				// Each has its own home; one that serves keeps the
+				// policy's fixed listen address, so those run one at a
+				// time, before the rest.
+				t.Parallel()
+			}
 			if !strings.HasPrefix(c.line, "warden init") {
 				setups := []string{"warden init"}
 				if exp.before != "" {

@@ -60,6 +60,7 @@ func fastCall(t *testing.T, home, dir string, env []string, payload []byte, args
 // binary; what it cannot run the same way it hands back before running
 // anything.
 func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
+	t.Parallel() // it waits on processes; it shares nothing with other tests
 	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
 		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed)")
 	}

@@ -15,6 +15,7 @@ import (
 // `warden sandbox exec` until a human answers; approved once, it runs in the
 // sandbox. With --no-wait it is refused at once (exit 126).
 func TestSandboxExecWaitsForApproval(t *testing.T) {
+	t.Parallel() // it waits on processes; it shares nothing with other tests
 	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
 		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed); CI runs as root where it can")
 	}

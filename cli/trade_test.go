@@ -113,6 +113,7 @@ func sixtyFourTraders(t *testing.T) (int, bool) {
 // says the amount fits and that nothing was reserved, the ledger stays at $0,
 // and a following `warden trade` of the whole $2,000 is allowed and executed.
 func TestCheckReservesNothing(t *testing.T) {
+	t.Parallel() // it waits on processes; it shares nothing with other tests
 	home := initHome(t,
 		[2]string{"safety.dailySpendCap", "2000"},
 		[2]string{"safety.maxTransactionAmount", "2000"},

@@ -21,6 +21,7 @@ import (
 // discards through Cursor's hook, which cannot run a command in warden's
 // sandbox, are asked about.
 func TestHookDiscardIsUndone(t *testing.T) {
+	t.Parallel() // it waits on processes; it shares nothing with other tests
 	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
 		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed)")
 	}

@@ -117,7 +117,7 @@ func (w *world) removeTmpNamedIn(steps []step) {
 
 // playSession runs one ordinary session in a fresh world and judges each step.
 func playSession(t *testing.T, h *harness, s script, direct bool) []outcome {
-	w := newWorld(t, h, worldOptions{project: s.Project, files: s.Files, worktree: s.Worktree})
+	w := newWorld(t, h, worldOptions{project: s.Project, files: s.Files, worktree: s.Worktree, goCache: true})
 	host := newHostIn(w, direct, w.fill(s.Cwd))
 	defer host.end()
 	defer w.removeTmpNamedIn(s.Steps)

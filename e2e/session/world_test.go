@@ -56,6 +56,8 @@ type worldOptions struct {
 	project string     // testdata/projects/<project>
 	files   []fileSpec // written into the project before the first commit's successor
 	token   bool       // the host's environment holds GITHUB_TOKEN
+	// goCache: the home starts with a warm Go build cache (gocache_test.go).
+	goCache bool
 	// worktree, when set, is a linked worktree the host makes before the
 	// session as Claude Code's --worktree NAME does: .claude/worktrees/NAME
 	// on a new branch worktree-NAME.
@@ -117,6 +119,9 @@ func newWorld(t *testing.T, h *harness, o worldOptions) *world {
 
 	w.listener = listen(t)
 	w.writeHome(t)
+	if o.goCache {
+		w.seedGoCache(t)
+	}
 	w.listener.listenUnix(t, w.hostSockets()...)
 	w.initWarden(t)
 	w.initProject(t, o)
