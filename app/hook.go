@@ -58,6 +58,13 @@ type hookGate struct {
 	app *App
 }
 
+// What the hooks ask of the app beyond a decision.
+var (
+	_ hook.Holder    = hookGate{}
+	_ hook.TmpMapper = hookGate{}
+	_ hook.Ender     = hookGate{}
+)
+
 func (g hookGate) CheckOpen(ctx context.Context, req *warden.Request, channel string) (warden.Decision, error) {
 	d, err := g.CheckWith(ctx, req, gate.CheckOptions{Approval: channel, JoinPending: true})
 	if err == nil {
@@ -89,6 +96,10 @@ func (g hookGate) EndSession(ctx context.Context, session string) error {
 
 func (g hookGate) HoldSession(ctx context.Context, session, lease string, ttl time.Duration) error {
 	return g.app.HoldSession(ctx, session, lease, ttl)
+}
+
+func (g hookGate) SessionTmp(ctx context.Context, session string) (string, error) {
+	return g.app.SessionTmp(ctx, session)
 }
 
 func (g hookGate) ReleaseSession(ctx context.Context, session string, prefix bool, leases ...string) error {

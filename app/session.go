@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -34,9 +35,8 @@ func sessionTmp(home Home, session string, now time.Time) (string, error) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(session))
-	dir := filepath.Join(root, hex.EncodeToString(sum[:12]))
-	tmp := filepath.Join(dir, "tmp")
+	tmp := sessionTmpPath(home, session)
+	dir := filepath.Dir(tmp)
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return "", err
 	}
@@ -45,6 +45,40 @@ func sessionTmp(home Home, session string, now time.Time) (string, error) {
 	}
 	_ = os.Chtimes(dir, now, now)
 	pruneSessions(root, dir, now)
+	return tmp, nil
+}
+
+// sessionTmpPath is where session's /tmp is on the host (sessionTmp makes
+// it).
+func sessionTmpPath(home Home, session string) string {
+	sum := sha256.Sum256([]byte(session))
+	return filepath.Join(home.Abs(), SessionsDir, hex.EncodeToString(sum[:12]), "tmp")
+}
+
+// sessionTmps gives the filesystem guard each session's /tmp, where the
+// session's allowed commands get one: the workspace profile keeps one per
+// session and a sandbox can run here. nil otherwise (commands then use the
+// host's /tmp).
+func sessionTmps(home Home, p *config.Policy) func(string) string {
+	prof, ok := p.Sandbox.Profiles[config.ProfileWorkspace]
+	if !ok || !prof.SessionTmp || !p.Sandbox.Available() {
+		return nil
+	}
+	return func(session string) string { return sessionTmpPath(home, session) }
+}
+
+// SessionTmp is the host's directory that is session's /tmp for its
+// sandboxed commands, made if missing; "" where its commands get none
+// (sessionTmps). The hooks lead the host's own file tools there for a path
+// in /tmp, so that what a command wrote to /tmp is what a Read then sees.
+func (a *App) SessionTmp(_ context.Context, session string) (string, error) {
+	if session == "" || sessionTmps(a.Home, a.Policy) == nil {
+		return "", nil
+	}
+	tmp, err := sessionTmp(a.Home, session, a.Now())
+	if err != nil {
+		return "", warden.Errorf(warden.EUnavailable, "prepare the session's /tmp").Wrap(err)
+	}
 	return tmp, nil
 }
 

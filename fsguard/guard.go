@@ -176,10 +176,52 @@ func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
 	if p.viaProc || under(p.lexical, "/proc") || under(p.real, "/proc") || under(p.lexical, "/dev/fd") || isStdio(p.lexical) {
 		return warden.Denyf("fs.proc", fmt.Sprintf("%s reaches a file through /proc or /dev/fd, which name the files of whichever process opens them; name the file itself", quote(name)))
 	}
-	if d, denied := g.denial(p); denied {
-		return d
+	d, denied := g.denial(p)
+	if !denied {
+		d = g.allowance(i, p, cwd)
 	}
-	d = g.allowance(i, p, cwd)
+	if (action == Read || action == List) && (d.Rule == "fs.denied" || d.Rule == "fs.no_rule") && g.publicRead(p) {
+		// What every user of the machine may read in a system directory
+		// (Go's sources, /usr/include) is read as the shell guard lets
+		// a command read it; no sandbox hides it either.
+		d = warden.Allowf("fs.public_system", fmt.Sprintf("%s is a system file every user of this machine may read", p.real))
+	}
+	return g.checkFile(action, p, d)
+}
+
+// DecideInSessionTmp judges action on name as Decide does where the path,
+// as named and where it really is, lies in tmp, the host's directory that
+// is the session's /tmp (warden's home holds it): there the agent's file
+// tools may do what its commands do, read and write. ok is false for any
+// other path, which Decide judges (a symlink in tmp leading out of it is
+// judged where it leads).
+func (g *Guard) DecideInSessionTmp(action Action, name, cwd, tmp string) (d warden.Decision, ok bool) {
+	if actionIndex(action) < 0 || tmp == "" {
+		return warden.Decision{}, false
+	}
+	p, _, found := g.target(action, name, cwd)
+	if !found || p.viaProc {
+		return warden.Decision{}, false
+	}
+	in := func(path string) bool {
+		for _, t := range physical(filepath.Clean(tmp)) {
+			if path == t || under(path, t) {
+				return true
+			}
+		}
+		return false
+	}
+	if !in(p.lexical) || !in(p.real) {
+		return warden.Decision{}, false
+	}
+	d = warden.Allowf("fs.session_tmp", fmt.Sprintf("%s is in the session's /tmp, where its commands write too", p.real))
+	return g.checkFile(action, p, d), true
+}
+
+// checkFile is what an allowed read or write of p must also pass: a
+// regular file (or a directory), and one whose other names cannot lie
+// elsewhere.
+func (g *Guard) checkFile(action Action, p target, d warden.Decision) warden.Decision {
 	if d.Verdict == warden.Deny || action != Read && action != Write {
 		return d
 	}
@@ -195,7 +237,8 @@ func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
 		// host file tool there past any bound warden puts on it.
 		return warden.Denyf("fs.special_file", fmt.Sprintf("%s is not a regular file (%s); an agent's file tools read and write regular files only", p.real, regfile.Kind(fi.Mode())))
 	}
-	if d.Verdict == warden.Allow {
+	if d.Verdict == warden.Allow && d.Rule != "fs.public_system" {
+		// (Another name of a public file reads the same public bytes.)
 		if n := hardLinks(fi); n > 1 {
 			return warden.Askf("fs.hard_link", fmt.Sprintf("%s has %d hard links; another name for the same file may lie outside every allowed area", p.real, n))
 		}

@@ -37,20 +37,29 @@ func (g *Guard) DeniedToRead(name, cwd string) (warden.Decision, bool) {
 		return warden.Decision{}, false
 	}
 	d, denied := g.denial(t)
-	if !denied || d.Rule != "fs.denied" || t.viaProc || !inSystemDir(t.lexical) || !publicSystemFile(t.real) {
+	if !denied || d.Rule != "fs.denied" || !g.publicRead(t) {
 		return d, denied
 	}
-	// Only a denial of a whole tree that holds a system directory gives
-	// way: a file the user denied by name or by a pattern of its own
-	// (/etc/myapp/token, **/*.pem) stays denied, as the sandbox masks it.
+	return warden.Decision{}, false
+}
+
+// publicRead reports whether t is a public system file (publicSystemFile)
+// that no denied path of the user's own covers. Only a denial of a whole
+// tree that holds a system directory gives way: a file the user denied by
+// name or by a pattern of its own (/etc/myapp/token, **/*.pem) stays
+// denied, as the sandbox masks it. (Warden's home is judged before.)
+func (g *Guard) publicRead(t target) bool {
+	if t.viaProc || !inSystemDir(t.lexical) || !publicSystemFile(t.real) {
+		return false
+	}
 	lex, real := foldCase(t.lexical), foldCase(t.real)
 	for k := range g.denied {
 		pt := &g.denied[k]
 		if (pt.match(lex, "") || real != lex && pt.match(real, "")) && !pt.systemTree() {
-			return d, true
+			return false
 		}
 	}
-	return warden.Decision{}, false
+	return true
 }
 
 // systemTree reports whether the denied pattern (case-folded) is a whole

@@ -14,6 +14,10 @@ type Stage struct {
 	Guard *Guard
 	// Err says why there is no Guard (an unusable filesystem section).
 	Err error
+	// SessionTmp, when set, gives the host's directory that is a
+	// session's /tmp for its sandboxed commands: the session's file tools
+	// may read and write there as those commands do (DecideInSessionTmp).
+	SessionTmp func(session string) string
 }
 
 var _ warden.Stage = Stage{}
@@ -33,6 +37,11 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 			why += ": " + s.Err.Error()
 		}
 		return warden.Denyf("fs.no_policy", why+"; fix the filesystem section of the policy file"), nil
+	}
+	if s.SessionTmp != nil && req.Session != "" {
+		if d, ok := s.Guard.DecideInSessionTmp(Action(req.Action), req.Resource, req.Cwd, s.SessionTmp(req.Session)); ok {
+			return d, nil
+		}
 	}
 	return s.Guard.Decide(Action(req.Action), req.Resource, req.Cwd), nil
 }

@@ -53,7 +53,8 @@ func TestTraversalAndConfusion(t *testing.T) {
 		rule       string
 	}{
 		// ../ chains
-		{"dotdot chain out of the workspace", ws + "/../../../../../../../../../../etc/passwd", Read, warden.Deny, "fs.denied"},
+		{"dotdot chain out of the workspace", ws + "/../../../../../../../../../../etc/shadow", Read, warden.Deny, "fs.denied"},
+		{"dotdot chain to a public system file", ws + "/../../../../../../../../../../etc/passwd", Read, warden.Allow, "fs.public_system"},
 		{"dotdot chain to the warden policy", ws + "/../../warden.yaml", Read, warden.Deny, "fs.self_protect"},
 		{"dotdot that comes back in", ws + "/../files/notes.txt", Read, warden.Allow, "fs.workspace"},
 		{"relative dotdot from the project", "../../../outside/secret.txt", Read, warden.Deny, "fs.no_rule"},

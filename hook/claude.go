@@ -67,10 +67,15 @@ func (claude) handle(ctx context.Context, payload []byte, d Decider, runner Find
 	default:
 		return response{}, unknownEvent(claudeHost, p.HookEventName)
 	}
+	rewritten, err := mapSessionTmp(ctx, d, &p)
+	if err != nil {
+		return response{}, err
+	}
 	call, err := claudeCall(&p, payload)
 	if err != nil {
 		return response{}, err
 	}
+	call.rewritten = rewritten
 	call.req.TraceID = callTrace(claudeHost, p.SessionID, p.ToolUseID)
 	// Where nobody may be at Claude Code's prompt, an ask also opens an
 	// approval in warden, which a human answers there before the agent
@@ -113,6 +118,10 @@ type toolCall struct {
 	req   *warden.Request
 	input object
 	shell bool // a shell command in input["command"]
+	// rewritten is the tool's input with its paths in /tmp led to the
+	// session's /tmp (mapSessionTmp), which the host must run it with;
+	// nil when nothing was rewritten.
+	rewritten json.RawMessage
 }
 
 // claudeCall maps a PreToolUse payload to its request.
@@ -220,6 +229,9 @@ func claudeRespond(dec warden.Decision, approvals []string, who attendance, call
 			return response{}, err
 		}
 		out.PermissionDecision, out.UpdatedInput = "allow", a.input
+		if !call.shell {
+			out.UpdatedInput = call.rewritten
+		}
 		if a.ask {
 			out.PermissionDecision, out.PermissionDecisionReason = "ask", a.why
 		}
@@ -241,6 +253,9 @@ func claudeRespond(dec warden.Decision, approvals []string, who attendance, call
 				return response{}, err
 			}
 			out.UpdatedInput = in
+		}
+		if out.PermissionDecision == "ask" && !call.shell {
+			out.UpdatedInput = call.rewritten
 		}
 	default:
 		out.PermissionDecision, out.PermissionDecisionReason = "deny", explain(dec)

@@ -1,0 +1,62 @@
+package fsguard
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+// TestSessionTmpIsTheSessionsOwn: the host file tools of a session read and
+// write its /tmp (a directory in warden's home) as its commands do, and
+// nothing else there: another session's /tmp, the rest of warden's home, a
+// symlink in the session's /tmp that leads out of it (judged where it
+// leads) and a file that is not a regular file stay refused.
+func TestSessionTmpIsTheSessionsOwn(t *testing.T) {
+	w := newWorld(t)
+	tmpOf := func(s string) string { return filepath.Join(w.wardenHome, "sessions", s, "tmp") }
+	mine, theirs := tmpOf("s1"), tmpOf("s2")
+	mkdir(t, mine+"/build")
+	mkdir(t, theirs)
+	write(t, mine+"/test.log", "ok")
+	write(t, theirs+"/other.log", "theirs")
+	if err := os.Symlink(w.home+"/.ssh/id_ed25519", mine+"/key"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(w.wardenHome+"/warden.yaml", mine+"/policy"); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(mine+"/fifo", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := Stage{Guard: w.g, SessionTmp: tmpOf}
+	cases := []struct {
+		name    string
+		action  Action
+		path    string
+		session string
+		want    warden.Verdict
+		rule    string
+	}{
+		{"read a log", Read, mine + "/test.log", "s1", warden.Allow, "fs.session_tmp"},
+		{"write a new script", Write, mine + "/build/run.py", "s1", warden.Allow, "fs.session_tmp"},
+		{"list it", List, mine, "s1", warden.Allow, "fs.session_tmp"},
+		{"another session's", Read, theirs + "/other.log", "s1", warden.Deny, "fs.self_protect"},
+		{"no session", Read, mine + "/test.log", "", warden.Deny, "fs.self_protect"},
+		{"a symlink to a key", Read, mine + "/key", "s1", warden.Deny, "fs.self_protect"},
+		{"a symlink to warden's policy", Write, mine + "/policy", "s1", warden.Deny, "fs.self_protect"},
+		{"climbing out", Read, mine + "/../../../warden.yaml", "s1", warden.Deny, "fs.self_protect"},
+		{"a named pipe", Read, mine + "/fifo", "s1", warden.Deny, "fs.special_file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := st.Check(context.Background(), &warden.Request{Capability: warden.CapFilesystem, Action: string(c.action), Resource: c.path, Session: c.session, Cwd: w.project})
+			if err != nil || d.Verdict != c.want || d.Rule != c.rule {
+				t.Fatalf("%s %s (session %q) = %s %s (%s), %v; want %s %s", c.action, c.path, c.session, d.Verdict, d.Rule, d.Reason, err, c.want, c.rule)
+			}
+		})
+	}
+}
