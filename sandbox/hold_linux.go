@@ -109,40 +109,57 @@ func (h *holder) stopAll() error {
 // seen stopped (a process that forks meanwhile has its children stopped
 // too; one a timer went on with is stopped again), and returns those it
 // stopped itself (a process the user had stopped stays as it was), and
-// every one it saw. A
-// process that has a POSIX timer sending it SIGCONT, which would let it go
-// on while held, is killed: the sandbox lets nothing else arrange that
-// signal (seccomp's clone, fcntl, prctl and mq_notify rules). Each is
-// judged once it is seen stopped, when it can arm no other timer.
+// every one it saw. A process with a POSIX timer that sends it SIGCONT
+// (it would go on by itself) or SIGKILL (it would die while held) is
+// killed: the sandbox lets nothing else arrange those signals (seccomp's
+// clone, fcntl, prctl and mq_notify rules). Each is judged once it is
+// seen stopped, when it can arm no other timer. A process that ends while
+// the world is held can make the kernel continue others (an orphaned
+// process group gets SIGHUP and SIGCONT; a terminal whose master it held
+// hangs up, and its session leader gets them: red-team-12), and it has
+// sent those by the time it is seen ended. So stopEach returns only after
+// a look, begun after the last end it saw, found every process stopped
+// and none newly ended.
 func stopEach(list func() ([]int, error)) (stopped, seen []int, err error) {
-	signalled, judged := map[int]bool{}, map[int]bool{}
+	signalled, judged, ended := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	deadline := time.Now().Add(stopWithin)
 	for {
 		pids, err := list()
 		if err != nil {
 			return stopped, seen, err
 		}
-		running := false
+		settled := true
+		for _, pid := range seen {
+			if !ended[pid] && !slices.Contains(pids, pid) {
+				ended[pid], settled = true, false // reaped since the last look
+			}
+		}
 		for _, pid := range pids {
 			if !slices.Contains(seen, pid) {
 				seen = append(seen, pid)
 			}
-			if !stoppedState(pid) {
-				running = true
+			switch processState(pid) {
+			case procRunning:
+				settled = false
 				if unix.Kill(pid, syscall.SIGSTOP) == nil && !signalled[pid] {
 					signalled[pid] = true
 					stopped = append(stopped, pid)
 				}
-				continue
-			}
-			if !judged[pid] {
-				judged[pid] = true
-				if continuesItself(pid) {
-					_ = unix.Kill(pid, syscall.SIGKILL)
+			case procEnded:
+				if !ended[pid] {
+					ended[pid], settled = true, false
+				}
+			case procStopped:
+				if !judged[pid] {
+					judged[pid] = true
+					if endsOrContinuesItself(pid) {
+						_ = unix.Kill(pid, syscall.SIGKILL)
+						settled = false
+					}
 				}
 			}
 		}
-		if !running {
+		if settled {
 			return stopped, seen, nil
 		}
 		if time.Now().After(deadline) {
@@ -152,54 +169,77 @@ func stopEach(list func() ([]int, error)) (stopped, seen []int, err error) {
 	}
 }
 
-// continuesItself reports whether pid has a POSIX timer whose signal is
-// SIGCONT (/proc/PID/timers: "signal: 18/…"). Where the kernel keeps no
-// such file (no CONFIG_CHECKPOINT_RESTORE), nothing can be seen.
-func continuesItself(pid int) bool {
+// endsOrContinuesItself reports whether pid has a POSIX timer whose
+// signal is SIGCONT or SIGKILL (/proc/PID/timers: "signal: 18/…"). Where
+// the kernel keeps no such file (no CONFIG_CHECKPOINT_RESTORE), nothing
+// can be seen.
+func endsOrContinuesItself(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/timers")
 	if err != nil {
 		return false
 	}
-	return bytes.Contains(b, []byte("signal: "+strconv.Itoa(int(syscall.SIGCONT))+"/"))
+	for _, sig := range []syscall.Signal{syscall.SIGCONT, syscall.SIGKILL} {
+		if bytes.Contains(b, []byte("signal: "+strconv.Itoa(int(sig))+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
-// stoppedState reports whether pid is stopped, or gone: every thread of
-// it in /proc/PID/task is T or t (stopped), Z or X (ended), or it has no
-// entry. Every thread, not the first's state in /proc/PID/stat: a process
-// whose first thread ended by the raw exit call shows Z there while its
-// other threads run on (red-team-11), and is stopped by SIGSTOP as any.
-func stoppedState(pid int) bool {
+// procState is what processState finds a process to be.
+type procState int
+
+const (
+	procRunning procState = iota // a thread of it runs (or its state cannot be read)
+	procStopped                  // every thread of it is stopped, or ended
+	procEnded                    // every thread of it has ended, or it is gone
+)
+
+// processState judges pid by every thread of it in /proc/PID/task: ended
+// when each is Z or X (or it has no entry), stopped when each is T or t,
+// or Z or X, running otherwise. Every thread, not the first's state in
+// /proc/PID/stat: a process whose first thread ended by the raw exit call
+// shows Z there while its other threads run on (red-team-11), and is
+// stopped by SIGSTOP as any.
+func processState(pid int) procState {
 	dir := "/proc/" + strconv.Itoa(pid) + "/task"
 	tasks, err := os.ReadDir(dir)
 	if err != nil {
 		// No entry: gone. Any other failure to look is not "stopped".
-		return errors.Is(err, fs.ErrNotExist)
+		if errors.Is(err, fs.ErrNotExist) {
+			return procEnded
+		}
+		return procRunning
 	}
+	state := procEnded
 	for _, t := range tasks {
 		b, err := os.ReadFile(dir + "/" + t.Name() + "/stat")
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
 			continue // the thread ended since the list was read
 		}
-		if err != nil || !stoppedThread(b) {
-			return false
+		if err != nil {
+			return procRunning
+		}
+		switch threadState(b) {
+		case 'Z', 'X':
+		case 'T', 't':
+			state = procStopped
+		default:
+			return procRunning
 		}
 	}
-	return true
+	return state
 }
 
-// stoppedThread reports whether a thread's stat line says it is stopped
-// or ended. The state follows the command's name, which is in parentheses
-// and may itself hold ") ".
-func stoppedThread(stat []byte) bool {
+// threadState is the state letter of a thread's stat line (0 when it
+// cannot be read). It follows the command's name, which is in
+// parentheses and may itself hold ") ".
+func threadState(stat []byte) byte {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 || i+2 >= len(stat) {
-		return false
+		return 0
 	}
-	switch stat[i+2] {
-	case 'T', 't', 'Z', 'X':
-		return true
-	}
-	return false
+	return stat[i+2]
 }
 
 // resume lets the stopped processes go on; h.mu is held.

@@ -224,24 +224,29 @@ func (p seccompPlan) filter() []unix.SockFilter {
 		})
 		// Nor may a process name SIGCONT as the signal its files (fcntl
 		// F_SETSIG) or its parent's death (prctl PR_SET_PDEATHSIG) send
-		// it. (A POSIX timer can: the hold looks for those.)
-		// refuseSIGCONT refuses call nr when its argument at op is k and
-		// the one at sig names SIGCONT.
-		refuseSIGCONT := func(nr, op, k, sig uint32) {
+		// it, nor SIGKILL as its files' signal: the one signal a stopped
+		// process dies of, and a death while held can make the kernel
+		// continue another process (an orphaned process group's SIGCONT).
+		// (A POSIX timer can send either: the hold looks for those.)
+		// refuseSignals refuses call nr when its argument at op is k and
+		// the one at sig names one of sigs.
+		refuseSignals := func(nr, op, k, sig uint32, sigs ...unix.Signal) {
 			when(nr, func() {
 				ld(op)
 				when(k, func() {
 					ld(sig)
-					onEq(uint32(unix.SIGCONT), retErrno(unix.EPERM))
+					for _, s := range sigs {
+						onEq(uint32(s), retErrno(unix.EPERM))
+					}
 					ret(retAllow)
 				})
 				ret(retAllow)
 			})
 		}
 		for _, nr := range a.fcntl {
-			refuseSIGCONT(nr, offArg1, unix.F_SETSIG, offArg2)
+			refuseSignals(nr, offArg1, unix.F_SETSIG, offArg2, unix.SIGCONT, unix.SIGKILL)
 		}
-		refuseSIGCONT(a.prctl, offArg0, unix.PR_SET_PDEATHSIG, offArg1)
+		refuseSignals(a.prctl, offArg0, unix.PR_SET_PDEATHSIG, offArg1, unix.SIGCONT)
 		ret(retAllow)
 	}
 

@@ -199,6 +199,7 @@ func TestCompatCallsAreJudged(t *testing.T) {
 		{"ptrace attach", seccompPlan{}, n["PTRACE"], []uint64{unix.PTRACE_ATTACH, 1}, retAllow},
 		{"clone ending with SIGCONT", seccompPlan{}, n["CLONE"], []uint64{uint64(unix.SIGCONT)}, retErrno(unix.EINVAL)},
 		{"fcntl64 F_SETSIG SIGCONT", seccompPlan{}, n["FCNTL64"], []uint64{3, unix.F_SETSIG, uint64(unix.SIGCONT)}, eperm},
+		{"fcntl64 F_SETSIG SIGKILL", seccompPlan{}, n["FCNTL64"], []uint64{3, unix.F_SETSIG, uint64(unix.SIGKILL)}, eperm},
 		{"prctl PR_SET_PDEATHSIG SIGCONT", seccompPlan{}, n["PRCTL"], []uint64{unix.PR_SET_PDEATHSIG, uint64(unix.SIGCONT)}, eperm},
 		{"mq_notify", seccompPlan{}, n["MQ_NOTIFY"], []uint64{3, 0}, eperm},
 	}
@@ -267,6 +268,7 @@ func TestNothingArrangesItsOwnSIGCONT(t *testing.T) {
 		{"clone ending with SIGUSR1", unix.SYS_CLONE, []uint64{uint64(unix.SIGUSR1)}, retErrno(unix.EINVAL)},
 		{"fcntl F_SETSIG SIGCONT", unix.SYS_FCNTL, []uint64{3, unix.F_SETSIG, cont}, eperm},
 		{"fcntl F_SETSIG SIGIO", unix.SYS_FCNTL, []uint64{3, unix.F_SETSIG, uint64(unix.SIGIO)}, retAllow},
+		{"fcntl F_SETSIG SIGKILL", unix.SYS_FCNTL, []uint64{3, unix.F_SETSIG, uint64(unix.SIGKILL)}, eperm},
 		{"fcntl F_SETFL", unix.SYS_FCNTL, []uint64{3, unix.F_SETFL, cont}, retAllow},
 		{"prctl PR_SET_PDEATHSIG SIGCONT", unix.SYS_PRCTL, []uint64{unix.PR_SET_PDEATHSIG, cont}, eperm},
 		{"prctl PR_SET_PDEATHSIG SIGKILL", unix.SYS_PRCTL, []uint64{unix.PR_SET_PDEATHSIG, uint64(unix.SIGKILL)}, retAllow},

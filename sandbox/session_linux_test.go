@@ -616,3 +616,83 @@ func TestOneShotRunWaitsForAHold(t *testing.T) {
 		t.Errorf("the run did not run after the release: %v", err)
 	}
 }
+
+// TestHeldWorldOutlastsTheDeathsItCauses: a process the hold kills (it has
+// a POSIX timer sending SIGCONT, or SIGKILL) can make the kernel continue
+// another as it ends: here its child, alone in a process group the death
+// orphans, gets SIGHUP and SIGCONT (red-team-12). The hold returns only
+// once that death is over and every process is seen stopped again.
+func TestHeldWorldOutlastsTheDeathsItCauses(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	python := pythonPath(t)
+	for _, c := range []struct {
+		sig  int
+		fire time.Duration // when the timer fires: its SIGKILL kills the group's parent
+	}{{18, 30 * time.Second}, {9, 800 * time.Millisecond}} {
+		sig, fire := c.sig, c.fire
+		t.Run(fmt.Sprintf("timer signal %d", sig), func(t *testing.T) {
+			m := testManager(t.TempDir())
+			spec, home := workspaceSpec(t)
+			spec.Tmp, spec.Quarantine = "", ""
+			spec.Background, spec.Session, spec.UserHome = true, "session-orphan", home
+			ctx := context.Background()
+			if _, err := m.Start(ctx, "orphan", "workspace", spec); err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+			t.Cleanup(func() { _, _ = m.Stop(context.Background(), "orphan") })
+			mustWrite(t, spec.Project+"/orphan.py", fmt.Sprintf(`import ctypes, os, signal, time
+libc = ctypes.CDLL(None, use_errno=True)
+class sigevent(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
+class itimerspec(ctypes.Structure):
+    _fields_ = [("i_s", ctypes.c_long), ("i_ns", ctypes.c_long), ("v_s", ctypes.c_long), ("v_ns", ctypes.c_long)]
+if os.fork():
+    os._exit(0)
+os.setsid()
+ev, tid = sigevent(signo=%d, notify=0), ctypes.c_void_p()
+assert libc.timer_create(1, ctypes.byref(ev), ctypes.byref(tid)) == 0
+ballast = bytearray(8 << 20)  # its end takes a moment
+if os.fork() == 0:
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    while True:
+        with open("ticks", "a") as f:
+            f.write("t")
+        time.sleep(0.02)
+libc.timer_settime(tid, 0, ctypes.byref(itimerspec(0, 0, %d, %d)), None)
+while True:
+    time.sleep(1)
+`, sig, fire/time.Second, fire%time.Second))
+			var out bytes.Buffer
+			res, err := m.Exec(ctx, "orphan", sandbox.Command{
+				Args: []string{"/bin/bash", "-c", python + " orphan.py > /dev/null 2>&1; echo started"}, Dir: spec.Project,
+				Env: []string{"PATH=" + systemPath, "HOME=" + home}, Stdout: &out, Stderr: &out,
+			}, sandbox.Limits{Wall: 20 * time.Second})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("starting the pair: %v %+v %s", err, res, out.String())
+			}
+			count := func() int {
+				b, _ := os.ReadFile(spec.Project + "/ticks")
+				return len(b)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for count() < 3 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if count() < 3 {
+				t.Fatal("the child never wrote")
+			}
+			if err := m.HoldLease(ctx, "orphan", "tool:1", 20*time.Second); err != nil {
+				t.Fatalf("HoldLease: %v", err)
+			}
+			before := count()
+			time.Sleep(1500 * time.Millisecond) // past the SIGKILL timer's time
+			if after := count(); after != before {
+				t.Errorf("the orphaned child wrote %d times while the world was held", after-before)
+			}
+			if err := m.ReleaseLeases(ctx, "orphan", false, "tool:1"); err != nil {
+				t.Fatalf("ReleaseLeases: %v", err)
+			}
+		})
+	}
+}
