@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -29,6 +30,11 @@ type Guard struct {
 	// userHomes is the user's home as written and where it really is; a
 	// project can be neither of them nor above them.
 	userHomes []string
+	// caches are the tool caches (Policy.Caches, absolute and clean);
+	// cacheRoots resolves them on first use.
+	caches     []string
+	cachesOnce sync.Once
+	cacheReal  []string
 }
 
 type allowedRule struct {
@@ -80,7 +86,23 @@ func newBase(p Policy) (*Guard, error) {
 		return nil, fmt.Errorf("workspace %q is not an absolute path", p.Workspace)
 	}
 	g.workspace = physical(filepath.Clean(ws))
+	for _, c := range p.Caches {
+		if c = expandTilde(c, g.userHome); filepath.IsAbs(c) {
+			g.caches = append(g.caches, filepath.Clean(c))
+		}
+	}
 	return g, nil
+}
+
+// cacheRoots are the tool caches as written and where they really are,
+// resolved once, when a path no rule allows is read.
+func (g *Guard) cacheRoots() []string {
+	g.cachesOnce.Do(func() {
+		for _, c := range g.caches {
+			g.cacheReal = append(g.cacheReal, physical(c)...)
+		}
+	})
+	return g.cacheReal
 }
 
 // compileRules compiles p's denied and allowed paths into g (built by
@@ -186,6 +208,14 @@ func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
 		// a command read it; no sandbox hides it either.
 		d = warden.Allowf("fs.public_system", fmt.Sprintf("%s is a system file every user of this machine may read", p.real))
 	}
+	if action == List && (d.Rule == "fs.public_system" || d.Rule == "fs.tool_cache") {
+		// A listing is also a search of the tree (Grep): one that holds
+		// a denied path (a token in ~/.cache) or warden's home is not
+		// the cache's or the system's to give.
+		if dd, within := g.deniedWithin(p); within {
+			return dd
+		}
+	}
 	return g.checkFile(action, p, d)
 }
 
@@ -271,6 +301,16 @@ func (g *Guard) allowance(i int, p target, cwd string) warden.Decision {
 			return warden.Askf("fs.allowed_ask", reason+", which asks first")
 		}
 	}
+	if action == Read || action == List {
+		// The agent's sandboxed commands read and write the tool caches
+		// (a module a build fetched, a package's sources): its file tools
+		// read them too. A credential kept there is a denied path.
+		for _, c := range g.cacheRoots() {
+			if p.real == c || under(p.real, c) {
+				return warden.Allowf("fs.tool_cache", fmt.Sprintf("%s is in the tool cache %s, which the agent's commands read and write", p.real, c))
+			}
+		}
+	}
 	return warden.Denyf("fs.no_rule", fmt.Sprintf("no rule for %s on %s; add it to filesystem.allowed_paths in the policy, or use the workspace %s", action, p.real, g.workspace[0]))
 }
 
@@ -295,6 +335,10 @@ func (g *Guard) DeniedWithin(dir, cwd string) (warden.Decision, bool) {
 	if !ok {
 		return warden.Decision{}, false
 	}
+	return g.deniedWithin(t)
+}
+
+func (g *Guard) deniedWithin(t target) (warden.Decision, bool) {
 	for _, d := range [2]string{foldCase(t.lexical), foldCase(t.real)} {
 		for _, h := range g.self {
 			if h == d || under(h, d) {

@@ -67,6 +67,11 @@ type Policy struct {
 	// UserHome is the user's home directory, for "~"; empty means "~" paths
 	// and patterns cannot be used.
 	UserHome string
+	// Caches are the tool caches the agent's sandboxed commands read and
+	// write (sandbox.cache_paths: absolute, or "~/…"): read and listed
+	// where no rule says otherwise (fs.tool_cache). Denied paths in them
+	// stay denied.
+	Caches []string
 }
 
 // SandboxDir is the directory inside warden's home that agents may be given;

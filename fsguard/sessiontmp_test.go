@@ -60,3 +60,47 @@ func TestSessionTmpIsTheSessionsOwn(t *testing.T) {
 		})
 	}
 }
+
+// TestToolCachesAreRead: the tool caches the agent's commands read and
+// write are read and listed by its file tools where no rule says
+// otherwise, never written through them, and a credential in one (a denied
+// path) stays denied.
+func TestToolCachesAreRead(t *testing.T) {
+	w := newWorld(t)
+	mod := w.home + "/go/pkg/mod/golang.org/x/sync@v0.10.0"
+	mkdir(t, mod+"/errgroup")
+	write(t, mod+"/errgroup/errgroup.go", "package errgroup")
+	mkdir(t, w.home+"/.cache/huggingface")
+	write(t, w.home+"/.cache/huggingface/token", "hf_SECRET")
+	g, err := New(Policy{
+		Workspace:  w.workspace,
+		Denied:     []string{"~/.ssh/**", "~/.cache/huggingface/token"},
+		WardenHome: w.wardenHome,
+		UserHome:   w.home,
+		Caches:     []string{"~/go/pkg", "~/.cache"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		action Action
+		path   string
+		want   warden.Verdict
+		rule   string
+	}{
+		{Read, mod + "/errgroup/errgroup.go", warden.Allow, "fs.tool_cache"},
+		{List, mod, warden.Allow, "fs.tool_cache"},
+		{List, "~/go/pkg/mod/**/*.go", warden.Allow, "fs.tool_cache"},
+		{Write, mod + "/errgroup/errgroup.go", warden.Deny, "fs.no_rule"},
+		{Delete, mod, warden.Deny, "fs.no_rule"},
+		{Read, "~/.cache/huggingface/token", warden.Deny, "fs.denied"},
+		{List, "~/.cache", warden.Deny, "fs.denied_within"},
+		{List, "~/.cache/huggingface", warden.Deny, "fs.denied_within"},
+		{Read, w.home + "/go/src/x.go", warden.Deny, "fs.no_rule"},
+	} {
+		d := g.Decide(c.action, c.path, w.project)
+		if d.Verdict != c.want || d.Rule != c.rule {
+			t.Errorf("Decide(%s, %s) = %s %s (%s); want %s %s", c.action, c.path, d.Verdict, d.Rule, d.Reason, c.want, c.rule)
+		}
+	}
+}

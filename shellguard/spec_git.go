@@ -504,7 +504,10 @@ func (cc *cmdCtx) gitDiscard(reason, suggestion string, savable bool) {
 		switch zn := cc.z.path(tree); zn {
 		case ZoneWorkspaceRoot, ZoneWorkspaceOther, ZoneWorkspaceArtifact, ZoneWorkspaceVCS, ZoneUnknown:
 		default:
-			if t := cc.c.p.lookup(EffDeleteRec, zn); t.Stronger(v) {
+			// A work tree in scratch space (a clone in /tmp) is as
+			// disposable as the table makes it: what rm -r of it may
+			// do, discarding in it may do too.
+			if t := cc.c.p.lookup(EffDeleteRec, zn); t.Stronger(v) || zn == ZoneTemp && !t.Stronger(warden.Allow) {
 				v, rule = t, "shell.git.discard."+zn.String()
 				reason += fmt.Sprintf(", in the work tree %q (%s)", tree, zn)
 			}
