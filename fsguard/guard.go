@@ -433,7 +433,11 @@ func (g *Guard) denial(t target) (warden.Decision, bool) {
 	lex, real := foldCase(t.lexical), foldCase(t.real)
 	for _, p := range [2]string{lex, real} {
 		if g.isSelf(p) {
-			return warden.Denyf("fs.self_protect", fmt.Sprintf("%s is warden's own home (its policy, audit log and keys); an agent may never read or change its own guard", t.real)), true
+			where := t.real
+			if p == lex && t.real != t.lexical {
+				where = t.lexical + " (really " + t.real + ")"
+			}
+			return warden.Denyf("fs.self_protect", fmt.Sprintf("%s is in warden's own home (its policy, audit log and keys); an agent may never read or change its own guard", where)), true
 		}
 	}
 	for k := range g.denied {
