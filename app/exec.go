@@ -542,6 +542,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	}
 	makeSecretDirs(sp.SecretPaths, home)
 	s.Hidden = hiddenPaths(a.Home, append(slices.Clone(a.Policy.Filesystem.Denied), sp.SecretPaths...), home)
+	s.Redacted = redactedCopies(s.Hidden, home)
 	// What appears in warden's home after this listing (a database file
 	// SQLite made anew, a directory a daemon made at its first start)
 	// stays unreadable too: the home is left out of the grant as a whole,

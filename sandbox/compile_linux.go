@@ -226,6 +226,18 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		masks = append(masks, hostSocketMasks(masks, home)...)
 	}
 	p.Masks, warn = masks, append(warn, mwarn...)
+	for path, content := range s.Redacted {
+		if mode.Namespaces() && slices.Contains(masks, path) {
+			if p.Redacted == nil {
+				p.Redacted = map[string]string{}
+			}
+			p.Redacted[path] = string(content)
+			// Left out of the grant as a hidden path, the copy mounted
+			// there is granted by name: Landlock's rule holds the inode
+			// it opens once the mounts are made, the copy's.
+			p.Landlock.ReadFiles = append(p.Landlock.ReadFiles, path)
+		}
+	}
 	if mode.Namespaces() {
 		// A mask inside a writable directory (a secret in a tool cache,
 		// ~/.cache/huggingface/token) would move with its folder if that

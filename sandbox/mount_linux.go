@@ -220,7 +220,12 @@ func mountPoint(path string, dir bool) error {
 // read-only.
 func finishMounts(p *plan) error {
 	for _, m := range p.Masks {
-		if err := mask(m); err != nil {
+		content, redacted := p.Redacted[m]
+		if redacted {
+			if err := maskWith(m, content); err != nil {
+				return err
+			}
+		} else if err := mask(m); err != nil {
 			return err
 		}
 	}
@@ -260,6 +265,57 @@ func mask(path string) error {
 		err = unix.Mount("/dev/null", path, "", unix.MS_BIND, "")
 	}
 	return maskFailed(path, err)
+}
+
+// maskWith hides the file at path behind a read-only file holding content
+// (a credential file's copy without its secrets): the file is made in a
+// tmpfs of its own that is never attached anywhere, and that file alone is
+// mounted over path. A path that is not a regular file is masked as mask
+// does.
+func maskWith(path, content string) error {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return mask(path)
+	}
+	fail := func(err error) error { return fmt.Errorf("show the redacted copy of %s: %w", path, err) }
+	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return fail(err)
+	}
+	defer unix.Close(fsfd)
+	if err := unix.FsconfigSetString(fsfd, "size", "1m"); err != nil {
+		return fail(err)
+	}
+	if err := unix.FsconfigCreate(fsfd); err != nil {
+		return fail(err)
+	}
+	mnt, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	if err != nil {
+		return fail(err)
+	}
+	defer unix.Close(mnt)
+	f, err := unix.Openat(mnt, "copy", unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, 0o444)
+	if err != nil {
+		return fail(err)
+	}
+	_, werr := unix.Write(f, []byte(content))
+	unix.Close(f)
+	if werr != nil && content != "" {
+		return fail(werr)
+	}
+	tree, err := unix.OpenTree(mnt, "copy", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fail(err)
+	}
+	defer unix.Close(tree)
+	ro := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, &ro); err != nil {
+		return fail(err)
+	}
+	if err := unix.MoveMount(tree, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return maskFailed(path, err)
+	}
+	return nil
 }
 
 // maskFailed is mask's answer to its mount's error: none when the path was

@@ -24,6 +24,9 @@ type plan struct {
 	PrivateTmp     bool
 	TmpSize        int64
 	Masks          []string
+	// Redacted maps masks that read as this content instead of as empty
+	// (Spec.Redacted).
+	Redacted map[string]string `json:",omitempty"`
 	// TmpDir, when set, is the host directory mounted as /tmp instead of
 	// an empty tmpfs (a session's /tmp, kept across its commands).
 	TmpDir string

@@ -174,6 +174,11 @@ type Spec struct {
 	// Hidden are paths the command must not read even where they lie inside
 	// a readable directory (the policy's denied paths).
 	Hidden []string
+	// Redacted are hidden files that read as this content instead of as
+	// empty: a credential file's copy without its secret lines (~/.npmrc
+	// keeps its registry and settings). Where the file cannot be masked
+	// as given, it is hidden whole.
+	Redacted map[string][]byte
 	// Unreadable are directories ReadAll leaves out of its grant as a
 	// whole (Landlock grants nothing in them, not even their listing).
 	// Unlike a Hidden path, masked as it is when the sandbox is built, what

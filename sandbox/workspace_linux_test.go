@@ -549,3 +549,36 @@ func TestHiddenVarKeepsThePackageDatabases(t *testing.T) {
 		t.Errorf("a file made in /var/tmp is not in the command's /tmp: %q", r.stdout)
 	}
 }
+
+// TestRedactedFileReadsAsItsCopy: a hidden file with a redacted copy reads
+// as the copy (its settings, ~/.npmrc's registry) in a one-shot run and in
+// a world, and cannot be written; a hidden file without one reads as
+// empty, as ever.
+func TestRedactedFileReadsAsItsCopy(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	npmrc, netrc := home+"/.npmrc", home+"/.netrc"
+	mustWrite(t, npmrc, "registry=https://npm.example/\n//npm.example/:_authToken=NPM-SECRET\n")
+	mustWrite(t, netrc, "machine x password NETRC-SECRET\n")
+	s.Hidden = append(s.Hidden, npmrc, netrc)
+	s.Redacted = map[string][]byte{npmrc: []byte("registry=https://npm.example/\n")}
+	s.UserHome = home // under /tmp: carried into the command's /tmp
+	r := runAt(t, s, home, "/bin/bash", "-c", "cat ~/.npmrc; cat ~/.netrc; echo x >> ~/.npmrc && echo WROTE")
+	if r.err != nil || r.stdout != "registry=https://npm.example/\n" || strings.Contains(r.stdout+r.stderr, "SECRET") {
+		t.Fatalf("one-shot: %v; want the copy only, and the write refused", r)
+	}
+	m := testManager(t.TempDir())
+	ctx := context.Background()
+	if _, err := m.Start(ctx, "redacted", "workspace", s); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "redacted") })
+	var out bytes.Buffer
+	res, err := m.Exec(ctx, "redacted", sandbox.Command{Args: []string{"/bin/cat", npmrc}, Env: []string{"PATH=" + systemPath}, Stdout: &out, Stderr: &out}, sandbox.Limits{})
+	if err != nil || res.ExitCode != 0 || out.String() != "registry=https://npm.example/\n" {
+		t.Fatalf("in a world: %+v %q %v; want the copy", res, out.String(), err)
+	}
+	if b, _ := os.ReadFile(npmrc); !strings.Contains(string(b), "NPM-SECRET") {
+		t.Fatalf("the host's file changed: %q", b)
+	}
+}
