@@ -524,18 +524,7 @@ func TestHeldOneShotRunStopsItsCommand(t *testing.T) {
 // timer sending it SIGCONT would go on while the world is held; the hold
 // kills it, and nothing is written while held.
 func TestHeldWorldKillsWhatWouldContinueItself(t *testing.T) {
-	requireMode(t, sandbox.ModeStandard)
-	python := pythonPath(t)
-	m := testManager(t.TempDir())
-	spec, home := workspaceSpec(t)
-	spec.Tmp, spec.Quarantine = "", ""
-	spec.Background, spec.Session, spec.UserHome = true, "session-timer", home
-	ctx := context.Background()
-	if _, err := m.Start(ctx, "timer", "workspace", spec); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "timer") })
-	mustWrite(t, spec.Project+"/tick.py", `import ctypes, time
+	m, count := startTicking(t, "timer", `import ctypes, time
 libc = ctypes.CDLL(None, use_errno=True)
 class sigevent(ctypes.Structure):
     _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
@@ -547,26 +536,8 @@ libc.timer_settime(tid, 0, ctypes.byref(itimerspec(0, 5000000, 0, 5000000)), Non
 while True:
     open("ticks", "a").write("t")
     time.sleep(0.05)
-`)
-	var out bytes.Buffer
-	res, err := m.Exec(ctx, "timer", sandbox.Command{
-		Args: []string{"/bin/bash", "-c", "nohup " + python + " tick.py > /dev/null 2>&1 & echo started"}, Dir: spec.Project,
-		Env: []string{"PATH=" + systemPath, "HOME=" + home}, Stdout: &out, Stderr: &out,
-	}, sandbox.Limits{Wall: 20 * time.Second})
-	if err != nil || res.ExitCode != 0 {
-		t.Fatalf("starting the ticker: %v %+v %s", err, res, out.String())
-	}
-	count := func() int {
-		b, _ := os.ReadFile(spec.Project + "/ticks")
-		return len(b)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for count() == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if count() == 0 {
-		t.Fatal("the ticker never wrote")
-	}
+`, 1)
+	ctx := context.Background()
 	if err := m.HoldLease(ctx, "timer", "tool:1", 20*time.Second); err != nil {
 		t.Fatalf("HoldLease: %v", err)
 	}
@@ -623,24 +594,13 @@ func TestOneShotRunWaitsForAHold(t *testing.T) {
 // orphans, gets SIGHUP and SIGCONT (red-team-12). The hold returns only
 // once that death is over and every process is seen stopped again.
 func TestHeldWorldOutlastsTheDeathsItCauses(t *testing.T) {
-	requireMode(t, sandbox.ModeStandard)
-	python := pythonPath(t)
 	for _, c := range []struct {
 		sig  int
 		fire time.Duration // when the timer fires: its SIGKILL kills the group's parent
 	}{{18, 30 * time.Second}, {9, 800 * time.Millisecond}} {
 		sig, fire := c.sig, c.fire
 		t.Run(fmt.Sprintf("timer signal %d", sig), func(t *testing.T) {
-			m := testManager(t.TempDir())
-			spec, home := workspaceSpec(t)
-			spec.Tmp, spec.Quarantine = "", ""
-			spec.Background, spec.Session, spec.UserHome = true, "session-orphan", home
-			ctx := context.Background()
-			if _, err := m.Start(ctx, "orphan", "workspace", spec); err != nil {
-				t.Fatalf("Start: %v", err)
-			}
-			t.Cleanup(func() { _, _ = m.Stop(context.Background(), "orphan") })
-			mustWrite(t, spec.Project+"/orphan.py", fmt.Sprintf(`import ctypes, os, signal, time
+			m, count := startTicking(t, "orphan", fmt.Sprintf(`import ctypes, os, signal, time
 libc = ctypes.CDLL(None, use_errno=True)
 class sigevent(ctypes.Structure):
     _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
@@ -662,26 +622,8 @@ if os.fork() == 0:
 libc.timer_settime(tid, 0, ctypes.byref(itimerspec(0, 0, %d, %d)), None)
 while True:
     time.sleep(1)
-`, sig, fire/time.Second, fire%time.Second))
-			var out bytes.Buffer
-			res, err := m.Exec(ctx, "orphan", sandbox.Command{
-				Args: []string{"/bin/bash", "-c", python + " orphan.py > /dev/null 2>&1; echo started"}, Dir: spec.Project,
-				Env: []string{"PATH=" + systemPath, "HOME=" + home}, Stdout: &out, Stderr: &out,
-			}, sandbox.Limits{Wall: 20 * time.Second})
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("starting the pair: %v %+v %s", err, res, out.String())
-			}
-			count := func() int {
-				b, _ := os.ReadFile(spec.Project + "/ticks")
-				return len(b)
-			}
-			deadline := time.Now().Add(5 * time.Second)
-			for count() < 3 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if count() < 3 {
-				t.Fatal("the child never wrote")
-			}
+`, sig, fire/time.Second, fire%time.Second), 3)
+			ctx := context.Background()
 			if err := m.HoldLease(ctx, "orphan", "tool:1", 20*time.Second); err != nil {
 				t.Fatalf("HoldLease: %v", err)
 			}
@@ -695,4 +637,44 @@ while True:
 			}
 		})
 	}
+}
+
+// startTicking starts a workspace world named name, runs python3 on script
+// in its background (the script writes to the project's "ticks"), and
+// returns the world's manager and a count of those writes, once it is at
+// least least.
+func startTicking(t *testing.T, name, script string, least int) (*sandbox.Manager, func() int) {
+	t.Helper()
+	requireMode(t, sandbox.ModeStandard)
+	python := pythonPath(t)
+	m := testManager(t.TempDir())
+	spec, home := workspaceSpec(t)
+	spec.Tmp, spec.Quarantine = "", ""
+	spec.Background, spec.Session, spec.UserHome = true, "session-"+name, home
+	ctx := context.Background()
+	if _, err := m.Start(ctx, name, "workspace", spec); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), name) })
+	mustWrite(t, spec.Project+"/"+name+".py", script)
+	var out bytes.Buffer
+	res, err := m.Exec(ctx, name, sandbox.Command{
+		Args: []string{"/bin/bash", "-c", "nohup " + python + " " + name + ".py > /dev/null 2>&1 & echo started"}, Dir: spec.Project,
+		Env: []string{"PATH=" + systemPath, "HOME=" + home}, Stdout: &out, Stderr: &out,
+	}, sandbox.Limits{Wall: 20 * time.Second})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("starting %s.py: %v %+v %s", name, err, res, out.String())
+	}
+	count := func() int {
+		b, _ := os.ReadFile(spec.Project + "/ticks")
+		return len(b)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() < least && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if count() < least {
+		t.Fatalf("%s.py wrote %d ticks in 5 s; want %d", name, count(), least)
+	}
+	return m, count
 }
