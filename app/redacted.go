@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentwarden/warden/redact"
 )
@@ -23,7 +24,10 @@ import (
 var settingsFiles = []string{"~/.npmrc", "~/.yarnrc.yml", "~/.pypirc", "~/.gradle/gradle.properties"}
 
 // credentialKey matches a setting's name that says it holds a credential.
-var credentialKey = regexp.MustCompile(`(?i)auth|token|pass|secret|credential|user|email|login|key|cert|cookie|session`)
+// Compiled on first use, not at package init (TestNoInitWorkInWarden).
+var credentialKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)auth|token|pass|secret|credential|user|email|login|key|cert|cookie|session`)
+})
 
 // redactedCopies returns, for each of settingsFiles that is hidden (and a
 // regular file of at most 64 KB), its settings without credentials.
@@ -64,7 +68,7 @@ func settingsOnly(b []byte) []byte {
 		keep := t == "" || strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") && !strings.ContainsAny(t, "=:@")
 		if i := strings.IndexAny(t, "=:"); !keep && i > 0 && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, ";") {
 			key, value := t[:i], t[i+1:]
-			keep = !credentialKey.MatchString(key) && redact.String(line) == line &&
+			keep = !credentialKey().MatchString(key) && redact.String(line) == line &&
 				!(strings.Contains(value, "://") && strings.Contains(value, "@"))
 		}
 		if keep {
