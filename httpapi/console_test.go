@@ -142,7 +142,7 @@ func TestConsoleBrowser(t *testing.T) {
 		c.srv.Feed.Add(feed.Item{Kind: feed.KindEvent, Type: warden.EventApprovalRequested, Severity: "info", Summary: "approval a1 requested: shell exec rm -rf /tmp/build"})
 		card := chromedp.CSS(`[data-approval-id="a1"]`)
 		c.do(t, "see the new approval", chromedp.WaitVisible(card))
-		text := run(t, c, chromedp.TextContent(card))
+		text := c.text(t, `[data-approval-id="a1"]`)
 		for _, want := range []string{"shell exec", "rm -rf /tmp/build", "needs a human", "tier 3", "expires in"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the card says %q, want it to contain %q", text, want)
@@ -277,19 +277,18 @@ func TestConsoleBrowser(t *testing.T) {
 		card := chromedp.CSS(`[data-approval-id="x1"]`)
 		c.do(t, "see the approval", chromedp.WaitVisible(card))
 		c.waitFor(t, "see the feed item", `document.querySelectorAll("#feed tr").length === 1`)
-		text := run(t, c, chromedp.TextContent(card))
+		text := c.text(t, `[data-approval-id="x1"]`)
 		for _, want := range []string{payload, a.Decision.Reason} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the card says %q, want it to contain %q as text", text, want)
 			}
 		}
-		c.do(t, "view the detail",
-			chromedp.Click(chromedp.CSS(`[data-approval-id="x1"] [data-answer="view"]`)),
-			chromedp.WaitVisible(chromedp.CSS(`[data-approval-id="x1"] pre`)))
+		c.click(t, "view the detail", `[data-approval-id="x1"] [data-answer="view"]`)
+		c.do(t, "see the detail", chromedp.WaitVisible(chromedp.CSS(`[data-approval-id="x1"] pre`)))
 		var detail struct {
 			Request warden.Request `json:"request"`
 		}
-		raw := run(t, c, chromedp.TextContent(chromedp.CSS(`[data-approval-id="x1"] pre`)))
+		raw := c.text(t, `[data-approval-id="x1"] pre`)
 		if err := json.Unmarshal([]byte(raw), &detail); err != nil || detail.Request.Resource != payload {
 			t.Errorf("the detail %q does not hold the request as JSON (%v)", raw, err)
 		}
@@ -501,6 +500,19 @@ func (c *console) click(t *testing.T, what, sel string) {
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
+}
+
+// text is the text of the element sel selects ("" when there is none),
+// read in the page in one step: the approvals list is rendered again when
+// the live feed reports a change, and a node CDP found may be gone by the
+// time it reads it.
+func (c *console) text(t *testing.T, sel string) string {
+	t.Helper()
+	q, err := json.Marshal(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run(t, c, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%s) || {textContent: ""}).textContent`, q)))
 }
 
 // waitFor waits until the JavaScript expression js is true. (chromedp.Poll
