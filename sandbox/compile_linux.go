@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,8 +227,8 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		masks = append(masks, hostSocketMasks(masks, home)...)
 	}
 	p.Masks, warn = masks, append(warn, mwarn...)
-	for path, content := range s.Redacted {
-		if mode.Namespaces() && slices.Contains(masks, path) {
+	for _, path := range slices.Sorted(maps.Keys(s.Redacted)) {
+		if content := s.Redacted[path]; mode.Namespaces() && slices.Contains(masks, path) {
 			if p.Redacted == nil {
 				p.Redacted = map[string]string{}
 			}
