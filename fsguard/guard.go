@@ -187,6 +187,15 @@ func expandTilde(p, home string) string {
 // Decide judges action on name, a path relative to cwd (or absolute, or
 // "~/…"). It never fails: a path it cannot judge is denied with the reason.
 func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
+	return g.DecideIn(action, name, cwd, "")
+}
+
+// DecideIn is Decide for a request of an agent session whose /tmp is tmp
+// on the host ("" for none; warden's home holds it): a path that lies
+// there, as named and where it really is, is allowed as its commands are
+// (fs.session_tmp), to read and write. A symlink in tmp that leads out of
+// it is judged where it leads, and the rest of warden's home stays its own.
+func (g *Guard) DecideIn(action Action, name, cwd, tmp string) warden.Decision {
 	i := actionIndex(action)
 	if i < 0 {
 		return warden.Denyf("fs.unknown_action", fmt.Sprintf("the filesystem capability has the actions read, write, list and delete; got %q", action))
@@ -197,6 +206,10 @@ func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
 	}
 	if p.viaProc || under(p.lexical, "/proc") || under(p.real, "/proc") || under(p.lexical, "/dev/fd") || isStdio(p.lexical) {
 		return warden.Denyf("fs.proc", fmt.Sprintf("%s reaches a file through /proc or /dev/fd, which name the files of whichever process opens them; name the file itself", quote(name)))
+	}
+	if tmp != "" && inTree(p.lexical, tmp) && inTree(p.real, tmp) {
+		d = warden.Allowf("fs.session_tmp", fmt.Sprintf("%s is in the session's /tmp, where its commands write too", p.real))
+		return g.checkFile(action, p, d)
 	}
 	d, denied := g.denial(p)
 	if !denied {
@@ -219,33 +232,15 @@ func (g *Guard) Decide(action Action, name, cwd string) warden.Decision {
 	return g.checkFile(action, p, d)
 }
 
-// DecideInSessionTmp judges action on name as Decide does where the path,
-// as named and where it really is, lies in tmp, the host's directory that
-// is the session's /tmp (warden's home holds it): there the agent's file
-// tools may do what its commands do, read and write. ok is false for any
-// other path, which Decide judges (a symlink in tmp leading out of it is
-// judged where it leads).
-func (g *Guard) DecideInSessionTmp(action Action, name, cwd, tmp string) (d warden.Decision, ok bool) {
-	if actionIndex(action) < 0 || tmp == "" {
-		return warden.Decision{}, false
-	}
-	p, _, found := g.target(action, name, cwd)
-	if !found || p.viaProc {
-		return warden.Decision{}, false
-	}
-	in := func(path string) bool {
-		for _, t := range physical(filepath.Clean(tmp)) {
-			if path == t || under(path, t) {
-				return true
-			}
+// inTree reports whether path (absolute, clean, physical or as named) is
+// dir, or lies in it, as written or where it really is.
+func inTree(path, dir string) bool {
+	for _, t := range physical(filepath.Clean(dir)) {
+		if path == t || under(path, t) {
+			return true
 		}
-		return false
 	}
-	if !in(p.lexical) || !in(p.real) {
-		return warden.Decision{}, false
-	}
-	d = warden.Allowf("fs.session_tmp", fmt.Sprintf("%s is in the session's /tmp, where its commands write too", p.real))
-	return g.checkFile(action, p, d), true
+	return false
 }
 
 // checkFile is what an allowed read or write of p must also pass: a

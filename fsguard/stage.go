@@ -16,7 +16,7 @@ type Stage struct {
 	Err error
 	// SessionTmp, when set, gives the host's directory that is a
 	// session's /tmp for its sandboxed commands: the session's file tools
-	// may read and write there as those commands do (DecideInSessionTmp).
+	// may read and write there as those commands do (DecideIn).
 	SessionTmp func(session string) string
 }
 
@@ -38,10 +38,9 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 		}
 		return warden.Denyf("fs.no_policy", why+"; fix the filesystem section of the policy file"), nil
 	}
+	tmp := ""
 	if s.SessionTmp != nil && req.Session != "" {
-		if d, ok := s.Guard.DecideInSessionTmp(Action(req.Action), req.Resource, req.Cwd, s.SessionTmp(req.Session)); ok {
-			return d, nil
-		}
+		tmp = s.SessionTmp(req.Session)
 	}
-	return s.Guard.Decide(Action(req.Action), req.Resource, req.Cwd), nil
+	return s.Guard.DecideIn(Action(req.Action), req.Resource, req.Cwd, tmp), nil
 }

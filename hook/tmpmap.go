@@ -19,7 +19,7 @@ import (
 // request the gate judges names it, and the host gets the tool's input
 // with the path rewritten (updatedInput). The filesystem guard lets the
 // session's file tools read and write there as its commands do
-// (fsguard.DecideInSessionTmp), and judges a symlink there where it leads.
+// (fsguard.Guard.DecideIn), and judges a symlink there where it leads.
 
 // TmpMapper gives the host's directory that is a session's /tmp for its
 // sandboxed commands ("" where they get none). The app implements it; a
