@@ -409,9 +409,10 @@ func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
 		UserHome:   userHome,
 	}
 	if prof, ok := p.Sandbox.Profiles[config.ProfileWorkspace]; ok && prof.ReadAll && p.Sandbox.Available() {
-		// What the agent's commands read and write there, its file
-		// tools read too (a module's sources after go get).
+		// What the agent's commands read there, its file tools read
+		// too: a module's sources after go get, ~/.gitconfig.
 		fp.Caches = p.Sandbox.CachePaths
+		fp.ReadHome = true
 	}
 	// One backing array for every rule's actions (a policy may have
 	// thousands of rules); each rule's slice is capped.

@@ -121,7 +121,8 @@ func TestWorkspaceInAHiddenHomeDirectoryIsReadOnly(t *testing.T) {
 // TestSecretPathsAreDeniedToTheFileTools: what sandbox.secret_paths masks
 // in every sandbox is denied to the tools a host runs itself (Claude
 // Code's Read and Grep), wherever the host says it works, and to the shell
-// guard's reading of paths.
+// guard's reading of paths; the rest of the home they read, as the
+// workspace sandbox does.
 func TestSecretPathsAreDeniedToTheFileTools(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -129,6 +130,9 @@ func TestSecretPathsAreDeniedToTheFileTools(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = u\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	a := openTestApp(t)
 	cases := []struct {
@@ -142,7 +146,8 @@ func TestSecretPathsAreDeniedToTheFileTools(t *testing.T) {
 		{"claude login from ~/.claude", warden.Request{Capability: "filesystem", Action: "read", Resource: ".credentials.json", Cwd: home + "/.claude"}, warden.Deny, "fs.denied"},
 		{"a token in a cache", warden.Request{Capability: "filesystem", Action: "read", Resource: "token", Cwd: home + "/.cache/huggingface"}, warden.Deny, "fs.denied"},
 		{"grep of a secret directory", warden.Request{Capability: "filesystem", Action: "list", Resource: home + "/.config/gh", Cwd: home + "/.config"}, warden.Deny, "fs.denied"},
-		{"grep from ~/.config", warden.Request{Capability: "filesystem", Action: "list", Resource: home + "/.config", Cwd: home + "/.config"}, warden.Deny, "fs.no_rule"},
+		{"grep from ~/.config", warden.Request{Capability: "filesystem", Action: "list", Resource: home + "/.config", Cwd: home + "/.config"}, warden.Deny, "fs.denied_within"},
+		{"the user's git settings", warden.Request{Capability: "filesystem", Action: "read", Resource: "~/.gitconfig", Cwd: home + "/src/p"}, warden.Allow, "fs.home_read"},
 		{"shell reads ~/.npmrc", warden.Request{Capability: "shell", Action: "exec", Resource: "cat ~/.npmrc", Cwd: home + "/src/p"}, warden.Deny, "shell.denied_path"},
 		{"the project still reads", warden.Request{Capability: "filesystem", Action: "read", Resource: "main.go", Cwd: home + "/src/p"}, warden.Allow, "fs.allowed"},
 	}

@@ -35,6 +35,8 @@ type Guard struct {
 	caches     []string
 	cachesOnce sync.Once
 	cacheReal  []string
+	// readHome is Policy.ReadHome.
+	readHome bool
 }
 
 type allowedRule struct {
@@ -68,7 +70,7 @@ type compiled struct {
 // newBase is New without the rules: the homes and the workspace, resolved
 // (a few lstat calls, whatever the policy's size).
 func newBase(p Policy) (*Guard, error) {
-	g := &Guard{userHome: p.UserHome}
+	g := &Guard{userHome: p.UserHome, readHome: p.ReadHome}
 	if p.UserHome != "" {
 		g.userHome = filepath.Clean(p.UserHome)
 		g.userHomes = physical(g.userHome)
@@ -221,10 +223,11 @@ func (g *Guard) DecideIn(action Action, name, cwd, tmp string) warden.Decision {
 		// a command read it; no sandbox hides it either.
 		d = warden.Allowf("fs.public_system", fmt.Sprintf("%s is a system file every user of this machine may read", p.real))
 	}
-	if action == List && (d.Rule == "fs.public_system" || d.Rule == "fs.tool_cache") {
+	if action == List && (d.Rule == "fs.public_system" || d.Rule == "fs.tool_cache" || d.Rule == "fs.home_read") {
 		// A listing is also a search of the tree (Grep): one that holds
-		// a denied path (a token in ~/.cache) or warden's home is not
-		// the cache's or the system's to give.
+		// a denied path (a token in ~/.cache, ~/.ssh in the home) or
+		// warden's home is not the cache's, the home's or the system's
+		// to give.
 		if dd, within := g.deniedWithin(p); within {
 			return dd
 		}
@@ -305,8 +308,30 @@ func (g *Guard) allowance(i int, p target, cwd string) warden.Decision {
 				return warden.Allowf("fs.tool_cache", fmt.Sprintf("%s is in the tool cache %s, which the agent's commands read and write", p.real, c))
 			}
 		}
+		if g.inHome(p) {
+			return warden.Allowf("fs.home_read", fmt.Sprintf("%s is in your home, which the agent's sandboxed commands read but for the denied paths", p.real))
+		}
 	}
 	return warden.Denyf("fs.no_rule", fmt.Sprintf("no rule for %s on %s; add it to filesystem.allowed_paths in the policy, or use the workspace %s", action, p.real, g.workspace[0]))
+}
+
+// inHome reports whether p lies in the user's home, as named and where it
+// really is, with Policy.ReadHome set. The home itself is not in it: a
+// listing of the whole home is a search of every project and tool's state
+// (and holds the denied paths anyway).
+func (g *Guard) inHome(p target) bool {
+	if !g.readHome || g.userHome == "" || g.userHome == "/" {
+		return false
+	}
+	in := func(path string) bool {
+		for _, h := range g.userHomes {
+			if h != "/" && under(path, h) {
+				return true
+			}
+		}
+		return false
+	}
+	return in(p.lexical) && in(p.real)
 }
 
 // Denied judges name only against warden's home and the denied paths, for

@@ -72,6 +72,12 @@ type Policy struct {
 	// where no rule says otherwise (fs.tool_cache). Denied paths in them
 	// stay denied.
 	Caches []string
+	// ReadHome says the agent's commands run in a sandbox that reads the
+	// user's whole home but for the denied paths (the workspace profile
+	// with read_all): a file there no rule names is read and listed by
+	// the file tools too (fs.home_read), as cat reads it in the sandbox.
+	// Never written through them.
+	ReadHome bool
 }
 
 // SandboxDir is the directory inside warden's home that agents may be given;

@@ -104,3 +104,75 @@ func TestToolCachesAreRead(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeIsReadAsTheSandboxReadsIt: where the agent's commands run in a
+// sandbox that reads the whole home but for the denied paths, its file
+// tools read there too (Claude Code's Read of ~/.gitconfig was refused while
+// cat of it ran), never write there, and a denied path, warden's home, a
+// symlink out of the home, the home listed whole and a tree holding a
+// denied path stay refused. Without ReadHome nothing changes.
+func TestHomeIsReadAsTheSandboxReadsIt(t *testing.T) {
+	w := newWorld(t)
+	write(t, w.home+"/.gitconfig", "[user]\n\tname = u\n")
+	mkdir(t, w.home+"/src/other")
+	write(t, w.home+"/src/other/main.go", "package main")
+	write(t, w.home+"/.config/gh/hosts.yml", "oauth_token: SECRET")
+	mkdir(t, w.home+"/.config/git")
+	write(t, w.home+"/.config/git/ignore", "*.swp")
+	if err := os.Symlink(w.outside+"/secret.txt", w.home+"/src/out"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(w.home+"/.ssh", w.home+"/src/keys"); err != nil {
+		t.Fatal(err)
+	}
+	policy := func(readHome bool) Policy {
+		return Policy{
+			Workspace:  w.workspace,
+			Denied:     []string{"~/.ssh/**", "~/.config/gh/**"},
+			WardenHome: w.wardenHome,
+			UserHome:   w.home,
+			ReadHome:   readHome,
+		}
+	}
+	g, err := New(policy(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := New(policy(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		action Action
+		path   string
+		want   warden.Verdict
+		rule   string
+	}{
+		{Read, "~/.gitconfig", warden.Allow, "fs.home_read"},
+		{Read, w.home + "/src/other/main.go", warden.Allow, "fs.home_read"},
+		{List, "~/src/other", warden.Allow, "fs.home_read"},
+		{List, "~/src/**/*.go", warden.Allow, "fs.home_read"},
+		{Read, "~/.config/git/ignore", warden.Allow, "fs.home_read"},
+		{Write, "~/.gitconfig", warden.Deny, "fs.no_rule"},
+		{Delete, "~/src/other/main.go", warden.Deny, "fs.no_rule"},
+		{Read, "~/.ssh/id_ed25519", warden.Deny, "fs.denied"},
+		{Read, "~/src/keys/id_ed25519", warden.Deny, "fs.denied"},
+		{Read, "~/.config/gh/hosts.yml", warden.Deny, "fs.denied"},
+		{List, "~/.config", warden.Deny, "fs.denied_within"},
+		{List, "~", warden.Deny, "fs.no_rule"},
+		{List, "~/**/*.yml", warden.Deny, "fs.no_rule"},
+		{Read, "~/.warden/warden.yaml", warden.Deny, "fs.self_protect"},
+		{Read, "~/src/out", warden.Deny, "fs.no_rule"},
+		{Read, w.outside + "/secret.txt", warden.Deny, "fs.no_rule"},
+	} {
+		d := g.Decide(c.action, c.path, w.project)
+		if d.Verdict != c.want || d.Rule != c.rule {
+			t.Errorf("Decide(%s, %s) = %s %s (%s); want %s %s", c.action, c.path, d.Verdict, d.Rule, d.Reason, c.want, c.rule)
+		}
+		if c.rule == "fs.home_read" {
+			if d := off.Decide(c.action, c.path, w.project); d.Rule != "fs.no_rule" {
+				t.Errorf("without ReadHome, Decide(%s, %s) = %s %s; want fs.no_rule", c.action, c.path, d.Verdict, d.Rule)
+			}
+		}
+	}
+}
