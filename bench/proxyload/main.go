@@ -116,7 +116,7 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 		clients int
 	}
 	results := map[key][]smallResult{}
-	rss := map[string]int64{}
+	rss, anon := map[string]int64{}, map[string]int64{} // the peak VmRSS seen, and RssAnon with it
 	if !bulkOnly {
 		for r := range rounds {
 			for i := range all {
@@ -128,7 +128,9 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 					}
 					results[key{p.name, c}] = append(results[key{p.name, c}], res)
 					if p.pid != 0 {
-						rss[p.name] = max(rss[p.name], residentKB(p.pid))
+						if kb := residentKB(p.pid); kb > rss[p.name] {
+							rss[p.name], anon[p.name] = kb, statusKB(p.pid, "RssAnon:")
+						}
 					}
 				}
 			}
@@ -149,12 +151,19 @@ func run(list proxies, small, bulk, tlsAddr, clientList string, d time.Duration,
 		fmt.Printf("resident memory, the most seen right after any small-request run\n")
 		for _, p := range list {
 			if p.pid != 0 {
-				fmt.Printf("%-12s VmRSS %6.1f MB, VmHWM %6.1f MB\n", p.name, float64(rss[p.name])/1024, float64(peakKB(p.pid))/1024)
+				// The rest of VmRSS is the program's own file pages
+				// (mostly its binary's), shared with every process
+				// that maps them; the anonymous part is its heap and stacks.
+				fmt.Printf("%-12s VmRSS %6.1f MB (anonymous %5.1f MB, files %5.1f MB), VmHWM %6.1f MB\n", p.name,
+					float64(rss[p.name])/1024, float64(anon[p.name])/1024, float64(rss[p.name]-anon[p.name])/1024, float64(peakKB(p.pid))/1024)
 			}
 		}
 		fmt.Println()
 	}
 
+	if bulkRounds <= 0 {
+		return nil
+	}
 	type bulkKey struct {
 		name string
 		tls  bool
