@@ -22,11 +22,23 @@ import (
 var systemRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
 
 // systemSecrets are files inside systemRoots that no sandboxed command may
-// read: password hashes, sudo rules, TLS and SSH host private keys.
+// read: password hashes, sudo rules, TLS and SSH host private keys, and the
+// credentials services keep in /etc (VPN and Wi-Fi keys, mail relay and
+// database passwords, certificates' keys, a cluster's admin login). A
+// caller that is root owns them all, and its command runs as root.
 var systemSecrets = []string{
 	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
 	"/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/security/opasswd",
 	"/etc/krb5.keytab", "/etc/ssh/ssh_host_*_key",
+	"/etc/wireguard", "/etc/NetworkManager/system-connections", "/etc/netplan",
+	"/etc/ipsec.secrets", "/etc/ipsec.d/private", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
+	"/etc/openvpn/server", "/etc/openvpn/client",
+	"/etc/letsencrypt/archive", "/etc/letsencrypt/live", "/etc/letsencrypt/accounts",
+	"/etc/pki/tls/private", "/etc/pki/CA/private",
+	"/etc/mysql/debian.cnf", "/etc/postfix/sasl_passwd", "/etc/exim4/passwd.client",
+	"/etc/ldap.secret", "/etc/libnss-ldap.secret", "/etc/pam_ldap.secret", "/etc/davfs2/secrets",
+	"/etc/kubernetes/admin.conf", "/etc/kubernetes/super-admin.conf", "/etc/kubernetes/pki",
+	"/etc/rancher/k3s/k3s.yaml", "/etc/rancher/rke2/rke2.yaml", "/etc/gitlab-runner/config.toml",
 }
 
 // Device files a command may use.

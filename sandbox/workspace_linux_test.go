@@ -582,3 +582,35 @@ func TestRedactedFileReadsAsItsCopy(t *testing.T) {
 		t.Fatalf("the host's file changed: %q", b)
 	}
 }
+
+// TestServiceCredentialsInEtcAreMasked: a credential a service keeps in
+// /etc (a WireGuard key, readable by root alone) is masked in the
+// workspace profile, where a root caller's command runs as root and owns
+// it. It needs root to plant one, and leaves a host's own config alone.
+func TestServiceCredentialsInEtcAreMasked(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	if os.Geteuid() != 0 {
+		t.Skip("planting a credential in /etc needs root (CI runs as root)")
+	}
+	const dir = "/etc/wireguard"
+	if _, err := os.Lstat(dir); err == nil {
+		t.Skipf("%s exists on this host; the test plants its own and leaves a real one alone", dir)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.WriteFile(dir+"/wg0.conf", []byte("[Interface]\nPrivateKey = WORKSPACE-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, home := workspaceSpec(t)
+	for _, script := range []string{"cat " + dir + "/wg0.conf", "grep -r WORKSPACE-SECRET /etc 2>/dev/null; ls -la " + dir} {
+		r := runAt(t, s, home, "/bin/bash", "-c", script)
+		if r.err != nil {
+			t.Fatalf("could not run %q: %v", script, r.err)
+		}
+		if strings.Contains(r.stdout+r.stderr, "WORKSPACE-SECRET") || strings.Contains(r.stdout, "wg0.conf") {
+			t.Errorf("%q reached the key: %s", script, r)
+		}
+	}
+}
