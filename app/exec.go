@@ -595,7 +595,40 @@ func makeSecretDirs(secrets []string, userHome string) {
 }
 
 func hiddenPaths(home Home, denied []string, userHome string) []string {
+	return hiddenPathsIn(home, denied, userHome, otherHomes(userHome))
+}
+
+// otherHomes are the homes of the machine's other users where the caller is
+// root: its command runs as root and owns their credential stores, so each
+// "~/…" denied or secret path is masked in each of them too (and in root's
+// own home when $HOME names another directory). Nil for any other caller,
+// whom their permissions keep out.
+func otherHomes(userHome string) []string {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	mine := map[string]bool{filepath.Clean(userHome): true}
+	if real, err := filepath.EvalSymlinks(userHome); err == nil {
+		mine[real] = true
+	}
+	var homes []string
+	add := func(h string) {
+		if fi, err := os.Lstat(h); err == nil && fi.IsDir() && !mine[h] {
+			homes = append(homes, h)
+		}
+	}
+	add("/root")
+	entries, _ := os.ReadDir("/home")
+	for _, e := range entries {
+		add(filepath.Join("/home", e.Name()))
+	}
+	return homes
+}
+
+// hiddenPathsIn is hiddenPaths with the other homes given.
+func hiddenPathsIn(home Home, denied []string, userHome string, others []string) []string {
 	var out []string
+	denied = slices.Clone(denied)
 	entries, err := os.ReadDir(home.Abs())
 	if err != nil {
 		// Hide the whole home rather than guess what is in it; a workspace
@@ -605,6 +638,21 @@ func hiddenPaths(home Home, denied []string, userHome string) []string {
 	for _, e := range entries {
 		if e.Name() != fsguard.SandboxDir {
 			out = append(out, filepath.Join(home.Abs(), e.Name()))
+		}
+	}
+	for _, h := range others {
+		// One listing of the home says which stores can be there.
+		names := map[string]bool{}
+		entries, _ := os.ReadDir(h)
+		for _, e := range entries {
+			names[e.Name()] = true
+		}
+		for _, pat := range denied {
+			rel, ok := strings.CutPrefix(pat, "~/")
+			first, _, _ := strings.Cut(rel, "/")
+			if ok && first != "" && (names[first] || strings.ContainsAny(first, "*?[{")) {
+				denied = append(denied, filepath.Join(h, rel))
+			}
 		}
 	}
 	for _, pat := range denied {

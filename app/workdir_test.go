@@ -252,3 +252,39 @@ func TestReposBelowIsBounded(t *testing.T) {
 		t.Error("a folder too large to search for repositories was left writable")
 	}
 }
+
+// TestOtherHomesStoresAreHidden: where the caller is root, its command runs
+// as root and owns every user's credential stores, so each "~/…" secret
+// path is masked in the other homes too (root's own when $HOME names
+// another directory), and only the stores that can be there are named.
+func TestOtherHomesStoresAreHidden(t *testing.T) {
+	root := t.TempDir()
+	mine, alice, rootHome := filepath.Join(root, "me"), filepath.Join(root, "alice"), filepath.Join(root, "root")
+	for _, d := range []string{mine + "/.ssh", alice + "/.ssh", alice + "/.config/gh", alice + "/src", rootHome + "/.aws"} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := Home(filepath.Join(root, "warden"))
+	if err := os.MkdirAll(home.Abs()+"/sandbox", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got := hiddenPathsIn(home, []string{"~/.ssh/**", "~/.aws", "~/.config/gh", "~/.netrc", "/etc/secret"}, mine, []string{alice, rootHome})
+	for _, want := range []string{mine + "/.ssh", alice + "/.ssh", alice + "/.config/gh", rootHome + "/.aws", "/etc/secret"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s is not hidden: %q", want, got)
+		}
+	}
+	for _, not := range []string{alice + "/.aws", alice + "/.netrc", rootHome + "/.ssh", alice + "/src", alice} {
+		if slices.Contains(got, not) {
+			t.Errorf("%s is hidden, though no store is there: %q", not, got)
+		}
+	}
+	if os.Geteuid() != 0 {
+		if h := otherHomes(mine); h != nil {
+			t.Errorf("a caller that is not root got other homes to hide: %q", h)
+		}
+	} else if h := otherHomes(mine); !slices.Contains(h, "/root") {
+		t.Errorf("root with $HOME=%s: other homes %q, want /root among them", mine, h)
+	}
+}
