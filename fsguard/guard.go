@@ -316,16 +316,18 @@ func (g *Guard) allowance(i int, p target, cwd string) warden.Decision {
 }
 
 // inHome reports whether p lies in the user's home, as named and where it
-// really is, with Policy.ReadHome set. The home itself is not in it: a
-// listing of the whole home is a search of every project and tool's state
-// (and holds the denied paths anyway).
+// really is, with Policy.ReadHome set. The home itself is in it only for a
+// bounded listing of names: a listing of the whole home is a search of
+// every project and tool's state (and holds the denied paths anyway).
 func (g *Guard) inHome(p target) bool {
 	if !g.readHome || g.userHome == "" || g.userHome == "/" {
 		return false
 	}
 	in := func(path string) bool {
 		for _, h := range g.userHomes {
-			if h != "/" && under(path, h) {
+			// The home itself only for a bounded listing of names
+			// (LS ~, Glob ~/*.md).
+			if h != "/" && (under(path, h) || path == h && p.names != nil) {
 				return true
 			}
 		}
@@ -360,14 +362,18 @@ func (g *Guard) DeniedWithin(dir, cwd string) (warden.Decision, bool) {
 
 func (g *Guard) deniedWithin(t target) (warden.Decision, bool) {
 	for _, d := range [2]string{foldCase(t.lexical), foldCase(t.real)} {
+		// A bounded listing of names (t.names) shows a denied
+		// directory's name, as ls does, and is refused only where it
+		// would list what is inside it.
+		within := func(r string) bool { return (r == d || under(r, d)) && (t.names == nil || t.enters(d, r)) }
 		for _, h := range g.self {
-			if h == d || under(h, d) {
+			if within(h) {
 				return warden.Denyf("fs.self_within", fmt.Sprintf("%s holds warden's own home (its policy, audit log and keys)", t.real)), true
 			}
 		}
 		for k := range g.denied {
 			pt := &g.denied[k]
-			if r := pt.root(); r != "" && (r == d || under(r, d)) {
+			if r := pt.root(); r != "" && within(r) {
 				return warden.Denyf("fs.denied_within", fmt.Sprintf("%s holds the denied path %q", t.real, pt.text)), true
 			}
 		}
@@ -380,6 +386,11 @@ type target struct {
 	lexical string // absolute and clean, as the request names it
 	real    string // after following symlinks
 	viaProc bool
+	// names are the segments of a bounded listing pattern below the
+	// directory (Glob's "*/*.go", LS's "*"): it lists names to that depth
+	// and reads no file. Nil for a path, or a listing of the whole tree
+	// (Grep, "**").
+	names []string
 }
 
 // target makes name absolute and resolves it; when that fails it returns the
@@ -401,6 +412,7 @@ func (g *Guard) target(action Action, name, cwd string) (target, warden.Decision
 		return bad(fmt.Sprintf("%s names another user's home; warden expands only ~ and ~/…, so give the absolute path", quote(name)))
 	}
 	p := name
+	var names []string
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if g.userHome == "" {
 			return bad(fmt.Sprintf("%s starts with ~ but the user's home directory is unknown; give the absolute path", quote(name)))
@@ -423,6 +435,7 @@ func (g *Guard) target(action Action, name, cwd string) (target, warden.Decision
 		if p == "" {
 			p = "."
 		}
+		names = listedNames(rest)
 	}
 	if !filepath.IsAbs(p) {
 		if cwd == "" || !filepath.IsAbs(cwd) {
@@ -443,8 +456,46 @@ func (g *Guard) target(action Action, name, cwd string) (target, warden.Decision
 	case err != nil:
 		return target{}, warden.Denyf("fs.unresolvable", fmt.Sprintf("cannot follow the symlinks in %s: %v", quote(name), err)), false
 	}
-	t.real, t.viaProc = r.path, r.viaProc
+	t.real, t.viaProc, t.names = r.path, r.viaProc, names
 	return t, warden.Decision{}, true
+}
+
+// listedNames is what a listing pattern's part below its literal directory
+// lists, segment by segment, when it is bounded: names at a fixed depth, no
+// "**" (which lists the whole tree) and no brace (whose alternatives may
+// hold a slash). Nil for an unbounded one.
+func listedNames(rest string) []string {
+	if rest == "" || strings.Contains(rest, "**") || strings.ContainsAny(rest, "{}") {
+		return nil
+	}
+	var segs []string
+	for _, s := range strings.Split(rest, "/") {
+		if s != "" && s != "." {
+			segs = append(segs, s)
+		}
+	}
+	return segs
+}
+
+// enters reports whether the bounded listing t (t.names set) lists the
+// entries of dir (absolute, clean, case-folded), which lies below base (t's
+// directory, case-folded): dir's depth below base is less than the
+// pattern's, and each of its names on the way matches the pattern's
+// segment there. Only its name shows otherwise.
+func (t target) enters(base, dir string) bool {
+	rel := strings.Split(strings.TrimPrefix(dir, base+"/"), "/")
+	if dir == base {
+		rel = nil
+	}
+	if len(rel) >= len(t.names) {
+		return false
+	}
+	for i, name := range rel {
+		if ok, err := doublestar.Match(foldCase(t.names[i]), name); err != nil || !ok {
+			return err != nil // a pattern it cannot read is taken to match
+		}
+	}
+	return true
 }
 
 // denial checks warden's own home and the denied paths, against both the

@@ -49,7 +49,16 @@ func (g *Guard) DeniedToRead(name, cwd string) (warden.Decision, bool) {
 // name or by a pattern of its own (/etc/myapp/token, **/*.pem) stays
 // denied, as the sandbox masks it. (Warden's home is judged before.)
 func (g *Guard) publicRead(t target) bool {
-	if t.viaProc || !inSystemDir(t.lexical) || !publicSystemFile(t.real) {
+	if t.viaProc || !inSystemDir(t.lexical) {
+		return false
+	}
+	if t.names != nil {
+		// A bounded listing shows names: what it lists must be
+		// listable by everyone, not every file in the tree readable.
+		if !publicListing(t.real, t.names) {
+			return false
+		}
+	} else if !publicSystemFile(t.real) {
 		return false
 	}
 	lex, real := foldCase(t.lexical), foldCase(t.real)

@@ -118,3 +118,45 @@ func BenchmarkDeniedToReadDirectory(b *testing.B) {
 		})
 	}
 }
+
+// TestBoundedListingsOfSystemTrees: a listing of names to a fixed depth
+// (Glob's "python3*/json/*.py", LS's "*") in a system directory reads only
+// the directories its pattern leads into, and is allowed where each of
+// them is listable by everyone: a Glob whose literal directory is /usr/lib
+// (over the 2,048-entry walk of a whole tree) was refused. A directory
+// only root may list (/etc/ssl/private) stays refused, and a search of
+// the whole tree (Grep, "**") is judged as before.
+func TestBoundedListingsOfSystemTrees(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("who may list a directory is read from its mode bits on Unix")
+	}
+	w := newWorld(t)
+	g, err := New(Policy{Workspace: w.workspace, Denied: DefaultDenied, WardenHome: w.wardenHome, UserHome: w.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	libs, _ := os.ReadDir("/usr/lib")
+	if len(libs) < 10 {
+		t.Skipf("/usr/lib holds %d entries here; the test needs a real system tree", len(libs))
+	}
+	for _, c := range []struct {
+		pattern string
+		want    string
+	}{
+		{"/usr/lib/*/*.so", "fs.public_system"},
+		{"/usr/share/*/copyright", "fs.public_system"},
+		{"/usr/lib/*", "fs.public_system"},
+		{"/usr/lib/**/*.so", "fs.denied"},
+	} {
+		if d := g.Decide(List, c.pattern, w.project); d.Rule != c.want {
+			t.Errorf("Decide(list, %s) = %s %s (%s); want %s", c.pattern, d.Verdict, d.Rule, d.Reason, c.want)
+		}
+	}
+	if fi, err := os.Stat("/etc/ssl/private"); err == nil && fi.Mode().Perm()&0o005 != 0o005 {
+		for _, p := range []string{"/etc/ssl/private/*", "/etc/ssl/*/*"} {
+			if d := g.Decide(List, p, w.project); d.Rule != "fs.denied" {
+				t.Errorf("Decide(list, %s) = %s %s; want fs.denied (/etc/ssl/private is not listable by others)", p, d.Verdict, d.Rule)
+			}
+		}
+	}
+}

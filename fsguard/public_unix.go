@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // publicSystemFile reports whether real (absolute, clean, symlinks
@@ -33,16 +34,7 @@ func publicSystemFile(real string) bool {
 	if fi.Mode().Perm()&need != need {
 		return false
 	}
-	for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
-		di, err := os.Stat(dir)
-		if err != nil || di.Mode().Perm()&0o001 == 0 {
-			return false
-		}
-		if dir == "/" {
-			break
-		}
-	}
-	return !fi.IsDir() || publicTree(real)
+	return searchable(filepath.Dir(real)) && (!fi.IsDir() || publicTree(real))
 }
 
 // publicTreeMax bounds the entries publicTree looks at: a larger tree
@@ -87,4 +79,75 @@ func publicTree(dir string) bool {
 		return nil
 	})
 	return err == nil
+}
+
+// publicListing reports whether a bounded listing of names below the
+// directory dir (absolute, clean, symlinks resolved), segment by segment
+// (Glob's "python3*/json/*.py"), shows only what every user of the machine
+// may list: dir and each directory it enters on the way lie in a system
+// directory, and others may read and search them and every directory above
+// dir. Only the directories the pattern leads into are read (its
+// wildcards prune the walk), publicTreeMax entries at most. The files it
+// names are not read: their names are what every user may list.
+func publicListing(dir string, names []string) bool {
+	if !inSystemDir(dir) {
+		return false
+	}
+	if di, err := os.Stat(dir); err != nil || !di.IsDir() || di.Mode().Perm()&0o005 != 0o005 || !searchable(filepath.Dir(dir)) {
+		return false
+	}
+	n := 0
+	var walk func(dir string, names []string) bool
+	walk = func(dir string, names []string) bool {
+		if len(names) == 1 {
+			return true // dir's names are listed, and nothing in them
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return false
+		}
+		for _, e := range entries {
+			if n++; n > publicTreeMax {
+				return false
+			}
+			// Letter case ignored: a tool may match either way.
+			if ok, err := filepath.Match(strings.ToLower(names[0]), strings.ToLower(e.Name())); err != nil || !ok {
+				if err != nil {
+					return false
+				}
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return false
+			}
+			fi, err := os.Stat(real)
+			if err != nil {
+				return false
+			}
+			if !fi.IsDir() {
+				continue // a file where the pattern goes on: nothing below it
+			}
+			if !inSystemDir(real) || fi.Mode().Perm()&0o005 != 0o005 || real != p && !searchable(filepath.Dir(real)) || !walk(real, names[1:]) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(dir, names)
+}
+
+// searchable reports whether others may search dir and every directory
+// above it.
+func searchable(dir string) bool {
+	for ; ; dir = filepath.Dir(dir) {
+		di, err := os.Stat(dir)
+		if err != nil || di.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if dir == "/" {
+			return true
+		}
+	}
 }

@@ -176,3 +176,47 @@ func TestHomeIsReadAsTheSandboxReadsIt(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundedListingsOfTheHome: a listing of names to a fixed depth (LS
+// of the home, Glob ~/*.md) shows a denied directory's name, as ls does,
+// and is refused only where it would list what is inside a denied path or
+// warden's home.
+func TestBoundedListingsOfTheHome(t *testing.T) {
+	w := newWorld(t)
+	mkdir(t, w.home+"/src/other")
+	write(t, w.home+"/src/other/main.go", "package main")
+	mkdir(t, w.home+"/.config/git")
+	g, err := New(Policy{
+		Workspace:  w.workspace,
+		Denied:     []string{"~/.ssh", "~/.ssh/**", "~/.config/gh/**"},
+		WardenHome: w.wardenHome,
+		UserHome:   w.home,
+		ReadHome:   true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		pattern string
+		want    warden.Verdict
+		rule    string
+	}{
+		{"~/*", warden.Allow, "fs.home_read"},
+		{"~/*.md", warden.Allow, "fs.home_read"},
+		{"~/.config/*", warden.Allow, "fs.home_read"},
+		{"~/src/*/*.go", warden.Allow, "fs.home_read"},
+		{"~/.config/*/*", warden.Deny, "fs.denied_within"},
+		{"~/*/*", warden.Deny, "fs.self_within"},
+		{"~/.s*/*", warden.Deny, "fs.denied_within"},
+		{"~/.warden/*", warden.Deny, "fs.self_protect"},
+		{"~/.ssh/*", warden.Deny, "fs.denied"},
+		{"~/**/*.go", warden.Deny, "fs.no_rule"},
+		{"~", warden.Deny, "fs.no_rule"},
+		{"~/.config", warden.Deny, "fs.denied_within"},
+	} {
+		d := g.Decide(List, c.pattern, w.project)
+		if d.Verdict != c.want || d.Rule != c.rule {
+			t.Errorf("Decide(list, %s) = %s %s (%s); want %s %s", c.pattern, d.Verdict, d.Rule, d.Reason, c.want, c.rule)
+		}
+	}
+}

@@ -177,14 +177,21 @@ func claudeCall(p *basePayload, raw []byte) (toolCall, error) {
 			return toolCall{}, err
 		}
 		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "list", globResource(dir, pattern, p.Cwd))
-	case "Grep", "LS":
+	case "Grep":
 		// Grep's pattern is a regular expression, not a path: what it reads
-		// is path, or the working directory.
+		// is path, or the working directory, whole.
 		where, err := in.first(p.Cwd, "path")
 		if err != nil {
 			return toolCall{}, err
 		}
 		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "list", where)
+	case "LS":
+		// LS lists the names in one directory, as the pattern DIR/* does.
+		where, err := in.first(p.Cwd, "path")
+		if err != nil {
+			return toolCall{}, err
+		}
+		call.req = p.request(claudeHost, raw, warden.CapFilesystem, "list", oneLevel(where))
 	case "WebFetch":
 		url, err := in.need(name, "url")
 		if err != nil {

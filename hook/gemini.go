@@ -103,10 +103,15 @@ func geminiCall(p *basePayload, raw []byte) (toolCall, error) {
 			pattern, err = in.first("", "pattern")
 		}
 		resource = globResource(dir, pattern, p.Cwd)
-	case "list_directory", "search_file_content", "grep_search":
+	case "search_file_content", "grep_search":
 		// A search pattern is a regular expression, never a path.
 		capability, action = warden.CapFilesystem, "list"
 		resource, err = in.first(p.Cwd, "dir_path", "path")
+	case "list_directory":
+		// The names in one directory, as the pattern DIR/* lists them.
+		capability, action = warden.CapFilesystem, "list"
+		resource, err = in.first(p.Cwd, "dir_path", "path")
+		resource = oneLevel(resource)
 	case "web_fetch":
 		capability, action = warden.CapNetwork, "fetch"
 		resource, err = in.need(name, "prompt")

@@ -292,6 +292,17 @@ func globResource(dir, pattern, cwd string) string {
 	return pattern
 }
 
+// oneLevel is the listing pattern of the names in the directory dir (an
+// LS tool's): DIR/*, which the filesystem guard judges as a listing of
+// names one level deep, not a search of the tree. A dir with glob
+// characters of its own is left whole (judged as its tree, the stricter).
+func oneLevel(dir string) string {
+	if dir == "" || strings.ContainsAny(dir, "*?[]{}\\") {
+		return dir
+	}
+	return strings.TrimSuffix(dir, "/") + "/*"
+}
+
 // sandboxCommand is what runs instead of cmd under a sandbox verdict: cmd,
 // or the decision's rewrite of it, run by bash inside warden exec under the
 // decision's profile, for the same requester (req may be nil); a command
