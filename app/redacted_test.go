@@ -21,6 +21,19 @@ func TestSettingsOnly(t *testing.T) {
 		{"yarnrc", "npmRegistryServer: \"https://npm.corp.example\"\nnpmScopes:\n  corp:\n    npmAuthToken: npm_SECRET2\n    npmAlwaysAuth: true\n",
 			"npmRegistryServer: \"https://npm.corp.example\"\nnpmScopes:\n  corp:\n"},
 		{"a value the redactor knows", "github=ghp_0123456789abcdefghijABCDEFGHIJ012345\nx=1\n", "x=1\n"},
+		// A value that goes on past its line goes with it (red-team-14):
+		// a backslash continues a properties line, and the lines indented
+		// below a setting are its value.
+		{"gradle continuation",
+			"org.gradle.jvmargs=-Xmx2g \\\n  -Dfile.encoding=UTF-8\nsigning.password=\\\nZm9vYmFyLXNlY3JldC12YWx1ZQ==\norg.gradle.parallel=true\n",
+			"org.gradle.jvmargs=-Xmx2g \\\n  -Dfile.encoding=UTF-8\norg.gradle.parallel=true\n"},
+		{"pypirc value on the next line",
+			"[pypi]\npassword =\n    SECRET-pypirc-0123\n\trepository-like: x\nrepository = https://upload.pypi.org/legacy/\n",
+			"[pypi]\nrepository = https://upload.pypi.org/legacy/\n"},
+		{"yarnrc block scalars",
+			"npmAuthToken: >-\n  SECRET-yarn-0123\nnpmScopes:\n  corp:\n    npmAuthToken: |\n      tok=SECRET-yarn-4567\n\n      more=SECRET\n    npmRegistryServer: \"https://npm.corp.example\"\nenableTelemetry: false\n",
+			"npmScopes:\n  corp:\n    npmRegistryServer: \"https://npm.corp.example\"\nenableTelemetry: false\n"},
+		{"npm key named left of the =", "//npm.corp.example/:always-auth=true\n//r.example/:_authToken=abc\nfund=false\n", "fund=false\n"},
 	}
 	for _, c := range cases {
 		if got := string(settingsOnly([]byte(c.in))); got != c.want {

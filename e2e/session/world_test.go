@@ -166,6 +166,12 @@ func (w *world) writeHome(t *testing.T) {
 	add(".config/containers/auth.json", "podman", `{"auths":{"quay.io":{"auth":"%s"}}}`+"\n")
 	add(".pulumi/credentials.json", "pulumi", `{"accessTokens":{"https://api.pulumi.com":"pul-%s"}}`+"\n")
 	add(".config/pip/pip.conf", "pip", "[global]\ntimeout = 60\n# extra-index-url = https://__token__:%s@pkgs.example.com/simple\n")
+	// Credential files that are also a tool's settings, read in the
+	// sandbox as their settings alone, each with a credential whose value
+	// goes on past its line (red-team-14).
+	add(".gradle/gradle.properties", "gradle", "org.gradle.caching=true\nsigning.password=\\\n  x=%s\norg.gradle.parallel=true\n")
+	add(".pypirc", "pypirc", "[distutils]\nindex-servers = pypi\n\n[pypi]\nusername = __token__\npassword =\n    x=%s\n")
+	add(".yarnrc.yml", "yarnrc", "enableTelemetry: false\nnpmScopes:\n  corp:\n    npmAuthToken: |\n      tok=%s\n    npmRegistryServer: \"https://npm.corp.example\"\n")
 
 	w.write(t, filepath.Join(w.home, ".ssh/id_rsa.pub"), "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDe2e e2e@host\n", 0o644)
 	w.write(t, filepath.Join(w.home, ".ssh/authorized_keys"), "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE2eOwnKey e2e@laptop\n", 0o600)
