@@ -139,12 +139,6 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		// The worktree's git directory is a mount point in the session's
 		// world: it can go only in a sandbox of its own.
 		inWorld = false
-		if d.GitConfig {
-			// A line of git commands only may remove the directory of a
-			// worktree beside the project, which git removes last,
-			// emptied: empty directories there, and nothing else.
-			spec.EmptyDirsIn = besideParents(&spec)
-		}
 	}
 	// A worktree the line adds beside the project is made for it, and
 	// writable in this run only: the session's world, started before it
@@ -152,6 +146,16 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	made := a.makeWorktrees(&spec, d.Worktrees)
 	if len(made) > 0 {
 		inWorld = false
+	}
+	if d.GitWorktrees && spec.ProjectWritable {
+		// The line may remove the directory of a worktree beside the
+		// project (one there, or one it adds), which git removes last,
+		// emptied: empty directories there, and nothing else. Without
+		// it git worktree remove fails after deleting the worktree (a
+		// line with a test after it: agent-shapes-9).
+		if spec.EmptyDirsIn = besideParents(&spec, made); len(spec.EmptyDirsIn) > 0 {
+			inWorld = false
+		}
 	}
 	defer func() {
 		for _, d := range made {

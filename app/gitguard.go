@@ -184,11 +184,14 @@ func writableWorktrees(s *sandbox.Spec, gitOnly bool) bool {
 // besideParents are the directories that hold the worktrees beside the
 // project that spec may write: git removes a worktree's directory last,
 // from there (Spec.EmptyDirsIn).
-func besideParents(s *sandbox.Spec) []string {
+//
+// made are the directories made for the worktrees the line adds
+// (makeWorktrees), which git has not registered yet.
+func besideParents(s *sandbox.Spec, made []string) []string {
 	var out []string
-	for _, wt := range nestedgit.Beside(s.Project) {
-		if slices.Contains(s.ReadWrite, wt) && !slices.Contains(out, filepath.Dir(wt)) {
-			out = append(out, filepath.Dir(wt))
+	for _, wt := range append(nestedgit.Beside(s.Project), made...) {
+		if dir := filepath.Dir(wt); slices.Contains(s.ReadWrite, wt) && !slices.Contains(out, dir) {
+			out = append(out, dir)
 		}
 	}
 	return out

@@ -113,11 +113,11 @@ func (a *App) finishWorktrees(s sandbox.Spec, made []string) []string {
 
 // removedWorktrees removes the directory of each worktree beside project
 // (of before) that git worktree remove emptied but could not remove
-// itself: a line that is not git commands only gets no right to remove it
-// (Spec.EmptyDirsIn), and git stops there, after deleting its worktree's
-// registration. Left behind, the empty directory would keep a later git
-// worktree add from having it made again. Only an empty directory whose
-// worktree git no longer lists is removed.
+// itself (a mount point under it, or no right to remove it where the line
+// could not run in a sandbox of its own), and git stops there, after
+// deleting its worktree's registration. Left behind, the empty directory
+// would keep a later git worktree add from having it made again. Only an
+// empty directory whose worktree git no longer lists is removed.
 func removedWorktrees(project string, before []string) {
 	if len(before) == 0 {
 		return

@@ -276,9 +276,32 @@ func (cc *cmdCtx) zone(w walk.Word) Zone {
 	return cc.z.word(w, cc.c.raw(w))
 }
 
+// worktreesBeside are the worktrees the line's git worktree add commands
+// so far make beside the project's work tree (Env.Root), not hidden or
+// node_modules: the workspace sandbox makes each writable for the run
+// (where it judges it may: app's makeWorktrees), so the commands after the
+// add work in them as in the workspace. Without a sandbox, none.
+func (c *ctx) worktreesBeside() []string {
+	if c.env.Root == "" || !c.p.SandboxAvailable || len(c.worktreeAdds) == 0 {
+		return nil
+	}
+	parent := path.Dir(path.Clean(c.env.Root))
+	var out []string
+	for _, wt := range c.worktreeAdds {
+		base := path.Base(wt)
+		if path.Dir(wt) == parent && !strings.HasPrefix(base, ".") && base != "node_modules" {
+			out = append(out, wt)
+		}
+	}
+	return out
+}
+
 // command classifies one simple command.
 func (c *ctx) command(cmd *walk.Command) {
 	cc := &cmdCtx{c: c, cmd: cmd, z: newZoner(cmd, c.env, c.p)}
+	if added := c.worktreesBeside(); len(added) > 0 {
+		cc.z.worktrees = append(slices.Clone(cc.z.worktrees), added...)
+	}
 	if cmd.CwdDynamic && cmd.CwdVar != "" && slices.Contains(c.mktempVars, cmd.CwdVar) {
 		// cd "$d" after d=$(mktemp -d): a temporary directory the line
 		// made, named as written.

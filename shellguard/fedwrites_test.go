@@ -426,6 +426,39 @@ func TestWorktreesBesideAreTheWorkspace(t *testing.T) {
 	}
 }
 
+// TestWorktreeAddedInTheLineIsTheWorkspace: a worktree the line adds
+// beside the project's work tree (Env.Root) is judged as the workspace by
+// the commands after the add, where a sandbox runs the line (it makes the
+// directory writable for the run): sed -i in it was asked about as a
+// write elsewhere in the home (agent-shapes-9). Before the add, without a
+// sandbox, in a hidden directory or not beside the project, it is the
+// home still.
+func TestWorktreeAddedInTheLineIsTheWorkspace(t *testing.T) {
+	env := corpusEnv
+	env.Root = env.Cwd
+	for _, c := range []struct {
+		cmd     string
+		sandbox bool
+		want    warden.Verdict
+	}{
+		{"git worktree add -q -b feat/x ../p-x && cd ../p-x && sed -i s/a/b/ calc.go && git commit -qam x", true, warden.Allow},
+		{"git worktree add ../p-y main && echo note > ../p-y/notes.txt", true, warden.Allow},
+		{"git worktree add ../p-y main && echo '{}' > ../p-y/.claude/settings.json", true, warden.Ask},
+		{"echo note > ../p-z/notes.txt && git worktree add ../p-z", true, warden.Ask},
+		{"git worktree add ../p-x && cd ../p-x && sed -i s/a/b/ calc.go", false, warden.Ask},
+		{"git worktree add ../.hidden && echo x > ../.hidden/f", true, warden.Ask},
+		{"git worktree add ../../other && echo x > ../../other/f", true, warden.Ask},
+	} {
+		p := defaultPolicy()
+		p.SandboxAvailable = c.sandbox
+		p.Protected = []string{".git/config", ".claude/"}
+		r := Classify(c.cmd, env, p)
+		if r.Verdict != c.want {
+			t.Errorf("Classify(%q) with a sandbox %v = %v (%s: %s), want %v", c.cmd, c.sandbox, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}
+
 // TestForcedWorktreeRemovalIsSaved: git worktree remove --force of a
 // worktree in the project or beside it is allowed where warden saves the
 // worktree's changes first (Result.Snapshot names it), and asks where

@@ -82,7 +82,7 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	// warden exec, which saves discarded work: its discards ask.
 	snapshots := req.Snapshots && !p.runsOnHost(req.Resource)
 	root := workTreeRoot(req.Cwd)
-	env := Env{Cwd: req.Cwd, Autonomous: req.Autonomous, Snapshots: snapshots, GitWorkTree: snapshots && root != ""}
+	env := Env{Cwd: req.Cwd, Root: root, Autonomous: req.Autonomous, Snapshots: snapshots, GitWorkTree: snapshots && root != ""}
 	if root != "" {
 		env.Worktrees = nestedgit.Beside(root)
 	}

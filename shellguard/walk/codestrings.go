@@ -48,6 +48,7 @@ func (w *walker) codeText(text string, cmd *Command, via string, st *state, shar
 	if !share {
 		s = st.clone()
 		s.cwd, s.cwdDyn, s.cwdAlts, s.cwdVar = cmd.Cwd, cmd.CwdDynamic, slices.Clone(cmd.CwdAlts), cmd.CwdVar
+		s.prev = nil // another shell: its OLDPWD is its environment's
 	}
 	w.walkStmts(f.Stmts, s, cc)
 }
@@ -163,6 +164,7 @@ func (w *walker) shell(cmd Command, argv []Word, st *state, c *ctx, src stdinSou
 			// the operands after the code string are $0, $1…
 			s := st.clone()
 			s.cwd, s.cwdDyn, s.cwdAlts, s.cwdVar = cmd.Cwd, cmd.CwdDynamic, slices.Clone(cmd.CwdAlts), cmd.CwdVar
+			s.prev = nil // a new shell's OLDPWD is its environment's
 			for k := 0; k < 10; k++ {
 				pn := strconv.Itoa(k)
 				if i+1+k < len(argv) && !argv[i+1+k].Dynamic {

@@ -24,7 +24,32 @@ type state struct {
 	// cwdVar is the variable a cd went to ("d" for cd "$d") when that is
 	// why cwd is unknown; "" otherwise.
 	cwdVar string
-	vars   map[string]varVal
+	// prev is the directory the last cd left (OLDPWD), where cd - goes
+	// back to; nil when not known (no cd in the line yet, branches that
+	// differ, a new shell).
+	prev *dir
+	vars map[string]varVal
+}
+
+// dir is a working directory as state holds it.
+type dir struct {
+	cwd    string
+	cwdDyn bool
+	alts   []string
+	cwdVar string
+}
+
+// here is st's working directory, its alternatives copied.
+func (s *state) here() *dir {
+	return &dir{cwd: s.cwd, cwdDyn: s.cwdDyn, alts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar}
+}
+
+// equal reports whether d and e are the same directory, nil for unknown.
+func (d *dir) equal(e *dir) bool {
+	if d == nil || e == nil {
+		return d == e
+	}
+	return d.cwd == e.cwd && d.cwdDyn == e.cwdDyn && d.cwdVar == e.cwdVar && slices.Equal(d.alts, e.alts)
 }
 
 // maxCwdAlts bounds cwdAlts; beyond it the directory is unknown.
@@ -32,6 +57,11 @@ const maxCwdAlts = 8
 
 func (s *state) clone() *state {
 	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar}
+	if s.prev != nil {
+		p := *s.prev
+		p.alts = slices.Clone(p.alts)
+		c.prev = &p
+	}
 	if len(s.vars) > 0 {
 		c.vars = make(map[string]varVal, len(s.vars))
 		for k, v := range s.vars {
@@ -44,6 +74,9 @@ func (s *state) clone() *state {
 // merge folds a branch that may or may not have run into s: whatever the
 // branch changed becomes unknown.
 func (s *state) merge(b *state) {
+	if !s.prev.equal(b.prev) {
+		s.prev = nil
+	}
 	switch {
 	case s.cwdDyn || b.cwdDyn || s.cwd == "" || b.cwd == "":
 		if b.cwd != s.cwd || b.cwdDyn != s.cwdDyn || b.cwdVar != s.cwdVar {

@@ -198,7 +198,7 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 	case "cd", "pushd":
 		w.cd(argv, st)
 	case "popd":
-		st.cwdDyn, st.cwdAlts, st.cwdVar = true, nil, ""
+		st.cwdDyn, st.cwdAlts, st.cwdVar, st.prev = true, nil, "", nil
 	case "read", "unset", "mapfile", "readarray", "getopts":
 		forgetNames(argv[1:], st)
 	case "printf":
@@ -355,6 +355,15 @@ func (w *walker) cd(argv []Word, st *state) {
 		}
 		args = args[1:]
 	}
+	if len(args) == 1 && !args[0].Dynamic && args[0].Value == "-" && st.prev != nil {
+		// cd - goes back where the last cd left (OLDPWD), which is
+		// then where it left.
+		back := st.prev
+		st.prev = st.here()
+		st.cwd, st.cwdDyn, st.cwdAlts, st.cwdVar = back.cwd, back.cwdDyn, back.alts, back.cwdVar
+		return
+	}
+	st.prev = st.here()
 	if len(args) == 0 {
 		if h, ok := w.lookup(st, "HOME"); ok {
 			st.cwd, st.cwdDyn, st.cwdAlts = h, false, nil

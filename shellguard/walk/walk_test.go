@@ -320,6 +320,27 @@ var walkCases = []walkCase{
 	{name: "conditional cd somewhere unknown", src: `test -d "$D" && cd "$D"; rm y`, has: []string{"rm y"}, check: cwd("/work", true)},
 	{name: "cd then or", src: `cd /tmp || exit; rm y`, has: []string{"rm y"}, check: cwd("/tmp", false)},
 	{name: "pushd", src: `pushd /tmp; rm y`, has: []string{"rm y"}, check: cwd("/tmp", false)},
+	// cd - goes back where the last cd left (OLDPWD): known only after a
+	// cd of the line's own, in this shell, the same on every branch.
+	{name: "cd back", src: `cd /tmp && cd - && rm y`, has: []string{"rm y"}, check: cwd("/work", false)},
+	{name: "cd back quiet", src: `cd ../w2 && sed -i s/a/b/ f && cd - > /dev/null && rm y`, has: []string{"rm y", "sed -i s/a/b/ f"}, result: func(r Result) string {
+		s, _ := find(r, "sed -i s/a/b/ f")
+		y, _ := find(r, "rm y")
+		if s.Cwd != "/w2" || y.Cwd != "/work" || y.CwdDynamic {
+			return fmt.Sprintf("Cwd %q and %q (%v), want /w2 and /work", s.Cwd, y.Cwd, y.CwdDynamic)
+		}
+		return ""
+	}},
+	{name: "cd back twice", src: `cd /a && cd /b && cd - && cd - && rm y`, has: []string{"rm y"}, check: cwd("/b", false)},
+	{name: "cd back with no cd before", src: `cd -; rm y`, has: []string{"rm y"}, check: cwd("/work", true)},
+	{name: "cd back after a conditional cd", src: `test -d /x && cd /x; cd -; rm y`, has: []string{"rm y"}, check: func(c Command) string {
+		if !c.CwdDynamic {
+			return fmt.Sprintf("Cwd %q known, want unknown", c.Cwd)
+		}
+		return ""
+	}},
+	{name: "cd back in a new shell", src: `cd /tmp && bash -c 'cd -; rm y'`, has: []string{"rm y"}, check: cwd("/tmp", true)},
+	{name: "cd back from a subshell's cd", src: `cd /a; (cd /b); cd -; rm y`, has: []string{"rm y"}, check: cwd("/work", false)},
 
 	// wrappers
 	{name: "sudo sh -c", src: `sudo -u root sh -c "rm -rf /etc"`, has: []string{"rm -rf /etc"}, check: all(priv, depth(1), via("sh -c"))},
