@@ -453,8 +453,10 @@ func rewrite(cmd string, rs []Replacement) string {
 // these options of theirs that write nothing, they can write no file, and
 // need nothing of a session's world but its /tmp, which its lines run
 // one-shot share (git config … && echo done, git apply /tmp/x.patch).
+// test and [ only look at files (git worktree remove ../wt && test ! -e
+// ../wt: agent-shapes-9).
 var lineFilters = map[string]bool{"wc": true, "head": true, "tail": true, "grep": true, "cut": true, "tr": true,
-	"echo": true, "printf": true, "true": true, "false": true, "pwd": true, "cat": true, "ls": true}
+	"echo": true, "printf": true, "true": true, "false": true, "pwd": true, "cat": true, "ls": true, "test": true, "[": true}
 
 // lineFilter reports whether cmd is one of lineFilters with literal words,
 // no redirect and no option that names a file to write or read patterns

@@ -272,6 +272,8 @@ func TestGitConfigLines(t *testing.T) {
 		{"sh -c 'git branch -m a b'", false},
 		// Filters of git's output write nothing.
 		{"git worktree remove .worktrees/x && git worktree list | wc -l", true},
+		{"git worktree remove ../wt && test ! -e ../wt && [ -d . ] && echo gone", true},
+		{"git worktree remove ../wt && test -e ../wt > /tmp/out", false},
 		{"git branch -m a b && git branch | grep -c b", true},
 		{"git branch -m a b && git branch | grep -c b > out.txt", false},
 		{"git branch -m a b && git branch | uniq - out.txt", false},
