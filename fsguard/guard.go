@@ -202,10 +202,45 @@ func (g *Guard) DecideIn(action Action, name, cwd, tmp string) warden.Decision {
 	if i < 0 {
 		return warden.Denyf("fs.unknown_action", fmt.Sprintf("the filesystem capability has the actions read, write, list and delete; got %q", action))
 	}
-	p, d, ok := g.target(action, name, cwd)
+	p, d, ok := g.target(action, name, cwd, false)
 	if !ok {
 		return d
 	}
+	d = g.decideTarget(i, action, name, p, cwd, tmp)
+	if p.literal {
+		// A listing's name with glob characters that names an entry as
+		// written (a Grep's path k[e]ys, which is never a pattern, a
+		// symlink a command made) is that entry too: the strictest of
+		// both answers.
+		if lit, ld, ok := g.target(action, name, cwd, true); !ok {
+			d = ld
+		} else if dl := g.decideTarget(i, action, name, lit, cwd, tmp); stricter(dl.Verdict, d.Verdict) {
+			d = dl
+		}
+	}
+	return d
+}
+
+// stricter reports whether a is a stricter answer than b: deny, then ask,
+// then sandbox, then allow.
+func stricter(a, b warden.Verdict) bool {
+	rank := func(v warden.Verdict) int {
+		switch v {
+		case warden.Allow:
+			return 0
+		case warden.Sandbox:
+			return 1
+		case warden.Ask:
+			return 2
+		}
+		return 3
+	}
+	return rank(a) > rank(b)
+}
+
+// decideTarget is DecideIn for the target p of name.
+func (g *Guard) decideTarget(i int, action Action, name string, p target, cwd, tmp string) warden.Decision {
+	var d warden.Decision
 	if p.viaProc || under(p.lexical, "/proc") || under(p.real, "/proc") || under(p.lexical, "/dev/fd") || isStdio(p.lexical) {
 		return warden.Denyf("fs.proc", fmt.Sprintf("%s reaches a file through /proc or /dev/fd, which name the files of whichever process opens them; name the file itself", quote(name)))
 	}
@@ -340,7 +375,7 @@ func (g *Guard) inHome(p target) bool {
 // callers (the shell guard) that have zones of their own for the rest. A path
 // it cannot judge is not denied here.
 func (g *Guard) Denied(name, cwd string) (warden.Decision, bool) {
-	p, _, ok := g.target(Read, name, cwd)
+	p, _, ok := g.target(Read, name, cwd, false)
 	if !ok {
 		return warden.Decision{}, false
 	}
@@ -353,7 +388,7 @@ func (g *Guard) Denied(name, cwd string) (warden.Decision, bool) {
 // ("**/…") are not counted, since any tree may hold a match (the sandbox
 // masks those); a path it cannot judge is not reported here.
 func (g *Guard) DeniedWithin(dir, cwd string) (warden.Decision, bool) {
-	t, _, ok := g.target(Read, dir, cwd)
+	t, _, ok := g.target(Read, dir, cwd, false)
 	if !ok {
 		return warden.Decision{}, false
 	}
@@ -391,11 +426,19 @@ type target struct {
 	// and reads no file. Nil for a path, or a listing of the whole tree
 	// (Grep, "**").
 	names []string
+	// literal says the pattern's whole name is also an existing entry,
+	// to judge as a path too.
+	literal bool
 }
 
 // target makes name absolute and resolves it; when that fails it returns the
 // deny to give.
-func (g *Guard) target(action Action, name, cwd string) (target, warden.Decision, bool) {
+//
+// A listing's name with glob characters is a pattern, judged below its
+// literal directory, unless literal: then it is a path like any other.
+// A pattern whose whole name also names an existing entry (a file or
+// symlink called "k[e]ys") says so (target.literal).
+func (g *Guard) target(action Action, name, cwd string, literal bool) (target, warden.Decision, bool) {
 	bad := func(why string) (target, warden.Decision, bool) {
 		return target{}, warden.Denyf("fs.invalid_path", why), false
 	}
@@ -419,7 +462,15 @@ func (g *Guard) target(action Action, name, cwd string) (target, warden.Decision
 		}
 		p = g.userHome + p[1:]
 	}
-	if action == List && strings.ContainsAny(p, "*?[{") {
+	named := false // the pattern's whole name is an entry as written
+	if action == List && !literal && strings.ContainsAny(p, "*?[{") {
+		whole := p
+		if !filepath.IsAbs(whole) && cwd != "" && filepath.IsAbs(cwd) {
+			whole = cwd + "/" + whole
+		}
+		if _, err := os.Lstat(whole); err == nil {
+			named = true
+		}
 		// A listing pattern lists below its literal directory, which is
 		// judged; ".." after a wildcard could lead anywhere.
 		base, rest := doublestar.SplitPattern(p)
@@ -456,7 +507,7 @@ func (g *Guard) target(action Action, name, cwd string) (target, warden.Decision
 	case err != nil:
 		return target{}, warden.Denyf("fs.unresolvable", fmt.Sprintf("cannot follow the symlinks in %s: %v", quote(name), err)), false
 	}
-	t.real, t.viaProc, t.names = r.path, r.viaProc, names
+	t.real, t.viaProc, t.names, t.literal = r.path, r.viaProc, names, named
 	return t, warden.Decision{}, true
 }
 

@@ -32,7 +32,7 @@ func inSystemDir(p string) bool {
 // Files there that only some may read (/etc/shadow, a TLS key, a cluster's
 // admin config) stay denied, as does warden's own home wherever it lies.
 func (g *Guard) DeniedToRead(name, cwd string) (warden.Decision, bool) {
-	t, _, ok := g.target(Read, name, cwd)
+	t, _, ok := g.target(Read, name, cwd, false)
 	if !ok {
 		return warden.Decision{}, false
 	}

@@ -220,3 +220,60 @@ func TestBoundedListingsOfTheHome(t *testing.T) {
 		}
 	}
 }
+
+// TestListingNameThatNamesAnEntry: a listing's name with glob characters
+// that names an existing entry as written (a Grep's path is never a
+// pattern; a command made a symlink called k[e]ys) is judged as that
+// entry too, the strictest answer kept: red-team-15 read ~/.ssh, ~/.aws
+// and warden's home through such names in the project, a cache and the
+// home.
+func TestListingNameThatNamesAnEntry(t *testing.T) {
+	w := newWorld(t)
+	mkdir(t, w.home+"/.aws")
+	write(t, w.home+"/.aws/credentials", "SECRET")
+	mkdir(t, w.project+"/cfg")
+	mkdir(t, w.home+"/.cache")
+	for link, to := range map[string]string{
+		w.project + "/k[e]ys":      w.home + "/.ssh",
+		w.project + "/cfg/*":       w.home + "/.aws/credentials",
+		w.project + "/w?":          w.wardenHome,
+		w.home + "/.cache/s[o]l":   w.home + "/.ssh",
+		w.home + "/src/{g}h":       w.home + "/.aws",
+		w.project + "/plain[1].go": w.project + "/src/main.go",
+	} {
+		mkdir(t, filepath.Dir(link))
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := New(Policy{
+		Workspace:  w.workspace,
+		Allowed:    []Rule{{Pattern: "**", Actions: []Action{Read, List}, Level: Auto}},
+		Denied:     []string{"~/.ssh/**", "~/.ssh", "~/.aws/**", "~/.aws"},
+		WardenHome: w.wardenHome,
+		UserHome:   w.home,
+		Caches:     []string{"~/.cache"},
+		ReadHome:   true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		want warden.Verdict
+	}{
+		{w.project + "/k[e]ys", warden.Deny},
+		{"k[e]ys", warden.Deny},
+		{w.project + "/cfg/*", warden.Deny},
+		{w.project + "/w?", warden.Deny},
+		{"~/.cache/s[o]l", warden.Deny},
+		{"~/src/{g}h", warden.Deny},
+		{w.project + "/plain[1].go", warden.Allow},
+		{w.project + "/src/*.go", warden.Allow},
+		{w.project + "/*", warden.Allow},
+	} {
+		if d := g.Decide(List, c.name, w.project); d.Verdict != c.want {
+			t.Errorf("Decide(list, %s) = %s %s (%s); want %s", c.name, d.Verdict, d.Rule, d.Reason, c.want)
+		}
+	}
+}

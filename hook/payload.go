@@ -282,6 +282,12 @@ func explain(d warden.Decision) string {
 // working directory when there is neither.
 func globResource(dir, pattern, cwd string) string {
 	switch {
+	case strings.ContainsAny(dir, "*?[]{}"):
+		// The directory is a name, never a pattern: one with glob
+		// characters (a symlink a command made, k[e]ys) is judged as
+		// itself, a listing of its whole tree, not as a pattern that
+		// would judge only what lies before them.
+		return dir
 	case pattern == "" && dir == "":
 		return cwd
 	case pattern == "":
