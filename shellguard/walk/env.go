@@ -104,6 +104,9 @@ func (s *state) merge(b *state) {
 }
 
 func (s *state) set(name, val string, known bool) {
+	if name == "OLDPWD" {
+		s.prev = nil // cd - goes where OLDPWD says
+	}
 	if s.vars == nil {
 		s.vars = make(map[string]varVal)
 	}
@@ -122,6 +125,7 @@ func (s *state) setFDs(name string) {
 // forgetFDs forgets every variable setFDs recorded: a name reference
 // (declare -n) may assign one under another name.
 func (s *state) forgetFDs() {
+	s.prev = nil // a name reference may be OLDPWD too
 	for k, v := range s.vars {
 		if v.fds {
 			s.vars[k] = varVal{}

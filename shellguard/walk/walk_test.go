@@ -340,7 +340,25 @@ var walkCases = []walkCase{
 		return ""
 	}},
 	{name: "cd back in a new shell", src: `cd /tmp && bash -c 'cd -; rm y'`, has: []string{"rm y"}, check: cwd("/tmp", true)},
-	{name: "cd back from a subshell's cd", src: `cd /a; (cd /b); cd -; rm y`, has: []string{"rm y"}, check: cwd("/work", false)},
+	{name: "cd back after a statement", src: `cd /a; cd -; rm y`, has: []string{"rm y"}, check: func(c Command) string {
+		if !c.CwdDynamic {
+			return fmt.Sprintf("Cwd %q known, want unknown: cd /a may have failed", c.Cwd)
+		}
+		return ""
+	}},
+	{name: "cd back after a failed cd", src: `cd ~ && cd /p; cd /nonexistent; cd - && echo x >> .bashrc`, has: []string{"echo x"}, check: func(c Command) string {
+		if !c.CwdDynamic {
+			return fmt.Sprintf("Cwd %q known, want unknown", c.Cwd)
+		}
+		return ""
+	}},
+	{name: "cd back to an assigned OLDPWD", src: `cd /p && OLDPWD=/home/u && cd - && echo x >> .profile`, has: []string{"echo x"}, check: func(c Command) string {
+		if !c.CwdDynamic {
+			return fmt.Sprintf("Cwd %q known, want unknown", c.Cwd)
+		}
+		return ""
+	}},
+	{name: "cd back in one list", src: `cd /a && (cd /b) && cd - && rm y`, has: []string{"rm y"}, check: cwd("/work", false)},
 
 	// wrappers
 	{name: "sudo sh -c", src: `sudo -u root sh -c "rm -rf /etc"`, has: []string{"rm -rf /etc"}, check: all(priv, depth(1), via("sh -c"))},

@@ -140,11 +140,17 @@ func (w *walker) wordSpan(word *syntax.Word, c *ctx) Span {
 
 func (w *walker) walkStmts(stmts []*syntax.Stmt, st *state, c *ctx) output {
 	var out output
-	for _, s := range stmts {
+	for i, s := range stmts {
 		if w.b.stopped {
 			return output{}
 		}
 		out = w.walkStmt(s, st, c)
+		if i+1 < len(stmts) {
+			// The next statement runs whether this one's cd did or
+			// not (cd /missing; cd -): where cd - goes back to is
+			// known only within one && list.
+			st.prev = nil
+		}
 	}
 	return out
 }
