@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -462,7 +463,7 @@ var lineFilters = map[string]bool{"wc": true, "head": true, "tail": true, "grep"
 // no redirect and no option that names a file to write or read patterns
 // from.
 func lineFilter(cmd walk.Command) bool {
-	if len(cmd.Redirects) > 0 || !lineFilters[progName(cmd.Argv[0].Value)] {
+	if len(cmd.Redirects) > 0 || !lineFilters[progName(cmd.Argv[0].Value)] || !systemProgram(cmd.Argv[0].Value, progName(cmd.Argv[0].Value)) {
 		return false
 	}
 	for _, a := range cmd.Argv[1:] {
@@ -471,6 +472,17 @@ func lineFilter(cmd walk.Command) bool {
 		}
 	}
 	return true
+}
+
+// systemProgram reports whether word runs the program name as installed:
+// the bare name (found on PATH, or a builtin) or its path in a system
+// directory. ./test or bin/git in the project is the project's own code.
+func systemProgram(word, name string) bool {
+	if word == name {
+		return true
+	}
+	dir, base := path.Split(word)
+	return base == name && slices.Contains([]string{"/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/"}, dir)
 }
 
 // gitConfigWriters are the git subcommands that may write the
@@ -491,7 +503,7 @@ func gitConfigLine(cmds []walk.Command) bool {
 		if lineFilter(cmd) {
 			continue
 		}
-		if len(cmd.Argv) < 2 || progName(cmd.Argv[0].Value) != "git" {
+		if len(cmd.Argv) < 2 || !systemProgram(cmd.Argv[0].Value, "git") {
 			return false
 		}
 		sub := ""
