@@ -426,19 +426,36 @@ func scanInterp(cc *cmdCtx, code string) {
 			if notThatCall(code, i, api) {
 				continue
 			}
-			lit, ok := firstStringLiteral(code[i+len(api):])
+			lit, ok := callCommand(code[i+len(api):])
 			if !ok {
-				if api == "exec(" {
-					// Python/JS exec of computed code.
-					if strings.Contains(code, "urlopen") || strings.Contains(code, "requests.") || strings.Contains(code, "fetch(") || strings.Contains(code, "http") {
-						cc.say(warden.Sandbox, "shell.interp.net_exec", cc.name+" executes code fetched from the network; it runs in the sandbox")
+				// Code or a command built at run time: from the network,
+				// standard input or decoded strings it is suspicious (the
+				// guard sandbox); built from the program's own values and
+				// files (a notebook's cells, [sys.executable, "-m", mod,
+				// path]) it is code the guard cannot see, which the
+				// workspace sandbox contains, as a script's.
+				netCode := strings.Contains(code, "urlopen") || strings.Contains(code, "requests.") || strings.Contains(code, "fetch(") || strings.Contains(code, "http") || strings.Contains(code, "socket")
+				switch {
+				case api == "exec(" && netCode:
+					cc.say(warden.Sandbox, "shell.interp.net_exec", cc.name+" executes code fetched from the network; it runs in the sandbox")
+				case netCode || readsStdin(code) || suspiciousToken(code) != "":
+					if api == "exec(" {
+						cc.say(warden.Sandbox, "shell.interp.exec", cc.name+" executes code computed from its input, the network or decoded strings; it runs in the sandbox")
 					} else {
-						cc.say(warden.Sandbox, "shell.interp.exec", cc.name+" executes computed code; it runs in the sandbox")
+						cc.say(warden.Sandbox, "shell.interp.shell_out", cc.name+" runs a command computed from its input, the network or decoded strings; it runs in the sandbox")
 					}
-					decided = true
-					continue
+				case !cc.saveProject():
+					// Nothing saves what it may delete: the guard sandbox.
+					if api == "exec(" {
+						cc.say(warden.Sandbox, "shell.interp.exec", cc.name+" executes computed code; it runs in the sandbox")
+					} else {
+						cc.say(warden.Sandbox, "shell.interp.shell_out", cc.name+" runs a command built at run time; it runs in the sandbox")
+					}
+				case api == "exec(":
+					cc.unseen("shell.interp.exec", cc.name+" executes code it builds at run time (warden saves the project's work tree first)")
+				default:
+					cc.unseen("shell.interp.shell_out", cc.name+" runs a command it builds at run time (warden saves the project's work tree first)")
 				}
-				cc.say(warden.Sandbox, "shell.interp.shell_out", cc.name+" runs a command built at run time; it runs in the sandbox")
 				decided = true
 				continue
 			}
@@ -492,8 +509,7 @@ func scanInterp(cc *cmdCtx, code string) {
 		// write, and the project's work tree is saved first (as for rm -rf
 		// of a project folder), it runs there: a temporary directory
 		// cleaned up, the project's *.tmp removed.
-		if tree := cc.z.ws; tree != "" && cc.c.env.Snapshots && cc.c.env.GitWorkTree && cc.c.p.SandboxAvailable && cc.c.depth == 0 && cc.z.isProject() {
-			cc.c.res.Snapshot = compactTrees(append(cc.c.res.Snapshot, tree))
+		if cc.saveProject() {
 			cc.say(warden.Allow, "shell.interp.delete_saved", cc.name+" code deletes files at paths known only at run time; it runs in the workspace sandbox, which lets it delete only in the project, the session's /tmp and the tool caches, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)")
 			continue
 		}
@@ -521,6 +537,32 @@ var suspiciousTokens = []string{"getattr(", "__import__", "__builtins__", "globa
 	"b64decode", "a85decode", "b32decode", "b16decode", "unhexlify", ".fromhex", "codecs.decode", "rot13", "rot_13",
 	"marshal.", "pickle.loads", "fromCharCode", "atob(", "new Function", "vm.run", "decode_base64",
 	"MIME::Base64", "unpack(", "pack(", "Base64.decode", `\x`, "pty.", "dup2", "chr("}
+
+// saveProject records that warden saves the project's work tree before
+// the line runs (Result.Snapshot), where the line runs in the workspace
+// sandbox through warden exec from the project of a git work tree, and
+// reports whether it does: code whose deletes or commands are only known
+// at run time can then lose nothing there that warden undo cannot bring
+// back (but ignored files).
+func (cc *cmdCtx) saveProject() bool {
+	tree := cc.z.ws
+	if tree == "" || !cc.c.env.Snapshots || !cc.c.env.GitWorkTree || !cc.c.p.SandboxAvailable || !cc.c.p.AllowTaskRunners || cc.c.depth != 0 || !cc.z.isProject() || cc.cmd.Privileged {
+		return false
+	}
+	cc.c.res.Snapshot = compactTrees(append(cc.c.res.Snapshot, tree))
+	return true
+}
+
+// readsStdin reports whether interpreter code reads its standard input,
+// which a pipe fills with whatever an earlier command fetched.
+func readsStdin(code string) bool {
+	for _, t := range []string{"stdin", "STDIN", "input(", "$<", "gets", "readline(", "<>"} {
+		if strings.Contains(code, t) {
+			return true
+		}
+	}
+	return false
+}
 
 // suspiciousToken returns the first suspicious token in code, or "".
 func suspiciousToken(code string) string {
@@ -605,19 +647,29 @@ func interpTrivial(code string) bool {
 	return true
 }
 
-// firstStringLiteral returns the first quoted string at the start of s
-// (after spaces, an opening bracket or a list).
+// firstStringLiteral returns the quoted string that is the whole first
+// argument at the start of s (after spaces and an opening bracket): one
+// followed by anything but the argument's end ("" + cmd, "rm " + path,
+// "ls %s" % d, "{}".format(x)) is computed, and so is an f-string or a
+// template with ${…}.
 func firstStringLiteral(s string) (string, bool) {
-	s = strings.TrimLeft(s, " \t([{")
-	if s == "" {
+	lit, rest, ok := stringLiteral(strings.TrimLeft(s, " \t([{"))
+	if !ok || !argumentEnds(rest) {
 		return "", false
+	}
+	return lit, true
+}
+
+// stringLiteral reads the quoted string at the start of s and returns it
+// and what follows; false for anything else, an f-string, or a template
+// literal with a substitution.
+func stringLiteral(s string) (lit, rest string, ok bool) {
+	if s == "" {
+		return "", "", false
 	}
 	q := s[0]
-	if q == 'f' && len(s) > 1 && (s[1] == '"' || s[1] == '\'') {
-		return "", false // an f-string is computed
-	}
 	if q != '"' && q != '\'' && q != '`' {
-		return "", false
+		return "", "", false // an f-string (f"…") is computed too
 	}
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
@@ -629,45 +681,133 @@ func firstStringLiteral(s string) (string, bool) {
 		case ch == q:
 			out := b.String()
 			if q == '`' && strings.Contains(out, "${") {
-				return "", false
+				return "", "", false
 			}
-			// An argv list: join literal elements.
-			rest := strings.TrimLeft(s[i+1:], " ")
-			if strings.HasPrefix(rest, ",") && strings.HasPrefix(strings.TrimLeft(s, " "), string(q)) {
-				if more, ok := argvList(rest[1:]); ok {
-					out += " " + more
-				}
-			}
-			return out, true
+			return out, s[i+1:], true
 		default:
 			b.WriteByte(ch)
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
-// argvList reads further literal elements of a list: 'a', 'b']
-func argvList(s string) (string, bool) {
-	var parts []string
-	for {
-		s = strings.TrimLeft(s, " ")
-		if s == "" || s[0] == ']' || s[0] == ')' {
-			break
+// argumentEnds reports whether rest, what follows a literal, ends the
+// argument it began: a comma, a closing bracket, or nothing more.
+func argumentEnds(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	return rest == "" || strings.ContainsRune(",)]};\n", rune(rest[0]))
+}
+
+// runtimeWord stands for an argument only known at run time in the shell
+// text of a call's command: a variable no line sets, so the walker reads
+// the word as dynamic.
+const runtimeWord = `"${__warden_runtime_arg}"`
+
+// interpreterSelf are the names for the running interpreter, which a
+// call's argv may start with (subprocess.run([sys.executable, "-m", …])).
+var interpreterSelf = map[string]string{"sys.executable": "python3", "process.execPath": "node", "process.argv[0]": "node", "$^X": "perl", "RbConfig.ruby": "ruby"}
+
+// callCommand is the shell text of the command a shell-out call at the
+// start of s runs (after its name and opening parenthesis), and whether it
+// is known: a string literal that is the whole argument (a shell line), or
+// an argv list whose first element is a literal or the interpreter itself,
+// its other elements literal or, when computed, each a word only known at
+// run time; a literal program followed by a list of arguments
+// (spawn("git", ["push"])) or a computed one (execFile("git", args)).
+func callCommand(s string) (string, bool) {
+	s = strings.TrimLeft(s, " \t(")
+	if strings.HasPrefix(s, "[") || strings.HasPrefix(s, "(") {
+		words, _, ok := argvWords(s[1:], true)
+		if !ok {
+			return "", false
 		}
-		if s[0] != '"' && s[0] != '\'' {
-			return strings.Join(parts, " "), len(parts) > 0
-		}
-		q := s[0]
-		j := strings.IndexByte(s[1:], q)
-		if j < 0 {
-			break
-		}
-		parts = append(parts, s[1:1+j])
-		s = strings.TrimLeft(s[2+j:], " ")
-		if !strings.HasPrefix(s, ",") {
-			break
-		}
-		s = s[1:]
+		return strings.Join(words, " "), true
 	}
-	return strings.Join(parts, " "), len(parts) > 0
+	lit, rest, ok := stringLiteral(s)
+	if !ok || !argumentEnds(rest) {
+		return "", false
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	if !strings.HasPrefix(rest, ",") {
+		return lit, true
+	}
+	// A program and then its arguments (Node's spawn and execFile), or
+	// a keyword (Python's shell=True) or options ({cwd: …}).
+	rest = strings.TrimLeft(rest[1:], " \t\n")
+	switch {
+	case strings.HasPrefix(rest, "["):
+		words, _, ok := argvWords(rest[1:], false)
+		if !ok {
+			return "", false
+		}
+		return strings.Join(append([]string{shellQuote(lit)}, words...), " "), true
+	case rest == "" || strings.HasPrefix(rest, ")") || strings.HasPrefix(rest, "{") || keywordArg(rest):
+		return lit, true
+	}
+	return shellQuote(lit) + " " + runtimeWord, true
+}
+
+// keywordArg reports whether s starts with a keyword argument (shell=True,
+// check = False).
+func keywordArg(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && s[i] >= '0' && s[i] <= '9') {
+		i++
+	}
+	rest := strings.TrimLeft(s[i:], " \t")
+	return i > 0 && strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==")
+}
+
+// argvWords reads the elements of a list up to its closing bracket as
+// shell words: literals quoted, the interpreter itself by name (first
+// only), anything else a word only known at run time. With program, the
+// first element must be a literal or the interpreter.
+func argvWords(s string, program bool) (words []string, rest string, ok bool) {
+	for n := 0; ; n++ {
+		s = strings.TrimLeft(s, " \t\n")
+		if s == "" {
+			return nil, "", false
+		}
+		if s[0] == ']' || s[0] == ')' {
+			return words, s[1:], !program || len(words) > 0
+		}
+		if lit, after, ok := stringLiteral(s); ok && argumentEnds(after) {
+			words = append(words, shellQuote(lit))
+			s = after
+		} else {
+			// A computed element: up to the next comma or the list's
+			// end at this depth.
+			end, depth := len(s), 0
+			for i := 0; i < len(s); i++ {
+				switch s[i] {
+				case '(', '[', '{':
+					depth++
+				case ')', ']', '}':
+					depth--
+				case ',':
+					if depth == 0 {
+						end = i
+					}
+				}
+				if depth < 0 || end == i {
+					end = i
+					break
+				}
+			}
+			elem := strings.TrimSpace(s[:end])
+			switch {
+			case n == 0 && interpreterSelf[elem] != "":
+				words = append(words, interpreterSelf[elem])
+			case n == 0 && program:
+				return nil, "", false // the program itself is computed
+			default:
+				words = append(words, runtimeWord)
+			}
+			s = s[end:]
+		}
+		s = strings.TrimLeft(s, " \t\n")
+		if strings.HasPrefix(s, ",") {
+			s = s[1:]
+		}
+	}
 }

@@ -377,6 +377,12 @@ var walkCases = []walkCase{
 		return ""
 	}},
 	{name: "env dash", src: `env - rm x`, has: []string{"rm x"}},
+	{name: "env assigns a value known at run time", src: `env -i PATH="$PATH" HOME="$HOME" go build ./x`, has: []string{"go build ./x"}, check: func(c Command) string {
+		if len(c.Assigns) != 2 || c.Assigns[0].Name != "PATH" || !c.Assigns[0].Value.Dynamic || c.Assigns[1].Name != "HOME" {
+			return fmt.Sprintf("Assigns %+v, want PATH and HOME, dynamic", c.Assigns)
+		}
+		return ""
+	}},
 	{name: "alias", src: `alias ls='rm -rf ~'`, has: []string{"rm -rf /home/u"}, check: all(via("alias ls"), cond(true))},
 	{name: "env -C", src: `env -C /tmp rm x`, has: []string{"rm x"}, check: cwd("/tmp", false)},
 	{name: "timeout nice", src: `timeout 5 nice -n 10 rm -rf x`, has: []string{"rm -rf x"}, check: wrappers("timeout", "nice")},

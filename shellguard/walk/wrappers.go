@@ -168,6 +168,21 @@ func hasWord(list, w string) bool {
 	return false
 }
 
+// assignName returns NAME when prefix starts with NAME= (a variable's
+// name, then "=").
+func assignName(prefix string) (string, bool) {
+	n, _, ok := strings.Cut(prefix, "=")
+	if !ok || n == "" || !isIdentStart(n[0]) {
+		return "", false
+	}
+	for i := 1; i < len(n); i++ {
+		if c := n[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return "", false
+		}
+	}
+	return n, true
+}
+
 // unwrap applies the spec's grammar to argv.
 func (sp *wrapperSpec) unwrap(argv []Word) unwrapped {
 	var u unwrapped
@@ -178,6 +193,14 @@ func (sp *wrapperSpec) unwrap(argv []Word) unwrapped {
 		a := argv[i]
 		v := a.Value
 		if a.Dynamic {
+			// env PATH="$PATH" go build: a word whose known start is
+			// NAME= is an assignment whatever its value, as env reads
+			// it (and as the shell's own NAME="$X" cmd is one).
+			if n, ok := assignName(a.Prefix); ok && sp.assigns && !sawDashDash {
+				u.assigns = append(u.assigns, Assign{Name: n, Value: Word{Value: strings.TrimPrefix(v, n+"="), Dynamic: true, Prefix: strings.TrimPrefix(a.Prefix, n+"="), Span: a.Span}})
+				i++
+				continue
+			}
 			break
 		}
 		if sp.name == "env" && v == "-" && !sawDashDash {

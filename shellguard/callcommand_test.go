@@ -1,0 +1,50 @@
+package shellguard
+
+import (
+	"testing"
+
+	"github.com/agentwarden/warden"
+)
+
+// TestShellOutCommandsAreReadWhole: the command a shell-out call runs is
+// judged whole: a literal that is not the whole argument ("" + cmd) is
+// computed, not the command "" (a force push was allowed that way); an
+// argv list is judged with every element, a computed one as a word known
+// only at run time (rm -rf of a path variable was judged as rm with no
+// operand); a program and its list of arguments (Node's spawn) with both.
+func TestShellOutCommandsAreReadWhole(t *testing.T) {
+	saving := corpusEnv
+	saving.Snapshots, saving.GitWorkTree = true, true
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+		rule string
+	}{
+		{`python3 -c 'import subprocess; subprocess.run(["git", "push", "--force", "origin", "main"])'`, warden.Deny, "shell.git.force_push"},
+		{`node -e 'require("child_process").spawnSync("git", ["push", "--force", "origin", "main"])'`, warden.Deny, "shell.git.force_push"},
+		{`python3 -c 'import subprocess; subprocess.run(["sh", "-c", "rm -rf ~"])'`, warden.Deny, ""},
+		{`python3 -c 'import os; os.system("" + "git push --force origin main")'`, warden.Allow, "shell.interp.shell_out"},
+		{`python3 -c 'import os; os.system("rm -rf " + target)'`, warden.Allow, "shell.interp.shell_out"},
+		{`python3 -c 'import subprocess, sys; subprocess.run([sys.executable, "-m", "pkg.cli", "--json", path], check=True)'`, warden.Allow, ""},
+		{`python3 -c 'import subprocess; subprocess.run(["ls", "-l"], check=True)'`, warden.Allow, ""},
+		{`python3 -c 'import subprocess; subprocess.run("ls -l", shell=True)'`, warden.Allow, ""},
+		{`python3 -c 'import os; os.system(input())'`, warden.Sandbox, "shell.interp.shell_out"},
+		{`python3 -c 'import base64, os; os.system(base64.b64decode("aWQ=").decode())'`, warden.Sandbox, "shell.interp.shell_out"},
+		{"python3 - <<'EOF'\nimport json\nnb = json.load(open('nb.ipynb'))\nfor cell in nb['cells']:\n    exec(''.join(cell['source']))\nEOF", warden.Allow, "shell.interp.exec"},
+	} {
+		r := Classify(c.cmd, saving, defaultPolicy())
+		if r.Verdict != c.want || c.rule != "" && r.Rule != c.rule {
+			t.Errorf("Classify(%q) = %v %s (%s), want %v %s", c.cmd, r.Verdict, r.Rule, r.Reason, c.want, c.rule)
+		}
+	}
+	// Where nothing saves the project first, a command or code built at
+	// run time goes to the guard sandbox, as before.
+	for _, cmd := range []string{
+		`python3 -c 'import os; os.system("rm -rf " + target)'`,
+		"python3 - <<'EOF'\nexec(open('x.py').read())\nEOF",
+	} {
+		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict != warden.Sandbox {
+			t.Errorf("Classify(%q) with nothing saved = %v %s, want sandbox", cmd, r.Verdict, r.Rule)
+		}
+	}
+}
