@@ -605,7 +605,8 @@ func hiddenPaths(home Home, denied []string, userHome string) []string {
 // otherHomes are the homes of the machine's other users where the caller is
 // root: its command runs as root and owns their credential stores, so each
 // "~/…" denied or secret path is masked in each of them too (and in root's
-// own home when $HOME names another directory). Nil for any other caller,
+// own home when $HOME names another directory): /root, each directory of
+// /home, and the other homes /etc/passwd names. Nil for any other caller,
 // whom their permissions keep out.
 func otherHomes(userHome string) []string {
 	if os.Geteuid() != 0 {
@@ -625,6 +626,22 @@ func otherHomes(userHome string) []string {
 	entries, _ := os.ReadDir("/home")
 	for _, e := range entries {
 		add(filepath.Join("/home", e.Name()))
+	}
+	// The homes /etc/passwd names elsewhere (a service's:
+	// /var/lib/postgresql keeps its ~/.pgpass), but the system's own
+	// directories.
+	if b, err := os.ReadFile("/etc/passwd"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Split(line, ":")
+			if len(f) < 7 || !filepath.IsAbs(f[5]) {
+				continue
+			}
+			h := filepath.Clean(f[5])
+			if h == "/" || slices.Contains(homes, h) || slices.ContainsFunc([]string{"/bin", "/sbin", "/usr", "/lib", "/dev", "/proc", "/sys", "/run", "/var/run", "/nonexistent", "/tmp"}, func(d string) bool { return h == d || strings.HasPrefix(h, d+"/") }) {
+				continue
+			}
+			add(h)
+		}
 	}
 	return homes
 }

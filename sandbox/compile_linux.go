@@ -32,12 +32,14 @@ var systemSecrets = []string{
 	"/etc/krb5.keytab", "/etc/ssh/ssh_host_*_key",
 	"/etc/wireguard", "/etc/NetworkManager/system-connections", "/etc/netplan",
 	"/etc/ipsec.secrets", "/etc/ipsec.d/private", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
-	"/etc/openvpn/server", "/etc/openvpn/client",
+	"/etc/openvpn",
 	"/etc/letsencrypt/archive", "/etc/letsencrypt/live", "/etc/letsencrypt/accounts",
 	"/etc/pki/tls/private", "/etc/pki/CA/private",
 	"/etc/mysql/debian.cnf", "/etc/postfix/sasl_passwd", "/etc/exim4/passwd.client",
 	"/etc/ldap.secret", "/etc/libnss-ldap.secret", "/etc/pam_ldap.secret", "/etc/davfs2/secrets",
 	"/etc/kubernetes/admin.conf", "/etc/kubernetes/super-admin.conf", "/etc/kubernetes/pki",
+	"/etc/kubernetes/kubelet.conf", "/etc/kubernetes/controller-manager.conf", "/etc/kubernetes/scheduler.conf",
+	"/etc/ceph", "/etc/docker/key.json", "/etc/samba/smbpasswd",
 	"/etc/rancher/k3s/k3s.yaml", "/etc/rancher/rke2/rke2.yaml", "/etc/gitlab-runner/config.toml",
 }
 
