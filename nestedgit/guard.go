@@ -280,6 +280,9 @@ func (g *Guard) Sweep(now time.Time) []Finding {
 	defer g.mu.Unlock()
 	repos, problems := g.repos()
 	var out []Finding
+	if f := g.rootAsGitDir(now); f.Moved != "" || f.Err != nil {
+		out = append(out, f)
+	}
 	for _, p := range problems {
 		out = append(out, Finding{Repo: Repo{GitDir: g.project, Via: "its index"}, Err: p})
 	}

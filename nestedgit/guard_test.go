@@ -517,3 +517,43 @@ func TestNestedRepositoriesGitlinksAreSwept(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepMovesARootThatLooksLikeAGitDirectory: a command that makes the
+// project's .git no git directory (its HEAD renamed) and the project's
+// root one (HEAD, objects/, refs/ and a config running a program) has git
+// on the host take the root for a bare repository and run the program
+// (red-team-16); the sweep moves the root's HEAD to the quarantine. A root
+// with objects/ and refs/ but no HEAD is left alone.
+func TestSweepMovesARootThatLooksLikeAGitDirectory(t *testing.T) {
+	needGit(t)
+	home, project := newProject(t)
+	q := filepath.Join(home, "q")
+	mark := filepath.Join(home, "pwned")
+	g := New(project, nil, q)
+	sh(t, home, project, "mkdir -p objects/pack refs/tags")
+	if fs := g.Sweep(time.Now()); len(fs) != 0 {
+		t.Fatalf("a root with objects/ and refs/ but no HEAD was swept: %v", fs)
+	}
+	sh(t, home, project, "M="+mark+`; mv .git/HEAD .git/HEAD.away && echo 'ref: refs/heads/main' > HEAD && printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch %s; false"\n' "$M" > config`)
+	out, _ := hostGit(home, project, "status")
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("the attack is inert: git status did not run the planted program (%v): %s", err, out)
+	}
+	os.Remove(mark)
+	fs := g.Sweep(time.Now())
+	if len(fs) != 1 || fs[0].Err != nil || fs[0].Moved == "" {
+		t.Fatalf("Sweep = %v, want the root's HEAD moved", fs)
+	}
+	if data, err := os.ReadFile(filepath.Join(fs[0].Moved, "RESTORE.txt")); err != nil || !strings.Contains(string(data), filepath.Join(project, "HEAD")) {
+		t.Errorf("no RESTORE.txt naming the root's HEAD: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(project, "HEAD")); err == nil {
+		t.Error("the root's HEAD is still there")
+	}
+	for _, args := range [][]string{{"status"}, {"diff"}, {"status", "--porcelain"}} {
+		_, _ = hostGit(home, project, args...)
+		if _, err := os.Stat(mark); err == nil {
+			t.Fatalf("after Sweep, git %s on the host still runs the planted program", strings.Join(args, " "))
+		}
+	}
+}
