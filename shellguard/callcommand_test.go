@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agentwarden/warden"
@@ -29,6 +30,16 @@ func TestShellOutCommandsAreReadWhole(t *testing.T) {
 		{`python3 -c 'import subprocess; subprocess.run(["ls", "-l"], check=True)'`, warden.Allow, ""},
 		{`python3 -c 'import subprocess; subprocess.run("ls -l", shell=True)'`, warden.Allow, ""},
 		{`python3 -c 'import os; os.system(input())'`, warden.Sandbox, "shell.interp.shell_out"},
+		// What follows a literal or a list, and arguments that change the
+		// program or its directory, make the command computed
+		// (red-team-16: each was judged as its first literal).
+		{`python3 -c 'import os; os.system(("true") + "; git push --force origin main")'`, warden.Allow, "shell.interp.shell_out"},
+		{`python3 -c 'import subprocess; subprocess.run(["true"] and ["sh", "-c", "cat x"])'`, warden.Allow, "shell.interp.shell_out"},
+		{`python3 -c 'import subprocess; subprocess.run(["ls"][:0] + ["rm", "-rf", "x"])'`, warden.Allow, "shell.interp.shell_out"},
+		{`python3 -c 'import subprocess; subprocess.run(["ls", "-f", ".bashrc"], executable="/bin/rm", cwd=home)'`, warden.Allow, "shell.interp.shell_out"},
+		{`node -e 'require("child_process").exec("import x", {shell: "/usr/bin/python3"})'`, warden.Allow, "shell.interp.exec"},
+		{`python3 -c 'import os; os.execvp("git", ["git", "push", "--force", "origin", "main"])'`, warden.Deny, "shell.git.force_push"},
+		{`python3 -c 'import subprocess; subprocess.run((["git", "status"]), check=True)'`, warden.Allow, ""},
 		{`python3 -c 'import base64, os; os.system(base64.b64decode("aWQ=").decode())'`, warden.Sandbox, "shell.interp.shell_out"},
 		{"python3 - <<'EOF'\nimport json\nnb = json.load(open('nb.ipynb'))\nfor cell in nb['cells']:\n    exec(''.join(cell['source']))\nEOF", warden.Allow, "shell.interp.exec"},
 	} {
@@ -47,4 +58,18 @@ func TestShellOutCommandsAreReadWhole(t *testing.T) {
 			t.Errorf("Classify(%q) with nothing saved = %v %s, want sandbox", cmd, r.Verdict, r.Rule)
 		}
 	}
+}
+
+// FuzzCallCommand: reading any call's arguments never fails, and a
+// command it reads is never empty for a list.
+func FuzzCallCommand(f *testing.F) {
+	for _, s := range []string{`["git", "push"], check=True)`, `"ls " + d)`, `("true") + "x")`, `"git", ["git", "push"])`, `[sys.executable, "-m", m])`, `[`, `'a\`, `(((`} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, argv0 bool) {
+		if cmd, ok := callCommand(s, argv0); ok && strings.HasPrefix(strings.TrimSpace(s), "[") && cmd == "" {
+			t.Fatalf("callCommand(%q) read a list as no command", s)
+		}
+	})
 }

@@ -298,7 +298,10 @@ func hInterpreter(cc *cmdCtx) {
 var shellOutAPIs = []string{"os.system(", "os.popen(", "subprocess.run(", "subprocess.call(", "subprocess.check_call(",
 	"subprocess.check_output(", "subprocess.Popen(", "subprocess.getoutput(", "subprocess.getstatusoutput(",
 	"execSync(", "exec(", "spawnSync(", "spawn(", "execFileSync(", "execFile(", "system(", "os.execute(", "io.popen(",
-	"shell_exec(", "passthru(", "popen(", "Runtime.getRuntime().exec(", "do shell script ", "IO.popen(", "Open3."}
+	"shell_exec(", "passthru(", "popen(", "Runtime.getRuntime().exec(", "do shell script ", "IO.popen(", "Open3.",
+	"os.execv(", "os.execve(", "os.execvp(", "os.execvpe(", "os.execl(", "os.execle(", "os.execlp(", "os.execlpe(",
+	"os.spawnv(", "os.spawnve(", "os.spawnvp(", "os.spawnvpe(", "os.spawnl(", "os.spawnle(", "os.spawnlp(", "os.spawnlpe(",
+	"os.posix_spawn(", "os.posix_spawnp(", "create_subprocess_exec(", "create_subprocess_shell("}
 
 // notThatCall reports whether the match of a bare shell-out API (system(,
 // exec(, spawn(…: one with no module in its name) at code[i] is another
@@ -426,7 +429,7 @@ func scanInterp(cc *cmdCtx, code string) {
 			if notThatCall(code, i, api) {
 				continue
 			}
-			lit, ok := callCommand(code[i+len(api):])
+			lit, ok := callCommand(code[i+len(api):], strings.Contains(api, "os.exec") || strings.Contains(api, "posix_spawn"))
 			if !ok {
 				// Code or a command built at run time: from the network,
 				// standard input or decoded strings it is suspicious (the
@@ -707,44 +710,205 @@ const runtimeWord = `"${__warden_runtime_arg}"`
 // call's argv may start with (subprocess.run([sys.executable, "-m", …])).
 var interpreterSelf = map[string]string{"sys.executable": "python3", "process.execPath": "node", "process.argv[0]": "node", "$^X": "perl", "RbConfig.ruby": "ruby"}
 
-// callCommand is the shell text of the command a shell-out call at the
-// start of s runs (after its name and opening parenthesis), and whether it
-// is known: a string literal that is the whole argument (a shell line), or
-// an argv list whose first element is a literal or the interpreter itself,
-// its other elements literal or, when computed, each a word only known at
-// run time; a literal program followed by a list of arguments
-// (spawn("git", ["push"])) or a computed one (execFile("git", args)).
-func callCommand(s string) (string, bool) {
-	s = strings.TrimLeft(s, " \t(")
-	if strings.HasPrefix(s, "[") || strings.HasPrefix(s, "(") {
-		words, _, ok := argvWords(s[1:], true)
+// callCommand is the shell text of the command a shell-out call runs (s
+// starts after the call's name and its opening parenthesis), and whether
+// it is known. Its first argument, whole, is a string literal (a shell
+// line) or a list whose first element is a literal or the interpreter
+// itself and whose other elements are literals or, when computed, words
+// known only at run time; a literal program may be followed by a list of
+// its arguments (Node's spawn("git", ["push"])) or a computed one
+// (execFile("git", args), execlp). Anything else is computed: an
+// operator or a call after a literal or list ("" + cmd, ['true'] and
+// [...], [...][0]), and an argument that changes which program runs or
+// where (executable=, cwd=, env=, Node's {shell: …, cwd: …, argv0: …}).
+//
+// With argv0, the arguments after the program start with the name the
+// program is given (os.execvp("git", ["git", "push"]), os.execl), which is
+// not an argument.
+func callCommand(s string, argv0 bool) (string, bool) {
+	args, ok := callArgs(s)
+	if !ok {
+		return "", false
+	}
+	parts := topLevel(args, ',')
+	if len(parts) == 0 {
+		return "", false
+	}
+	for _, a := range parts[1:] {
+		if changesProgram(a) {
+			return "", false
+		}
+	}
+	first := unparen(strings.TrimSpace(parts[0]))
+	if strings.HasPrefix(first, "[") {
+		words, ok := listWords(first, true)
 		if !ok {
 			return "", false
 		}
 		return strings.Join(words, " "), true
 	}
-	lit, rest, ok := stringLiteral(s)
-	if !ok || !argumentEnds(rest) {
+	lit, rest, ok := stringLiteral(first)
+	if !ok || strings.TrimSpace(rest) != "" {
 		return "", false
 	}
-	rest = strings.TrimLeft(rest, " \t")
-	if !strings.HasPrefix(rest, ",") {
+	if len(parts) == 1 {
 		return lit, true
 	}
-	// A program and then its arguments (Node's spawn and execFile), or
-	// a keyword (Python's shell=True) or options ({cwd: …}).
-	rest = strings.TrimLeft(rest[1:], " \t\n")
+	// A program and then its arguments, or a keyword (shell=True) or
+	// options ({stdio: …}).
+	next := unparen(strings.TrimSpace(parts[1]))
 	switch {
-	case strings.HasPrefix(rest, "["):
-		words, _, ok := argvWords(rest[1:], false)
+	case strings.HasPrefix(next, "["):
+		words, ok := listWords(next, false)
 		if !ok {
 			return "", false
 		}
+		if argv0 && len(words) > 0 {
+			words = words[1:]
+		}
 		return strings.Join(append([]string{shellQuote(lit)}, words...), " "), true
-	case rest == "" || strings.HasPrefix(rest, ")") || strings.HasPrefix(rest, "{") || keywordArg(rest):
+	case next == "" || strings.HasPrefix(next, "{") || keywordArg(next):
 		return lit, true
 	}
-	return shellQuote(lit) + " " + runtimeWord, true
+	words := []string{shellQuote(lit)}
+	after := parts[1:]
+	if argv0 {
+		after = after[1:]
+	}
+	for _, a := range after {
+		a = strings.TrimSpace(a)
+		if keywordArg(a) || strings.HasPrefix(a, "{") {
+			break
+		}
+		if l, r, ok := stringLiteral(a); ok && strings.TrimSpace(r) == "" {
+			words = append(words, shellQuote(l))
+		} else {
+			words = append(words, runtimeWord)
+		}
+	}
+	return strings.Join(words, " "), true
+}
+
+// callArgs returns the text of a call's arguments: s up to the
+// parenthesis that closes the call (s starts inside it), quotes and
+// brackets respected; false when it does not close.
+func callArgs(s string) (string, bool) {
+	depth := 1
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\'', '`':
+			j := closingQuote(s, i)
+			if j < 0 {
+				return "", false
+			}
+			i = j
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth--; depth == 0 {
+				return s[:i], c == ')'
+			}
+		}
+	}
+	return "", false
+}
+
+// closingQuote returns the index of the quote that closes the one at
+// s[i], -1 when none does.
+func closingQuote(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case q:
+			return j
+		}
+	}
+	return -1
+}
+
+// topLevel splits s at each sep outside quotes and brackets.
+func topLevel(s string, sep byte) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\'' || c == '`':
+			if j := closingQuote(s, i); j >= 0 {
+				i = j
+			} else {
+				i = len(s)
+			}
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == sep && depth == 0:
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+	}
+	if strings.TrimSpace(s[start:]) != "" || len(parts) > 0 {
+		parts = append(parts, s[start:])
+	}
+	return parts
+}
+
+// unparen strips the parentheses that wrap s whole: ((x)) is x, (a) + (b)
+// stays.
+func unparen(s string) string {
+	for strings.HasPrefix(s, "(") && closing(s, 0) == len(s)-1 {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s
+}
+
+// closing returns the index of the bracket that closes the one at s[i]
+// (any of ( [ {, nested, quotes respected), -1 when none does.
+func closing(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch c := s[j]; c {
+		case '"', '\'', '`':
+			k := closingQuote(s, j)
+			if k < 0 {
+				return -1
+			}
+			j = k
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth--; depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// changesProgram reports whether a call's argument changes which program
+// runs or where it runs, so that the command's text says neither:
+// Python's executable=, cwd=, env=, and options naming a shell, a
+// directory, an environment or an argv[0] (Node's {shell: …}).
+func changesProgram(arg string) bool {
+	a := strings.TrimSpace(arg)
+	if keywordArg(a) {
+		name, _, _ := strings.Cut(a, "=")
+		switch strings.TrimSpace(name) {
+		case "executable", "cwd", "env", "args", "preexec_fn", "user", "group", "process_group":
+			return true
+		}
+		return false
+	}
+	if strings.HasPrefix(a, "{") {
+		for _, k := range []string{"shell", "cwd", "env", "argv0", "uid", "gid"} {
+			if strings.Contains(a, k+":") || strings.Contains(a, k+" :") || strings.Contains(a, "\""+k+"\"") || strings.Contains(a, "'"+k+"'") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // keywordArg reports whether s starts with a keyword argument (shell=True,
@@ -758,56 +922,36 @@ func keywordArg(s string) bool {
 	return i > 0 && strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==")
 }
 
-// argvWords reads the elements of a list up to its closing bracket as
-// shell words: literals quoted, the interpreter itself by name (first
-// only), anything else a word only known at run time. With program, the
-// first element must be a literal or the interpreter.
-func argvWords(s string, program bool) (words []string, rest string, ok bool) {
-	for n := 0; ; n++ {
-		s = strings.TrimLeft(s, " \t\n")
-		if s == "" {
-			return nil, "", false
+// listWords reads a list literal, whole ([…], nothing after its closing
+// bracket), as shell words: literals quoted, the interpreter itself by
+// name (first only), anything else a word only known at run time. With
+// program, the first element must be a literal or the interpreter.
+func listWords(list string, program bool) ([]string, bool) {
+	if closing(list, 0) != len(list)-1 {
+		return nil, false // something follows the list: [a][0], [a] + b
+	}
+	inner := list[1 : len(list)-1]
+	var words []string
+	for n, e := range topLevel(inner, ',') {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
 		}
-		if s[0] == ']' || s[0] == ')' {
-			return words, s[1:], !program || len(words) > 0
-		}
-		if lit, after, ok := stringLiteral(s); ok && argumentEnds(after) {
+		if lit, rest, ok := stringLiteral(e); ok && strings.TrimSpace(rest) == "" {
 			words = append(words, shellQuote(lit))
-			s = after
-		} else {
-			// A computed element: up to the next comma or the list's
-			// end at this depth.
-			end, depth := len(s), 0
-			for i := 0; i < len(s); i++ {
-				switch s[i] {
-				case '(', '[', '{':
-					depth++
-				case ')', ']', '}':
-					depth--
-				case ',':
-					if depth == 0 {
-						end = i
-					}
-				}
-				if depth < 0 || end == i {
-					end = i
-					break
-				}
-			}
-			elem := strings.TrimSpace(s[:end])
-			switch {
-			case n == 0 && interpreterSelf[elem] != "":
-				words = append(words, interpreterSelf[elem])
-			case n == 0 && program:
-				return nil, "", false // the program itself is computed
-			default:
-				words = append(words, runtimeWord)
-			}
-			s = s[end:]
+			continue
 		}
-		s = strings.TrimLeft(s, " \t\n")
-		if strings.HasPrefix(s, ",") {
-			s = s[1:]
+		switch {
+		case n == 0 && interpreterSelf[e] != "":
+			words = append(words, interpreterSelf[e])
+		case n == 0 && program:
+			return nil, false // the program itself is computed
+		default:
+			words = append(words, runtimeWord)
 		}
 	}
+	if program && len(words) == 0 {
+		return nil, false
+	}
+	return words, true
 }
