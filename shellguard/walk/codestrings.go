@@ -90,7 +90,14 @@ func (w *walker) splitArgv(word Word, c *ctx) ([]Word, bool) {
 	if !w.allowParse(len(word.Value), word.Span) {
 		return nil, false
 	}
-	f, err := w.parse(word.Value)
+	// env's own escapes, which the shell has none of: \_ is a space that
+	// separates words, \c ends the string.
+	text := word.Value
+	if i := strings.Index(text, `\c`); i >= 0 {
+		text = text[:i]
+	}
+	text = strings.ReplaceAll(text, `\_`, " ")
+	f, err := w.parse(text)
 	if err != nil {
 		w.parseIssue(err, &word.Span)
 		return nil, false

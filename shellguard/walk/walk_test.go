@@ -370,6 +370,7 @@ var walkCases = []walkCase{
 	{name: "runuser", src: `runuser -u bob -- rm x`, has: []string{"rm x"}, check: priv},
 	{name: "su -c", src: `su -c 'rm -rf /' root`, has: []string{"rm -rf /"}, check: all(priv, depth(1))},
 	{name: "env -S", src: `env -S 'rm -rf /'`, has: []string{"rm -rf /"}, check: wrappers("env")},
+	{name: "env -S escapes", src: `env -S 'rm\_-rf\_/home/u \c ignored'`, has: []string{"rm -rf /home/u"}, check: wrappers("env")},
 	{name: "env assigns", src: `env -i A=1 rm x`, has: []string{"rm x"}, check: func(c Command) string {
 		if len(c.Assigns) != 1 || c.Assigns[0].Name != "A" {
 			return fmt.Sprintf("Assigns %+v", c.Assigns)
