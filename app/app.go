@@ -407,6 +407,7 @@ func FilesystemGuard(home Home, p *config.Policy) (*fsguard.Guard, error) {
 		Denied:     append(slices.Clone(p.Filesystem.Denied), secretPatterns(p.Sandbox.SecretPaths)...),
 		WardenHome: home.Abs(),
 		UserHome:   userHome,
+		Protected:  p.Sandbox.ProtectedPaths,
 	}
 	if prof, ok := p.Sandbox.Profiles[config.ProfileWorkspace]; ok && prof.ReadAll && p.Sandbox.Available() {
 		// What the agent's commands read there, its file tools read

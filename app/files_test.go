@@ -188,7 +188,7 @@ func TestUnusableFilesystemPolicyFailsClosed(t *testing.T) {
 }
 
 // TestFileToolWaitsForTheAnswer: with Wait, a call the policy asks about
-// (a write in the project) opens an approval and waits; approved, it runs;
+// (a write of a protected path of the project) opens an approval and waits; approved, it runs;
 // denied, it is refused and writes nothing; without Wait, it is refused as an
 // ask at once.
 func TestFileToolWaitsForTheAnswer(t *testing.T) {
@@ -212,25 +212,28 @@ func TestFileToolWaitsForTheAnswer(t *testing.T) {
 	}
 
 	ft.Wait = answering(warden.AnswerOnce)
-	if err := ft.Write(ctx, "approved.txt", []byte("x")); err != nil {
+	if err := ft.Write(ctx, ".mcp.json", []byte("x")); err != nil {
 		t.Fatalf("approved write: %v", err)
 	}
-	if b, err := os.ReadFile(filepath.Join(proj, "approved.txt")); err != nil || string(b) != "x" {
+	if b, err := os.ReadFile(filepath.Join(proj, ".mcp.json")); err != nil || string(b) != "x" {
 		t.Fatalf("approved write left %q, %v", b, err)
 	}
 
 	ft.Wait = answering(warden.AnswerDeny)
-	err = ft.Write(ctx, "denied.txt", []byte("x"))
+	err = ft.Write(ctx, ".warden.yaml", []byte("x"))
 	var refused *Refused
 	if !errors.As(err, &refused) || refused.Decision.Verdict != warden.Deny || refused.Decision.Rule != "approval.denied" {
 		t.Fatalf("denied write: %v; want a deny by approval.denied", err)
 	}
-	if _, err := os.Stat(filepath.Join(proj, "denied.txt")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(proj, ".warden.yaml")); !os.IsNotExist(err) {
 		t.Fatalf("a denied write left a file: %v", err)
 	}
 
 	ft.Wait = nil
-	err = ft.Write(ctx, "nowait.txt", []byte("x"))
+	if err := os.Mkdir(filepath.Join(proj, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = ft.Write(ctx, "pkg/.mcp.json", []byte("x"))
 	if !errors.As(err, &refused) || refused.Decision.Verdict != warden.Ask {
 		t.Fatalf("write without waiting: %v; want refused as an ask", err)
 	}

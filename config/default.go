@@ -85,13 +85,15 @@ filesystem:
   # Anything no rule matches is denied. Paths are globs (** crosses
   # directories, ~ is your home); a relative path is relative to the project,
   # the agent's working directory, unless that is / or your home or above it.
-  # Default: the project may be read and listed; writes and deletes ask.
+  # Default: the project may be read, listed and written, as the agent's
+  # sandboxed commands write it (a write to sandbox.protected_paths, such as
+  # .claude/ or .git/config, asks); deletes ask.
   allowed_paths:
     - path: "**" # everything in the project
-      actions: [read, list] # may be read and listed
+      actions: [read, list, write] # may be read, listed and written
       level: auto # without asking
     - path: "**" # everything in the project
-      actions: [write, delete] # may be written and deleted
+      actions: [delete] # may be deleted
       level: ask # after asking
   # Always denied, over the workspace too, whether a path names them or a
   # symlink leads there; letter case is ignored. warden's own home (policy,

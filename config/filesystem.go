@@ -39,8 +39,8 @@ func filesystemDefaults() *filesystemFile {
 	return &filesystemFile{
 		Workspace: "",
 		AllowedPaths: []allowedPathFile{
-			{Path: "**", Actions: []string{"read", "list"}, Level: "auto"},
-			{Path: "**", Actions: []string{"write", "delete"}, Level: "ask"},
+			{Path: "**", Actions: []string{"read", "list", "write"}, Level: "auto"},
+			{Path: "**", Actions: []string{"delete"}, Level: "ask"},
 		},
 		DeniedPaths: slices.Clone(fsguard.DefaultDenied),
 	}

@@ -37,6 +37,8 @@ type Guard struct {
 	cacheReal  []string
 	// readHome is Policy.ReadHome.
 	readHome bool
+	// protected is Policy.Protected, case-folded.
+	protected []string
 }
 
 type allowedRule struct {
@@ -71,6 +73,9 @@ type compiled struct {
 // (a few lstat calls, whatever the policy's size).
 func newBase(p Policy) (*Guard, error) {
 	g := &Guard{userHome: p.UserHome, readHome: p.ReadHome}
+	for _, pr := range p.Protected {
+		g.protected = append(g.protected, foldCase(pr))
+	}
 	if p.UserHome != "" {
 		g.userHome = filepath.Clean(p.UserHome)
 		g.userHomes = physical(g.userHome)
@@ -328,6 +333,9 @@ func (g *Guard) allowance(i int, p target, cwd string) warden.Decision {
 				continue
 			}
 			reason := fmt.Sprintf("%s matches the allowed path %q for %s", p.real, r.text, action)
+			if r.level == Auto && (action == Write || action == Delete) && rel != "" && g.isProtected(rel) {
+				return warden.Askf("fs.workspace_protected", fmt.Sprintf("%s is a protected path of the project (sandbox.protected_paths, or in a .git directory): the agent host, an editor or git runs what it says, so writing it asks", p.real))
+			}
 			if r.level == Auto {
 				return warden.Allowf("fs.allowed", reason)
 			}
@@ -369,6 +377,28 @@ func (g *Guard) inHome(p target) bool {
 		return false
 	}
 	return in(p.lexical) && in(p.real)
+}
+
+// isProtected reports whether rel (relative to the project, slashes) is
+// one of g.protected, at the project's root or in any directory below it
+// (a monorepo package's .claude/), or lies in a .git directory.
+func (g *Guard) isProtected(rel string) bool {
+	r := "/" + foldCase(rel)
+	if strings.Contains(r+"/", foldCase("/.git/")) {
+		return true
+	}
+	for _, pr := range g.protected {
+		if dir, ok := strings.CutSuffix(pr, "/"); ok {
+			if strings.Contains(r+"/", "/"+dir+"/") {
+				return true
+			}
+			continue
+		}
+		if strings.HasSuffix(r, "/"+pr) || strings.Contains(r+"/", "/"+pr+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // Denied judges name only against warden's home and the denied paths, for

@@ -78,6 +78,12 @@ type Policy struct {
 	// the file tools too (fs.home_read), as cat reads it in the sandbox.
 	// Never written through them.
 	ReadHome bool
+	// Protected are paths relative to the project (sandbox.protected_paths:
+	// ".git/config", ".claude/" for a directory) that a write or delete
+	// asks about wherever a rule allows it: at the project's root and in
+	// any directory below, and anything in a .git directory (a host runs
+	// what they say). Letter case is ignored.
+	Protected []string
 }
 
 // SandboxDir is the directory inside warden's home that agents may be given;

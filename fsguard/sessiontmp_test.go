@@ -277,3 +277,45 @@ func TestListingNameThatNamesAnEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestProtectedPathsAskToBeWritten: where a rule lets the file tools write
+// the project without asking, a write or delete of a protected path
+// (sandbox.protected_paths: agent-host settings, .mcp.json; at the root or
+// in any directory below, letter case ignored) or of anything in a .git
+// directory still asks: a host or git runs what they say.
+func TestProtectedPathsAskToBeWritten(t *testing.T) {
+	w := newWorld(t)
+	g, err := New(Policy{
+		Workspace:  w.workspace,
+		Allowed:    []Rule{{Pattern: "**", Actions: []Action{Read, List, Write, Delete}, Level: Auto}},
+		WardenHome: w.wardenHome,
+		UserHome:   w.home,
+		Protected:  []string{".git/config", ".claude/", ".mcp.json", ".warden.yaml"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		action Action
+		path   string
+		want   warden.Verdict
+	}{
+		{Write, "src/main.go", warden.Allow},
+		{Write, "docs/claude.md", warden.Allow},
+		{Write, "notes/.mcp.json.bak", warden.Allow},
+		{Write, ".claude/settings.json", warden.Ask},
+		{Write, "packages/web/.claude/settings.local.json", warden.Ask},
+		{Write, ".CLAUDE/settings.json", warden.Ask},
+		{Write, ".mcp.json", warden.Ask},
+		{Write, "sub/.mcp.json", warden.Ask},
+		{Write, ".git/config", warden.Ask},
+		{Write, ".git/HEAD", warden.Ask},
+		{Write, "vendor/lib/.git/hooks/pre-commit", warden.Ask},
+		{Delete, ".warden.yaml", warden.Ask},
+		{Read, ".claude/settings.json", warden.Allow},
+	} {
+		if d := g.Decide(c.action, c.path, w.project); d.Verdict != c.want {
+			t.Errorf("Decide(%s, %s) = %s %s (%s); want %s", c.action, c.path, d.Verdict, d.Rule, d.Reason, c.want)
+		}
+	}
+}
