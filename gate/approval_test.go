@@ -216,7 +216,14 @@ func TestAwaitEndsInTheRecordedOutcome(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			h.q.SetTimeout(200 * time.Millisecond)
+			// An answered approval must not expire first on a loaded
+			// machine (the answer comes 20 ms later, but that goroutine
+			// may wait): only the case that lets it expire waits briefly.
+			timeout := 30 * time.Second
+			if tc.answer == "" {
+				timeout = 200 * time.Millisecond
+			}
+			h.q.SetTimeout(timeout)
 			r := req("rm -rf build", "s1")
 			d := h.check(t, r, gate.CheckOptions{Approval: "api"})
 			if tc.answer != "" {

@@ -205,7 +205,16 @@ func (w *walker) awk(cmd Command, argv []Word, st *state, c *ctx) {
 		}
 		return
 	}
-	for _, e := range awkExecs(prog.Value) {
+	// Command-line assignments (-v NAME=…, NAME=… operands) set the
+	// program's variables from outside it: a variable's literal
+	// assignments then do not say what it holds.
+	outside := false
+	for i := 1; i < len(argv); i++ {
+		if v := argv[i].Value; v == "-v" || v == "--assign" || strings.HasPrefix(v, "-v") || &argv[i] != prog && strings.Contains(v, "=") && !strings.HasPrefix(v, "-") {
+			outside = true
+		}
+	}
+	for _, e := range awkExecs(prog.Value, !outside) {
 		if e.dyn {
 			w.issue(DynamicCode, "awk: runs a command that is not a literal string", prog.Span)
 			continue
@@ -247,15 +256,45 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
-// awkExecs scans an awk program for command strings.
-func awkExecs(s string) []sedExec {
+// awkExecs scans an awk program for command strings. With vars, a
+// command held in a variable that the program only ever sets to string
+// literals (cmd = "git ls-files"; cmd | getline) is each of those
+// literals.
+func awkExecs(s string, vars bool) []sedExec {
 	var out []sedExec
+	var lits map[string][]string
+	if vars {
+		lits = awkLiteralVars(s)
+	}
+	// byVar is the commands a variable named just before s[end] holds,
+	// each one's text, or a dynamic one.
+	byVar := func(end int) []sedExec {
+		j := end
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+			j--
+		}
+		k := j
+		for k > 0 && isIdent(s[k-1]) {
+			k--
+		}
+		if vals, ok := lits[s[k:j]]; ok && k < j {
+			var es []sedExec
+			for _, v := range vals {
+				es = append(es, sedExec{text: v})
+			}
+			return es
+		}
+		return []sedExec{{dyn: true}}
+	}
 	lastStr, lastStrEnd := "", -1
 	for i := 0; i < len(s); {
 		switch {
 		case s[i] == '"':
 			lastStr, i = awkString(s, i)
 			lastStrEnd = i
+		case s[i] == '/' && awkRegexStarts(s, i):
+			// A regular expression (/^--- (PASS|FAIL)/): its | is no pipe.
+			i = awkRegexEnd(s, i)
 		case strings.HasPrefix(s[i:], "system") && (i == 0 || !isIdent(s[i-1])):
 			j := skipSpace(s, i+len("system"))
 			if j < len(s) && s[j] == '(' {
@@ -267,7 +306,15 @@ func awkExecs(s string) []sedExec {
 					i = k
 					continue
 				}
-				out = append(out, sedExec{dyn: true})
+				k := j
+				for k < len(s) && isIdent(s[k]) {
+					k++
+				}
+				if skipSpace(s, k) < len(s) && s[skipSpace(s, k)] == ')' {
+					out = append(out, byVar(k)...)
+				} else {
+					out = append(out, sedExec{dyn: true})
+				}
 			}
 			i = j
 		case s[i] == '|' && i+1 < len(s) && s[i+1] == '|':
@@ -282,11 +329,19 @@ func awkExecs(s string) []sedExec {
 				if lastStrEnd >= 0 && skipSpace(s, lastStrEnd) == i {
 					out = append(out, sedExec{text: lastStr})
 				} else {
-					out = append(out, sedExec{dyn: true})
+					out = append(out, byVar(i)...)
 				}
 			case j < len(s) && s[j] == '"':
 				t, k := awkString(s, j)
 				out = append(out, sedExec{text: t})
+				j = k
+			case j < len(s) && isIdent(s[j]) && !(s[j] >= '0' && s[j] <= '9'):
+				// print … | cmd: the command a variable holds.
+				k := j
+				for k < len(s) && isIdent(s[k]) {
+					k++
+				}
+				out = append(out, byVar(k)...)
 				j = k
 			}
 			i = max(j, i+1)
@@ -295,6 +350,112 @@ func awkExecs(s string) []sedExec {
 		}
 	}
 	return out
+}
+
+// awkRegexStarts reports whether the / at s[i] opens a regular
+// expression: where an operand may start (the program's start, after an
+// opening bracket, a comma, an operator, a statement's end), not after an
+// operand (a division).
+func awkRegexStarts(s string, i int) bool {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	return j == 0 || strings.ContainsRune("{(,!~&|;\n}=?:", rune(s[j-1]))
+}
+
+// awkRegexEnd returns the index after the regular expression that opens
+// at s[i].
+func awkRegexEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '/':
+			return j + 1
+		case '\n':
+			return j
+		}
+	}
+	return len(s)
+}
+
+// awkLiteralVars returns, for each variable an awk program only ever sets
+// to a string literal (NAME = "…" ending its statement), those literals.
+// A variable set any other way (a concatenation, getline NAME, split or
+// sub into it, a for-in, an increment, a function's parameter) is left
+// out, and so is every variable of a program that defines a function.
+func awkLiteralVars(s string) map[string][]string {
+	if strings.Contains(s, "function ") || strings.Contains(s, "func ") {
+		return nil
+	}
+	lits := map[string][]string{}
+	tainted := map[string]bool{}
+	prevIdent := "" // the identifier just before the current position, outside strings
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '"':
+			_, i = awkString(s, i)
+			prevIdent = ""
+		case c == '/' && awkRegexStarts(s, i):
+			i = awkRegexEnd(s, i)
+		case isIdent(c) && !(c >= '0' && c <= '9'):
+			j := i
+			for j < len(s) && isIdent(s[j]) {
+				j++
+			}
+			name := s[i:j]
+			switch name {
+			case "getline", "split", "sub", "gsub", "in", "delete", "patsplit", "match":
+				// what follows (or what comes before "in") may be set
+				k := skipSpace(s, j)
+				if name == "in" && prevIdent != "" {
+					tainted[prevIdent] = true
+				}
+				// every identifier in the call's arguments or after getline
+				e := k
+				for e < len(s) && s[e] != ';' && s[e] != '}' && s[e] != '\n' && s[e] != '|' {
+					e++
+				}
+				for _, f := range strings.FieldsFunc(s[k:e], func(r rune) bool {
+					return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+				}) {
+					tainted[f] = true
+				}
+			}
+			k := skipSpace(s, j)
+			switch {
+			case k+1 < len(s) && (s[k] == '+' || s[k] == '-') && s[k+1] == s[k],
+				i > 1 && (s[i-1] == '+' || s[i-1] == '-') && s[i-2] == s[i-1]:
+				tainted[name] = true // NAME++, ++NAME
+			case k < len(s) && strings.ContainsRune("+-*/%^", rune(s[k])) && k+1 < len(s) && s[k+1] == '=':
+				tainted[name] = true // NAME += …
+			case k < len(s) && s[k] == '=' && !(k+1 < len(s) && s[k+1] == '='):
+				v := skipSpace(s, k+1)
+				if v < len(s) && s[v] == '"' {
+					t, e := awkString(s, v)
+					if e = skipSpace(s, e); e >= len(s) || strings.ContainsRune(";}\n", rune(s[e])) {
+						lits[name] = append(lits[name], t)
+						i = e
+						prevIdent = ""
+						continue
+					}
+				}
+				tainted[name] = true
+			}
+			prevIdent = name
+			i = j
+		case c == ' ' || c == '\t':
+			i++
+		default:
+			prevIdent = ""
+			i++
+		}
+	}
+	for n := range tainted {
+		delete(lits, n)
+	}
+	return lits
 }
 
 func isIdent(c byte) bool {

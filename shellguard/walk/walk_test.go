@@ -471,6 +471,11 @@ var walkCases = []walkCase{
 	{name: "awk system", src: `awk 'BEGIN{system("rm -rf ~")}'`, has: []string{"rm -rf /home/u"}, check: via("awk")},
 	{name: "awk pipe", src: `awk '{print | "rm -rf x"}' f`, has: []string{"rm -rf x"}},
 	{name: "awk getline", src: `awk 'BEGIN{"rm y" | getline}'`, has: []string{"rm y"}},
+	// A command held in a variable the program only sets to literals is
+	// each of them (agent-shapes-11: cmd = "git ls-files"; cmd | getline).
+	{name: "awk getline from a literal variable", src: `awk 'BEGIN { cmd = "git ls-files"; while ((cmd | getline f) > 0) n++; close(cmd); print n }'`, has: []string{"git ls-files"}},
+	{name: "awk system of a literal variable", src: `awk 'BEGIN { c = "rm -rf x"; if (1) c = "rm -rf y"; system(c) }'`, has: []string{"rm -rf x", "rm -rf y"}},
+	{name: "awk print to a literal variable", src: `awk '{ s = "sort -u"; print | s }' f`, has: []string{"sort -u"}},
 	{name: "vim bang", src: `vim -c '!rm -rf ~' x`, has: []string{"rm -rf /home/u"}, check: via("vim !")},
 	{name: "vim filter", src: `vim -Es +'%!rm -rf y' +wq x`, has: []string{"rm -rf y"}},
 	{name: "vim silent bang after bar", src: `vim -c 'set ff=unix | silent !rm z' x`, has: []string{"rm z"}},
