@@ -82,12 +82,7 @@ func TestToolCachesAreRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		action Action
-		path   string
-		want   warden.Verdict
-		rule   string
-	}{
+	expectDecisions(t, g, w.project, []decision{
 		{Read, mod + "/errgroup/errgroup.go", warden.Allow, "fs.tool_cache"},
 		{List, mod, warden.Allow, "fs.tool_cache"},
 		{List, "~/go/pkg/mod/**/*.go", warden.Allow, "fs.tool_cache"},
@@ -97,9 +92,22 @@ func TestToolCachesAreRead(t *testing.T) {
 		{List, "~/.cache", warden.Deny, "fs.denied_within"},
 		{List, "~/.cache/huggingface", warden.Deny, "fs.denied_within"},
 		{Read, w.home + "/go/src/x.go", warden.Deny, "fs.no_rule"},
-	} {
-		d := g.Decide(c.action, c.path, w.project)
-		if d.Verdict != c.want || d.Rule != c.rule {
+	})
+}
+
+// decision is a request and the answer a test wants for it.
+type decision struct {
+	action Action
+	path   string
+	want   warden.Verdict
+	rule   string
+}
+
+// expectDecisions checks g's answer to each of cases, from cwd.
+func expectDecisions(t *testing.T, g *Guard, cwd string, cases []decision) {
+	t.Helper()
+	for _, c := range cases {
+		if d := g.Decide(c.action, c.path, cwd); d.Verdict != c.want || d.Rule != c.rule {
 			t.Errorf("Decide(%s, %s) = %s %s (%s); want %s %s", c.action, c.path, d.Verdict, d.Rule, d.Reason, c.want, c.rule)
 		}
 	}
@@ -142,12 +150,7 @@ func TestHomeIsReadAsTheSandboxReadsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		action Action
-		path   string
-		want   warden.Verdict
-		rule   string
-	}{
+	cases := []decision{
 		{Read, "~/.gitconfig", warden.Allow, "fs.home_read"},
 		{Read, w.home + "/src/other/main.go", warden.Allow, "fs.home_read"},
 		{List, "~/src/other", warden.Allow, "fs.home_read"},
@@ -164,11 +167,9 @@ func TestHomeIsReadAsTheSandboxReadsIt(t *testing.T) {
 		{Read, "~/.warden/warden.yaml", warden.Deny, "fs.self_protect"},
 		{Read, "~/src/out", warden.Deny, "fs.no_rule"},
 		{Read, w.outside + "/secret.txt", warden.Deny, "fs.no_rule"},
-	} {
-		d := g.Decide(c.action, c.path, w.project)
-		if d.Verdict != c.want || d.Rule != c.rule {
-			t.Errorf("Decide(%s, %s) = %s %s (%s); want %s %s", c.action, c.path, d.Verdict, d.Rule, d.Reason, c.want, c.rule)
-		}
+	}
+	expectDecisions(t, g, w.project, cases)
+	for _, c := range cases {
 		if c.rule == "fs.home_read" {
 			if d := off.Decide(c.action, c.path, w.project); d.Rule != "fs.no_rule" {
 				t.Errorf("without ReadHome, Decide(%s, %s) = %s %s; want fs.no_rule", c.action, c.path, d.Verdict, d.Rule)
@@ -196,29 +197,20 @@ func TestBoundedListingsOfTheHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		pattern string
-		want    warden.Verdict
-		rule    string
-	}{
-		{"~/*", warden.Allow, "fs.home_read"},
-		{"~/*.md", warden.Allow, "fs.home_read"},
-		{"~/.config/*", warden.Allow, "fs.home_read"},
-		{"~/src/*/*.go", warden.Allow, "fs.home_read"},
-		{"~/.config/*/*", warden.Deny, "fs.denied_within"},
-		{"~/*/*", warden.Deny, "fs.self_within"},
-		{"~/.s*/*", warden.Deny, "fs.denied_within"},
-		{"~/.warden/*", warden.Deny, "fs.self_protect"},
-		{"~/.ssh/*", warden.Deny, "fs.denied"},
-		{"~/**/*.go", warden.Deny, "fs.no_rule"},
-		{"~", warden.Deny, "fs.no_rule"},
-		{"~/.config", warden.Deny, "fs.denied_within"},
-	} {
-		d := g.Decide(List, c.pattern, w.project)
-		if d.Verdict != c.want || d.Rule != c.rule {
-			t.Errorf("Decide(list, %s) = %s %s (%s); want %s %s", c.pattern, d.Verdict, d.Rule, d.Reason, c.want, c.rule)
-		}
-	}
+	expectDecisions(t, g, w.project, []decision{
+		{List, "~/*", warden.Allow, "fs.home_read"},
+		{List, "~/*.md", warden.Allow, "fs.home_read"},
+		{List, "~/.config/*", warden.Allow, "fs.home_read"},
+		{List, "~/src/*/*.go", warden.Allow, "fs.home_read"},
+		{List, "~/.config/*/*", warden.Deny, "fs.denied_within"},
+		{List, "~/*/*", warden.Deny, "fs.self_within"},
+		{List, "~/.s*/*", warden.Deny, "fs.denied_within"},
+		{List, "~/.warden/*", warden.Deny, "fs.self_protect"},
+		{List, "~/.ssh/*", warden.Deny, "fs.denied"},
+		{List, "~/**/*.go", warden.Deny, "fs.no_rule"},
+		{List, "~", warden.Deny, "fs.no_rule"},
+		{List, "~/.config", warden.Deny, "fs.denied_within"},
+	})
 }
 
 // TestListingNameThatNamesAnEntry: a listing's name with glob characters
