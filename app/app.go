@@ -215,7 +215,7 @@ func Pipeline(home Home, p *config.Policy, problems []config.Problem, store Stor
 			},
 			warden.CapFilesystem: func() []warden.Stage {
 				g, err := files()
-				return []warden.Stage{fsguard.Stage{Guard: g, Err: err, SessionTmp: sessionTmps(home, p)}}
+				return []warden.Stage{fsguard.Stage{Guard: g, Err: err, SessionTmp: sessionTmps(home, p), GitNamed: gitNamedPath}}
 			},
 			warden.CapNetwork: func() []warden.Stage { return []warden.Stage{netStage(home, p, now)} },
 			warden.CapTrade: func() []warden.Stage {

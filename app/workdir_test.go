@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -286,5 +287,47 @@ func TestOtherHomesStoresAreHidden(t *testing.T) {
 		}
 	} else if h := otherHomes(mine); !slices.Contains(h, "/root") {
 		t.Errorf("root with $HOME=%s: other homes %q, want /root among them", mine, h)
+	}
+}
+
+// TestFileToolsAskToWriteWhatGitConfigNames: the file tools write the
+// project without asking, but not the directory core.hooksPath names or a
+// file the repository's config includes: git on the host runs and obeys
+// those (the sandbox keeps them read-only for the agent's commands).
+func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	project := filepath.Join(home, "src", "p")
+	if err := os.MkdirAll(filepath.Join(project, ".husky"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"config", "core.hooksPath", ".husky"}, {"config", "include.path", "../team.gitconfig"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	a := openTestApp(t)
+	for _, c := range []struct {
+		path string
+		want warden.Verdict
+	}{
+		{"src/main.go", warden.Allow},
+		{".husky/pre-commit", warden.Ask},
+		{project + "/.husky/pre-push", warden.Ask},
+		{"team.gitconfig", warden.Ask},
+	} {
+		req := warden.Request{Capability: "filesystem", Action: "write", Resource: c.path, Cwd: project}
+		d, err := a.Gate.Check(context.Background(), &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Verdict != c.want {
+			t.Errorf("write %s: %v %s (%s), want %v", c.path, d.Verdict, d.Rule, d.Reason, c.want)
+		}
 	}
 }

@@ -277,6 +277,40 @@ func gitConfigProtected(ctx context.Context, project, home string) []string {
 	return out
 }
 
+// gitNamedPath reports whether path lies where the git configuration of
+// the work tree that holds cwd names (gitConfigNamed: its core.hooksPath
+// directory, a file it includes), as named or where it really leads: the
+// file tools' write there asks, as the sandbox keeps it read-only for the
+// agent's commands.
+func gitNamedPath(ctx context.Context, cwd, path string) bool {
+	root := ""
+	for d := filepath.Clean(cwd); filepath.IsAbs(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			root = d
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if root == "" {
+		return false
+	}
+	home, _ := os.UserHomeDir()
+	paths := []string{filepath.Clean(path)}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		paths = append(paths, filepath.Join(real, filepath.Base(path)))
+	}
+	for _, n := range gitConfigNamed(ctx, root, home) {
+		for _, p := range paths {
+			if p == n.path || n.dir && strings.HasPrefix(p, n.path+string(filepath.Separator)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // configNamed is a path a git configuration names: a directory of hooks,
 // or a file it includes.
 type configNamed struct {

@@ -3,6 +3,7 @@ package fsguard
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/agentwarden/warden"
 )
@@ -18,6 +19,12 @@ type Stage struct {
 	// session's /tmp for its sandboxed commands: the session's file tools
 	// may read and write there as those commands do (DecideIn).
 	SessionTmp func(session string) string
+	// GitNamed, when set, reports whether path (absolute, as the request
+	// names it) is one that the git configuration of the work tree
+	// holding cwd names (the core.hooksPath directory, an included config
+	// file): git on the host runs or obeys it, so a write or delete there
+	// that a rule allows asks (fs.workspace_protected).
+	GitNamed func(ctx context.Context, cwd, path string) bool
 }
 
 var _ warden.Stage = Stage{}
@@ -27,7 +34,7 @@ func (Stage) Name() string { return "fs-guard" }
 
 // Check implements warden.Stage. It never returns an error: every path it
 // cannot judge is denied with the reason.
-func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, error) {
+func (s Stage) Check(ctx context.Context, req *warden.Request) (warden.Decision, error) {
 	if req.Capability != warden.CapFilesystem {
 		return warden.Denyf("fs.wrong_capability", fmt.Sprintf("the filesystem guard only judges the %q capability, not %q", warden.CapFilesystem, req.Capability)), nil
 	}
@@ -42,5 +49,15 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	if s.SessionTmp != nil && req.Session != "" {
 		tmp = s.SessionTmp(req.Session)
 	}
-	return s.Guard.DecideIn(Action(req.Action), req.Resource, req.Cwd, tmp), nil
+	d := s.Guard.DecideIn(Action(req.Action), req.Resource, req.Cwd, tmp)
+	if a := Action(req.Action); d.Verdict == warden.Allow && (a == Write || a == Delete) && s.GitNamed != nil {
+		path := req.Resource
+		if !filepath.IsAbs(path) && filepath.IsAbs(req.Cwd) {
+			path = filepath.Join(req.Cwd, path)
+		}
+		if s.GitNamed(ctx, req.Cwd, path) {
+			return warden.Askf("fs.workspace_protected", fmt.Sprintf("%s is named by the project's git configuration (its hooks directory, core.hooksPath, or a file it includes): git on your machine runs or obeys it, so writing it asks", path)), nil
+		}
+	}
+	return d, nil
 }
