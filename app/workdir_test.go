@@ -330,4 +330,11 @@ func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
 			t.Errorf("write %s: %v %s (%s), want %v", c.path, d.Verdict, d.Rule, d.Reason, c.want)
 		}
 	}
+	// Where git cannot read the configuration that names them, what it
+	// names is not known: every write there asks.
+	t.Setenv("PATH", t.TempDir())
+	req := warden.Request{Capability: "filesystem", Action: "write", Resource: "src/main.go", Cwd: project}
+	if d, err := a.Gate.Check(context.Background(), &req); err != nil || d.Verdict != warden.Ask {
+		t.Errorf("write src/main.go with no git to read the config: %v %s, %v; want ask", d.Verdict, d.Rule, err)
+	}
 }

@@ -204,7 +204,8 @@ func commonProtected(project, common string, protected []string, userHome string
 			out = append(out, abs)
 		}
 	}
-	for _, n := range gitConfigNamed(context.Background(), project, userHome) {
+	named, _ := gitConfigNamed(context.Background(), project, userHome)
+	for _, n := range named {
 		if n.path != common && inside(n.path, common) {
 			if n.dir {
 				out = append(out, n.path+"/")
@@ -262,7 +263,8 @@ func protectedInGitDirs(project string, paths []string) []string {
 // the user names inside the project, relative to it (gitConfigNamed).
 func gitConfigProtected(ctx context.Context, project, home string) []string {
 	var out []string
-	for _, n := range gitConfigNamed(ctx, project, home) {
+	named, _ := gitConfigNamed(ctx, project, home)
+	for _, n := range named {
 		rel, err := filepath.Rel(project, n.path)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
 			continue
@@ -281,7 +283,8 @@ func gitConfigProtected(ctx context.Context, project, home string) []string {
 // the work tree that holds cwd names (gitConfigNamed: its core.hooksPath
 // directory, a file it includes), as named or where it really leads: the
 // file tools' write there asks, as the sandbox keeps it read-only for the
-// agent's commands.
+// agent's commands. Where git could not read a configuration that names
+// one, every write there asks.
 func gitNamedPath(ctx context.Context, cwd, path string) bool {
 	root := ""
 	for d := filepath.Clean(cwd); filepath.IsAbs(d); d = filepath.Dir(d) {
@@ -301,7 +304,11 @@ func gitNamedPath(ctx context.Context, cwd, path string) bool {
 	if real, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
 		paths = append(paths, filepath.Join(real, filepath.Base(path)))
 	}
-	for _, n := range gitConfigNamed(ctx, root, home) {
+	named, complete := gitConfigNamed(ctx, root, home)
+	if !complete {
+		return true // what it names is not known: the write asks
+	}
+	for _, n := range named {
 		for _, p := range paths {
 			if p == n.path || n.dir && strings.HasPrefix(p, n.path+string(filepath.Separator)) {
 				return true
@@ -330,11 +337,15 @@ type configNamed struct {
 // leads. Git itself reads each configuration file (git config --file,
 // which runs nothing), and only a file that mentions hookspath or an
 // include is read.
-func gitConfigNamed(ctx context.Context, project, home string) []configNamed {
+//
+// complete is false when a file that mentions one could not be read by
+// git: what it names is then not known.
+func gitConfigNamed(ctx context.Context, project, home string) (out []configNamed, complete bool) {
 	gitDir, common := nestedgit.GitDirs(project)
 	if gitDir == "" {
-		return nil
+		return nil, true
 	}
+	complete = true
 	// Only the repository's own files are followed into their includes:
 	// the user's are in the home, which the sandbox cannot write.
 	type configFile struct {
@@ -350,7 +361,6 @@ func gitConfigNamed(ctx context.Context, project, home string) []configNamed {
 		files = append(files, configFile{filepath.Join(home, ".gitconfig"), false}, configFile{filepath.Join(xdg, "git", "config"), false})
 	}
 	files = append(files, configFile{"/etc/gitconfig", false})
-	var out []configNamed
 	expand := func(v, base string) string {
 		switch {
 		case v == "~" || strings.HasPrefix(v, "~/"):
@@ -373,7 +383,11 @@ func gitConfigNamed(ctx context.Context, project, home string) []configNamed {
 		if !bytes.Contains(low, []byte("hookspath")) && !(f.includes && bytes.Contains(low, []byte("include"))) {
 			continue
 		}
-		for _, kv := range gitConfigEntries(ctx, f.path) {
+		kvs, read := gitConfigEntries(ctx, f.path)
+		if !read {
+			complete = false
+		}
+		for _, kv := range kvs {
 			switch {
 			case kv[0] == "core.hookspath" && kv[1] != "":
 				// Relative to where hooks run: the top of the work tree.
@@ -388,7 +402,7 @@ func gitConfigNamed(ctx context.Context, project, home string) []configNamed {
 			}
 		}
 	}
-	return out
+	return out, complete
 }
 
 // maxConfigFile bounds a git configuration file read for what it names.
@@ -396,8 +410,9 @@ const maxConfigFile = 16 << 20
 
 // gitConfigEntries are the core.hooksPath and include entries of one git
 // configuration file, as git reads them: [key, value] pairs, keys in lower
-// case. Nothing when git is missing or cannot read the file.
-func gitConfigEntries(ctx context.Context, file string) [][2]string {
+// case, and whether git read it (false when git is missing, cannot read
+// the file or runs past its time; a file with no such entry is read).
+func gitConfigEntries(ctx context.Context, file string) ([][2]string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", "config", "--file", file, "--no-includes", "--null", "--get-regexp", `^(core\.hookspath|include\.path|includeif\..*\.path)$`)
@@ -405,7 +420,9 @@ func gitConfigEntries(ctx context.Context, file string) [][2]string {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent"}
 	out, err := cmd.Output()
 	if err != nil {
-		return nil
+		// git config --get-regexp exits 1 when no key matches.
+		var exit *exec.ExitError
+		return nil, errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil
 	}
 	var kvs [][2]string
 	for _, entry := range bytes.Split(out, []byte{0}) {
@@ -414,7 +431,7 @@ func gitConfigEntries(ctx context.Context, file string) [][2]string {
 			kvs = append(kvs, [2]string{string(bytes.ToLower(k)), string(v)})
 		}
 	}
-	return kvs
+	return kvs, true
 }
 
 // Bounds of reposBelow: how deep below a folder of projects it looks for

@@ -219,28 +219,11 @@ func (g *Guard) DecideIn(action Action, name, cwd, tmp string) warden.Decision {
 		// both answers.
 		if lit, ld, ok := g.target(action, name, cwd, true); !ok {
 			d = ld
-		} else if dl := g.decideTarget(i, action, name, lit, cwd, tmp); stricter(dl.Verdict, d.Verdict) {
+		} else if dl := g.decideTarget(i, action, name, lit, cwd, tmp); dl.Verdict.Stronger(d.Verdict) {
 			d = dl
 		}
 	}
 	return d
-}
-
-// stricter reports whether a is a stricter answer than b: deny, then ask,
-// then sandbox, then allow.
-func stricter(a, b warden.Verdict) bool {
-	rank := func(v warden.Verdict) int {
-		switch v {
-		case warden.Allow:
-			return 0
-		case warden.Sandbox:
-			return 1
-		case warden.Ask:
-			return 2
-		}
-		return 3
-	}
-	return rank(a) > rank(b)
 }
 
 // decideTarget is DecideIn for the target p of name.

@@ -53,6 +53,9 @@ func TestShellOutCommandsAreReadWhole(t *testing.T) {
 	for _, cmd := range []string{
 		`python3 -c 'import os; os.system("rm -rf " + target)'`,
 		"python3 - <<'EOF'\nexec(open('x.py').read())\nEOF",
+		// A delete's path with more than a literal in its argument
+		// (parentheses around the literal) is computed too.
+		`python3 -c 'import shutil; shutil.rmtree(("build") + target)'`,
 	} {
 		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict != warden.Sandbox {
 			t.Errorf("Classify(%q) with nothing saved = %v %s, want sandbox", cmd, r.Verdict, r.Rule)

@@ -651,13 +651,21 @@ func interpTrivial(code string) bool {
 }
 
 // firstStringLiteral returns the quoted string that is the whole first
-// argument at the start of s (after spaces and an opening bracket): one
-// followed by anything but the argument's end ("" + cmd, "rm " + path,
-// "ls %s" % d, "{}".format(x)) is computed, and so is an f-string or a
-// template with ${…}.
+// argument of the call s starts in (after its opening parenthesis),
+// parentheses around it allowed: one with anything more in the argument
+// (("build") + x, "rm " + path, "ls %s" % d, "{}".format(x)) is computed,
+// and so is an f-string or a template with ${…}.
 func firstStringLiteral(s string) (string, bool) {
-	lit, rest, ok := stringLiteral(strings.TrimLeft(s, " \t([{"))
-	if !ok || !argumentEnds(rest) {
+	args, ok := callArgs(s)
+	if !ok {
+		return "", false
+	}
+	parts := topLevel(args, ',')
+	if len(parts) == 0 {
+		return "", false
+	}
+	lit, rest, ok := stringLiteral(unparen(strings.TrimSpace(parts[0])))
+	if !ok || strings.TrimSpace(rest) != "" {
 		return "", false
 	}
 	return lit, true
@@ -692,13 +700,6 @@ func stringLiteral(s string) (lit, rest string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-// argumentEnds reports whether rest, what follows a literal, ends the
-// argument it began: a comma, a closing bracket, or nothing more.
-func argumentEnds(rest string) bool {
-	rest = strings.TrimLeft(rest, " \t")
-	return rest == "" || strings.ContainsRune(",)]};\n", rune(rest[0]))
 }
 
 // runtimeWord stands for an argument only known at run time in the shell
