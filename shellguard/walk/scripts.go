@@ -176,12 +176,37 @@ func sedExecs(s string) []sedExec {
 // awk finds the shell commands an awk program runs: system("…"),
 // "cmd" | getline and print | "cmd".
 func (w *walker) awk(cmd Command, argv []Word, st *state, c *ctx) {
-	var prog *Word
+	prog, outside := awkProgram(argv)
+	if prog == nil {
+		return
+	}
+	if prog.Dynamic {
+		if strings.Contains(prog.Value, "system") || strings.Contains(prog.Value, "|") {
+			w.issue(DynamicCode, "awk: the program is not known statically", prog.Span)
+		}
+		return
+	}
+	for _, e := range awkExecs(prog.Value, !outside) {
+		if e.dyn {
+			w.issue(DynamicCode, "awk: runs a command that is not a literal string", prog.Span)
+			continue
+		}
+		cw := *prog
+		cw.Value = e.text
+		w.code(cw, &cmd, c, "awk", st, false)
+	}
+}
+
+// awkProgram returns the program word of an awk command line (nil with
+// -f, a program file, or none), and whether command-line assignments
+// (-v NAME=…, NAME=… operands) set the program's variables from outside
+// it: a variable's literal assignments then do not say what it holds.
+func awkProgram(argv []Word) (prog *Word, outside bool) {
 	for i := 1; i < len(argv); i++ {
 		v := argv[i].Value
 		switch {
 		case v == "-f" || v == "--file":
-			return
+			return nil, false
 		case v == "-v" || v == "-F" || v == "--assign" || v == "--field-separator":
 			i++
 		case v == "-e" || v == "--source":
@@ -197,32 +222,33 @@ func (w *walker) awk(cmd Command, argv []Word, st *state, c *ctx) {
 		}
 	}
 	if prog == nil {
-		return
+		return nil, false
 	}
-	if prog.Dynamic {
-		if strings.Contains(prog.Value, "system") || strings.Contains(prog.Value, "|") {
-			w.issue(DynamicCode, "awk: the program is not known statically", prog.Span)
-		}
-		return
-	}
-	// Command-line assignments (-v NAME=…, NAME=… operands) set the
-	// program's variables from outside it: a variable's literal
-	// assignments then do not say what it holds.
-	outside := false
 	for i := 1; i < len(argv); i++ {
 		if v := argv[i].Value; v == "-v" || v == "--assign" || strings.HasPrefix(v, "-v") || &argv[i] != prog && strings.Contains(v, "=") && !strings.HasPrefix(v, "-") {
 			outside = true
 		}
 	}
+	return prog, outside
+}
+
+// AwkComputedCommand returns the span of an awk command line's program
+// when the program is known and runs a command it builds at run time
+// (cmd = "wc -l < " $0; cmd | getline n): the walk's DynamicCode issue
+// for it has that span. A program whose variables the command line sets
+// (-v c="$CMD") may run what the line handed it, as eval "$CMD" does: it
+// is not one.
+func AwkComputedCommand(argv []Word) (Span, bool) {
+	prog, outside := awkProgram(argv)
+	if prog == nil || prog.Dynamic || outside {
+		return Span{}, false
+	}
 	for _, e := range awkExecs(prog.Value, !outside) {
 		if e.dyn {
-			w.issue(DynamicCode, "awk: runs a command that is not a literal string", prog.Span)
-			continue
+			return prog.Span, true
 		}
-		cw := *prog
-		cw.Value = e.text
-		w.code(cw, &cmd, c, "awk", st, false)
 	}
+	return Span{}, false
 }
 
 // awkString reads an awk string literal starting at s[i] == '"'.
