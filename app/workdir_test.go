@@ -304,24 +304,55 @@ func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(project, ".husky"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"config", "core.hooksPath", ".husky"}, {"config", "include.path", "../team.gitconfig"}} {
+	for _, args := range [][]string{{"init", "-q"}, {"config", "core.hooksPath", ".husky"}, {"config", "include.path", "../team.gitconfig"},
+		{"config", "--add", "include.path", "../tools/git.conf"}, {"config", "--add", "include.path", "../conf/c2.conf"}, {"config", "--add", "include.path", "../sub/sub.conf"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = project
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+	// What a command could have left (red-team-17): a second file in an
+	// include chain, symlinks to a named file and into the hooks
+	// directory (one dangling), one to a directory beside a named file, a
+	// directory link the configuration names a file through, and an empty
+	// .git that is no repository above the working directory.
+	mkdirAll(t, filepath.Join(project, "tools", "inner"))
+	mkdirAll(t, filepath.Join(project, "sub", ".git"))
+	for name, content := range map[string]string{"tools/git.conf": "[include]\n\tpath = local.conf\n", "tools/local.conf": "[user]\n\tname = t\n", "tools/c2.conf": "", "sub/sub.conf": ""} {
+		if err := os.WriteFile(filepath.Join(project, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"gc.conf": "tools/git.conf", "pc.sh": ".husky/pre-commit", "x": "tools/inner", "conf": "tools"} {
+		if err := os.Symlink(target, filepath.Join(project, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	a := openTestApp(t)
 	for _, c := range []struct {
-		path string
-		want warden.Verdict
+		path, cwd string
+		want      warden.Verdict
 	}{
-		{"src/main.go", warden.Allow},
-		{".husky/pre-commit", warden.Ask},
-		{project + "/.husky/pre-push", warden.Ask},
-		{"team.gitconfig", warden.Ask},
+		{"src/main.go", "", warden.Allow},
+		{".husky/pre-commit", "", warden.Ask},
+		{project + "/.husky/pre-push", "", warden.Ask},
+		{"team.gitconfig", "", warden.Ask},
+		{"tools/local.conf", "", warden.Ask},
+		{"gc.conf", "", warden.Ask},
+		{"pc.sh", "", warden.Ask},
+		{"x/../git.conf", "", warden.Ask},
+		{"x/../other.conf", "", warden.Allow},
+		{"~/src/p/tools/git.conf", "", warden.Ask},
+		{"tools/c2.conf", "", warden.Ask},
+		{"sub.conf", "sub", warden.Ask},
+		{"other.txt", "sub", warden.Allow},
 	} {
-		req := warden.Request{Capability: "filesystem", Action: "write", Resource: c.path, Cwd: project}
+		cwd := project
+		if c.cwd != "" {
+			cwd = filepath.Join(project, c.cwd)
+		}
+		req := warden.Request{Capability: "filesystem", Action: "write", Resource: c.path, Cwd: cwd}
 		d, err := a.Gate.Check(context.Background(), &req)
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/fsguard"
 	"github.com/agentwarden/warden/internal/regfile"
 	"github.com/agentwarden/warden/nestedgit"
 	"github.com/agentwarden/warden/sandbox"
@@ -279,39 +280,45 @@ func gitConfigProtected(ctx context.Context, project, home string) []string {
 	return out
 }
 
-// gitNamedPath reports whether path lies where the git configuration of
-// the work tree that holds cwd names (gitConfigNamed: its core.hooksPath
-// directory, a file it includes), as named or where it really leads: the
-// file tools' write there asks, as the sandbox keeps it read-only for the
-// agent's commands. Where git could not read a configuration that names
-// one, every write there asks.
-func gitNamedPath(ctx context.Context, cwd, path string) bool {
-	root := ""
-	for d := filepath.Clean(cwd); filepath.IsAbs(d); d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			root = d
-			break
+// gitNamedPath reports whether one of paths (absolute and clean: a path as
+// named and where it really leads) lies where the git configuration of a
+// work tree holding cwd or the path names (gitConfigNamed: its
+// core.hooksPath directory, a file it includes), as named or where that
+// really leads: the file tools' write there asks, as the sandbox keeps it
+// read-only for the agent's commands. Every directory above them with a
+// .git entry counts, not only the nearest: git passes over a .git that is
+// not a repository (an empty directory a command made) to the one above.
+// Where git could not read a configuration that names one, every write
+// there asks.
+func gitNamedPath(ctx context.Context, cwd string, paths []string) bool {
+	var roots []string
+	for _, start := range append([]string{cwd}, paths...) {
+		for d := filepath.Clean(start); filepath.IsAbs(d); d = filepath.Dir(d) {
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil && !slices.Contains(roots, d) {
+				roots = append(roots, d)
+			}
+			if d == filepath.Dir(d) {
+				break
+			}
 		}
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
-	if root == "" {
-		return false
 	}
 	home, _ := os.UserHomeDir()
-	paths := []string{filepath.Clean(path)}
-	if real, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		paths = append(paths, filepath.Join(real, filepath.Base(path)))
-	}
-	named, complete := gitConfigNamed(ctx, root, home)
-	if !complete {
-		return true // what it names is not known: the write asks
-	}
-	for _, n := range named {
-		for _, p := range paths {
-			if p == n.path || n.dir && strings.HasPrefix(p, n.path+string(filepath.Separator)) {
-				return true
+	for _, root := range roots {
+		named, complete := gitConfigNamed(ctx, root, home)
+		if !complete {
+			return true // what it names is not known: the write asks
+		}
+		for _, n := range named {
+			where := []string{n.path}
+			if real, err := fsguard.RealPath(n.path); err == nil && real != n.path {
+				where = append(where, real)
+			}
+			for _, w := range where {
+				for _, p := range paths {
+					if p == w || n.dir && strings.HasPrefix(p, w+string(filepath.Separator)) {
+						return true
+					}
+				}
 			}
 		}
 	}
@@ -328,39 +335,41 @@ type configNamed struct {
 // gitConfigNamed is what the git configuration git reads in the work tree
 // project names, as absolute paths: the directory core.hooksPath points
 // at (husky's .husky/_, a tracked .githooks/), and the files the
-// repository's own configuration includes (include.path,
-// includeIf.*.path). Git on the host runs those hooks at the user's next
-// commit and obeys those files as it obeys .git/config, so a sandboxed
-// command must not write them either. The repository's configuration is
-// its common directory's config and the worktree's config.worktree (a
-// linked worktree's git directory, or the main one's), wherever its .git
-// leads. Git itself reads each configuration file (git config --file,
-// which runs nothing), and only a file that mentions hookspath or an
-// include is read.
+// configuration includes (include.path, includeIf.*.path, every condition
+// taken as met), and what those files name in turn. Git on the host runs
+// those hooks at the user's next commit and obeys those files as it obeys
+// .git/config, so a sandboxed command must not write them either. The
+// configuration is the repository's (its common directory's config and
+// the worktree's config.worktree: a linked worktree's git directory, or
+// the main one's, wherever its .git leads), the user's and the system's.
+// Git itself reads each configuration file (git config --file, which runs
+// nothing), and only a file that mentions hookspath or an include is read.
 //
 // complete is false when a file that mentions one could not be read by
-// git: what it names is then not known.
+// git, or includes deeper than git goes: what it names is then not known.
 func gitConfigNamed(ctx context.Context, project, home string) (out []configNamed, complete bool) {
 	gitDir, common := nestedgit.GitDirs(project)
 	if gitDir == "" {
 		return nil, true
 	}
 	complete = true
-	// Only the repository's own files are followed into their includes:
-	// the user's are in the home, which the sandbox cannot write.
+	// Each file is followed into the files it includes, as git does (to
+	// git's depth of 10), the included ones' core.hooksPath and includes
+	// too: a command could write the second file of a chain as well as
+	// the first.
 	type configFile struct {
-		path     string
-		includes bool
+		path  string
+		depth int
 	}
-	files := []configFile{{filepath.Join(common, "config"), true}, {filepath.Join(gitDir, "config.worktree"), true}}
+	files := []configFile{{filepath.Join(common, "config"), 0}, {filepath.Join(gitDir, "config.worktree"), 0}}
 	if home != "" {
 		xdg := os.Getenv("XDG_CONFIG_HOME")
 		if xdg == "" {
 			xdg = filepath.Join(home, ".config")
 		}
-		files = append(files, configFile{filepath.Join(home, ".gitconfig"), false}, configFile{filepath.Join(xdg, "git", "config"), false})
+		files = append(files, configFile{filepath.Join(home, ".gitconfig"), 0}, configFile{filepath.Join(xdg, "git", "config"), 0})
 	}
-	files = append(files, configFile{"/etc/gitconfig", false})
+	files = append(files, configFile{"/etc/gitconfig", 0})
 	expand := func(v, base string) string {
 		switch {
 		case v == "~" || strings.HasPrefix(v, "~/"):
@@ -373,14 +382,21 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 		}
 		return filepath.Join(base, v)
 	}
-	for _, f := range files {
+	seen := map[string]bool{}
+	for len(files) > 0 {
+		f := files[0]
+		files = files[1:]
+		if seen[f.path] {
+			continue
+		}
+		seen[f.path] = true
 		// Never waiting on a FIFO a command left there.
 		data, err := regfile.ReadFile(f.path, maxConfigFile)
 		if err != nil {
 			continue
 		}
 		low := bytes.ToLower(data)
-		if !bytes.Contains(low, []byte("hookspath")) && !(f.includes && bytes.Contains(low, []byte("include"))) {
+		if !bytes.Contains(low, []byte("hookspath")) && !bytes.Contains(low, []byte("include")) {
 			continue
 		}
 		kvs, read := gitConfigEntries(ctx, f.path)
@@ -394,10 +410,18 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 				if p := expand(kv[1], project); p != "" {
 					out = append(out, configNamed{filepath.Clean(p), true})
 				}
-			case f.includes && (kv[0] == "include.path" || strings.HasPrefix(kv[0], "includeif.") && strings.HasSuffix(kv[0], ".path")):
+			case kv[0] == "include.path" || strings.HasPrefix(kv[0], "includeif.") && strings.HasSuffix(kv[0], ".path"):
 				// Relative to the file that includes it.
-				if p := expand(kv[1], filepath.Dir(f.path)); p != "" {
-					out = append(out, configNamed{filepath.Clean(p), false})
+				p := expand(kv[1], filepath.Dir(f.path))
+				if p == "" {
+					continue
+				}
+				p = filepath.Clean(p)
+				out = append(out, configNamed{p, false})
+				if f.depth+1 < maxIncludeDepth {
+					files = append(files, configFile{p, f.depth + 1})
+				} else {
+					complete = false // deeper than git goes: git refuses it, warden asks
 				}
 			}
 		}
@@ -407,6 +431,10 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 
 // maxConfigFile bounds a git configuration file read for what it names.
 const maxConfigFile = 16 << 20
+
+// maxIncludeDepth is how deep git follows include.path (its
+// MAX_INCLUDE_DEPTH).
+const maxIncludeDepth = 10
 
 // gitConfigEntries are the core.hooksPath and include entries of one git
 // configuration file, as git reads them: [key, value] pairs, keys in lower

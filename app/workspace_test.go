@@ -62,8 +62,16 @@ func TestGitConfigProtectsHooksPathAndIncludes(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "")
 	cases := []struct {
 		name, repoConfig, userConfig string
-		want                         []string
+		// files are written into the project first.
+		files map[string]string
+		want  []string
 	}{
+		// The files an included file includes, and the hooks directory
+		// it names, to git's depth (red-team-17: a command appended a
+		// core.fsmonitor to the second file of a chain).
+		{name: "include of an include", repoConfig: "[include]\n\tpath = ../tools/git.conf\n",
+			files: map[string]string{"tools/git.conf": "[include]\n\tpath = local.conf\n", "tools/local.conf": "[core]\n\thooksPath = .githooks\n[includeIf \"gitdir:/\"]\n\tpath = ../etc/more.conf\n", "etc/more.conf": "[include]\n\tpath = ../tools/git.conf\n"},
+			want:  []string{"tools/git.conf", "tools/local.conf", ".githooks/", "etc/more.conf"}},
 		{name: "husky", repoConfig: "[core]\n\thooksPath = .husky/_\n", want: []string{".husky/_/"}},
 		{name: "quoted and cased", repoConfig: "[Core]\n\tHooksPath = \".githooks\" ; a comment\n", want: []string{".githooks/"}},
 		{name: "the user's relative hooksPath", userConfig: "[core]\n\thookspath = tools/hooks\n", want: []string{"tools/hooks/"}},
@@ -84,6 +92,11 @@ func TestGitConfigProtectsHooksPathAndIncludes(t *testing.T) {
 			}
 			if c.userConfig != "" {
 				if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(c.userConfig), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for name, content := range c.files {
+				if err := os.WriteFile(filepath.Join(mkdirAll(t, filepath.Dir(filepath.Join(project, name))), filepath.Base(name)), []byte(content), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -35,6 +35,15 @@ type resolved struct {
 // long for the system is an error.
 func resolve(abs string) (resolved, error) { return resolveWith(abs, osLinks{}) }
 
+// RealPath is where the absolute path abs really leads, resolved as the
+// kernel would open it (resolve): a symlink at the end is followed even
+// when it leads to a name that does not exist yet, as a write through it
+// would create that name.
+func RealPath(abs string) (string, error) {
+	r, err := resolve(abs)
+	return r.path, err
+}
+
 // links is what resolution asks the filesystem: the type of a name (not
 // following it) and a symlink's target.
 type links interface {

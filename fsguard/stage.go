@@ -3,7 +3,6 @@ package fsguard
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/agentwarden/warden"
 )
@@ -19,12 +18,13 @@ type Stage struct {
 	// session's /tmp for its sandboxed commands: the session's file tools
 	// may read and write there as those commands do (DecideIn).
 	SessionTmp func(session string) string
-	// GitNamed, when set, reports whether path (absolute, as the request
-	// names it) is one that the git configuration of the work tree
-	// holding cwd names (the core.hooksPath directory, an included config
-	// file): git on the host runs or obeys it, so a write or delete there
-	// that a rule allows asks (fs.workspace_protected).
-	GitNamed func(ctx context.Context, cwd, path string) bool
+	// GitNamed, when set, reports whether one of paths (absolute: the
+	// request's path as named, clean, and where it really leads) is one
+	// that the git configuration of a work tree holding cwd or the path
+	// names (the core.hooksPath directory, an included config file): git
+	// on the host runs or obeys it, so a write or delete there that a rule
+	// allows asks (fs.workspace_protected).
+	GitNamed func(ctx context.Context, cwd string, paths []string) bool
 }
 
 var _ warden.Stage = Stage{}
@@ -51,12 +51,19 @@ func (s Stage) Check(ctx context.Context, req *warden.Request) (warden.Decision,
 	}
 	d := s.Guard.DecideIn(Action(req.Action), req.Resource, req.Cwd, tmp)
 	if a := Action(req.Action); d.Verdict == warden.Allow && (a == Write || a == Delete) && s.GitNamed != nil {
-		path := req.Resource
-		if !filepath.IsAbs(path) && filepath.IsAbs(req.Cwd) {
-			path = filepath.Join(req.Cwd, path)
+		// The path as the guard judged it: ~ expanded, and resolved as the
+		// host's tool will open it (a symlink at its end, dangling or not,
+		// ".." after a symlink).
+		t, td, ok := s.Guard.target(Action(req.Action), req.Resource, req.Cwd, true)
+		if !ok {
+			return td, nil
 		}
-		if s.GitNamed(ctx, req.Cwd, path) {
-			return warden.Askf("fs.workspace_protected", fmt.Sprintf("%s is named by the project's git configuration (its hooks directory, core.hooksPath, or a file it includes): git on your machine runs or obeys it, so writing it asks", path)), nil
+		if s.GitNamed(ctx, req.Cwd, []string{t.lexical, t.real}) {
+			where := t.lexical
+			if t.real != t.lexical {
+				where += " (really " + t.real + ")"
+			}
+			return warden.Askf("fs.workspace_protected", fmt.Sprintf("%s is named by the project's git configuration (its hooks directory, core.hooksPath, or a file it includes): git on your machine runs or obeys it, so writing it asks", where)), nil
 		}
 	}
 	return d, nil

@@ -134,21 +134,32 @@ func keysThatRun(file string) string {
 // hooksPath is what the project's .git/config names inside the project
 // for git on the host to run or obey: the hooks directory (core.hooksPath,
 // relative to the work tree), which git runs at the user's next commit, and
-// the files it includes (relative to .git).
+// the files it includes (relative to the file that includes them), read
+// with its includes as the host's git reads it: a file an included file
+// includes, or a hooks directory it names, counts as much as the first.
 func (w *world) hooksPath() []string {
-	out, err := exec.Command("git", "config", "--file", filepath.Join(w.project, ".git", "config"), "--null",
+	out, err := exec.Command("git", "config", "--file", filepath.Join(w.project, ".git", "config"), "--includes", "--show-origin", "--null",
 		"--get-regexp", `^(core\.hookspath|include\.path|includeif\..*\.path)$`).Output()
 	if err != nil {
 		return nil
 	}
 	var paths []string
-	for _, entry := range strings.Split(string(out), "\x00") {
-		key, p, ok := strings.Cut(entry, "\n")
-		if !ok || p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
+	fields := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		origin, _ := strings.CutPrefix(fields[i], "file:")
+		key, p, ok := strings.Cut(fields[i+1], "\n")
+		if !ok || p == "" || strings.HasPrefix(p, "~") {
 			continue
 		}
-		if key != "core.hookspath" {
-			p = filepath.Join(".git", p)
+		if key != "core.hookspath" && !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(origin), p)
+		}
+		if filepath.IsAbs(p) {
+			rel, err := filepath.Rel(w.project, p)
+			if err != nil {
+				continue
+			}
+			p = rel
 		}
 		if rel := filepath.Clean(p); rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
 			paths = append(paths, rel)
