@@ -258,13 +258,29 @@ func awkString(s string, i int) (string, int) {
 	for i < len(s) && s[i] != '"' {
 		if s[i] == '\\' && i+1 < len(s) {
 			i++
-			switch s[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
+			switch c := s[i]; {
+			case c >= '0' && c <= '7':
+				// \ooo: up to three octal digits (\143 is c).
+				v, n := 0, 0
+				for n < 3 && i < len(s) && s[i] >= '0' && s[i] <= '7' {
+					v = v*8 + int(s[i]-'0')
+					i, n = i+1, n+1
+				}
+				b.WriteByte(byte(v))
+				continue
+			case c == 'x' && i+1 < len(s) && isHexDigit(s[i+1]):
+				// gawk's \xhh: up to two hex digits.
+				v, n := 0, 0
+				for i++; n < 2 && i < len(s) && isHexDigit(s[i]); i, n = i+1, n+1 {
+					v = v*16 + hexValue(s[i])
+				}
+				b.WriteByte(byte(v))
+				continue
 			default:
-				b.WriteByte(s[i])
+				if e, ok := awkEscapes[c]; ok {
+					c = e
+				}
+				b.WriteByte(c)
 			}
 			i++
 			continue
@@ -273,6 +289,20 @@ func awkString(s string, i int) (string, int) {
 		i++
 	}
 	return b.String(), i + 1
+}
+
+// awkEscapes are the letters of awk's one-character escapes and what each
+// stands for; any other escaped character stands for itself.
+var awkEscapes = map[byte]byte{'n': '\n', 't': '\t', 'r': '\r', 'a': '\a', 'b': '\b', 'f': '\f', 'v': '\v'}
+
+func hexValue(c byte) int {
+	switch {
+	case c >= 'a':
+		return int(c-'a') + 10
+	case c >= 'A':
+		return int(c-'A') + 10
+	}
+	return int(c - '0')
 }
 
 func skipSpace(s string, i int) int {
@@ -412,9 +442,6 @@ func awkRegexEnd(s string, i int) int {
 // sub into it, a for-in, an increment, a function's parameter) is left
 // out, and so is every variable of a program that defines a function.
 func awkLiteralVars(s string) map[string][]string {
-	if strings.Contains(s, "function ") || strings.Contains(s, "func ") {
-		return nil
-	}
 	lits := map[string][]string{}
 	tainted := map[string]bool{}
 	prevIdent := "" // the identifier just before the current position, outside strings
@@ -432,6 +459,10 @@ func awkLiteralVars(s string) map[string][]string {
 			}
 			name := s[i:j]
 			switch name {
+			case "function", "func":
+				// A function's parameters shadow the globals of the
+				// same name, whatever space follows the keyword.
+				return nil
 			case "getline", "split", "sub", "gsub", "in", "delete", "patsplit", "match":
 				// what follows (or what comes before "in") may be set
 				k := skipSpace(s, j)
