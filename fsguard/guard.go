@@ -251,7 +251,12 @@ func (g *Guard) decideTarget(i int, action Action, name string, p target, cwd, t
 		// a denied path (a token in ~/.cache, ~/.ssh in the home) or
 		// warden's home is not the cache's, the home's or the system's
 		// to give.
-		if dd, within := g.deniedWithin(p); within {
+		//
+		// A bounded listing that is the system's to give (LS of /etc, a
+		// Glob of /usr/lib/*.so) was let past the whole system trees the
+		// policy denies (/etc/**: publicRead), which hold the directory
+		// it lists: only the other denied paths can be within it.
+		if dd, within := g.deniedWithin(p, d.Rule == "fs.public_system" && p.names != nil); within {
 			return dd
 		}
 	}
@@ -405,10 +410,13 @@ func (g *Guard) DeniedWithin(dir, cwd string) (warden.Decision, bool) {
 	if !ok {
 		return warden.Decision{}, false
 	}
-	return g.deniedWithin(t)
+	return g.deniedWithin(t, false)
 }
 
-func (g *Guard) deniedWithin(t target) (warden.Decision, bool) {
+// deniedWithin is DeniedWithin for the target t; with publicNames (a
+// bounded listing the system gives to everyone) the denied whole system
+// trees (/etc/**, /usr/**) are not counted.
+func (g *Guard) deniedWithin(t target, publicNames bool) (warden.Decision, bool) {
 	for _, d := range [2]string{foldCase(t.lexical), foldCase(t.real)} {
 		// A bounded listing of names (t.names) shows a denied
 		// directory's name, as ls does, and is refused only where it
@@ -421,6 +429,9 @@ func (g *Guard) deniedWithin(t target) (warden.Decision, bool) {
 		}
 		for k := range g.denied {
 			pt := &g.denied[k]
+			if publicNames && pt.systemTree() {
+				continue
+			}
 			if r := pt.root(); r != "" && within(r) {
 				return warden.Denyf("fs.denied_within", fmt.Sprintf("%s holds the denied path %q", t.real, pt.text)), true
 			}

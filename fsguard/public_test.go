@@ -147,6 +147,13 @@ func TestBoundedListingsOfSystemTrees(t *testing.T) {
 		{"/usr/share/*/copyright", "fs.public_system"},
 		{"/usr/lib/*", "fs.public_system"},
 		{"/usr/lib/**/*.so", "fs.denied"},
+		// The system trees' own top (agent-shapes-12: a Glob of
+		// *-release in /etc, LS of /etc and of /usr were refused as
+		// holding the denied /etc/** they list).
+		{"/etc/*-release", "fs.public_system"},
+		{"/etc/*", "fs.public_system"},
+		{"/usr/*", "fs.public_system"},
+		{"/etc/**", "fs.denied"},
 	} {
 		if d := g.Decide(List, c.pattern, w.project); d.Rule != c.want {
 			t.Errorf("Decide(list, %s) = %s %s (%s); want %s", c.pattern, d.Verdict, d.Rule, d.Reason, c.want)

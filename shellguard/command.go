@@ -115,17 +115,31 @@ func (cc *cmdCtx) who() string {
 }
 
 // containedWrite reports whether a write (not a delete) to operand w,
-// whose path is only known at run time and has no literal directory to
-// judge (cp x "$(cat /tmp/dir)/", > "$OUT"), is left to the workspace
-// sandbox: that holds every write to the project, the session's /tmp and
+// whose path is only known at run time, runs where the workspace sandbox
+// holds it: that holds every write to the project, the session's /tmp and
 // the tool caches, the same places a plainly written path may be written
-// without asking. A path with a literal prefix keeps its zone's verdict
-// (/etc/$X), as do a path fed through a pipe (xargs), a run with elevated
-// privileges, no sandbox, and the strict policy.
+// without asking. A path with a literal directory before its computed part
+// ("logs/$s.log", "/tmp/x-$n", build/"$f") is one where a plain write into
+// that directory is allowed (the project, the session's /tmp, a cache);
+// elsewhere it keeps its zone's verdict (/etc/$X, ~/.config/$X, .git/$X),
+// as do a path fed through a pipe (xargs), a run with elevated privileges,
+// no sandbox, and the strict policy. What the computed part adds (a "..",
+// a symlink) is the sandbox's to hold.
 func (cc *cmdCtx) containedWrite(e Effect, w walk.Word, zn Zone) bool {
 	p := cc.c.p
-	if e != EffWrite || !w.Dynamic || w.Prefix != "" || w.Input || cc.cmd.Privileged || !p.SandboxAvailable || !p.AllowTaskRunners {
+	if e != EffWrite || !w.Dynamic || w.Input || cc.cmd.Privileged || !p.SandboxAvailable || !p.AllowTaskRunners {
 		return false
+	}
+	if w.Prefix != "" {
+		// The zone of a name in the prefix's directory.
+		dir := "."
+		if i := strings.LastIndexByte(w.Prefix, '/'); i >= 0 {
+			dir = w.Prefix[:i+1]
+		}
+		if strings.HasPrefix(dir, "~") && !strings.HasPrefix(dir, "~/") || strings.ContainsAny(dir, "*?[") {
+			return false
+		}
+		return p.lookup(EffWrite, cc.z.path(path.Join(dir, "x"))) == warden.Allow
 	}
 	r := strings.Trim(cc.c.raw(w), `"`)
 	if !strings.HasPrefix(r, "$(") && !strings.HasPrefix(r, "`") && !strings.HasPrefix(r, "$") {

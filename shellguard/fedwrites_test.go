@@ -131,10 +131,11 @@ func TestFedWritesFromTheProjectRootReachGit(t *testing.T) {
 // TestKnownLinesFillThePlaceholder: xargs -I's string filled from input
 // the guard knows (seq's numbers, literal lines) is judged with that input
 // when every line is a plain token (letters, digits, _ and -): the write
-// lands where the template says. A line that could climb out (../b), name
-// a dotted file, start an option or carry shell syntax, more lines than
-// the guard follows, or a write the template puts somewhere guarded, is
-// not allowed.
+// lands where the template says. A line that could name a dotted file,
+// start an option or carry shell syntax, or a write the template puts
+// somewhere guarded, is not allowed; where the template's directory is one
+// the workspace sandbox lets the command write (/tmp/items/{}), the lines
+// it cannot follow (../b, more than it reads) are the sandbox's to hold.
 func TestKnownLinesFillThePlaceholder(t *testing.T) {
 	for _, c := range []struct {
 		cmd  string
@@ -145,10 +146,12 @@ func TestKnownLinesFillThePlaceholder(t *testing.T) {
 		{"seq 10 -2 0 | xargs -I{} touch out/{}.txt", warden.Allow},
 		{"printf 'api\\nweb\\n' | xargs -I{} mkdir -p build/{}", warden.Allow},
 		{"seq 3 | xargs -I{} sh -c 'echo x > ~/.bashrc{}'", warden.Ask},
-		{"printf 'a\\n../b\\n' | xargs -I{} touch /tmp/items/{}", warden.Ask},
+		{"printf 'a\\n../b\\n' | xargs -I{} touch /tmp/items/{}", warden.Allow},
 		{"printf 'a\\n.claude\\n' | xargs -I{} touch {}/settings.json", warden.Ask},
 		{"printf 'a\\n-rf\\n' | xargs -I{} rm {} x", warden.Ask},
-		{"seq 100 | xargs -I{} touch /tmp/items/{}", warden.Ask},
+		{"seq 100 | xargs -I{} touch /tmp/items/{}", warden.Allow},
+		{"seq 100 | xargs -I{} touch ~/.config/x{}", warden.Ask},
+		{"seq 100 | xargs -I{} touch .git/hooks/x{}", warden.Ask},
 	} {
 		r := Classify(c.cmd, corpusEnv, defaultPolicy())
 		if (r.Verdict == warden.Allow) != (c.want == warden.Allow) {

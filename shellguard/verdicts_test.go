@@ -173,10 +173,12 @@ func TestRecursiveDeleteSaved(t *testing.T) {
 }
 
 // TestDynamicWriteIsContained: a write to a path only known at run time
-// with no literal directory (cp x "$(cat /tmp/dir)/", > "$OUT") is left to
-// the workspace sandbox, which holds every write; with no sandbox, under
-// the strict policy or with sudo it keeps its zone's verdict, as do a
-// literal system prefix and every delete.
+// with no literal directory (cp x "$(cat /tmp/dir)/", > "$OUT"), or with
+// one the command may write plainly (> "logs/$s.log", tee "/tmp/x-$s.log":
+// agent-shapes-12's per-script logs asked), is left to the workspace
+// sandbox, which holds every write; with no sandbox, under the strict
+// policy or with sudo it keeps its zone's verdict, as do a literal system,
+// home or .git prefix and every delete.
 func TestDynamicWriteIsContained(t *testing.T) {
 	noSandbox := defaultPolicy()
 	noSandbox.SandboxAvailable = false
@@ -196,6 +198,19 @@ func TestDynamicWriteIsContained(t *testing.T) {
 		{`sudo cp sample.txt "$(cat f)/"`, defaultPolicy(), warden.Deny, "shell.write.root"},
 		{`cp x "/etc/$(cat f)"`, defaultPolicy(), warden.Deny, "shell.write.system"},
 		{`rm -rf "$(cat f)/"`, defaultPolicy(), warden.Deny, "shell.delete_recursive.root"},
+		{`for s in a b; do npm run -s "$s" > "logs/$s.log" 2>&1; done`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`echo x > build/out-"$n".txt`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`go test ./... >> "logs/$(date +%F).log"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`echo x > "out-$n.txt"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`go test 2>&1 | tee "/tmp/x-$s.log"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`cp a "dist/$f" && mkdir -p "out/$d" && touch "build/$f"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`echo x > "logs/$s.log"`, noSandbox, warden.Ask, "shell.write.unknown"},
+		{`echo x > "logs/$s.log"`, strict, warden.Ask, "shell.write.unknown"},
+		{`echo x > "$HOME/.config/$s"`, defaultPolicy(), warden.Ask, "shell.write.home_other"},
+		{`echo x > ~/.config/"$s"`, defaultPolicy(), warden.Ask, "shell.write.home_other"},
+		{`echo x > ".git/hooks/$s"`, defaultPolicy(), warden.Ask, "shell.write.unknown"},
+		{`echo x > "/etc/cron.d/$s"`, defaultPolicy(), warden.Deny, "shell.write.system"},
+		{`rm "build/$f"`, defaultPolicy(), warden.Ask, "shell.delete.unknown"},
 	} {
 		t.Run(c.cmd, func(t *testing.T) {
 			if r := Classify(c.cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != c.rule {
