@@ -85,6 +85,7 @@ func codexCall(p *basePayload, raw []byte) (toolCall, []*warden.Request, error) 
 		}
 		call.req = p.request(codexHost, raw, warden.CapShell, "exec", cmd)
 		call.req.Params = in.pick("description", "timeout", "workdir")
+		call.req.Cwd = runDir(p.Cwd, in, "workdir")
 		call.shell = true
 		call.req.Snapshots = true // it runs in warden exec, which saves discarded work (contain)
 	case name == "apply_patch":

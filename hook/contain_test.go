@@ -140,3 +140,42 @@ func TestDiscardIsSavedWhereContained(t *testing.T) {
 		})
 	}
 }
+
+// TestShellCallsAreJudgedWhereTheyRun: Codex's workdir and Gemini CLI's
+// dir_path name the directory the host runs a shell call in, so the
+// command is judged there (rm -rf .ssh with workdir ~ was judged in the
+// project); without one it is the payload's working directory.
+func TestShellCallsAreJudgedWhereTheyRun(t *testing.T) {
+	for _, c := range []struct {
+		host, payload, want string
+	}{
+		{"codex", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/u/p","tool_name":"Bash","tool_use_id":"t","tool_input":{"command":"rm -rf .ssh","workdir":"/home/u"}}`, "/home/u"},
+		{"codex", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/u/p","tool_name":"Bash","tool_use_id":"t","tool_input":{"command":"ls","workdir":"sub/../web"}}`, "/home/u/p/web"},
+		{"codex", `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/u/p","tool_name":"Bash","tool_use_id":"t","tool_input":{"command":"ls"}}`, "/home/u/p"},
+		{"gemini", `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/u/p","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"pkg"}}`, "/home/u/p/pkg"},
+		{"gemini", `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/u/p","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":""}}`, "/home/u/p"},
+	} {
+		var p basePayload
+		if err := decodePayload([]byte(c.payload), &p); err != nil {
+			t.Fatal(err)
+		}
+		var req *warden.Request
+		switch c.host {
+		case "codex":
+			call, _, err := codexCall(&p, []byte(c.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req = call.req
+		default:
+			call, err := geminiCall(&p, []byte(c.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req = call.req
+		}
+		if req.Cwd != c.want {
+			t.Errorf("%s %s: judged in %q, want %q", c.host, c.payload, req.Cwd, c.want)
+		}
+	}
+}

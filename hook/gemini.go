@@ -129,6 +129,7 @@ func geminiCall(p *basePayload, raw []byte) (toolCall, error) {
 	switch {
 	case call.shell:
 		call.req.Params = in.pick("description", "dir_path", "is_background")
+		call.req.Cwd = runDir(p.Cwd, in, "dir_path")
 		call.req.Snapshots = true // it runs in warden exec, which saves discarded work (contain)
 	case name == "google_web_search":
 		call.req.Params = in.pick("query")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -115,6 +116,24 @@ func (p *basePayload) request(host string, raw []byte, capability, action, resou
 		Cwd:         p.Cwd,
 		Raw:         json.RawMessage(raw),
 	}
+}
+
+// runDir is the directory a host runs a shell call in: the tool input's
+// field (Codex's workdir, Gemini CLI's dir_path), relative to the working
+// directory, when the call names one; the working directory otherwise. The
+// command is judged where it runs.
+func runDir(cwd string, in object, field string) string {
+	dir, present, err := in.str(field)
+	if err != nil || !present || dir == "" {
+		return cwd
+	}
+	switch {
+	case filepath.IsAbs(dir):
+		return filepath.Clean(dir)
+	case cwd == "":
+		return cwd
+	}
+	return filepath.Join(cwd, dir)
 }
 
 // object is a decoded JSON object whose values stay raw.
