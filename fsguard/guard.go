@@ -308,6 +308,11 @@ func (g *Guard) allowance(i int, p target, cwd string) warden.Decision {
 	action := Actions[i]
 	for _, ws := range g.workspace {
 		if p.real == ws || under(p.real, ws) {
+			// A workspace the user pointed at a project keeps its
+			// protected paths as a project does.
+			if rest, ok := strings.CutPrefix(p.real, ws+"/"); ok && (action == Write || action == Delete) && g.isProtected(rest) {
+				return warden.Askf("fs.workspace_protected", fmt.Sprintf("%s is a protected path (sandbox.protected_paths, or in a .git directory): the agent host, an editor or git runs what it says, so writing it asks", p.real))
+			}
 			return warden.Allowf("fs.workspace", fmt.Sprintf("%s is in the workspace %s", p.real, g.workspace[0]))
 		}
 	}

@@ -310,4 +310,18 @@ func TestProtectedPathsAskToBeWritten(t *testing.T) {
 			t.Errorf("Decide(%s, %s) = %s %s (%s); want %s", c.action, c.path, d.Verdict, d.Rule, d.Reason, c.want)
 		}
 	}
+	// A filesystem workspace the user pointed at a project keeps its
+	// protected paths too (fs.workspace allowed every write there).
+	ws, err := New(Policy{Workspace: w.project, WardenHome: w.wardenHome, UserHome: w.home, Protected: []string{".claude/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want warden.Verdict
+	}{{"src/main.go", warden.Allow}, {".git/hooks/pre-commit", warden.Ask}, {".claude/settings.json", warden.Ask}} {
+		if d := ws.Decide(Write, filepath.Join(w.project, c.path), "/"); d.Verdict != c.want {
+			t.Errorf("with the project as the workspace, Decide(write, %s) = %s %s; want %s", c.path, d.Verdict, d.Rule, c.want)
+		}
+	}
 }
