@@ -130,6 +130,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	env = pnpmStoreEnv(env, r.Args, spec)
 	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
 	world, inWorld := a.sessionWorld(name, dir, spec, &req, r.Override)
+	protectedBefore := slices.Clone(spec.Protected)
 	gitConfig := d.GitConfig && writableGitConfig(&spec)
 	var besideBefore []string // the worktrees beside the project a removal may take
 	if d.GitWorktrees {
@@ -246,6 +247,11 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	if gitConfig {
 		res.Warnings = append(res.Warnings, a.takeBackGitConfig(spec, configBefore)...)
 	}
+	// The other protected paths this run could write (the worktrees'
+	// beside the project) keep no other name either.
+	res.Warnings = append(res.Warnings, breakLinks(slices.DeleteFunc(protectedBefore, func(p string) bool {
+		return slices.Contains(spec.Protected, p) || gitConfig && p == filepath.Join(spec.Project, ".git", "config")
+	}))...)
 	a.endPending()
 	if held {
 		// The world mounts what git replaced again (it also does when it

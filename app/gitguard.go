@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/internal/safedir"
@@ -219,7 +220,9 @@ func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
 		bad, err = nestedgit.NewKeysThatRun(before, after, gitDir, s.Project)
 	}
 	if err == nil && len(bad) == 0 {
-		return nil
+		// Another name the command gave the file (ln .git/config
+		// .git/x) would stay writable where the config is read-only.
+		return breakLinksIn(dir, "config")
 	}
 	why := "it is not a file git reads"
 	if err == nil {
@@ -245,4 +248,89 @@ func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
 	}
 	a.auditGitQuarantine(nestedgit.Finding{Repo: nestedgit.Repo{GitDir: gitDir, Via: "the project's own git directory, whose config the command's git wrote"}, Keys: bad, Whole: []string{"config"}, Moved: q}, msg)
 	return []string{msg}
+}
+
+// maxLinkWalk bounds the entries breakLinks looks at in one protected
+// directory.
+const maxLinkWalk = 4096
+
+// breakLinks gives each regular file at paths (absolute; a trailing slash
+// marks a directory, whose tree is looked at) that has more than one name
+// a file of its own: a copy renamed over it. A one-shot run that could
+// write a protected path (a git line's .git/config, the worktrees' beside
+// the project) could have given a file there another name, or made it
+// another name of a file it keeps (ln .git/config .git/x): the session's
+// world keeps the path read-only, not the file, and a later command would
+// write it through that name. Nothing is followed through a symlink. It
+// returns what it did, as warnings.
+func breakLinks(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if rest, ok := strings.CutSuffix(p, "/"); ok {
+			d, err := safedir.Open(rest)
+			if err != nil {
+				continue // missing, or not a directory: nothing to keep
+			}
+			seen := 0
+			out = append(out, breakLinksBelow(d, rest, &seen, 0)...)
+			d.Close()
+			continue
+		}
+		d, err := safedir.Open(filepath.Dir(p))
+		if err != nil {
+			continue
+		}
+		out = append(out, breakLinksIn(d, filepath.Base(p))...)
+		d.Close()
+	}
+	return out
+}
+
+// breakLinksBelow is breakLinks for the tree of the open directory d
+// (named name in warnings).
+func breakLinksBelow(d *safedir.Dir, name string, seen *int, depth int) []string {
+	entries, err := d.List()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if *seen++; *seen > maxLinkWalk {
+			return append(out, "warden looked at no more than "+fmt.Sprint(maxLinkWalk)+" entries of "+name+" for files with other names")
+		}
+		switch {
+		case e.Type().IsRegular():
+			out = append(out, breakLinksIn(d, e.Name())...)
+		case e.IsDir() && depth < 16:
+			if sub, err := d.Sub(e.Name()); err == nil {
+				out = append(out, breakLinksBelow(sub, filepath.Join(name, e.Name()), seen, depth+1)...)
+				sub.Close()
+			}
+		}
+	}
+	return out
+}
+
+// breakLinksIn replaces the regular file name in d with a copy when it has
+// more than one name.
+func breakLinksIn(d *safedir.Dir, name string) []string {
+	st, err := os.Lstat(d.Path() + "/" + name)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || sys.Nlink < 2 {
+		return nil
+	}
+	where := filepath.Join(d.Name(), name)
+	data, err := d.ReadNoFollow(name, 64<<20)
+	if err != nil {
+		return []string{where + " has another name (a hard link) warden could not replace: " + err.Error()}
+	}
+	tmp := name + ".warden-" + NewID()
+	if err := d.CreateNew(tmp, data, st.Mode().Perm()); err != nil || os.Rename(d.Path()+"/"+tmp, d.Path()+"/"+name) != nil {
+		_ = os.Remove(d.Path() + "/" + tmp)
+		return []string{where + " has another name (a hard link) warden could not replace"}
+	}
+	return []string{where + " had another name (a hard link) the command could write later; it is now a file of its own with the same content"}
 }

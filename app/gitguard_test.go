@@ -242,3 +242,40 @@ func TestGitConfigTakenBack(t *testing.T) {
 		t.Errorf("the quarantine holds %d entries; want the command's config", len(entries))
 	}
 }
+
+// TestProtectedFilesKeepNoOtherName: a one-shot run that could write a
+// protected path could give its file another name (red-team-18: a git
+// line's bisect script ran ln .git/config .git/x, and a later command in
+// the session's world, where only the path .git/config is read-only, wrote
+// core.fsmonitor through .git/x). After the run each such file is a file
+// of its own again, with the same content, in a directory too; a file
+// with one name is left as it is.
+func TestProtectedFilesKeepNoOtherName(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	a := openTestApp(t, Options{OpenDatabase: true})
+	repo := t.TempDir()
+	run := shIn(t, repo)
+	run("git init -q && mkdir -p wt/.claude && echo '{}' > wt/.claude/settings.json && ln .git/config .git/x && ln wt/.claude/settings.json wt/s.json")
+	cfg := filepath.Join(repo, ".git", "config")
+	before, _ := os.ReadFile(cfg)
+	s := sandbox.Spec{Project: repo, ProjectWritable: true, Quarantine: filepath.Join(a.Home.Abs(), QuarantineDir)}
+	if w := a.takeBackGitConfig(s, before); len(w) != 1 || !strings.Contains(w[0], "hard link") {
+		t.Fatalf("warnings = %q; want one saying .git/config had another name", w)
+	}
+	if w := breakLinks([]string{filepath.Join(repo, "wt", ".claude") + "/", filepath.Join(repo, "missing")}); len(w) != 1 {
+		t.Fatalf("breakLinks warnings = %q; want one for settings.json", w)
+	}
+	run(`git config --file .git/x core.fsmonitor "touch pwned" && echo '{"hooks":1}' > wt/s.json`)
+	if now, _ := os.ReadFile(cfg); string(now) != string(before) {
+		t.Errorf(".git/config changed through its other name:\n%s", now)
+	}
+	if now, _ := os.ReadFile(filepath.Join(repo, "wt", ".claude", "settings.json")); string(now) != "{}\n" {
+		t.Errorf("settings.json changed through its other name: %s", now)
+	}
+	// Once a file of its own, it is left alone.
+	if w := a.takeBackGitConfig(s, before); len(w) != 0 {
+		t.Errorf("a config with one name: warnings %q", w)
+	}
+}

@@ -302,6 +302,17 @@ func NewKeysThatRun(before, after []byte, gitDir, project string) ([]string, err
 		// user's next push would go where the command chose (a remote
 		// it adds is its own, and named as such).
 		moved := isRemoteURL(e.Key) && slices.ContainsFunc(was, func(w entry) bool { return w.Key == e.Key })
+		// A branch sent to a remote the command added: the user's next
+		// plain git push or pull on that branch goes to the command's
+		// URL as much as a moved one would (git remote add x URL && git
+		// config branch.main.remote x), or to a URL itself (a value that
+		// is no remote's name: git takes it for the URL). "." is the
+		// repository itself (a branch tracking a local one).
+		if strings.HasPrefix(e.Key, "branch.") && strings.HasSuffix(e.Key, ".remote") && !e.NoValue && e.Value != "." {
+			url := "remote." + e.Value + ".url"
+			added := !slices.ContainsFunc(was, func(w entry) bool { return w.Key == url }) && slices.ContainsFunc(now, func(n entry) bool { return n.Key == url })
+			moved = moved || added || strings.ContainsAny(e.Value, "/:")
+		}
 		if inert(e, gitDir, project) && !moved {
 			continue
 		}

@@ -169,3 +169,31 @@ func TestSweepJudgesAMovedCoreWorktreeAgain(t *testing.T) {
 		t.Errorf("core.worktree is still %q", out)
 	}
 }
+
+// TestBranchSentToTheCommandsRemoteIsTakenBack: a branch whose remote is
+// one the command added, or a URL itself, sends the user's next plain git
+// push there, as a moved remote URL does (red-team-18); a remote added on
+// its own, a branch on an existing remote and a local tracking branch (.)
+// stay.
+func TestBranchSentToTheCommandsRemoteIsTakenBack(t *testing.T) {
+	before := []byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://example.com/x.git\n")
+	for _, c := range []struct {
+		add  string
+		want bool
+	}{
+		{"[remote \"x\"]\n\turl = http://127.0.0.1:9/x\n[branch \"main\"]\n\tremote = x\n", true},
+		{"[branch \"main\"]\n\tremote = http://127.0.0.1:9/x\n", true},
+		{"[remote \"x\"]\n\turl = http://127.0.0.1:9/x\n", false},
+		{"[branch \"feature\"]\n\tremote = origin\n\tmerge = refs/heads/feature\n", false},
+		{"[branch \"feature\"]\n\tremote = .\n\tmerge = refs/heads/main\n", false},
+	} {
+		after := append(slices.Clone(before), c.add...)
+		bad, err := NewKeysThatRun(before, after, "/p/.git", "/p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.ContainsFunc(bad, func(k string) bool { return strings.HasPrefix(k, "branch.") }); got != c.want {
+			t.Errorf("after adding\n%s NewKeysThatRun = %q; want a branch taken back: %v", c.add, bad, c.want)
+		}
+	}
+}

@@ -89,6 +89,10 @@ func (d *Dir) SubListable(name string) (*Dir, error) {
 	return d.Sub(name)
 }
 
+// Name is the path the directory was opened by (for messages: the
+// directory itself is Path).
+func (d *Dir) Name() string { return d.f.Name() }
+
 // Close closes the directory.
 func (d *Dir) Close() { d.f.Close() }
 

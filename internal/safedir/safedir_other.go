@@ -15,6 +15,7 @@ var errNoSafeDir = errors.New("opening a directory without following symlinks ne
 
 func Open(string) (*Dir, error)                            { return nil, errNoSafeDir }
 func (d *Dir) Path() string                                { return "" }
+func (d *Dir) Name() string                                { return "" }
 func (d *Dir) Sub(string) (*Dir, error)                    { return nil, errNoSafeDir }
 func (d *Dir) SubListable(string) (*Dir, error)            { return nil, errNoSafeDir }
 func (d *Dir) List() ([]os.DirEntry, error)                { return nil, errNoSafeDir }
