@@ -379,6 +379,7 @@ func (c *ctx) command(cmd *walk.Command) {
 	}
 	daemonWrappers(cc)
 	cc.scanURLs()
+	cc.proxyAssigns()
 	c.flush(cc)
 }
 

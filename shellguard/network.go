@@ -522,6 +522,37 @@ func httpieTargets(cc *cmdCtx) {
 	}
 }
 
+// proxyVars are the environment variables that name the proxy a program's
+// connections go through (curl, git, pip, Go, Node with
+// NODE_USE_ENV_PROXY; npm's own), by lower-case name.
+var proxyVars = map[string]bool{"http_proxy": true, "https_proxy": true, "all_proxy": true, "ftp_proxy": true,
+	"npm_config_proxy": true, "npm_config_https_proxy": true, "yarn_proxy": true, "yarn_https_proxy": true}
+
+// proxyAssigns judges the proxies a line names in the environment
+// (ALL_PROXY=socks5h://host:port cmd, export https_proxy=…) as curl -x's:
+// one gate for the network, whichever way a program is told where to
+// connect. (In the sandbox only warden's proxy is reachable; this says
+// so before the command runs, as for any host it names.)
+func (cc *cmdCtx) proxyAssigns() {
+	judge := func(name string, v walk.Word) {
+		if !proxyVars[strings.ToLower(name)] || v.Dynamic || v.Value == "" {
+			return
+		}
+		cc.proxyTarget(v.Value, 1080)
+	}
+	for _, a := range cc.cmd.Assigns {
+		judge(a.Name, a.Value)
+	}
+	switch cc.name {
+	case "export", "declare", "typeset", "readonly", "local", "env":
+		for _, w := range cc.args {
+			if name, value, ok := strings.Cut(w.Value, "="); ok && !w.Dynamic {
+				judge(name, walk.Word{Value: value})
+			}
+		}
+	}
+}
+
 // proxyTarget judges a proxy given as [scheme://][user@]host[:port].
 func (cc *cmdCtx) proxyTarget(v string, def int) {
 	auth := v

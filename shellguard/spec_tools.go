@@ -25,8 +25,16 @@ func toolHandlers(t map[string]handler) {
 			cc.c.markSecretRead(cc.cmd)
 		}
 	}
-	t["export"] = t["set"]
-	t["declare"] = t["set"]
+	// export, declare and typeset print the variables (and so the
+	// secrets in them) with no operand or only options (export -p); with
+	// a NAME=VALUE they set it and print nothing.
+	t["export"] = func(cc *cmdCtx) {
+		if (len(cc.args) == 0 || allFlags(cc.args)) && len(cc.cmd.Assigns) == 0 {
+			cc.c.markSecretRead(cc.cmd)
+		}
+	}
+	t["declare"] = t["export"]
+	t["typeset"] = t["export"]
 	t["docker"] = hContainer
 	t["podman"] = hContainer
 	t["nerdctl"] = hContainer
