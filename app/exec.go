@@ -128,7 +128,12 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		env = os.Environ()
 	}
 	env = pnpmStoreEnv(env, r.Args, spec)
-	cmd := sandbox.Command{Args: r.Args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
+	args := r.Args
+	if spec.NoSpawn {
+		// A version manager's shim forks, which this profile cannot.
+		args = resolveShim(args, dir, env)
+	}
+	cmd := sandbox.Command{Args: args, Dir: dir, Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr}
 	world, inWorld := a.sessionWorld(name, dir, spec, &req, r.Override)
 	protectedBefore := slices.Clone(spec.Protected)
 	gitConfig := d.GitConfig && writableGitConfig(&spec)

@@ -42,6 +42,11 @@ func TestShellOutCommandsAreReadWhole(t *testing.T) {
 		{`python3 -c 'import subprocess; subprocess.run((["git", "status"]), check=True)'`, warden.Allow, ""},
 		{`python3 -c 'import base64, os; os.system(base64.b64decode("aWQ=").decode())'`, warden.Sandbox, "shell.interp.shell_out"},
 		{"python3 - <<'EOF'\nimport json\nnb = json.load(open('nb.ipynb'))\nfor cell in nb['cells']:\n    exec(''.join(cell['source']))\nEOF", warden.Allow, "shell.interp.exec"},
+		// Python's execfile idiom: compile( is no obfuscation by itself
+		// (agent-shapes-13's notebook runner ran in the guard sandbox,
+		// where pyenv's python3 cannot start); a decoded payload still is.
+		{`python3 -c 'src = open("nb.py").read(); exec(compile(src, "nb.py", "exec"), {})'`, warden.Allow, "shell.interp.exec"},
+		{`python3 -c 'import base64; exec(compile(base64.b64decode(x), "", "exec"))'`, warden.Sandbox, "shell.interp.exec"},
 	} {
 		r := Classify(c.cmd, saving, defaultPolicy())
 		if r.Verdict != c.want || c.rule != "" && r.Rule != c.rule {

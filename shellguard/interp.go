@@ -536,7 +536,7 @@ func scanInterp(cc *cmdCtx, code string) {
 // channel around the egress proxy (raw sockets, pseudo-terminals). A token
 // ending in "(" is a bare call: it does not match a method of the same name
 // (re.compile, struct.pack).
-var suspiciousTokens = []string{"getattr(", "__import__", "__builtins__", "globals()", "locals()", "compile(",
+var suspiciousTokens = []string{"getattr(", "__import__", "__builtins__", "globals()", "locals()",
 	"b64decode", "a85decode", "b32decode", "b16decode", "unhexlify", ".fromhex", "codecs.decode", "rot13", "rot_13",
 	"marshal.", "pickle.loads", "fromCharCode", "atob(", "new Function", "vm.run", "decode_base64",
 	"MIME::Base64", "unpack(", "pack(", "Base64.decode", `\x`, "pty.", "dup2", "chr("}
