@@ -552,13 +552,10 @@ func holdsProgramDir(c string, programs []string) bool {
 // that a command run in a subdirectory can still commit), below the user's
 // home; dir itself when there is none.
 func projectRoot(dir, userHome string) string {
-	dir = filepath.Clean(dir)
-	for d := dir; d != "/" && d != userHome && d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
+	if root := nestedgit.WorkTreeOf(dir, userHome); root != "" {
+		return root
 	}
-	return dir
+	return filepath.Clean(dir)
 }
 
 // projectMayBeWritten reports whether a workspace sandbox may make dir

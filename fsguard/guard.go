@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -613,6 +614,18 @@ func (g *Guard) isSelf(p string) bool {
 	return false
 }
 
+// workTreeOf is the nearest of dir (resolved) and the directories above it
+// that holds a .git entry, below the user's home when dir lies there; dir
+// itself when there is none.
+func (g *Guard) workTreeOf(dir string) string {
+	for d := dir; d != "/" && !slices.Contains(g.userHomes, d) && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+	}
+	return dir
+}
+
 // projectRel returns real relative to the project (cwd, resolved), or "" when
 // it is not in the project or cwd cannot be a project: "/" and the user's
 // home and its ancestors are too wide to be one; a hidden directory of the
@@ -628,6 +641,11 @@ func (g *Guard) projectRel(real, cwd string) string {
 	if err != nil || root.viaProc || root.path == "/" {
 		return ""
 	}
+	// The project is the git work tree cwd lies in (a session in a
+	// package of a monorepo, or one that ran cd sub, edits the
+	// repository's root files and its other packages: agent-shapes-13),
+	// as the workspace sandbox makes it writable; never the home or above.
+	root.path = g.workTreeOf(root.path)
 	for _, h := range g.userHomes {
 		if h == root.path || under(h, root.path) {
 			return ""

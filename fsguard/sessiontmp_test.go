@@ -325,3 +325,44 @@ func TestProtectedPathsAskToBeWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestFileToolsInASubdirectoryWriteTheWorkTree: the project whose files a
+// rule's relative pattern (**) names is the git work tree the working
+// directory lies in, as the workspace sandbox makes it writable: from
+// services/api, a write of the root's go.mod or of another package is the
+// project's (agent-shapes-13: it was fs.no_rule, a deny), its protected
+// paths stay protected, and outside a work tree the working directory is
+// the project still.
+func TestFileToolsInASubdirectoryWriteTheWorkTree(t *testing.T) {
+	w := newWorld(t)
+	g, err := New(Policy{
+		Workspace:  w.workspace,
+		Allowed:    []Rule{{Pattern: "**", Actions: []Action{Read, List, Write, Delete}, Level: Auto}},
+		WardenHome: w.wardenHome,
+		UserHome:   w.home,
+		Protected:  []string{".claude/"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(w.project, "services", "api")
+	mkdir(t, sub)
+	// No work tree yet: the subdirectory is the project.
+	if d := g.Decide(Write, "../../go.mod", sub); d.Verdict == warden.Allow {
+		t.Errorf("outside a work tree, write ../../go.mod from a subdirectory = %s %s; want it outside the project", d.Verdict, d.Rule)
+	}
+	mkdir(t, filepath.Join(w.project, ".git"))
+	for _, c := range []struct {
+		path string
+		want warden.Verdict
+	}{
+		{"../../go.mod", warden.Allow},
+		{filepath.Join(w.project, "pkg", "strutil", "x.go"), warden.Allow},
+		{"main.go", warden.Allow},
+		{"../../.claude/settings.json", warden.Ask},
+	} {
+		if d := g.Decide(Write, c.path, sub); d.Verdict != c.want {
+			t.Errorf("from services/api, Decide(write, %s) = %s %s (%s); want %s", c.path, d.Verdict, d.Rule, d.Reason, c.want)
+		}
+	}
+}

@@ -96,3 +96,24 @@ func commonDir(gitDir string) (string, bool) {
 	c, err = resolveGitPath(c)
 	return c, err == nil
 }
+
+// WorkTreeOf is the work tree the directory dir (absolute) lies in, as far
+// as a project goes: the nearest of dir and the directories above it that
+// holds a .git entry, never the root nor userHome and never above userHome
+// when dir lies below it (a home kept in git, for dotfiles, is no one's
+// project); "" when there is none.
+func WorkTreeOf(dir, userHome string) string {
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	home := ""
+	if userHome != "" {
+		home = filepath.Clean(userHome)
+	}
+	for d := filepath.Clean(dir); d != "/" && d != home && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+	}
+	return ""
+}

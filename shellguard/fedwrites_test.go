@@ -544,3 +544,37 @@ func TestConditionalCdAndTempGlobs(t *testing.T) {
 		{`cd "$OTHER" && echo x > notes.txt`, warden.Ask},
 	})
 }
+
+// TestTheWorkTreeIsTheWorkspace: where the working directory is a
+// subdirectory of a git work tree (an agent in a package of a monorepo,
+// or one that ran cd services/api), the whole work tree is the project,
+// as the workspace sandbox makes it writable: its root files and the other
+// packages are written as ordinary work (agent-shapes-13: > .gitignore at
+// the root asked as the home's). Outside a work tree, or where the work
+// tree is a hidden directory of the home, the working directory is.
+func TestTheWorkTreeIsTheWorkspace(t *testing.T) {
+	env := corpusEnv
+	env.Cwd, env.Root = "/home/user/project/services/api", "/home/user/project"
+	p := defaultPolicy()
+	p.Protected = []string{".git/config", ".git/hooks/", ".claude/"}
+	for _, c := range []struct {
+		cmd  string
+		env  Env
+		want warden.Verdict
+	}{
+		{"printf 'bin/\\n' >> ../../.gitignore", env, warden.Allow},
+		{"echo x > ../../pkg/strutil/n.txt && sed -i s/a/b/ ../worker/main.go", env, warden.Allow},
+		{"echo '{}' > ../../.claude/settings.json", env, warden.Ask},
+		{"echo x > ../../../elsewhere/n.txt", env, warden.Ask},
+		{"printf 'bin/\\n' >> ../../.gitignore", corpusEnv, warden.Ask},
+	} {
+		if r := Classify(c.cmd, c.env, p); r.Verdict != c.want {
+			t.Errorf("Classify(%q) in %s = %v (%s: %s), want %v", c.cmd, c.env.Cwd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+	hidden := corpusEnv
+	hidden.Cwd, hidden.Root = "/home/user/.config/nvim/lua", "/home/user/.config"
+	if r := Classify("echo x > ../../zsh/x", hidden, p); r.Verdict == warden.Allow {
+		t.Errorf("a work tree hidden in the home is the workspace: %v %s", r.Verdict, r.Rule)
+	}
+}

@@ -3,29 +3,15 @@ package shellguard
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/nestedgit"
 )
 
 // workTreeRoot is the git work tree dir is in: dir, or the nearest
-// directory above it, that holds .git (a directory, or a worktree's file);
-// "" when there is none.
-func workTreeRoot(dir string) string {
-	if !filepath.IsAbs(dir) {
-		return ""
-	}
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if d == filepath.Dir(d) {
-			return ""
-		}
-	}
-}
+// directory above it, that holds .git (a directory, or a worktree's file),
+// never the home or above it (nestedgit.WorkTreeOf); "" when there is none.
+func workTreeRoot(dir, home string) string { return nestedgit.WorkTreeOf(dir, home) }
 
 // ActionExec is the one action of the shell capability.
 const ActionExec = "exec"
@@ -81,7 +67,7 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	// A command the user's shell.host rule runs on the host is not run by
 	// warden exec, which saves discarded work: its discards ask.
 	snapshots := req.Snapshots && !p.runsOnHost(req.Resource)
-	root := workTreeRoot(req.Cwd)
+	root := workTreeRoot(req.Cwd, p.Home)
 	env := Env{Cwd: req.Cwd, Root: root, Autonomous: req.Autonomous, Snapshots: snapshots, GitWorkTree: snapshots && root != ""}
 	if root != "" {
 		env.Worktrees = nestedgit.Beside(root)

@@ -112,9 +112,14 @@ func TestStageSavesDeletesOnlyInAGitWorkTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	for dir, want := range map[string]string{repo: repo, filepath.Join(repo, "sub"): repo, worktree: worktree, plain: "", "relative/dir": ""} {
-		if got := workTreeRoot(dir); got != want {
+		if got := workTreeRoot(dir, ""); got != want {
 			t.Errorf("workTreeRoot(%s) = %q, want %q", dir, got, want)
 		}
+	}
+	// A home kept in git (dotfiles) is no project: a directory below it
+	// with no .git of its own is in no work tree, and the home is never one.
+	if got := workTreeRoot(filepath.Join(repo, "sub"), repo); got != "" {
+		t.Errorf("workTreeRoot(sub of a home kept in git) = %q, want none", got)
 	}
 	// Through the stage, in a work tree that is not under a temp directory
 	// (whose recursive deletes are allowed as temp): one made in the home.

@@ -119,6 +119,19 @@ func newZoner(c *walk.Command, env *Env, p *Policy) zoner {
 	if z.home == "" {
 		z.home = p.Home
 	}
+	// The project is the git work tree the working directory lies in, as
+	// the workspace sandbox makes it writable: an agent in a package of a
+	// monorepo (or one that ran cd sub) edits the repository's root files
+	// and its other packages as its own (agent-shapes-13). Not where the
+	// work tree is a hidden directory of the home (~/.config kept in git),
+	// which the sandbox keeps read-only.
+	if root := path.Clean(env.Root); env.Root != "" && z.ws != "" && (z.ws == root || strings.HasPrefix(z.ws, root+"/")) && !hiddenInHome(root, z.home) {
+		z.ws = root
+	}
+	cwd := path.Clean(env.Cwd)
+	if env.Cwd == "" {
+		cwd = ""
+	}
 	if z.tmp == "" {
 		z.tmp = p.Tmp
 	}
@@ -133,9 +146,19 @@ func newZoner(c *walk.Command, env *Env, p *Policy) zoner {
 		z.alts = append([]string{z.cwd}, c.CwdAlts...)
 		z.cwd = ""
 	case z.cwd == "":
-		z.cwd = z.ws
+		z.cwd = cwd
 	}
 	return z
+}
+
+// hiddenInHome reports whether dir is, or lies in, a hidden directory of
+// the home (~/.config/nvim).
+func hiddenInHome(dir, home string) bool {
+	if home == "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(dir, path.Clean(home)+"/")
+	return ok && strings.HasPrefix(rest, ".")
 }
 
 // word returns the zone of a word operand; raw is its source text when known.
