@@ -253,8 +253,8 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		res.Warnings = append(res.Warnings, a.takeBackGitConfig(spec, configBefore)...)
 	}
 	// The other protected paths this run could write (the worktrees'
-	// beside the project) keep no other name either.
-	res.Warnings = append(res.Warnings, breakLinks(slices.DeleteFunc(protectedBefore, func(p string) bool {
+	// beside the project) are fresh files too.
+	res.Warnings = append(res.Warnings, freshenPaths(slices.DeleteFunc(protectedBefore, func(p string) bool {
 		return slices.Contains(spec.Protected, p) || gitConfig && p == filepath.Join(spec.Project, ".git", "config")
 	}))...)
 	a.endPending()

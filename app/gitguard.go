@@ -201,9 +201,13 @@ func besideParents(s *sandbox.Spec, made []string) []string {
 // takeBackGitConfig judges the project's .git/config after git commands
 // that could write it ran (writableGitConfig): a key that would run a
 // program, which was not there before, puts the whole file back as it was
-// (before), the command's version going to the quarantine. It returns the
-// run's warnings, and records each such take-back as a git_quarantined
-// event.
+// (before), the command's version going to the quarantine; so does a
+// config that is gone or is no file (removed, renamed away, a symlink the
+// sweep took out), which the session's world would otherwise let a later
+// command write anew. A config that stays is made a fresh file: the inode
+// the run left there may be one a process in the world holds open for
+// writing, or one with another name (freshen). It returns the run's
+// warnings, and records each take-back as a git_quarantined event.
 func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
 	gitDir := filepath.Join(s.Project, ".git")
 	dir, err := safedir.Open(gitDir)
@@ -212,7 +216,8 @@ func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
 	}
 	defer dir.Close()
 	after, err := dir.ReadNoFollow("config", 1<<20)
-	if err != nil && before == nil && errors.Is(err, fs.ErrNotExist) {
+	gone := errors.Is(err, fs.ErrNotExist)
+	if gone && before == nil {
 		return nil
 	}
 	var bad []string
@@ -220,27 +225,30 @@ func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
 		bad, err = nestedgit.NewKeysThatRun(before, after, gitDir, s.Project)
 	}
 	if err == nil && len(bad) == 0 {
-		// Another name the command gave the file (ln .git/config
-		// .git/x) would stay writable where the config is read-only.
-		return breakLinksIn(dir, "config")
+		return freshen(dir, "config", after)
 	}
 	why := "it is not a file git reads"
-	if err == nil {
+	switch {
+	case gone:
+		why = "it is gone, and a later command could write a new one"
+	case err == nil:
 		why = "it sets " + strings.Join(bad, ", ") + ", which would run programs when git on the host reads it"
 	}
 	q := filepath.Join(s.Quarantine, a.Now().UTC().Format("20060102T150405.000000000Z")+"-"+strings.ReplaceAll(strings.TrimPrefix(gitDir, "/"), "/", "_")+"_config")
 	msg := fmt.Sprintf("the command changed %s/config, and %s: ", gitDir, why)
-	if err := os.MkdirAll(s.Quarantine, 0o700); err != nil {
-		return []string{msg + "it could not be moved out: " + err.Error()}
+	if !gone {
+		if err := os.MkdirAll(s.Quarantine, 0o700); err != nil {
+			return []string{msg + "it could not be moved out: " + err.Error()}
+		}
+		if err := os.Rename(dir.Path()+"/config", q); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return []string{msg + "it could not be moved out: " + err.Error()}
+		}
+		msg += "it was moved to " + q
+	} else {
+		q = ""
 	}
-	if err := os.Rename(dir.Path()+"/config", q); err != nil {
-		return []string{msg + "it could not be moved out: " + err.Error()}
-	}
-	msg += "it was moved to " + q
 	if before != nil {
-		tmp := "config.warden-" + NewID()
-		if err := dir.CreateNew(tmp, before, 0o644); err != nil || os.Rename(dir.Path()+"/"+tmp, dir.Path()+"/config") != nil {
-			_ = os.Remove(dir.Path() + "/" + tmp)
+		if err := replaceWith(dir, "config", before, 0o644); err != nil {
 			msg += "; the config as it was could not be put back"
 		} else {
 			msg += ", and the config as it was before put back"
@@ -250,20 +258,36 @@ func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
 	return []string{msg}
 }
 
-// maxLinkWalk bounds the entries breakLinks looks at in one protected
-// directory.
-const maxLinkWalk = 4096
+// replaceWith puts a new file holding data at name in d, by a rename over
+// it: whatever was there (a file with other names, one a process holds
+// open) is no longer name.
+func replaceWith(d *safedir.Dir, name string, data []byte, perm os.FileMode) error {
+	tmp := name + ".warden-" + NewID()
+	if err := d.CreateNew(tmp, data, perm); err != nil {
+		_ = os.Remove(d.Path() + "/" + tmp)
+		return err
+	}
+	if err := os.Rename(d.Path()+"/"+tmp, d.Path()+"/"+name); err != nil {
+		_ = os.Remove(d.Path() + "/" + tmp)
+		return err
+	}
+	return nil
+}
 
-// breakLinks gives each regular file at paths (absolute; a trailing slash
-// marks a directory, whose tree is looked at) that has more than one name
-// a file of its own: a copy renamed over it. A one-shot run that could
-// write a protected path (a git line's .git/config, the worktrees' beside
-// the project) could have given a file there another name, or made it
-// another name of a file it keeps (ln .git/config .git/x): the session's
-// world keeps the path read-only, not the file, and a later command would
-// write it through that name. Nothing is followed through a symlink. It
-// returns what it did, as warnings.
-func breakLinks(paths []string) []string {
+// maxFreshen bounds the entries freshenPaths looks at in one protected
+// directory.
+const maxFreshen = 4096
+
+// freshenPaths makes each regular file at paths (absolute; a trailing
+// slash marks a directory, whose tree is looked at) a fresh file with the
+// same content (freshen). A one-shot run that could write a protected path
+// (a git line's .git/config, the worktrees' beside the project) could
+// have left there a file with another name (ln .git/config .git/x), or
+// one a process in the session's world holds open for writing (moved over
+// the path): the world keeps the path read-only, not the file, and that
+// name or descriptor would still write it. Nothing is followed through a
+// symlink. It returns what it found, as warnings.
+func freshenPaths(paths []string) []string {
 	var out []string
 	for _, p := range paths {
 		if rest, ok := strings.CutSuffix(p, "/"); ok {
@@ -272,7 +296,7 @@ func breakLinks(paths []string) []string {
 				continue // missing, or not a directory: nothing to keep
 			}
 			seen := 0
-			out = append(out, breakLinksBelow(d, rest, &seen, 0)...)
+			out = append(out, freshenBelow(d, rest, &seen, 0)...)
 			d.Close()
 			continue
 		}
@@ -280,30 +304,32 @@ func breakLinks(paths []string) []string {
 		if err != nil {
 			continue
 		}
-		out = append(out, breakLinksIn(d, filepath.Base(p))...)
+		if _, err := os.Lstat(d.Path() + "/" + filepath.Base(p)); err == nil {
+			out = append(out, freshen(d, filepath.Base(p), nil)...)
+		}
 		d.Close()
 	}
 	return out
 }
 
-// breakLinksBelow is breakLinks for the tree of the open directory d
+// freshenBelow is freshenPaths for the tree of the open directory d
 // (named name in warnings).
-func breakLinksBelow(d *safedir.Dir, name string, seen *int, depth int) []string {
+func freshenBelow(d *safedir.Dir, name string, seen *int, depth int) []string {
 	entries, err := d.List()
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range entries {
-		if *seen++; *seen > maxLinkWalk {
-			return append(out, "warden looked at no more than "+fmt.Sprint(maxLinkWalk)+" entries of "+name+" for files with other names")
+		if *seen++; *seen > maxFreshen {
+			return append(out, "warden looked at no more than "+fmt.Sprint(maxFreshen)+" entries of "+name+" to make them files of their own")
 		}
 		switch {
 		case e.Type().IsRegular():
-			out = append(out, breakLinksIn(d, e.Name())...)
+			out = append(out, freshen(d, e.Name(), nil)...)
 		case e.IsDir() && depth < 16:
 			if sub, err := d.Sub(e.Name()); err == nil {
-				out = append(out, breakLinksBelow(sub, filepath.Join(name, e.Name()), seen, depth+1)...)
+				out = append(out, freshenBelow(sub, filepath.Join(name, e.Name()), seen, depth+1)...)
 				sub.Close()
 			}
 		}
@@ -311,26 +337,31 @@ func breakLinksBelow(d *safedir.Dir, name string, seen *int, depth int) []string
 	return out
 }
 
-// breakLinksIn replaces the regular file name in d with a copy when it has
-// more than one name.
-func breakLinksIn(d *safedir.Dir, name string) []string {
+// freshen replaces the regular file name in d with a new file holding the
+// same content (data, when the caller has read it), keeping its mode. It
+// warns only where that mattered as far as can be seen: the file had
+// another name (a hard link the command made); a descriptor a process
+// holds cannot be seen, and is left writing a file that is no longer name.
+func freshen(d *safedir.Dir, name string, data []byte) []string {
 	st, err := os.Lstat(d.Path() + "/" + name)
 	if err != nil || !st.Mode().IsRegular() {
 		return nil
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !ok || sys.Nlink < 2 {
-		return nil
+	linked := false
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
+		linked = true
 	}
 	where := filepath.Join(d.Name(), name)
-	data, err := d.ReadNoFollow(name, 64<<20)
-	if err != nil {
-		return []string{where + " has another name (a hard link) warden could not replace: " + err.Error()}
+	if data == nil {
+		if data, err = d.ReadNoFollow(name, 64<<20); err != nil {
+			return []string{where + " could not be made a file of its own: " + err.Error()}
+		}
 	}
-	tmp := name + ".warden-" + NewID()
-	if err := d.CreateNew(tmp, data, st.Mode().Perm()); err != nil || os.Rename(d.Path()+"/"+tmp, d.Path()+"/"+name) != nil {
-		_ = os.Remove(d.Path() + "/" + tmp)
-		return []string{where + " has another name (a hard link) warden could not replace"}
+	if err := replaceWith(d, name, data, st.Mode().Perm()); err != nil {
+		return []string{where + " could not be made a file of its own: " + err.Error()}
 	}
-	return []string{where + " had another name (a hard link) the command could write later; it is now a file of its own with the same content"}
+	if linked {
+		return []string{where + " had another name (a hard link) the command could write later; it is now a file of its own with the same content"}
+	}
+	return nil
 }

@@ -264,8 +264,8 @@ func TestProtectedFilesKeepNoOtherName(t *testing.T) {
 	if w := a.takeBackGitConfig(s, before); len(w) != 1 || !strings.Contains(w[0], "hard link") {
 		t.Fatalf("warnings = %q; want one saying .git/config had another name", w)
 	}
-	if w := breakLinks([]string{filepath.Join(repo, "wt", ".claude") + "/", filepath.Join(repo, "missing")}); len(w) != 1 {
-		t.Fatalf("breakLinks warnings = %q; want one for settings.json", w)
+	if w := freshenPaths([]string{filepath.Join(repo, "wt", ".claude") + "/", filepath.Join(repo, "missing")}); len(w) != 1 {
+		t.Fatalf("freshenPaths warnings = %q; want one for settings.json", w)
 	}
 	run(`git config --file .git/x core.fsmonitor "touch pwned" && echo '{"hooks":1}' > wt/s.json`)
 	if now, _ := os.ReadFile(cfg); string(now) != string(before) {
@@ -277,5 +277,55 @@ func TestProtectedFilesKeepNoOtherName(t *testing.T) {
 	// Once a file of its own, it is left alone.
 	if w := a.takeBackGitConfig(s, before); len(w) != 0 {
 		t.Errorf("a config with one name: warnings %q", w)
+	}
+}
+
+// TestGitConfigGoneOrHeldOpenIsPutBack: a git line's program that removed
+// .git/config, or moved over it a file a process holds open for writing
+// (red-team-19: the session's world then wrote core.fsmonitor, through a
+// new file or that descriptor), leaves the config as it was, a file no
+// descriptor of the run writes.
+func TestGitConfigGoneOrHeldOpenIsPutBack(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	a := openTestApp(t, Options{OpenDatabase: true})
+	repo := t.TempDir()
+	run := shIn(t, repo)
+	run("git init -q")
+	cfg := filepath.Join(repo, ".git", "config")
+	before, _ := os.ReadFile(cfg)
+	s := sandbox.Spec{Project: repo, ProjectWritable: true, Quarantine: filepath.Join(a.Home.Abs(), QuarantineDir)}
+
+	if err := os.Remove(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if w := a.takeBackGitConfig(s, before); len(w) != 1 || !strings.Contains(w[0], "gone") {
+		t.Errorf("warnings = %q; want one saying the config was gone and put back", w)
+	}
+	if now, err := os.ReadFile(cfg); err != nil || string(now) != string(before) {
+		t.Errorf("after a removed config: %q, %v; want it as it was", now, err)
+	}
+
+	held := filepath.Join(repo, ".git", "next")
+	if err := os.WriteFile(held, before, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(held, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Rename(held, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if w := a.takeBackGitConfig(s, before); len(w) != 0 {
+		t.Errorf("an unchanged config with one name: warnings %q", w)
+	}
+	if _, err := f.WriteString("[core]\n\tfsmonitor = touch pwned\n"); err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := os.ReadFile(cfg); string(now) != string(before) {
+		t.Errorf("the config changed through a descriptor held across the run:\n%s", now)
 	}
 }

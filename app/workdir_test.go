@@ -305,7 +305,7 @@ func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"config", "core.hooksPath", ".husky"}, {"config", "include.path", "../team.gitconfig"},
-		{"config", "--add", "include.path", "../tools/git.conf"}, {"config", "--add", "include.path", "../conf/c2.conf"}, {"config", "--add", "include.path", "../sub/sub.conf"}} {
+		{"config", "core.fsmonitor", "sh tools/fsmonitor.sh"}, {"config", "--add", "include.path", "../tools/git.conf"}, {"config", "--add", "include.path", "../conf/c2.conf"}, {"config", "--add", "include.path", "../sub/sub.conf"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = project
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -346,6 +346,7 @@ func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
 		{"~/src/p/tools/git.conf", "", warden.Ask},
 		{"tools/c2.conf", "", warden.Ask},
 		{"sub.conf", "sub", warden.Ask},
+		{"tools/fsmonitor.sh", "", warden.Ask},
 		{"other.txt", "sub", warden.Allow},
 	} {
 		cwd := project

@@ -334,9 +334,11 @@ type configNamed struct {
 
 // gitConfigNamed is what the git configuration git reads in the work tree
 // project names, as absolute paths: the directory core.hooksPath points
-// at (husky's .husky/_, a tracked .githooks/), and the files the
+// at (husky's .husky/_, a tracked .githooks/), the files the
 // configuration includes (include.path, includeIf.*.path, every condition
-// taken as met), and what those files name in turn. Git on the host runs
+// taken as met), and what those files name in turn, and the files the
+// programs it starts by itself are named by (core.fsmonitor = sh
+// tools/fsmonitor.sh: commandPaths of gitNamingKeys). Git on the host runs
 // those hooks at the user's next commit and obeys those files as it obeys
 // .git/config, so a sandboxed command must not write them either. The
 // configuration is the repository's (its common directory's config and
@@ -396,7 +398,7 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 			continue
 		}
 		low := bytes.ToLower(data)
-		if !bytes.Contains(low, []byte("hookspath")) && !bytes.Contains(low, []byte("include")) {
+		if !slices.ContainsFunc(gitNamingWords, func(w string) bool { return bytes.Contains(low, []byte(w)) }) {
 			continue
 		}
 		kvs, read := gitConfigEntries(ctx, f.path)
@@ -423,11 +425,58 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 				} else {
 					complete = false // deeper than git goes: git refuses it, warden asks
 				}
+			default:
+				// A program git runs by itself (core.fsmonitor at git
+				// status, a textconv at git diff…), from the top of the
+				// work tree: a file the command names there runs on the
+				// host as a hook does.
+				for _, w := range commandPaths(kv[1]) {
+					if p := expand(w, project); p != "" {
+						out = append(out, configNamed{filepath.Clean(p), false})
+					}
+				}
 			}
 		}
 	}
 	return out, complete
 }
+
+// commandPaths are the words of a git configuration value that runs a
+// program (sh tools/fsmonitor.sh, !./scripts/x) that name a file by a
+// path: with a slash, or ~. A bare name is looked up on the PATH, not in
+// the work tree; an option is no file.
+func commandPaths(v string) []string {
+	var out []string
+	for _, w := range strings.Fields(strings.TrimPrefix(strings.TrimSpace(v), "!")) {
+		w = strings.Trim(w, `"'`)
+		if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$`;|&<>()") {
+			continue
+		}
+		if i := strings.IndexByte(w, '='); i >= 0 && !strings.Contains(w[:i], "/") {
+			w = w[i+1:] // VAR=path
+		}
+		if strings.Contains(w, "/") || w == "~" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// gitNamingKeys are the configuration keys whose values name a path git
+// on the host runs or obeys by itself: the hooks directory, the included
+// files, and the programs it starts (the file monitor at git status, diff
+// and merge drivers, filters at checkout and add, pagers and editors, the
+// credential helper, signing). An alias runs only when the user names it,
+// as make runs the Makefile: not counted.
+const gitNamingKeys = `^(core\.(hookspath|fsmonitor|pager|editor|sshcommand|askpass)|include\.path|includeif\..*\.path|` +
+	`sequence\.editor|diff\.external|diff\..*\.(textconv|command)|difftool\..*\.cmd|mergetool\..*\.cmd|merge\..*\.driver|` +
+	`filter\..*\.(clean|smudge|process)|credential\.(.*\.)?helper|gpg\.(.*\.)?program|pager\..*|interactive\.difffilter)$`
+
+// gitNamingWords are what a configuration file mentions when it has one
+// of gitNamingKeys (in lower case): a file mentioning none is not read by
+// git.
+var gitNamingWords = []string{"hookspath", "include", "fsmonitor", "pager", "editor", "sshcommand", "askpass", "external",
+	"textconv", "command", "cmd", "driver", "clean", "smudge", "process", "helper", "program", "difffilter"}
 
 // maxConfigFile bounds a git configuration file read for what it names.
 const maxConfigFile = 16 << 20
@@ -443,7 +492,7 @@ const maxIncludeDepth = 10
 func gitConfigEntries(ctx context.Context, file string) ([][2]string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "config", "--file", file, "--no-includes", "--null", "--get-regexp", `^(core\.hookspath|include\.path|includeif\..*\.path)$`)
+	cmd := exec.CommandContext(ctx, "git", "config", "--file", file, "--no-includes", "--null", "--get-regexp", gitNamingKeys)
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent"}
 	out, err := cmd.Output()

@@ -79,6 +79,12 @@ func TestGitConfigProtectsHooksPathAndIncludes(t *testing.T) {
 		{name: "include", repoConfig: "[include]\n\tpath = ../shared.gitconfig\n[includeIf \"onbranch:main\"]\n\tpath = ../ci/git.conf\n", want: []string{"shared.gitconfig", "ci/git.conf"}},
 		{name: "include outside", repoConfig: "[include]\n\tpath = ~/.gitconfig.local\n"},
 		{name: "none", repoConfig: "[core]\n\tbare = false\n"},
+		// The programs git runs by itself, named by a path in the
+		// project (red-team-19: a Write of the fsmonitor script, a
+		// textconv script rewritten by a command); a bare name is found
+		// on the PATH, an alias runs only when named.
+		{name: "programs", repoConfig: "[core]\n\tfsmonitor = sh tools/fsmonitor.sh\n\tpager = less -R\n[diff \"bin\"]\n\ttextconv = ./tools/textconv.sh --x\n[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n[alias]\n\tr = !./scripts/release.sh\n",
+			userConfig: "[core]\n\teditor = vim\n[credential]\n\thelper = /usr/lib/git-core/git-credential-store\n", want: []string{"tools/fsmonitor.sh", "tools/textconv.sh"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
