@@ -210,7 +210,14 @@ func besideParents(s *sandbox.Spec, made []string) []string {
 // warnings, and records each take-back as a git_quarantined event.
 func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
 	gitDir := filepath.Join(s.Project, ".git")
-	dir, err := safedir.Open(gitDir)
+	// .git made unwritable by the command (chmod 000 .git) is its owner's
+	// to write again first.
+	project, err := safedir.Open(s.Project)
+	if err != nil {
+		return []string{"warden could not look at " + gitDir + " after the command: " + err.Error()}
+	}
+	dir, err := project.SubWritable(".git")
+	project.Close()
 	if err != nil {
 		return []string{"warden could not look at " + gitDir + " after the command: " + err.Error()}
 	}

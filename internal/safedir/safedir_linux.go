@@ -68,8 +68,25 @@ func (d *Dir) Sub(name string) (*Dir, error) {
 // (mode 0311: git still opens the files in it by name): refused, it is
 // made readable and searchable by its owner (u+rx, through a descriptor
 // that followed no symlink) and opened again.
-func (d *Dir) SubListable(name string) (*Dir, error) {
+func (d *Dir) SubListable(name string) (*Dir, error) { return d.subWith(name, 0o500) }
+
+// SubWritable is SubListable for a directory warden must also write in
+// (its owner's rwx): one a command made 0000 (chmod 000 .git) before
+// warden puts back what it changed there. The mode is made u+rwx whenever
+// it lacks one of them.
+func (d *Dir) SubWritable(name string) (*Dir, error) { return d.subWith(name, 0o700) }
+
+// subWith opens the directory name in d with at least the owner's bits
+// owner set on it.
+func (d *Dir) subWith(name string, owner uint32) (*Dir, error) {
 	sub, err := d.Sub(name)
+	if err == nil && owner&0o200 != 0 {
+		var st unix.Stat_t
+		if unix.Fstat(int(sub.f.Fd()), &st) == nil && st.Mode&owner != owner {
+			sub.Close()
+			err = unix.EACCES
+		}
+	}
 	if !errors.Is(err, unix.EACCES) {
 		return sub, err
 	}
@@ -83,7 +100,7 @@ func (d *Dir) SubListable(name string) (*Dir, error) {
 		return nil, err
 	}
 	// chmod of /proc/self/fd/N changes the very inode the descriptor holds.
-	if perr := unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", fd), st.Mode&0o7777|0o500); perr != nil {
+	if perr := unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", fd), st.Mode&0o7777|owner); perr != nil {
 		return nil, err
 	}
 	return d.Sub(name)

@@ -68,3 +68,36 @@ func TestNothingFollowsASymlink(t *testing.T) {
 		t.Error("CreateNew followed the symlink that replaced the directory")
 	}
 }
+// TestSubWritableGivesItsOwnerTheDirectoryBack: a directory a command made
+// 0000 is its owner's to read and write again (u+rwx), the rest of its
+// mode kept.
+func TestSubWritableGivesItsOwnerTheDirectoryBack(t *testing.T) {
+	base := t.TempDir()
+	locked := filepath.Join(base, "locked")
+	if err := os.Mkdir(locked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(locked, 0o050); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	sub, err := d.SubWritable("locked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	st, err := os.Stat(locked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o750 {
+		t.Errorf("mode after SubWritable = %o, want 750", st.Mode().Perm())
+	}
+	if err := sub.CreateNew("f", []byte("x"), 0o644); err != nil {
+		t.Errorf("create in it: %v", err)
+	}
+}

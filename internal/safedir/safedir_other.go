@@ -18,6 +18,7 @@ func (d *Dir) Path() string                                { return "" }
 func (d *Dir) Name() string                                { return "" }
 func (d *Dir) Sub(string) (*Dir, error)                    { return nil, errNoSafeDir }
 func (d *Dir) SubListable(string) (*Dir, error)            { return nil, errNoSafeDir }
+func (d *Dir) SubWritable(string) (*Dir, error)            { return nil, errNoSafeDir }
 func (d *Dir) List() ([]os.DirEntry, error)                { return nil, errNoSafeDir }
 func (d *Dir) Close()                                      {}
 func (d *Dir) ReadNoFollow(string, int64) ([]byte, error)  { return nil, errNoSafeDir }
