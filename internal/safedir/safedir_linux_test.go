@@ -68,6 +68,7 @@ func TestNothingFollowsASymlink(t *testing.T) {
 		t.Error("CreateNew followed the symlink that replaced the directory")
 	}
 }
+
 // TestSubWritableGivesItsOwnerTheDirectoryBack: a directory a command made
 // 0000 is its owner's to read and write again (u+rwx), the rest of its
 // mode kept.
