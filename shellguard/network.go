@@ -526,7 +526,7 @@ func httpieTargets(cc *cmdCtx) {
 // connections go through (curl, git, pip, Go, Node with
 // NODE_USE_ENV_PROXY; npm's own), by lower-case name.
 var proxyVars = map[string]bool{"http_proxy": true, "https_proxy": true, "all_proxy": true, "ftp_proxy": true,
-	"npm_config_proxy": true, "npm_config_https_proxy": true, "yarn_proxy": true, "yarn_https_proxy": true}
+	"npm_config_proxy": true, "npm_config_https_proxy": true, "yarn_proxy": true, "yarn_https_proxy": true, "pip_proxy": true}
 
 // proxyAssigns judges the proxies a line names in the environment
 // (ALL_PROXY=socks5h://host:port cmd, export https_proxy=…) as curl -x's:
