@@ -166,6 +166,10 @@ type ctx struct {
 	trace []string
 	// mktempVars are variables assigned from mktemp in this line.
 	mktempVars []string
+	// ownLoopbackOnly are the commands whose every destination is the
+	// sandbox's own loopback (curl localhost:3000 of the session's dev
+	// server): no network sink a secret could leave by.
+	ownLoopbackOnly map[*walk.Command]bool
 	// netFiles are files written from the network in this line.
 	netFiles map[string]bool
 	// feeds are zones of targets fed to xargs-like commands per pipeline;
@@ -264,6 +268,13 @@ func (c *ctx) issues() {
 				continue // an unknown program at a toolchain's directory or in a temporary one the line made, judged by the command's own rule
 			}
 			f.rule, f.reason = "shell.dynamic_command", "the program name is only known at run time"
+			if is.EnvAssigns && c.p.SandboxAvailable && c.p.AllowTaskRunners && !c.privilegedAround(is.Span) && !c.netWithin(walk.Span{Start: 0, End: len(c.src)}) {
+				// env $(cat .env | xargs) ./app: the program named is
+				// judged by its own rule; a line of the file that is no
+				// NAME=VALUE would be run instead, in the workspace
+				// sandbox, as any program the agent names is.
+				f.v, f.rule, f.reason = warden.Allow, "shell.env_computed", "env is given assignments only known at run time (a word that is none would be the program); it runs in the workspace sandbox"
+			}
 		case walk.DynamicCode:
 			f.rule, f.reason = "shell.dynamic_code", "code whose text is only known at run time would be executed"
 			if c.understood[is.Span] || c.pipedExecAt(is.Span) {
@@ -459,15 +470,18 @@ func rewrite(cmd string, rs []Replacement) string {
 var lineFilters = map[string]bool{"wc": true, "head": true, "tail": true, "grep": true, "cut": true, "tr": true,
 	"echo": true, "printf": true, "true": true, "false": true, "pwd": true, "cat": true, "ls": true, "test": true, "[": true}
 
-// lineFilter reports whether cmd is one of lineFilters with literal words,
-// no redirect and no option that names a file to write or read patterns
-// from.
+// lineFilter reports whether cmd is one of lineFilters with no redirect
+// and no long option that names a file to write or read patterns from (a
+// word only known at run time, echo "exit=$?", is text).
 func lineFilter(cmd walk.Command) bool {
 	if len(cmd.Redirects) > 0 || !lineFilters[progName(cmd.Argv[0].Value)] || !systemProgram(cmd.Argv[0].Value, progName(cmd.Argv[0].Value)) {
 		return false
 	}
 	for _, a := range cmd.Argv[1:] {
-		if a.Dynamic || strings.HasPrefix(a.Value, "--") && a.Value != "--" && !slices.Contains([]string{"--lines", "--count", "--invert-match", "--fixed-strings", "--extended-regexp", "--ignore-case"}, a.Value) {
+		// A word only known at run time (echo "exit=$?") is text, a
+		// path to read or an option of these programs, none of which
+		// writes a file.
+		if !a.Dynamic && strings.HasPrefix(a.Value, "--") && a.Value != "--" && !slices.Contains([]string{"--lines", "--count", "--invert-match", "--fixed-strings", "--extended-regexp", "--ignore-case"}, a.Value) {
 			return false
 		}
 	}

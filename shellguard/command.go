@@ -25,6 +25,9 @@ type cmdCtx struct {
 	// netJudged is set once a handler has judged the command's network
 	// destinations itself, so the generic URL scan leaves them alone.
 	netJudged bool
+	// netTargets counts the destinations the command's network was judged
+	// for, ownLoopback those that are the sandbox's own loopback.
+	netTargets, ownLoopback int
 	// gitTree is git's --work-tree, when given.
 	gitTree string
 	// gitDir is set when git is given --git-dir, or -c core.… (such as
@@ -386,6 +389,12 @@ func (c *ctx) command(cmd *walk.Command) {
 // flush records a command's findings, escalating destructive ones under
 // privilege.
 func (c *ctx) flush(cc *cmdCtx) {
+	if cc.netTargets > 0 && cc.netTargets == cc.ownLoopback {
+		if c.ownLoopbackOnly == nil {
+			c.ownLoopbackOnly = map[*walk.Command]bool{}
+		}
+		c.ownLoopbackOnly[cc.cmd] = true
+	}
 	for _, f := range cc.out {
 		if cc.cmd.Privileged && f.destructive && (f.v == warden.Ask || f.v == warden.Sandbox) {
 			f.v = warden.Deny

@@ -392,7 +392,7 @@ func (c *ctx) dataflow() {
 	if len(c.secretReads) > 0 {
 		for i := range cmds {
 			cmd := &cmds[i]
-			if !netSink(cmd) {
+			if !netSink(cmd) || c.ownLoopbackOnly[cmd] {
 				continue
 			}
 			for _, s := range c.secretReads {

@@ -27,6 +27,10 @@ func (cc *cmdCtx) network(target, method string) {
 		return
 	}
 	d := cc.c.p.Network(target, method)
+	cc.netTargets++
+	if d.Verdict == warden.Allow && d.Rule == ruleOwnLoopback {
+		cc.ownLoopback++
+	}
 	if d.Verdict == warden.Allow {
 		if cc.c.env.Explain {
 			cc.c.trace = append(cc.c.trace, "network "+shown+": allow ("+d.Rule+")")
@@ -46,6 +50,12 @@ func (cc *cmdCtx) network(target, method string) {
 	}
 	cc.say(d.Verdict, rule, fmt.Sprintf("%s would connect to %s: %s", cc.name, shown, d.Reason))
 }
+
+// ruleOwnLoopback is the network rule of a loopback address where the
+// command runs in a sandbox's network namespace of its own (Policy.Network
+// answers it): what it sends there reaches only the session's own
+// servers, which reach further only through the egress proxy.
+const ruleOwnLoopback = "shell.network.sandbox_loopback"
 
 // sshTarget reports whether target (HOST:PORT) is ssh's port.
 func sshTarget(target string) bool {

@@ -449,6 +449,13 @@ func gitConfigWrite(cc *cmdCtx) {
 				}
 			}
 			if k := gitConfigKey(key); k != "" && nestedgit.InertKey(k) {
+				if gitConfigLine(cc.c.walk.Commands) {
+					return
+				}
+				// Only a line of git commands (and filters) runs with
+				// .git/config writable: here git would fail to write it.
+				f := cc.say(warden.Ask, "shell.git.config_write_line", "git config writes the project's .git/config, which the workspace sandbox makes writable only for a line of git commands alone (with echo, grep and the like), and this line runs other programs too; run git config on a line of its own")
+				f.suggestion = "git config … on its own line, then the rest"
 				return
 			}
 		}

@@ -129,6 +129,9 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 			break
 		}
 		cmd.Assigns = append(cmd.Assigns, u.assigns...)
+		if u.computedAssigns != nil {
+			w.res.Issues = append(w.res.Issues, Issue{Kind: DynamicCommand, Message: "env: words only known at run time before the program are taken for assignments; one that is none would be the program", Span: u.computedAssigns.Span, EnvAssigns: true})
+		}
 		if u.chdir != nil {
 			if u.chdir.Dynamic {
 				cmd.CwdDynamic = true

@@ -164,6 +164,10 @@ type Issue struct {
 	// Raw is the text of the word the issue is about inside a code
 	// string (Word.Raw), or "".
 	Raw string
+	// EnvAssigns marks a DynamicCommand issue about env's words known only
+	// at run time before a plain program (env $(cat .env) ./app), taken
+	// for assignments: only a word that is none would change the program.
+	EnvAssigns bool
 }
 
 // Options are the facts Walk may assume. Zero values mean unknown.

@@ -155,6 +155,9 @@ type unwrapped struct {
 	argsElsewhere bool
 	raw           []Word // xargs: the inner argv before input was marked unknown
 	none          bool   // no command runs through the wrapper (command -v, ionice -p)
+	// computedAssigns is the first word only known at run time that env
+	// took for assignments before its program.
+	computedAssigns *Word
 }
 
 func hasWord(list, w string) bool {
@@ -198,6 +201,18 @@ func (sp *wrapperSpec) unwrap(argv []Word) unwrapped {
 			// it (and as the shell's own NAME="$X" cmd is one).
 			if n, ok := assignName(a.Prefix); ok && sp.assigns && !sawDashDash {
 				u.assigns = append(u.assigns, Assign{Name: n, Value: Word{Value: strings.TrimPrefix(v, n+"="), Dynamic: true, Prefix: strings.TrimPrefix(a.Prefix, n+"="), Span: a.Span}})
+				i++
+				continue
+			}
+			// env $(grep -v '^#' .env | xargs) ./bin/app: words only
+			// known at run time before a plain program are taken for the
+			// assignments they are written as; had one been no NAME=VALUE
+			// it would be the program, which Issue.EnvAssigns says.
+			if sp.assigns && !sawDashDash && a.Prefix == "" && i+1 < len(argv) && !argv[i+1].Dynamic && !strings.HasPrefix(argv[i+1].Value, "-") && !strings.Contains(argv[i+1].Value, "=") {
+				u.assigns = append(u.assigns, Assign{Value: a})
+				if u.computedAssigns == nil {
+					u.computedAssigns = &argv[i]
+				}
 				i++
 				continue
 			}
