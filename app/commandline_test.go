@@ -34,14 +34,21 @@ func TestCommandLineIsTheHostsCommand(t *testing.T) {
 
 // TestProjectRootIsTheWorkTree: a command run in a subdirectory of a
 // repository works on the whole work tree (so it can commit), never above
-// the home, and a directory outside any repository is its own project.
+// the home, and a directory outside any repository is its own project; an
+// empty .git on the way (pkg/x/.git here) is no repository, as git passes
+// over it (red-team-20: it made the package the project).
 func TestProjectRootIsTheWorkTree(t *testing.T) {
 	home := t.TempDir()
 	repo := filepath.Join(home, "src", "repo")
 	sub := filepath.Join(repo, "pkg", "x")
 	plain := filepath.Join(home, "notes")
-	for _, d := range []string{filepath.Join(repo, ".git"), sub, plain, filepath.Join(home, ".git")} {
+	for _, d := range []string{filepath.Join(repo, ".git", "objects"), filepath.Join(repo, ".git", "refs"), sub, plain, filepath.Join(home, ".git", "objects"), filepath.Join(home, ".git", "refs"), filepath.Join(sub, ".git")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, g := range []string{filepath.Join(repo, ".git"), filepath.Join(home, ".git")} {
+		if err := os.WriteFile(filepath.Join(g, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/internal/clip"
 	"github.com/agentwarden/warden/internal/regfile"
+	"github.com/agentwarden/warden/nestedgit"
 )
 
 // Guard judges paths against one compiled Policy. It is safe for concurrent
@@ -615,11 +616,11 @@ func (g *Guard) isSelf(p string) bool {
 }
 
 // workTreeOf is the nearest of dir (resolved) and the directories above it
-// that holds a .git entry, below the user's home when dir lies there; dir
+// that holds a repository git takes for one (nestedgit.IsRepository), below the user's home when dir lies there; dir
 // itself when there is none.
 func (g *Guard) workTreeOf(dir string) string {
 	for d := dir; d != "/" && !slices.Contains(g.userHomes, d) && d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if nestedgit.IsRepository(d) {
 			return d
 		}
 	}

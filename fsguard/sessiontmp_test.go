@@ -351,7 +351,14 @@ func TestFileToolsInASubdirectoryWriteTheWorkTree(t *testing.T) {
 	if d := g.Decide(Write, "../../go.mod", sub); d.Verdict == warden.Allow {
 		t.Errorf("outside a work tree, write ../../go.mod from a subdirectory = %s %s; want it outside the project", d.Verdict, d.Rule)
 	}
+	// An empty .git is no repository (git passes over it): still none.
 	mkdir(t, filepath.Join(w.project, ".git"))
+	if d := g.Decide(Write, "../../go.mod", sub); d.Verdict == warden.Allow {
+		t.Errorf("with an empty .git, write ../../go.mod from a subdirectory = %s %s; want it outside the project", d.Verdict, d.Rule)
+	}
+	mkdir(t, filepath.Join(w.project, ".git", "objects"))
+	mkdir(t, filepath.Join(w.project, ".git", "refs"))
+	write(t, filepath.Join(w.project, ".git", "HEAD"), "ref: refs/heads/main\n")
 	for _, c := range []struct {
 		path string
 		want warden.Verdict

@@ -99,7 +99,8 @@ func commonDir(gitDir string) (string, bool) {
 
 // WorkTreeOf is the work tree the directory dir (absolute) lies in, as far
 // as a project goes: the nearest of dir and the directories above it that
-// holds a .git entry, never the root nor userHome and never above userHome
+// holds a repository git takes for one (IsRepository), never the root nor
+// userHome and never above userHome
 // when dir lies below it (a home kept in git, for dotfiles, is no one's
 // project); "" when there is none.
 func WorkTreeOf(dir, userHome string) string {
@@ -111,9 +112,30 @@ func WorkTreeOf(dir, userHome string) string {
 		home = filepath.Clean(userHome)
 	}
 	for d := filepath.Clean(dir); d != "/" && d != home && d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if IsRepository(d) {
 			return d
 		}
 	}
 	return ""
+}
+
+// IsRepository reports whether workTree holds a .git that git takes for a
+// repository, as git looks for one: a git directory there, or one its
+// .git file names, with a HEAD, and objects and refs in its common
+// directory. An empty .git, or a .git file leading nowhere, is passed over
+// by git on its way up, and so by the callers of WorkTreeOf.
+func IsRepository(workTree string) bool {
+	gitDir, common := GitDirs(workTree)
+	if gitDir == "" {
+		return false
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "HEAD")); err != nil {
+		return false
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if st, err := os.Stat(filepath.Join(common, d)); err != nil || !st.IsDir() {
+			return false
+		}
+	}
+	return true
 }

@@ -102,16 +102,23 @@ func TestStageSnapshots(t *testing.T) {
 // the ask outside one).
 func TestStageSavesDeletesOnlyInAGitWorkTree(t *testing.T) {
 	repo, plain := t.TempDir(), t.TempDir()
-	for _, d := range []string{".git", "sub"} {
-		if err := os.MkdirAll(filepath.Join(repo, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	worktree := t.TempDir()
-	if err := os.WriteFile(filepath.Join(worktree, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
+	makeGitDir(t, filepath.Join(repo, ".git"))
+	if err := os.MkdirAll(filepath.Join(repo, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for dir, want := range map[string]string{repo: repo, filepath.Join(repo, "sub"): repo, worktree: worktree, plain: "", "relative/dir": ""} {
+	worktree, separate, nowhere, decoy := t.TempDir(), t.TempDir(), t.TempDir(), filepath.Join(repo, "sub", "decoy")
+	makeGitDir(t, separate)
+	if err := os.WriteFile(filepath.Join(worktree, ".git"), []byte("gitdir: "+separate+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(nowhere, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An empty .git is no repository: git passes over it (red-team-20).
+	if err := os.MkdirAll(filepath.Join(decoy, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{repo: repo, filepath.Join(repo, "sub"): repo, worktree: worktree, nowhere: "", decoy: repo, plain: "", "relative/dir": ""} {
 		if got := workTreeRoot(dir, ""); got != want {
 			t.Errorf("workTreeRoot(%s) = %q, want %q", dir, got, want)
 		}
@@ -132,9 +139,7 @@ func TestStageSavesDeletesOnlyInAGitWorkTree(t *testing.T) {
 		t.Skipf("cannot make a work tree in the home: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(here) })
-	if err := os.Mkdir(filepath.Join(here, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	makeGitDir(t, filepath.Join(here, ".git"))
 	req := &warden.Request{Capability: "shell", Action: "exec", Resource: "rm -r vendor", Cwd: here, Host: "claude-code", Snapshots: true}
 	d, err := Stage{Policy: corpusPolicy()}.Check(context.Background(), req)
 	if err != nil {
@@ -213,5 +218,19 @@ func TestWritesToProtectedPathsAsk(t *testing.T) {
 	}
 	if r := Classify(`echo x > .git/hooks/pre-commit`, env, p); r.Rule != "shell.write.workspace_vcs" {
 		t.Errorf("a write into .git/hooks = %s (%s), want the workspace_vcs rule", r.Verdict, r.Rule)
+	}
+}
+
+// makeGitDir makes dir the shape git takes for a repository's git
+// directory: a HEAD, objects and refs.
+func makeGitDir(t *testing.T, dir string) {
+	t.Helper()
+	for _, d := range []string{"objects", "refs/heads"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
