@@ -166,6 +166,10 @@ type ctx struct {
 	trace []string
 	// mktempVars are variables assigned from mktemp in this line.
 	mktempVars []string
+	// feedsNoOptions are the pipelines whose xargs input comes from find,
+	// whose every line starts with a start path it was given: no line of
+	// it is an option.
+	feedsNoOptions map[int]bool
 	// ownLoopbackOnly are the commands whose every destination is the
 	// sandbox's own loopback (curl localhost:3000 of the session's dev
 	// server): no network sink a secret could leave by.
@@ -400,6 +404,17 @@ func (c *ctx) prepare() {
 				continue
 			}
 			z := newZoner(prod, c.env, c.p)
+			if progName(prod.Argv[0].Value) == "find" && !prod.Argv[0].Dynamic {
+				// find prints each path under a start path it was given,
+				// none of which is an option: neither is what it prints.
+				starts, _ := findStarts(prod.Argv[1:])
+				if !slices.ContainsFunc(starts, func(w walk.Word) bool { return w.Dynamic || strings.HasPrefix(w.Value, "-") }) {
+					if c.feedsNoOptions == nil {
+						c.feedsNoOptions = map[int]bool{}
+					}
+					c.feedsNoOptions[cmd.Pipeline] = true
+				}
+			}
 			for _, w := range producerTargets(prod) {
 				zones := []Zone{z.word(w, c.raw(w))}
 				if zones[0] == ZoneWorkspaceRoot && reachesGitDir(prod) {

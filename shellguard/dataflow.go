@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agentwarden/warden"
@@ -109,8 +110,67 @@ func producerTargets(cmd *walk.Command) []walk.Word {
 		return args[1:]
 	case "grep", "egrep", "fgrep", "rg":
 		return listedMatches(cmd)
+	case "git":
+		if gitListsTrackedPaths(args) {
+			// Paths of the work tree, never of .git (git ls-files, git
+			// grep -l, git diff --name-only): its files, as find .'s.
+			return []walk.Word{{Value: "."}}
+		}
 	}
 	return nil
+}
+
+// gitListsTrackedPaths reports whether git with args prints only paths of
+// the work tree it runs in, one a line: ls-files (no -s, -t, -v, --format,
+// --debug, -u: those print more than the name), grep -l or -L, diff
+// --name-only. Not with -C, --git-dir or --work-tree, which lead it
+// elsewhere, nor with a word only known at run time.
+func gitListsTrackedPaths(args []walk.Word) bool {
+	sub, i := "", 0
+	for ; i < len(args) && sub == ""; i++ {
+		a := args[i]
+		switch {
+		case a.Dynamic:
+			return false
+		case a.Value == "-c":
+			i++
+		case a.Value == "--no-pager" || a.Value == "--literal-pathspecs" || a.Value == "--no-optional-locks":
+		case strings.HasPrefix(a.Value, "-"):
+			return false // -C, --git-dir, --work-tree and the rest
+		default:
+			sub = a.Value
+		}
+	}
+	rest := args[i:]
+	has := func(names ...string) bool {
+		for _, a := range rest {
+			if a.Dynamic {
+				continue
+			}
+			for _, n := range names {
+				if a.Value == n || strings.HasPrefix(n, "--") && strings.HasPrefix(a.Value, n+"=") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, a := range rest {
+		if a.Dynamic && strings.HasPrefix(a.Value, "-") {
+			return false
+		}
+	}
+	switch sub {
+	case "ls-files":
+		return !has("-s", "--stage", "-t", "-v", "-f", "--format", "--debug", "-u", "--unmerged", "--eol", "--resolve-undo") && !slices.ContainsFunc(rest, func(a walk.Word) bool {
+			return !a.Dynamic && len(a.Value) > 2 && a.Value[0] == '-' && a.Value[1] != '-' && strings.ContainsAny(a.Value[1:], "stvfu")
+		})
+	case "grep":
+		return has("-l", "--files-with-matches", "-L", "--files-without-match", "--name-only")
+	case "diff":
+		return has("--name-only")
+	}
+	return false
 }
 
 // reachesGitDir reports whether a producer, started from the project's

@@ -22,6 +22,14 @@ var envPrinters = map[string][][]string{
 	"opam":      {{"env"}},
 	"brew":      {{"shellenv"}},
 	"conda":     {{"shell.bash", "hook"}},
+	"fnm":       {{"env"}, {"env", "--shell", "bash"}},
+	"mise":      {{"env"}, {"activate", "bash"}},
+	"direnv":    {{"export", "bash"}},
+	// Completions define a tool's shell functions, from its own code.
+	"npm":     {{"completion"}},
+	"kubectl": {{"completion", "bash"}},
+	"helm":    {{"completion", "bash"}},
+	"gh":      {{"completion", "-s", "bash"}},
 }
 
 // envFilters may follow an environment printer in the substitution: they
@@ -31,14 +39,15 @@ var envFilters = []string{"grep", "head", "tail", "sort", "uniq"}
 
 // envPrinted reports whether the code span holds is the output of an
 // environment printer (envPrinters), whole or filtered (envFilters): one
-// pipeline of commands substituted there, every word literal. Those
+// pipeline of commands substituted there ($(…), or <(…) for source), every
+// word literal. Those
 // commands are judged by their own rules; what they print sets variables
 // of this shell, in the sandbox the line runs in.
 func (c *ctx) envPrinted(span walk.Span) bool {
 	var stages []*walk.Command
 	for i := range c.walk.Commands {
 		cmd := &c.walk.Commands[i]
-		if cmd.Span.Start >= span.Start && cmd.Span.End <= span.End && cmd.Via == "$()" {
+		if cmd.Span.Start >= span.Start && cmd.Span.End <= span.End && (cmd.Via == "$()" || cmd.Via == "<()") {
 			stages = append(stages, cmd)
 		}
 	}

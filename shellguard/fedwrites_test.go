@@ -67,6 +67,11 @@ func TestFedWritesOnlyPrintedPaths(t *testing.T) {
 		"cat list | grep -l --label /home/user/.bashrc foo | xargs sed -i s/a/b/",
 		"grep -l foo - < list | xargs sed -i s/a/b/",
 		"grep -rl \"$FLAGS\" foo src | xargs sed -i s/a/b/",
+		"git -C ~ ls-files | xargs sed -i s/a/b/",
+		"git ls-files -s | xargs sed -i s/a/b/",
+		"git ls-files --format='%(path) /home/user/.bashrc' | xargs sed -i s/a/b/",
+		"git diff --stat | xargs sed -i s/a/b/",
+		"git log --name-only | xargs sed -i s/a/b/",
 	} {
 		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict == warden.Allow {
 			t.Errorf("Classify(%q) = allow (%s: %s), want it asked or denied", cmd, r.Rule, r.Reason)
@@ -121,6 +126,10 @@ func TestFedWritesFromTheProjectRootReachGit(t *testing.T) {
 		"find . -name '*.go' | xargs gofmt -w",
 		"find . -name '*.go' -not -path './vendor/*' | xargs gofmt -w",
 		"find src -type f | xargs sed -i s/a/b/",
+		// git's lists of the work tree's files (agent-shapes-15).
+		"git grep -l 'TODO(calc)' -- '*.go' | xargs sed -i 's/TODO(calc)/TODO(arith)/'",
+		"git diff --name-only | xargs sed -i 's/[[:space:]]*$//'",
+		"git ls-files -z '*.py' | xargs -0 sed -i s/a/b/",
 	} {
 		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict != warden.Allow {
 			t.Errorf("Classify(%q) = %v (%s: %s), want allow", cmd, r.Verdict, r.Rule, r.Reason)
@@ -576,5 +585,29 @@ func TestTheWorkTreeIsTheWorkspace(t *testing.T) {
 	hidden.Cwd, hidden.Root = "/home/user/.config/nvim/lua", "/home/user/.config"
 	if r := Classify("echo x > ../../zsh/x", hidden, p); r.Verdict == warden.Allow {
 		t.Errorf("a work tree hidden in the home is the workspace: %v %s", r.Verdict, r.Rule)
+	}
+}
+
+// TestFindFedDeletes: find prints paths under the start paths it was
+// given, none of them an option, so rm fed by it through xargs is no
+// recursive delete, and without -r it removes no directory, so not the
+// project's root it started from (agent-shapes-15: find . -name '*.bak' |
+// xargs -r rm was denied as a recursive delete of the project). A
+// producer whose lines could be options (git ls-files lists a file named
+// -rf), or rm -r, is judged as before.
+func TestFindFedDeletes(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{"find . -name '*.bak' -not -path './node_modules/*' | xargs -r rm -v", warden.Allow},
+		{"find . -name '*.orig' -print0 | xargs -0 rm -f", warden.Allow},
+		{"find . -name '*.bak' | xargs rm -rf", warden.Deny},
+		{"git ls-files | xargs rm", warden.Deny},
+		{"find ~ -name x | xargs rm", warden.Deny},
+	} {
+		if r := Classify(c.cmd, corpusEnv, defaultPolicy()); r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
 	}
 }

@@ -132,7 +132,7 @@ func hRm(cc *cmdCtx) {
 	if p.has("no-preserve-root") {
 		cc.say(warden.Deny, "shell.rm.no_preserve_root", "rm --no-preserve-root would let rm delete the root directory").destructive = true
 	}
-	rec := p.has("recursive") || p.dynamicOpt
+	rec := p.has("recursive") || p.dynamicOpt && !(cc.c.feedsNoOptions[cc.cmd.Pipeline] && onlyInput(p.operands))
 	if len(p.operands) == 0 {
 		if fz := cc.c.feeds[cc.cmd.Pipeline]; len(fz) > 0 {
 			feedEffects(cc, fz, rec)
@@ -173,6 +173,12 @@ func deleteOperands(cc *cmdCtx, ops []walk.Word, rec bool) {
 	}
 }
 
+// onlyInput reports whether every word of ops only known at run time is
+// input xargs fills in.
+func onlyInput(ops []walk.Word) bool {
+	return !slices.ContainsFunc(ops, func(w walk.Word) bool { return w.Dynamic && !w.Input })
+}
+
 // feedEffects applies a delete to targets fed through a pipe (find ~ | xargs rm).
 func feedEffects(cc *cmdCtx, zones []Zone, rec bool) {
 	e := EffDelete
@@ -180,6 +186,12 @@ func feedEffects(cc *cmdCtx, zones []Zone, rec bool) {
 		e = EffDeleteRec
 	}
 	for _, zn := range zones {
+		if zn == ZoneWorkspaceRoot && !rec {
+			// rm without -r removes no directory, so not the project's
+			// root a producer started from (find . -name '*.bak'): the
+			// files below it.
+			zn = ZoneWorkspaceOther
+		}
 		if v := cc.c.p.lookup(e, zn); v != warden.Allow {
 			cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s paths fed to it from %s", cc.name, effectVerb(e), zn)).destructive = true
 		}
@@ -222,6 +234,14 @@ func copyMove(cc *cmdCtx, name string, move bool) {
 	}
 	if move {
 		for _, w := range ops {
+			if w.Dynamic && !w.Input && cc.zone(w) == ZoneUnknown && cc.c.p.SandboxAvailable && cc.c.p.AllowTaskRunners && !cc.cmd.Privileged {
+				// mv "$f" "archive/$(basename "$f")" in a loop: what is
+				// moved is not lost but goes where the destination (a
+				// write, judged above) says; in the workspace sandbox a
+				// move it cannot write keeps its source
+				// (agent-shapes-15: it asked as a delete).
+				continue
+			}
 			e := EffDelete
 			// (A project's own .env moves as its other files do.)
 			projectSecret := !w.Dynamic && cc.z.inWorkspace(w.Value)

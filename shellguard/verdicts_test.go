@@ -213,6 +213,12 @@ func TestDynamicWriteIsContained(t *testing.T) {
 		{`echo x > ".git/hooks/$s"`, defaultPolicy(), warden.Ask, "shell.write.unknown"},
 		{`echo x > "/etc/cron.d/$s"`, defaultPolicy(), warden.Deny, "shell.write.system"},
 		{`rm "build/$f"`, defaultPolicy(), warden.Ask, "shell.delete.unknown"},
+		// A move's source is not lost: it goes where the destination
+		// says (agent-shapes-15's rename loops asked as deletes).
+		{`for f in $(ls reports/*.json); do mv "$f" "reports/archive/$(basename "$f" .json)-old.json"; done`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`mv "$f" ~/.bashrc`, defaultPolicy(), warden.Deny, "shell.write.home_sensitive"},
+		{`mv "$HOME/.ssh/$k" x`, defaultPolicy(), warden.Ask, "shell.delete.home_other"},
+		{`mv "$f" x`, noSandbox, warden.Ask, "shell.delete.unknown"},
 	} {
 		t.Run(c.cmd, func(t *testing.T) {
 			if r := Classify(c.cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != c.rule {
