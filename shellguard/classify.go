@@ -299,6 +299,12 @@ func (c *ctx) issues() {
 				f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", "code fetched from the network would be executed"
 			} else if c.envPrinted(is.Span) && c.p.SandboxAvailable {
 				f.v, f.rule, f.reason = warden.Allow, "shell.env_printer", "the code is what a tool prints for a shell to set its environment (go env, pyenv init -); it runs in the workspace sandbox"
+			} else if c.substitutedWithin(is.Span) && !c.netWithin(walk.Span{Start: 0, End: len(c.src)}) && !c.privilegedAround(is.Span) && c.saveWorkspace() {
+				// . <(node -p …), eval "$(cat x)": code a local program
+				// prints, from the program's own values and files, is code
+				// the guard cannot see, as a script's: it runs in the
+				// workspace sandbox, the project saved first.
+				f.v, f.rule, f.reason = warden.Allow, "shell.dynamic_code.saved", "code a local command prints would be run; it runs in the workspace sandbox, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)"
 			}
 		case walk.PlaceholderCode:
 			// The code was read with the input in it as an unknown
@@ -322,6 +328,34 @@ func (c *ctx) issues() {
 		}
 		c.add(f, is.Span)
 	}
+}
+
+// substitutedWithin reports whether a command substitution ($(…), <(…))
+// lies inside span: the code there is what a command prints.
+func (c *ctx) substitutedWithin(s walk.Span) bool {
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if cmd.Span.Start >= s.Start && cmd.Span.End <= s.End && (cmd.Via == "$()" || cmd.Via == "<()") {
+			return true
+		}
+	}
+	return false
+}
+
+// saveWorkspace records that warden saves the project's work tree before
+// the line runs, where the line runs in the workspace sandbox through
+// warden exec from a project of a git work tree (as cmdCtx.saveProject
+// does for one command), and reports whether it does.
+func (c *ctx) saveWorkspace() bool {
+	if !c.env.Snapshots || !c.env.GitWorkTree || !c.p.SandboxAvailable || !c.p.AllowTaskRunners || c.depth != 0 || c.env.Cwd == "" {
+		return false
+	}
+	z := newZoner(&walk.Command{Cwd: c.env.Cwd}, c.env, c.p)
+	if !z.isProject() {
+		return false
+	}
+	c.res.Snapshot = compactTrees(append(c.res.Snapshot, z.ws))
+	return true
 }
 
 // privilegedAround reports whether a command run with elevated privileges

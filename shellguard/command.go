@@ -144,7 +144,11 @@ func (cc *cmdCtx) containedWrite(e Effect, w walk.Word, zn Zone) bool {
 		}
 		return p.lookup(EffWrite, cc.z.path(path.Join(dir, "x"))) == warden.Allow
 	}
-	r := strings.Trim(cc.c.raw(w), `"`)
+	raw := w.Raw // inside a code string: the word itself
+	if raw == "" {
+		raw = cc.c.raw(w)
+	}
+	r := strings.Trim(raw, `"`)
 	if !strings.HasPrefix(r, "$(") && !strings.HasPrefix(r, "`") && !strings.HasPrefix(r, "$") {
 		return false
 	}

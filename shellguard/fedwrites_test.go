@@ -611,3 +611,26 @@ func TestFindFedDeletes(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletesOfFilesGitLists: rm of $(git ls-files …) deletes the work
+// tree's files git lists, none a directory, so no word of it makes rm
+// recursive (agent-shapes-15: rm -f $(git ls-files --others … '*.orig')
+// was denied as a recursive delete of anything); other substitutions are
+// judged as before.
+func TestDeletesOfFilesGitLists(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{"rm -f $(git ls-files --others --exclude-standard -- '*.orig') && python3 -m unittest -v", warden.Allow},
+		{"rm $(git grep -l OLD_MARKER)", warden.Allow},
+		{"rm -rf $(git ls-files)", warden.Ask},
+		{"rm -f $(git ls-files -s)", warden.Deny},
+		{"rm -f $(git -C ~ ls-files)", warden.Deny},
+		{"rm -f $(cat list)", warden.Deny},
+	} {
+		if r := Classify(c.cmd, corpusEnv, defaultPolicy()); r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}

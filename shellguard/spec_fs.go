@@ -132,7 +132,7 @@ func hRm(cc *cmdCtx) {
 	if p.has("no-preserve-root") {
 		cc.say(warden.Deny, "shell.rm.no_preserve_root", "rm --no-preserve-root would let rm delete the root directory").destructive = true
 	}
-	rec := p.has("recursive") || p.dynamicOpt && !(cc.c.feedsNoOptions[cc.cmd.Pipeline] && onlyInput(p.operands))
+	rec := p.has("recursive") || p.dynamicOpt && !(cc.c.feedsNoOptions[cc.cmd.Pipeline] && onlyInput(p.operands)) && !cc.c.allGitListed(p.operands)
 	if len(p.operands) == 0 {
 		if fz := cc.c.feeds[cc.cmd.Pipeline]; len(fz) > 0 {
 			feedEffects(cc, fz, rec)
@@ -149,6 +149,12 @@ func deleteOperands(cc *cmdCtx, ops []walk.Word, rec bool) {
 		e = EffDeleteRec
 	}
 	for _, w := range ops {
+		if cc.c.gitListed(w) {
+			// rm -f $(git ls-files --others -- '*.orig'): files of the
+			// work tree git lists, in the working directory.
+			cc.effect(e, walk.Word{Value: "a file git lists", Span: w.Span})
+			continue
+		}
 		zn := cc.zone(w)
 		if zn == ZoneUnknown {
 			if fz := cc.c.feeds[cc.cmd.Pipeline]; len(fz) > 0 {
@@ -171,6 +177,46 @@ func deleteOperands(cc *cmdCtx, ops []walk.Word, rec bool) {
 		}
 		cc.effect(e, w)
 	}
+}
+
+// gitListed reports whether w is one command substitution of git listing
+// the work tree's files ($(git ls-files …), $(git grep -l …)): its words
+// are files of the work tree, none a directory, each deleted as itself.
+func (c *ctx) gitListed(w walk.Word) bool {
+	if !w.Dynamic || w.Prefix != "" || w.Input {
+		return false
+	}
+	raw := strings.Trim(c.raw(w), `"`)
+	if !strings.HasPrefix(raw, "$(") || !strings.HasSuffix(raw, ")") {
+		return false
+	}
+	var inner []*walk.Command
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if cmd.Via == "$()" && cmd.Span.Start >= w.Span.Start && cmd.Span.End <= w.Span.End {
+			inner = append(inner, cmd)
+		}
+	}
+	return len(inner) == 1 && len(inner[0].Argv) > 1 && !inner[0].Argv[0].Dynamic && progName(inner[0].Argv[0].Value) == "git" &&
+		len(inner[0].Redirects) == 0 && gitListsTrackedPaths(inner[0].Argv[1:]) && !hasArg(inner[0].Argv, "--directory")
+}
+
+// allGitListed reports whether every word of ops only known at run time
+// is a git listing of the work tree's files (gitListed): a file named
+// -rf among them is a file of the work tree, and rm -rf of files removes
+// those files.
+func (c *ctx) allGitListed(ops []walk.Word) bool {
+	any := false
+	for _, w := range ops {
+		if !w.Dynamic {
+			continue
+		}
+		if !c.gitListed(w) {
+			return false
+		}
+		any = true
+	}
+	return any
 }
 
 // onlyInput reports whether every word of ops only known at run time is

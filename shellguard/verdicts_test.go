@@ -219,6 +219,10 @@ func TestDynamicWriteIsContained(t *testing.T) {
 		{`mv "$f" ~/.bashrc`, defaultPolicy(), warden.Deny, "shell.write.home_sensitive"},
 		{`mv "$HOME/.ssh/$k" x`, defaultPolicy(), warden.Ask, "shell.delete.home_other"},
 		{`mv "$f" x`, noSandbox, warden.Ask, "shell.delete.unknown"},
+		// Inside a code string too (agent-shapes-15: find -exec sh -c's
+		// loop over its files asked).
+		{`find src tests -name '*.[ch]' -exec sh -c 'for f; do sed -i "s/ *$//" "$f"; done' sh {} +`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`bash -c 'echo x > "$1"' _ ~/.bashrc`, defaultPolicy(), warden.Deny, "shell.write.home_sensitive"},
 	} {
 		t.Run(c.cmd, func(t *testing.T) {
 			if r := Classify(c.cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != c.rule {
