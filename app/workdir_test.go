@@ -370,3 +370,32 @@ func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
 		t.Errorf("write src/main.go with no git to read the config: %v %s, %v; want ask", d.Verdict, d.Rule, err)
 	}
 }
+
+// TestRepositoryOfRepositoriesKeepsEachProtected: a project that is a
+// repository itself and holds others (an agent's git init in a folder of
+// projects, an umbrella repository with clones inside) keeps each inner
+// repository's protected paths too (red-team-20: after git init in ~/src,
+// a command wrote go/.claude/settings.json and go/.mcp.json).
+func TestRepositoryOfRepositoriesKeepsEachProtected(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	a := openTestApp(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	folder := filepath.Join(home, "src")
+	run := exec.Command("sh", "-c", "git init -q . && git init -q go && mkdir -p go/.claude")
+	run.Dir = mkdirAll(t, folder)
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	s, err := a.sandboxSpec("workspace", folder, ExecOverride{}, &warden.Request{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(folder, "go", ".claude") + "/", filepath.Join(folder, "go", ".mcp.json"), filepath.Join(folder, "go", ".git", "config")} {
+		if !slices.Contains(s.Protected, p) {
+			t.Errorf("%s is not protected in a repository that holds it: %q", p, s.Protected)
+		}
+	}
+}

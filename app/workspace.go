@@ -55,24 +55,25 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
 		paths = repoProtected(s.Project, sp.ProtectedPaths, userHome)
-		if _, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil {
-			// A folder of projects (a working directory above several
-			// repositories, with none of its own): each repository in it
-			// keeps its protected paths, as it would as the project. One
-			// too large to search stays read-only.
-			repos, ok := reposBelow(s.Project)
-			if !ok {
-				s.ProjectWritable = false
-			}
-			for _, repo := range repos {
-				abs := filepath.Join(s.Project, repo)
-				for _, p := range append(protectedInGitDirs(abs, sp.ProtectedPaths), gitConfigProtected(context.Background(), abs, userHome)...) {
-					q := filepath.Join(repo, p)
-					if strings.HasSuffix(p, "/") {
-						q += "/"
-					}
-					paths = append(paths, q)
+		// Each repository in the project keeps its protected paths, as it
+		// would as the project: in a folder of projects (a working
+		// directory above several repositories), and in a project that is
+		// a repository itself (a folder an agent ran git init in, an
+		// umbrella repository with others cloned inside: red-team-20). A
+		// folder of projects too large to search stays read-only; a
+		// repository's own paths are kept whatever its size.
+		repos, ok := reposBelow(s.Project)
+		if _, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil && !ok {
+			s.ProjectWritable = false
+		}
+		for _, repo := range repos {
+			abs := filepath.Join(s.Project, repo)
+			for _, p := range append(protectedInGitDirs(abs, sp.ProtectedPaths), gitConfigProtected(context.Background(), abs, userHome)...) {
+				q := filepath.Join(repo, p)
+				if strings.HasSuffix(p, "/") {
+					q += "/"
 				}
+				paths = append(paths, q)
 			}
 		}
 	}
@@ -430,36 +431,23 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 				// status, a textconv at git diff…), from the top of the
 				// work tree: a file the command names there runs on the
 				// host as a hook does.
-				for _, w := range commandPaths(kv[1]) {
+				named, ok := commandPaths(kv[1])
+				if !ok {
+					complete = false // not shell: what it runs is not known
+				}
+				for _, w := range named {
 					if p := expand(w, project); p != "" {
-						out = append(out, configNamed{filepath.Clean(p), false})
+						p = filepath.Clean(p)
+						out = append(out, configNamed{p, false})
+						for _, sourced := range sourcedBy(p, project) {
+							out = append(out, configNamed{sourced, false})
+						}
 					}
 				}
 			}
 		}
 	}
 	return out, complete
-}
-
-// commandPaths are the words of a git configuration value that runs a
-// program (sh tools/fsmonitor.sh, !./scripts/x) that name a file by a
-// path: with a slash, or ~. A bare name is looked up on the PATH, not in
-// the work tree; an option is no file.
-func commandPaths(v string) []string {
-	var out []string
-	for _, w := range strings.Fields(strings.TrimPrefix(strings.TrimSpace(v), "!")) {
-		w = strings.Trim(w, `"'`)
-		if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$`;|&<>()") {
-			continue
-		}
-		if i := strings.IndexByte(w, '='); i >= 0 && !strings.Contains(w[:i], "/") {
-			w = w[i+1:] // VAR=path
-		}
-		if strings.Contains(w, "/") || w == "~" {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // gitNamingKeys are the configuration keys whose values name a path git

@@ -1,0 +1,79 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestCommandPathsReadTheValueAsShell: the files a program git starts is
+// named by are read from the value as the shell reads it (red-team-20: a
+// quoted path with a space, a path after $(git rev-parse --show-toplevel),
+// a Python module, a cd before the script, a file on standard input were
+// all missed); a bare name is the PATH's, an option no file.
+func TestCommandPathsReadTheValueAsShell(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		want  []string
+		ok    bool
+	}{
+		{"sh tools/fsmonitor.sh", []string{"tools/fsmonitor.sh"}, true},
+		{"sh 'tools/fs monitor.sh'", []string{"tools/fs monitor.sh"}, true},
+		{`sh "$(git rev-parse --show-toplevel)/tools/tc.sh"`, []string{"tools/tc.sh"}, true},
+		{"python3 -m tools.fsmon", []string{"tools/fsmon.py", "tools/fsmon/__init__.py"}, true},
+		{"cd tools && sh ./fsmon.sh", []string{"tools/fsmon.sh"}, true},
+		{"sh < tools/x.sh", []string{"tools/x.sh"}, true},
+		{"!./scripts/release.sh --dry-run", []string{"scripts/release.sh"}, true},
+		{"diff-so-fancy | less --tabs=4 -RFX", nil, true},
+		{"git-lfs clean -- %f", nil, true},
+		{"ENV=tools/env.sh ./run", []string{"tools/env.sh", "run"}, true},
+		{"delta --config=tools/delta.conf", []string{"tools/delta.conf"}, true},
+		{". tools/fsmon.env; fsmon", []string{"tools/fsmon.env"}, true},
+		{"sh 'unclosed", nil, false},
+	} {
+		got, ok := commandPaths(c.value)
+		if ok != c.ok || !slices.Equal(got, c.want) {
+			t.Errorf("commandPaths(%q) = %q, %v; want %q, %v", c.value, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// FuzzCommandPaths: any value is read without a panic, and every path it
+// gives is one the value names.
+func FuzzCommandPaths(f *testing.F) {
+	for _, s := range []string{"sh tools/x.sh", `sh "$(git rev-parse --show-toplevel)/x"`, "python3 -m a.b", "cd a && ./b", "!f() { echo; }; f", "'", "$("} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		paths, _ := commandPaths(v)
+		for _, p := range paths {
+			if p == "" {
+				t.Errorf("commandPaths(%q) gave an empty path", v)
+			}
+		}
+	})
+}
+
+// TestSourcedHelpersAreNamedToo: the files a named script sources, and
+// theirs in turn, run as much as it does (red-team-20: fsmon.sh sourced
+// fsmon.env, which a command rewrote).
+func TestSourcedHelpersAreNamedToo(t *testing.T) {
+	top := t.TempDir()
+	write := func(name, content string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(top, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(top, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tools/fsmon.sh", ". ./tools/fsmon.env\nsource tools/lib.sh\necho tools/other.go\n")
+	write("tools/fsmon.env", "WATCH_ROOT=.\n")
+	write("tools/lib.sh", ". tools/deeper.sh\n")
+	got := sourcedBy(filepath.Join(top, "tools/fsmon.sh"), top)
+	want := []string{filepath.Join(top, "tools/fsmon.env"), filepath.Join(top, "tools/lib.sh"), filepath.Join(top, "tools/deeper.sh")}
+	if !slices.Equal(got, want) {
+		t.Errorf("sourcedBy = %q, want %q", got, want)
+	}
+}
