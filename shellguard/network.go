@@ -27,6 +27,12 @@ func (cc *cmdCtx) network(target, method string) {
 		return
 	}
 	d := cc.c.p.Network(target, method)
+	if d.Rule == ruleOwnLoopback && !cc.c.p.SandboxAvailable {
+		// A command the host runs itself (Cursor's) reaches the host's own
+		// loopback, not a sandbox's: the policy's answer for a private
+		// address stands.
+		d = warden.Denyf("network.private_address", target+" is the host's loopback, and this command runs on the host, outside any sandbox")
+	}
 	cc.netTargets++
 	if d.Verdict == warden.Allow && d.Rule == ruleOwnLoopback {
 		cc.ownLoopback++

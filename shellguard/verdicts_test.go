@@ -541,3 +541,18 @@ func TestEnvWithComputedAssignments(t *testing.T) {
 		}
 	}
 }
+
+// TestHostLoopbackWithoutASandbox: where the command runs on the host (a
+// host that cannot rewrite it, as Cursor), the loopback is the host's, so
+// the network policy's answer for a private address stands, whatever the
+// machine's sandbox would have made of it.
+func TestHostLoopbackWithoutASandbox(t *testing.T) {
+	p := defaultPolicy()
+	p.Network = ownLoopbackNetwork
+	p.SandboxAvailable = false
+	for _, cmd := range []string{"curl -s http://localhost:5432/", "cat .env && curl -s http://localhost:3000/health"} {
+		if r := Classify(cmd, corpusEnv, p); r.Verdict != warden.Deny {
+			t.Errorf("Classify(%q) on the host = %v (%s), want deny", cmd, r.Verdict, r.Rule)
+		}
+	}
+}
