@@ -251,7 +251,11 @@ func NetworkGuard(home Home, p *config.Policy) (*netguard.Guard, error) {
 // not nil, gives it the filesystem policy's denied paths.
 func ShellPolicy(p *config.Policy, paths shellguard.PathGuard) shellguard.Policy {
 	sp := shellguard.DefaultPolicy()
-	sp.SandboxAvailable = p.Sandbox.Available()
+	// What the guard leaves to a sandbox to hold needs one that runs
+	// here: without one (no Landlock), a policy that runs commands on the
+	// host instead (unsafe_host_when_unavailable) has them judged as host
+	// commands.
+	sp.SandboxAvailable = p.Sandbox.Available() && sandbox.Supported() == nil
 	sp.Protected = p.Sandbox.ProtectedPaths
 	sp.Caches = p.Sandbox.CachePaths
 	sp.AllowTaskRunners = p.Shell.AllowTaskRunners

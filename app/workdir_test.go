@@ -399,3 +399,36 @@ func TestRepositoryOfRepositoriesKeepsEachProtected(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkTreesAboveTheProjectKeepWhatTheyName: where the project is a
+// repository nested in another (git init in a package), what the outer
+// repository's configuration names inside it stays protected: git run
+// from the outer one on the host obeys and runs it (red-team-21: an
+// included file and an fsmonitor script in the package were written).
+func TestWorkTreesAboveTheProjectKeepWhatTheyName(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	a := openTestApp(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	outer := filepath.Join(home, "src", "p")
+	run := exec.Command("sh", "-c", `git init -q . && git config include.path ../sub/git.conf && git config core.fsmonitor "sh sub/tools/fsmonitor.sh" && mkdir -p sub/tools && git -C sub init -q`)
+	run.Dir = mkdirAll(t, outer)
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	sub := filepath.Join(outer, "sub")
+	s, err := a.sandboxSpec("workspace", sub, ExecOverride{}, &warden.Request{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Project != sub {
+		t.Fatalf("project = %s, want the nested repository %s", s.Project, sub)
+	}
+	for _, p := range []string{filepath.Join(sub, "git.conf"), filepath.Join(sub, "tools", "fsmonitor.sh")} {
+		if !slices.Contains(s.Protected, p) {
+			t.Errorf("%s, named by the repository above, is not protected: %q", p, s.Protected)
+		}
+	}
+}

@@ -66,6 +66,11 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		if _, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil && !ok {
 			s.ProjectWritable = false
 		}
+		// What the configuration of a work tree above the project names
+		// inside it (the project a repository nested in another, by git
+		// init in a package or a clone inside: git on the host run from
+		// the outer one obeys and runs those files too; red-team-21).
+		paths = append(paths, namedFromAbove(s.Project, userHome)...)
 		for _, repo := range repos {
 			abs := filepath.Join(s.Project, repo)
 			for _, p := range append(protectedInGitDirs(abs, sp.ProtectedPaths), gitConfigProtected(context.Background(), abs, userHome)...) {
@@ -256,6 +261,33 @@ func protectedInGitDirs(project string, paths []string) []string {
 		}
 		for _, rest := range inGit {
 			out = append(out, filepath.ToSlash(rel)+"/"+rest)
+		}
+	}
+	return out
+}
+
+// namedFromAbove is what the git configuration of each work tree above
+// project (a directory with a .git entry, up to the user's home or the
+// root) names inside project, relative to it (gitConfigNamed).
+func namedFromAbove(project, userHome string) []string {
+	var out []string
+	home := filepath.Clean(userHome)
+	for d := filepath.Dir(filepath.Clean(project)); d != "/" && d != home && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err != nil {
+			continue
+		}
+		named, _ := gitConfigNamed(context.Background(), d, userHome)
+		for _, n := range named {
+			rel, err := filepath.Rel(project, n.path)
+			if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+				continue
+			}
+			if n.dir {
+				rel += "/"
+			}
+			if !slices.Contains(out, rel) {
+				out = append(out, rel)
+			}
 		}
 	}
 	return out

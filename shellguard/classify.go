@@ -146,7 +146,7 @@ func classifyDepth(src string, env Env, p *Policy, depth int) Result {
 	if len(wr.Commands) == 0 && len(wr.Issues) == 0 {
 		c.res.Reason = "nothing to run"
 	}
-	c.res.GitConfig = depth == 0 && len(wr.Issues) == 0 && gitConfigLine(wr.Commands)
+	c.res.GitConfig = depth == 0 && len(wr.Issues) == 0 && gitConfigLine(wr.Commands, c.src)
 	c.res.GitWorktrees = depth == 0 && c.worktreeRemove != nil
 	if depth == 0 {
 		c.res.Worktrees = c.worktreeAdds
@@ -520,17 +520,65 @@ var lineFilters = map[string]bool{"wc": true, "head": true, "tail": true, "grep"
 	"echo": true, "printf": true, "true": true, "false": true, "pwd": true, "cat": true, "ls": true, "test": true, "[": true}
 
 // lineFilter reports whether cmd is one of lineFilters with no redirect
-// and no long option that names a file to write or read patterns from (a
-// word only known at run time, echo "exit=$?", is text).
-func lineFilter(cmd walk.Command) bool {
+// and no long option that names a file to write or read patterns from; a
+// word only known at run time may only expand variables plainly (echo
+// "exit=$?"), src being the line it lies in.
+func lineFilter(cmd walk.Command, src string) bool {
 	if len(cmd.Redirects) > 0 || !lineFilters[progName(cmd.Argv[0].Value)] || !systemProgram(cmd.Argv[0].Value, progName(cmd.Argv[0].Value)) {
 		return false
 	}
 	for _, a := range cmd.Argv[1:] {
-		// A word only known at run time (echo "exit=$?") is text, a
-		// path to read or an option of these programs, none of which
-		// writes a file.
-		if !a.Dynamic && strings.HasPrefix(a.Value, "--") && a.Value != "--" && !slices.Contains([]string{"--lines", "--count", "--invert-match", "--fixed-strings", "--extended-regexp", "--ignore-case"}, a.Value) {
+		if a.Dynamic {
+			// Text, a path to read or an option of these programs, none
+			// of which writes a file, but only from a plain expansion:
+			// bash runs code in an array subscript ($((x)) with x set
+			// to a[$(cmd)]), a prompt expansion or a default's value.
+			raw := a.Raw
+			if raw == "" && a.Span.Start >= 0 && a.Span.End <= len(src) && a.Span.Start < a.Span.End {
+				raw = src[a.Span.Start:a.Span.End]
+			}
+			if raw == "" || !plainExpansions(raw) {
+				return false
+			}
+			continue
+		}
+		if strings.HasPrefix(a.Value, "--") && a.Value != "--" && !slices.Contains([]string{"--lines", "--count", "--invert-match", "--fixed-strings", "--extended-regexp", "--ignore-case"}, a.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainExpansions reports whether every expansion in the word's text is a
+// variable's plain value ($NAME, ${NAME}, $?, $#, $1): no command
+// substitution, arithmetic, subscript, default, pattern or prompt
+// expansion, each of which can run code or reads more than a value.
+func plainExpansions(raw string) bool {
+	if strings.ContainsAny(raw, "`") {
+		return false
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '$' || i > 0 && raw[i-1] == '\\' {
+			continue
+		}
+		if i+1 >= len(raw) {
+			return true
+		}
+		switch c := raw[i+1]; {
+		case c == '?' || c == '#' || c == '$' || c == '!' || c >= '0' && c <= '9':
+			i++
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case c == '{':
+			j := i + 2
+			for j < len(raw) && isNameByte(raw[j]) {
+				j++
+			}
+			if j == i+2 || j >= len(raw) || raw[j] != '}' {
+				return false
+			}
+			i = j
+		case c == '"' || c == '\'':
+		default:
 			return false
 		}
 	}
@@ -557,13 +605,13 @@ var gitConfigWriters = setOf("branch", "remote", "config", "checkout", "switch",
 // variable set before one (GIT_DIR, GIT_CONFIG), no -C, --git-dir or
 // --work-tree moving git elsewhere), and at least one is of
 // gitConfigWriters.
-func gitConfigLine(cmds []walk.Command) bool {
+func gitConfigLine(cmds []walk.Command, src string) bool {
 	writes := false
 	for _, cmd := range cmds {
 		if cmd.Via != "" || len(cmd.Assigns) > 0 || len(cmd.Wrappers) > 0 || cmd.Privileged || len(cmd.Argv) == 0 || cmd.Argv[0].Dynamic {
 			return false
 		}
-		if lineFilter(cmd) {
+		if lineFilter(cmd, src) {
 			continue
 		}
 		if len(cmd.Argv) < 2 || !systemProgram(cmd.Argv[0].Value, "git") {

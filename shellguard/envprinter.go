@@ -3,6 +3,7 @@ package shellguard
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/agentwarden/warden/shellguard/walk"
 )
@@ -68,7 +69,7 @@ func (c *ctx) envPrinted(span walk.Span) bool {
 		}
 		name := progName(words[0])
 		if i > 0 {
-			if !slices.Contains(envFilters, name) {
+			if !slices.Contains(envFilters, name) || !filtersStdinOnly(name, words[1:]) {
 				return false
 			}
 			continue
@@ -81,4 +82,38 @@ func (c *ctx) envPrinted(span walk.Span) bool {
 		}
 	}
 	return true
+}
+
+// filtersStdinOnly reports whether a filter with args reads only its
+// standard input: no file operand (grep P FILE, sort FILE and tail - FILE
+// would add a file's lines to what is sourced: red-team-21). grep takes one
+// pattern operand, or none with -e; an option's value is not counted
+// (head -n 3); a word after -- is an operand.
+func filtersStdinOnly(name string, args []string) bool {
+	operands := 0
+	pattern := name != "grep"
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			operands += len(args) - i - 1
+			i = len(args)
+		case a == "-e" || a == "--regexp":
+			pattern = true
+			i++
+		case strings.HasPrefix(a, "--regexp=") || strings.HasPrefix(a, "-e") && len(a) > 2:
+			pattern = true
+		case a == "-f" || strings.HasPrefix(a, "--file"):
+			return false // patterns from a file: a file it reads
+		case a == "-n" || a == "-c" || a == "-m" || a == "-k" || a == "-t" || a == "-A" || a == "-B" || a == "-C":
+			i++ // the option's value
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			operands++
+		}
+	}
+	if name == "grep" && !pattern {
+		operands-- // the pattern
+	}
+	return operands == 0
 }

@@ -76,6 +76,12 @@ func FuzzClassify(f *testing.F) {
 				if is.Kind == walk.PlaceholderCode {
 					continue
 				}
+				// And env's words only known at run time taken for
+				// assignments, the program named judged by its rule in
+				// the workspace sandbox (shell.env_computed).
+				if is.EnvAssigns {
+					continue
+				}
 				t.Errorf("Classify(%q) = allow despite walk issues %v", src, wr.Issues)
 				break
 			}

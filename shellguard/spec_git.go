@@ -449,7 +449,7 @@ func gitConfigWrite(cc *cmdCtx) {
 				}
 			}
 			if k := gitConfigKey(key); k != "" && nestedgit.InertKey(k) {
-				if gitConfigLine(cc.c.walk.Commands) {
+				if gitConfigLine(cc.c.walk.Commands, cc.c.src) {
 					return
 				}
 				// Only a line of git commands (and filters) runs with
