@@ -277,18 +277,7 @@ func namedFromAbove(project, userHome string) []string {
 			continue
 		}
 		named, _ := gitConfigNamed(context.Background(), d, userHome)
-		for _, n := range named {
-			rel, err := filepath.Rel(project, n.path)
-			if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
-				continue
-			}
-			if n.dir {
-				rel += "/"
-			}
-			if !slices.Contains(out, rel) {
-				out = append(out, rel)
-			}
-		}
+		out = namedInside(project, named, out)
 	}
 	return out
 }
@@ -296,8 +285,13 @@ func namedFromAbove(project, userHome string) []string {
 // gitConfigProtected is what the git configuration of the project and of
 // the user names inside the project, relative to it (gitConfigNamed).
 func gitConfigProtected(ctx context.Context, project, home string) []string {
-	var out []string
 	named, _ := gitConfigNamed(ctx, project, home)
+	return namedInside(project, named, nil)
+}
+
+// namedInside adds to out each of named that lies inside project, relative
+// to it (a directory with a trailing slash), once.
+func namedInside(project string, named []configNamed, out []string) []string {
 	for _, n := range named {
 		rel, err := filepath.Rel(project, n.path)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
