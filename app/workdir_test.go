@@ -393,10 +393,19 @@ func TestRepositoryOfRepositoriesKeepsEachProtected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{filepath.Join(folder, "go", ".claude") + "/", filepath.Join(folder, "go", ".mcp.json"), filepath.Join(folder, "go", ".git", "config")} {
+	for _, p := range []string{filepath.Join(folder, "go", ".claude") + "/", filepath.Join(folder, "go", ".mcp.json")} {
 		if !slices.Contains(s.Protected, p) {
 			t.Errorf("%s is not protected in a repository that holds it: %q", p, s.Protected)
 		}
+	}
+	// Its git directory is the nested repositories' guard's, which the
+	// sandbox applies as it starts (and a linked worktree of the project
+	// inside it, or a test fixture's repository, stays git's to change).
+	if !slices.Contains(s.NestedGit, "config") {
+		t.Errorf("nested repositories' config is not kept read-only: %q", s.NestedGit)
+	}
+	if slices.Contains(s.Protected, filepath.Join(folder, "go", ".git", "config")) {
+		t.Errorf("the inner repository's .git/config is a protected path of the project; it is NestedGit's")
 	}
 }
 

@@ -63,7 +63,8 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		// folder of projects too large to search stays read-only; a
 		// repository's own paths are kept whatever its size.
 		repos, ok := reposBelow(s.Project)
-		if _, err := os.Lstat(filepath.Join(s.Project, ".git")); err != nil && !ok {
+		_, gerr := os.Lstat(filepath.Join(s.Project, ".git"))
+		if gerr != nil && !ok {
 			s.ProjectWritable = false
 		}
 		// What the configuration of a work tree above the project names
@@ -73,7 +74,20 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		paths = append(paths, namedFromAbove(s.Project, userHome)...)
 		for _, repo := range repos {
 			abs := filepath.Join(s.Project, repo)
-			for _, p := range append(protectedInGitDirs(abs, sp.ProtectedPaths), gitConfigProtected(context.Background(), abs, userHome)...) {
+			own := append(protectedInGitDirs(abs, sp.ProtectedPaths), gitConfigProtected(context.Background(), abs, userHome)...)
+			if gerr == nil {
+				// In a project that is a repository, an independent one
+				// inside it (its own .git directory, not a worktree or
+				// submodule of the project's) keeps the paths outside
+				// its git directory; its git directory is the nested
+				// repositories' guard's (NestedGit, the sweep), and a
+				// test fixture's git commands in it must still work.
+				if st, err := os.Lstat(filepath.Join(abs, ".git")); err != nil || !st.IsDir() {
+					continue
+				}
+				own = slices.DeleteFunc(slices.Clone(sp.ProtectedPaths), func(p string) bool { return p == ".git" || strings.HasPrefix(p, ".git/") })
+			}
+			for _, p := range own {
 				q := filepath.Join(repo, p)
 				if strings.HasSuffix(p, "/") {
 					q += "/"
