@@ -274,6 +274,11 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	keyed := spec
 	keyed.Hidden = slices.DeleteFunc(slices.Clone(spec.Hidden), inHome)
 	keyed.LinkRoots = slices.DeleteFunc(slices.Clone(spec.LinkRoots), inHome)
+	// A repository made inside the project (a test fixture's git init)
+	// brings protected paths of its own, which the session's next
+	// one-shot runs and next world keep: it does not start the world
+	// anew, whose stop would sweep what git may run in it at once.
+	keyed.Protected = slices.DeleteFunc(slices.Clone(spec.Protected), func(p string) bool { return inNestedRepository(spec.Project, p) })
 	b, err := json.Marshal(keyed)
 	if err != nil {
 		return sandbox.Result{}, err
@@ -347,4 +352,18 @@ func (h Home) PolicyStamp() (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("%d/%d/%d", st.mod.UnixNano(), st.size, st.ino), nil
+}
+
+// inNestedRepository reports whether path lies in a repository nested in
+// project: a directory below project, and above path, holds a .git.
+func inNestedRepository(project, path string) bool {
+	if project == "" {
+		return false
+	}
+	for d := filepath.Dir(filepath.Clean(path)); d != project && strings.HasPrefix(d, project+"/"); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+	}
+	return false
 }
