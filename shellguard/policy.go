@@ -95,10 +95,12 @@ type Replacement struct {
 // Env is what the caller knows about where the command runs. The zero value
 // knows nothing: relative paths then have an unknown zone.
 type Env struct {
-	Cwd string // working directory, taken to be the workspace root
-	// Root is the git work tree that holds Cwd ("" outside one): a
-	// worktree the line adds beside it (git worktree add ../feature) is
-	// the workspace's for the commands after the add.
+	Cwd string // working directory; the workspace root outside a git work tree
+	// Root is the git work tree that holds Cwd ("" outside one): it is
+	// the workspace (the project), as the sandbox makes it writable,
+	// unless it is a hidden directory of the home; a worktree the line
+	// adds beside it (git worktree add ../feature) is the workspace's for
+	// the commands after the add.
 	Root string
 	Home string // $HOME; overrides Policy.Home when set
 	Tmp  string // $TMPDIR; overrides Policy.Tmp when set
