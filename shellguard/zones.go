@@ -23,7 +23,7 @@ const (
 	ZoneHomeRoot                      // $HOME itself, or another user's home
 	ZoneHomeSensitive                 // ~/.ssh, ~/.aws, shell rc files, .env files anywhere…
 	ZoneHomeOther                     // anything else under a home
-	ZoneWorkspaceRoot                 // the working directory itself
+	ZoneWorkspaceRoot                 // the workspace root itself: the git work tree holding the working directory, or that directory
 	ZoneWorkspaceVCS                  // .git and below
 	ZoneWorkspaceArtifact             // node_modules, dist, build, target…
 	ZoneWorkspaceOther                // anything else in the workspace
