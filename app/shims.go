@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -173,15 +174,9 @@ func compareVersions(a, b string) int {
 }
 
 func number(s string) (int, bool) {
-	if s == "" || len(s) > 9 {
-		return 0, false
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, false // no sign, no space: only digits
 	}
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }

@@ -616,8 +616,9 @@ func (g *Guard) isSelf(p string) bool {
 }
 
 // workTreeOf is the nearest of dir (resolved) and the directories above it
-// that holds a repository git takes for one (nestedgit.IsRepository), below the user's home when dir lies there; dir
-// itself when there is none.
+// that holds a repository git takes for one (nestedgit.IsRepository),
+// below the user's homes (all their names, as nestedgit.WorkTreeOf stops
+// at one); dir itself when there is none.
 func (g *Guard) workTreeOf(dir string) string {
 	for d := dir; d != "/" && !slices.Contains(g.userHomes, d) && d != filepath.Dir(d); d = filepath.Dir(d) {
 		if nestedgit.IsRepository(d) {

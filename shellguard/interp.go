@@ -656,12 +656,8 @@ func interpTrivial(code string) bool {
 // (("build") + x, "rm " + path, "ls %s" % d, "{}".format(x)) is computed,
 // and so is an f-string or a template with ${…}.
 func firstStringLiteral(s string) (string, bool) {
-	args, ok := callArgs(s)
+	parts, ok := callParts(s)
 	if !ok {
-		return "", false
-	}
-	parts := topLevel(args, ',')
-	if len(parts) == 0 {
 		return "", false
 	}
 	lit, rest, ok := stringLiteral(unparen(strings.TrimSpace(parts[0])))
@@ -727,12 +723,8 @@ var interpreterSelf = map[string]string{"sys.executable": "python3", "process.ex
 // program is given (os.execvp("git", ["git", "push"]), os.execl), which is
 // not an argument.
 func callCommand(s string, argv0 bool) (string, bool) {
-	args, ok := callArgs(s)
+	parts, ok := callParts(s)
 	if !ok {
-		return "", false
-	}
-	parts := topLevel(args, ',')
-	if len(parts) == 0 {
 		return "", false
 	}
 	for _, a := range parts[1:] {
@@ -788,6 +780,17 @@ func callCommand(s string, argv0 bool) (string, bool) {
 		}
 	}
 	return strings.Join(words, " "), true
+}
+
+// callParts are the top-level arguments of the call whose argument list s
+// opens, split at its commas; false when s opens none, or it is empty.
+func callParts(s string) ([]string, bool) {
+	args, ok := callArgs(s)
+	if !ok {
+		return nil, false
+	}
+	parts := topLevel(args, ',')
+	return parts, len(parts) > 0
 }
 
 // callArgs returns the text of a call's arguments: s up to the
