@@ -210,16 +210,23 @@ func besideParents(s *sandbox.Spec, made []string) []string {
 // warnings, and records each take-back as a git_quarantined event.
 func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
 	gitDir := filepath.Join(s.Project, ".git")
+	// What could not be looked at or put back is recorded as an error, not
+	// only printed: the config git on the host reads may now run programs.
+	failed := func(msg string, keys []string, err error) []string {
+		msg += ": " + err.Error() + "; look at " + gitDir + "/config before running git on the host"
+		a.auditGitQuarantine(nestedgit.Finding{Repo: nestedgit.Repo{GitDir: gitDir, Via: "the project's own git directory, whose config the command's git wrote"}, Keys: keys, Whole: []string{"config"}, Err: err}, msg)
+		return []string{msg}
+	}
 	// .git made unwritable by the command (chmod 000 .git) is its owner's
 	// to write again first.
 	project, err := safedir.Open(s.Project)
 	if err != nil {
-		return []string{"warden could not look at " + gitDir + " after the command: " + err.Error()}
+		return failed("warden could not look at "+gitDir+" after the command", nil, err)
 	}
 	dir, err := project.SubWritable(".git")
 	project.Close()
 	if err != nil {
-		return []string{"warden could not look at " + gitDir + " after the command: " + err.Error()}
+		return failed("warden could not look at "+gitDir+" after the command", nil, err)
 	}
 	defer dir.Close()
 	after, err := dir.ReadNoFollow("config", 1<<20)
@@ -245,23 +252,24 @@ func (a *App) takeBackGitConfig(s sandbox.Spec, before []byte) []string {
 	msg := fmt.Sprintf("the command changed %s/config, and %s: ", gitDir, why)
 	if !gone {
 		if err := os.MkdirAll(s.Quarantine, 0o700); err != nil {
-			return []string{msg + "it could not be moved out: " + err.Error()}
+			return failed(msg+"it could not be moved out", bad, err)
 		}
 		if err := os.Rename(dir.Path()+"/config", q); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return []string{msg + "it could not be moved out: " + err.Error()}
+			return failed(msg+"it could not be moved out", bad, err)
 		}
 		msg += "it was moved to " + q
 	} else {
 		q = ""
 	}
+	var putErr error
 	if before != nil {
-		if err := replaceWith(dir, "config", before, 0o644); err != nil {
-			msg += "; the config as it was could not be put back"
+		if putErr = replaceWith(dir, "config", before, 0o644); putErr != nil {
+			msg += "; the config as it was could not be put back: " + putErr.Error()
 		} else {
 			msg += ", and the config as it was before put back"
 		}
 	}
-	a.auditGitQuarantine(nestedgit.Finding{Repo: nestedgit.Repo{GitDir: gitDir, Via: "the project's own git directory, whose config the command's git wrote"}, Keys: bad, Whole: []string{"config"}, Moved: q}, msg)
+	a.auditGitQuarantine(nestedgit.Finding{Repo: nestedgit.Repo{GitDir: gitDir, Via: "the project's own git directory, whose config the command's git wrote"}, Keys: bad, Whole: []string{"config"}, Moved: q, Err: putErr}, msg)
 	return []string{msg}
 }
 

@@ -243,6 +243,30 @@ func TestGitConfigTakenBack(t *testing.T) {
 	}
 }
 
+// TestGitConfigNotLookedAtIsAnError: a git line's run after which warden
+// cannot look at .git (here no longer a directory) may have left a config
+// that runs programs in git on the host; that is recorded as an error, not
+// only printed as the run's warning.
+func TestGitConfigNotLookedAtIsAnError(t *testing.T) {
+	a := openTestApp(t, Options{OpenDatabase: true})
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, ".git"), []byte("gitdir: elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := sandbox.Spec{Project: repo, ProjectWritable: true, Quarantine: filepath.Join(a.Home.Abs(), QuarantineDir)}
+	w := a.takeBackGitConfig(s, []byte("[core]\n"))
+	if len(w) != 1 || !strings.Contains(w[0], "could not look at") || !strings.Contains(w[0], "before running git on the host") {
+		t.Fatalf("warnings = %q; want one saying .git could not be looked at and what to do", w)
+	}
+	evs, err := a.Store.Events(context.Background(), warden.EventFilter{Type: warden.EventGitQuarantined})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].Severity != warden.SevError {
+		t.Fatalf("git_quarantined events = %+v; want one error", evs)
+	}
+}
+
 // TestProtectedFilesKeepNoOtherName: a one-shot run that could write a
 // protected path could give its file another name (red-team-18: a git
 // line's bisect script ran ln .git/config .git/x, and a later command in
