@@ -508,6 +508,10 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	if err := a.workspaceSpec(&s, prof, home, who); err != nil {
 		return sandbox.Spec{}, err
 	}
+	s.Limits.Tmp = prof.TmpSize
+	if prof.TmpShare > 0 && s.Tmp != "" {
+		s.Limits.Tmp = sandbox.DiskShare(s.Tmp, prof.TmpShare)
+	}
 	network := prof.Network
 	if o.Network != nil {
 		network = *o.Network

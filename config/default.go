@@ -163,6 +163,7 @@ sandbox:
       env: [] # credential-like variables to keep (others are removed)
       unix_sockets: true # may make Unix sockets of its own
       session_tmp: true # one /tmp for all the commands of a session
+      tmp_size: 50% # what the session's /tmp may grow to: a size, or a share of the free disk (0 = none)
     default:
       mode: "" # as workspace
       project: read # the working directory: read, write or none
@@ -181,6 +182,7 @@ sandbox:
       env: [] # credential-like variables to keep (others are removed)
       unix_sockets: false # true: may make Unix sockets of its own
       session_tmp: false # true: one /tmp for all the commands of a session
+      tmp_size: "0" # what /tmp may hold, below the memory cap (0 = the memory cap)
     guard:
       mode: "" # as default; the guard's sandbox tier:
       project: read # the project is read-only,
@@ -198,7 +200,8 @@ sandbox:
       env: [] # and no credentials,
       read_all: true # the filesystem readable but the masked paths (toolchains in the home run),
       unix_sockets: false # no Unix sockets,
-      session_tmp: false # and a fresh /tmp every time.
+      session_tmp: false # and a fresh /tmp every time,
+      tmp_size: "0" # held in memory, under its cap.
 
 network:
   # Hosts agents may reach, written [METHODS ]HOST[:PORTS]: an exact name or

@@ -141,6 +141,12 @@ type SandboxProfile struct {
 	// SessionTmp gives the commands of one session one /tmp that lasts
 	// across them; false gives each command a fresh one.
 	SessionTmp bool
+	// TmpSize caps what the command's /tmp holds (a private one's tmpfs;
+	// a session's, on disk, by killing what grows it past the cap);
+	// TmpShare, when set, caps a session's /tmp at this percentage of the
+	// free space on its disk instead, taken as its sandbox starts.
+	TmpSize  int64
+	TmpShare int
 }
 
 func (s Sandbox) Available() bool { return s.Mode != "" && s.Mode != "off" }

@@ -48,6 +48,7 @@ type profileFile struct {
 	ReadAll      *bool    `yaml:"read_all" want:"true or false"`
 	UnixSockets  *bool    `yaml:"unix_sockets" want:"true or false"`
 	SessionTmp   *bool    `yaml:"session_tmp" want:"true or false"`
+	TmpSize      *string  `yaml:"tmp_size" want:"a size such as 4G, or a share of the free disk such as 50% (0 for no cap)"`
 }
 
 // Sandbox modes and engines.
@@ -148,19 +149,19 @@ func builtinProfiles() map[string]profileFile {
 			Mode: s(""), Project: s("read"), ReadOnly: []string{}, ReadWrite: []string{},
 			Network: s("none"), AllowDomains: []string{}, Memory: s("512M"), CPU: s("60s"),
 			Timeout: s("30s"), Pids: i(256), NoSpawn: b(false), OutputLimit: s("1M"), FileSize: s("1G"), Env: []string{},
-			ReadAll: b(false), UnixSockets: b(false), SessionTmp: b(false),
+			ReadAll: b(false), UnixSockets: b(false), SessionTmp: b(false), TmpSize: s("0"),
 		},
 		ProfileGuard: {
 			Mode: s(""), Project: s("read"), ReadOnly: []string{}, ReadWrite: []string{},
 			Network: s("none"), AllowDomains: []string{}, Memory: s("64M"), CPU: s("10s"),
 			Timeout: s("30s"), Pids: i(64), NoSpawn: b(true), OutputLimit: s("1M"), FileSize: s("64M"), Env: []string{},
-			ReadAll: b(true), UnixSockets: b(false), SessionTmp: b(false),
+			ReadAll: b(true), UnixSockets: b(false), SessionTmp: b(false), TmpSize: s("0"),
 		},
 		ProfileWorkspace: {
 			Mode: s(""), Project: s("write"), ReadOnly: []string{}, ReadWrite: []string{},
 			Network: s("proxy"), AllowDomains: []string{}, Memory: s("50%"), CPU: s("0"),
 			Timeout: s("10m"), Pids: i(4096), NoSpawn: b(false), OutputLimit: s("64M"), FileSize: s("0"), Env: []string{},
-			ReadAll: b(true), UnixSockets: b(true), SessionTmp: b(true),
+			ReadAll: b(true), UnixSockets: b(true), SessionTmp: b(true), TmpSize: s("50%"),
 		},
 	}
 }
@@ -248,6 +249,7 @@ func mergeProfile(base, pf profileFile) profileFile {
 	set(&out.Timeout, pf.Timeout)
 	set(&out.OutputLimit, pf.OutputLimit)
 	set(&out.FileSize, pf.FileSize)
+	set(&out.TmpSize, pf.TmpSize)
 	if pf.Pids != nil {
 		out.Pids = pf.Pids
 	}
@@ -345,6 +347,15 @@ func profileToRuntime(pf profileFile, sectionMode string) (SandboxProfile, error
 		p.MemoryShare = pct
 	} else {
 		p.Memory = size("memory", *pf.Memory)
+	}
+	if t, ok := strings.CutSuffix(strings.TrimSpace(*pf.TmpSize), "%"); ok {
+		pct, e := strconv.Atoi(t)
+		if e != nil || pct <= 0 || pct > 100 {
+			return p, fmt.Errorf("tmp_size %q is not a share of the free disk; write it like 50%%", *pf.TmpSize)
+		}
+		p.TmpShare = pct
+	} else {
+		p.TmpSize = size("tmp_size", *pf.TmpSize)
 	}
 	p.OutputLimit = size("output_limit", *pf.OutputLimit)
 	p.FileSize = size("file_size", *pf.FileSize)

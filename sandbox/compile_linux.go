@@ -49,6 +49,14 @@ var (
 	devRead      = []string{"/dev/random", "/dev/urandom"}
 )
 
+// smallestCap is the smaller of two caps, where 0 is none.
+func smallestCap(a, b int64) int64 {
+	if a <= 0 || b > 0 && b < a {
+		return b
+	}
+	return a
+}
+
 // compile turns a spec and a command into the plan the init runs, plus the
 // warnings that say where the kernel gives less than the spec asks. mode is
 // the mode it actually compiles for; abi is the kernel's Landlock ABI.
@@ -58,7 +66,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 		Namespaces:   mode.Namespaces(),
 		ReadOnlyRoot: mode == ModeMax,
 		PrivateTmp:   mode.Namespaces(),
-		TmpSize:      s.Limits.Memory,
+		TmpSize:      smallestCap(s.Limits.Memory, s.Limits.Tmp),
 		Args:         c.Args,
 		Dir:          c.Dir,
 	}
@@ -153,7 +161,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 			if st, err := os.Stat(s.Tmp); err != nil || !st.IsDir() {
 				return nil, nil, fmt.Errorf("the session's /tmp %s is not a directory; remove it and run again", s.Tmp)
 			}
-			p.TmpDir = s.Tmp
+			p.TmpDir, p.TmpCap = s.Tmp, s.Limits.Tmp
 		}
 		if s.ReadAll {
 			p.Shm, p.Pty = true, true

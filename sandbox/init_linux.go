@@ -113,6 +113,18 @@ func runInit() int {
 		report.Close()
 		return serveInit(p)
 	}
+	// The session's /tmp grown past its cap ends the run: everything in
+	// the namespace but the init is killed.
+	var tw *tmpWatch
+	if p.Namespaces && p.TmpDir != "" {
+		tw = watchTmp("/tmp", p.TmpCap, func() { _ = unix.Kill(-1, unix.SIGKILL) })
+	}
+	send = func(send func(outcome) int) func(outcome) int {
+		return func(o outcome) int {
+			o.TmpOver = tw.fired() > 0
+			return send(o)
+		}
+	}(send)
 
 	// Forward what would stop the sandbox to the command; as pid 1 the init
 	// would otherwise ignore it.

@@ -376,6 +376,8 @@ func (n *Native) launch(ctx context.Context, s *Spec, c *Command, exe string, mo
 		res.ExitCode = 128 + o.Signal
 	}
 	switch sig := syscall.Signal(o.Signal); {
+	case o.TmpOver:
+		res.Limit = LimitTmp
 	case overflow.Load():
 		res.Limit = LimitOutput
 	case timedOut:

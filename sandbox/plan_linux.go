@@ -30,6 +30,9 @@ type plan struct {
 	// TmpDir, when set, is the host directory mounted as /tmp instead of
 	// an empty tmpfs (a session's /tmp, kept across its commands).
 	TmpDir string
+	// TmpCap is how far the sandbox's processes may grow TmpDir before
+	// they are killed (Limits.Tmp; watchTmp).
+	TmpCap int64 `json:",omitempty"`
 	// Shm mounts a private tmpfs of TmpSize on /dev/shm.
 	Shm bool
 	// VarTmp mounts the private /tmp on /var/tmp too (where that is a
@@ -102,6 +105,9 @@ type outcome struct {
 	Exit      int
 	Signal    int
 	CPU       int64 // nanoseconds of user and system time
+	// TmpOver says the command was killed for growing the session's /tmp
+	// past its cap (LimitTmp).
+	TmpOver bool `json:",omitempty"`
 }
 
 // Arguments the binary is re-executed with; Main recognises them.

@@ -80,16 +80,20 @@ func serveInit(p *plan) int {
 	if launch != nil {
 		h.keep = launch.pid
 	}
+	var tw *tmpWatch
+	if p.TmpDir != "" {
+		tw = watchTmp("/tmp", p.TmpCap, func() { killAllBut(h.keep) })
+	}
 	for {
 		c, err := ul.AcceptUnix()
 		if err != nil {
 			return 125
 		}
-		go serveConn(c, p, r, launch, h)
+		go serveConn(c, p, r, launch, h, tw)
 	}
 }
 
-func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder) {
+func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder, tw *tmpWatch) {
 	defer c.Close()
 	buf := make([]byte, maxCtlMessage)
 	oob := make([]byte, unix.CmsgSpace(3*4))
@@ -141,7 +145,7 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder) {
 			_, _ = c.Read(b[:])
 			close(hangup)
 		}()
-		resp = serveExec(p, r, l, &req, files, hangup)
+		resp = serveExec(p, r, l, &req, files, hangup, tw)
 	default:
 		resp.Error = fmt.Sprintf("bad control request %q", req.Op)
 	}
@@ -172,9 +176,12 @@ func PassedFiles(oob []byte) []*os.File {
 
 // serveExec runs one command through the stage in its own process group,
 // with the caller's stdin and capped copies of its output. When hangup
-// closes before the command ends, its process group is killed.
-func serveExec(base *plan, r *reaper, l *launcher, req *ctlRequest, files []*os.File, hangup <-chan struct{}) ctlResponse {
+// closes before the command ends, its process group is killed. A command
+// that ends while tw kills the sandbox's processes for the session's /tmp
+// ends with LimitTmp.
+func serveExec(base *plan, r *reaper, l *launcher, req *ctlRequest, files []*os.File, hangup <-chan struct{}, tw *tmpWatch) ctlResponse {
 	p := *base
+	kills := tw.fired()
 	p.Args, p.Dir, p.Env = req.Args, req.Dir, req.Env
 	var overflow atomic.Bool
 	var pgid atomic.Int64
@@ -275,6 +282,8 @@ func serveExec(base *plan, r *reaper, l *launcher, req *ctlRequest, files []*os.
 		resp.Limit = LimitFileSize
 	case sig == syscall.SIGSYS:
 		resp.Limit = LimitSyscall
+	case sig == syscall.SIGKILL && tw.fired() != kills:
+		resp.Limit = LimitTmp
 	}
 	return resp
 }

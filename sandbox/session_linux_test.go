@@ -678,3 +678,67 @@ func startTicking(t *testing.T, name, script string, least int) (*sandbox.Manage
 	}
 	return m, count
 }
+
+// TestSessionTmpIsCapped: a session's /tmp is on disk and shared, so no
+// tmpfs bounds it; a command that grows it past Limits.Tmp is killed, in a
+// one-shot run and in a world (with what the world runs in the
+// background), and says so. What it left may stay, and a later command can
+// still list and remove it.
+func TestSessionTmpIsCapped(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	spec, home := workspaceSpec(t)
+	spec.Limits.Tmp = 4 << 20
+	spec.Limits.Wall = 20 * time.Second
+	// About 1 MiB every 50 ms: past 4 MiB well within the wall clock.
+	const fill = `for i in $(seq 200); do head -c 1048576 /dev/zero >> /tmp/fill; sleep 0.05; done; echo filled`
+
+	r := runAt(t, spec, home, "/bin/bash", "-c", fill)
+	if r.err != nil || r.res.Limit != sandbox.LimitTmp || strings.Contains(r.stdout, "filled") {
+		t.Fatalf("one-shot run filling /tmp: %v, limit %q, exit %d, %q; want it killed for the /tmp cap", r.err, r.res.Limit, r.res.ExitCode, r.stdout+r.stderr)
+	}
+	if d := r.res.Limit.Describe(spec.Limits); !strings.Contains(d, "4M") || !strings.Contains(d, "tmp_size") {
+		t.Errorf("the limit says %q; want the cap and the setting named", d)
+	}
+	if st, err := os.Stat(filepath.Join(spec.Tmp, "fill")); err != nil || st.Size() > 64<<20 {
+		t.Errorf("what the run left in the session's /tmp: %v, %v; want a file cut short", st, err)
+	}
+
+	m := testManager(t.TempDir())
+	world := spec
+	world.Background, world.Session, world.UserHome = true, "session-tmp", home
+	world.Quarantine = ""
+	ctx := context.Background()
+	if _, err := m.Start(ctx, "tmpcap", "workspace", world); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "tmpcap") })
+	run := func(script string) (string, sandbox.Result) {
+		t.Helper()
+		var out bytes.Buffer
+		res, err := m.Exec(ctx, "tmpcap", sandbox.Command{
+			Args: []string{"/bin/bash", "-c", script}, Dir: world.Project,
+			Env:    []string{"PATH=" + systemPath, "HOME=" + home},
+			Stdout: &out, Stderr: &out,
+		}, sandbox.Limits{Wall: 20 * time.Second})
+		if err != nil {
+			t.Fatalf("Exec %q: %v", script, err)
+		}
+		return out.String(), res
+	}
+	// Within its cap (the world started with what the one-shot run left,
+	// over it, which may stay): listing and removing work.
+	if out, res := run("ls /tmp && rm -f /tmp/fill && echo removed"); res.ExitCode != 0 || !strings.Contains(out, "removed") {
+		t.Fatalf("removing what the killed run left: exit %d, %q", res.ExitCode, out)
+	}
+	if out, res := run("(sleep 60 & echo $! > /tmp/bg.pid); echo started"); res.ExitCode != 0 || !strings.Contains(out, "started") {
+		t.Fatalf("starting a background process: exit %d, %q", res.ExitCode, out)
+	}
+	out, res := run(fill)
+	if res.Limit != sandbox.LimitTmp || strings.Contains(out, "filled") {
+		t.Fatalf("a world's command filling /tmp: limit %q, exit %d, %q; want it killed for the /tmp cap", res.Limit, res.ExitCode, out)
+	}
+	out, res = run("kill -0 $(cat /tmp/bg.pid) 2>/dev/null && echo alive || echo gone; rm -f /tmp/fill; echo ok")
+	if res.ExitCode != 0 || !strings.Contains(out, "gone") || !strings.Contains(out, "ok") {
+		t.Errorf("after the kill: exit %d, %q; want the background process gone and the next command working", res.ExitCode, out)
+	}
+}

@@ -148,6 +148,11 @@ type Limits struct {
 	Output   int64         // bytes of stdout, and separately of stderr
 	FileSize int64         // largest file the command may write (RLIMIT_FSIZE)
 	Files    int           // open file descriptors (RLIMIT_NOFILE)
+	// Tmp bounds what the command's /tmp holds: the size of a private
+	// /tmp's tmpfs (with Memory, the smaller), or for a session's /tmp
+	// (Spec.Tmp, on disk) how far the sandbox's processes may grow it
+	// before they are killed (LimitTmp).
+	Tmp int64
 }
 
 // Spec is everything that decides how a command is isolated. Paths are
@@ -274,7 +279,7 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("network proxy needs a network namespace, so mode standard or max (mode %s has none)", s.Mode)
 	case s.Signer != nil && !s.Mode.Namespaces():
 		return fmt.Errorf("the signer needs a network namespace, so mode standard or max (mode %s has none)", s.Mode)
-	case s.Limits.Memory < 0 || s.Limits.CPU < 0 || s.Limits.Pids < 0 || s.Limits.Output < 0 || s.Limits.FileSize < 0 || s.Limits.Files < 0:
+	case s.Limits.Memory < 0 || s.Limits.CPU < 0 || s.Limits.Pids < 0 || s.Limits.Output < 0 || s.Limits.FileSize < 0 || s.Limits.Files < 0 || s.Limits.Tmp < 0:
 		return fmt.Errorf("sandbox limits cannot be negative")
 	}
 	return nil
@@ -304,6 +309,7 @@ const (
 	LimitOutput   Limit = "output"
 	LimitFileSize Limit = "file-size"
 	LimitSyscall  Limit = "syscall"
+	LimitTmp      Limit = "tmp-size"
 )
 
 // Describe says in words what the limit did, for stderr and the audit log.
@@ -321,6 +327,8 @@ func (l Limit) Describe(lim Limits) string {
 		return fmt.Sprintf("killed for writing a file larger than %s", FormatBytes(lim.FileSize))
 	case LimitSyscall:
 		return "killed for making a system call the sandbox forbids (a foreign-architecture or x32 call)"
+	case LimitTmp:
+		return fmt.Sprintf("killed, with everything the session's sandbox ran, for growing the session's /tmp past its cap of %s (the profile's tmp_size): remove what it does not need from /tmp", FormatBytes(lim.Tmp))
 	}
 	return ""
 }

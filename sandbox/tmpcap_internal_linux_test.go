@@ -1,0 +1,79 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestTmpWatchStopsOnlyGrowthPastItsCap: the watcher of a session's /tmp
+// lets it grow to its cap, stops what grows it past (once per growth), and
+// lets a /tmp that already held more than the cap keep it and shrink.
+func TestTmpWatchStopsOnlyGrowthPastItsCap(t *testing.T) {
+	dir := t.TempDir()
+	var over atomic.Int64
+	write := func(name string, n int) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat("x", n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor := func(want int64, within time.Duration) {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for over.Load() < want && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	write("before", 3<<20) // already over a 2 MiB cap when the watch starts
+	w := watchTmp(dir, 2<<20, func() { over.Add(1) })
+	time.Sleep(3 * tmpPoll)
+	write("small", 4<<10) // it may shrink ...
+	if err := os.Remove(filepath.Join(dir, "before")); err != nil {
+		t.Fatal(err)
+	}
+	write("under", 1<<20) // ... and grow back up to its cap
+	time.Sleep(4 * tmpPoll)
+	if n := over.Load(); n != 0 || w.fired() != 0 {
+		t.Fatalf("the watcher stopped a /tmp within its cap, or one that held more when it started: %d times", n)
+	}
+	write("past", 2<<20)
+	waitFor(1, 5*time.Second)
+	if n := w.fired(); n != 1 {
+		t.Fatalf("growing /tmp past its cap stopped it %d times; want once", n)
+	}
+	time.Sleep(4 * tmpPoll)
+	if n := w.fired(); n != 1 {
+		t.Errorf("what the stopped processes left was stopped again (%d times): it may stay until removed", n)
+	}
+	write("more", 1<<20)
+	waitFor(2, 5*time.Second)
+	if n := w.fired(); n != 2 {
+		t.Errorf("growing /tmp further after a stop: stopped %d times in all; want twice", n)
+	}
+}
+
+// TestDirUsageLeavesOutMountsBelow: a path carried into /tmp from elsewhere
+// (the project, when it lies in /tmp) is not what the session's /tmp holds.
+func TestDirUsageLeavesOutMountsBelow(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "proj", "big"), make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "own"), make([]byte, 64<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all := dirUsage(dir, nil)
+	some := dirUsage(dir, map[string]bool{filepath.Join(dir, "proj"): true})
+	if all < 1<<20 || some >= 1<<20 || some < 64<<10 {
+		t.Errorf("usage %d with the mount and %d without; want at least 1 MiB, and the 64 KiB file alone", all, some)
+	}
+}
