@@ -172,12 +172,19 @@ func writableWorktrees(s *sandbox.Spec, gitOnly bool) bool {
 			beside = append(beside, wt)
 		}
 	}
+	// The worktrees kept inside the project (.worktrees/feature) keep the
+	// project's protected paths too, and their directories, pinned on the
+	// way to those, could not be removed either: in a line that removes
+	// one, with other commands too (echo x >> …/README.md && git worktree
+	// remove --force …), their protected paths are writable, which a
+	// command of the line could write before the worktree goes.
+	within := nestedgit.Within(s.Project)
 	n := len(s.Protected)
 	s.Protected = slices.DeleteFunc(slices.Clone(s.Protected), func(p string) bool {
 		inWorktrees := slices.ContainsFunc(worktrees, func(w string) bool { return strings.HasPrefix(p, w) })
 		return inWorktrees && (own == "" || !strings.HasPrefix(p, own)) || slices.ContainsFunc(beside, func(wt string) bool {
 			return p == filepath.Join(wt, ".git") || gitOnly && strings.HasPrefix(p, wt+string(filepath.Separator))
-		})
+		}) || slices.ContainsFunc(within, func(wt string) bool { return strings.HasPrefix(p, wt+string(filepath.Separator)) })
 	})
 	return len(s.Protected) < n
 }

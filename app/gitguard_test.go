@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,6 +241,40 @@ func TestGitConfigTakenBack(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(q); len(entries) != 2 {
 		t.Errorf("the quarantine holds %d entries; want the command's config", len(entries))
+	}
+}
+
+// TestWorktreeWithinTheProjectKeepsItsPathsButGoes: a linked worktree kept
+// inside the project (.worktrees/feat) keeps the project's protected paths
+// and what the configuration names there, and a line that removes a
+// worktree may remove it: its protected paths are writable in that run
+// (pinned, its directory could not go: the e2e ordinary run).
+func TestWorktreeWithinTheProjectKeepsItsPathsButGoes(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	a := openTestApp(t, Options{OpenDatabase: true})
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	repo := filepath.Join(home, "src", "p")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := shIn(t, repo)
+	run("git init -q && mkdir -p .claude && echo '{}' > .claude/settings.json && git add -A && git -c user.name=u -c user.email=u@x commit -qm one && git worktree add -q .worktrees/feat -b feat")
+	s, err := a.sandboxSpec("workspace", repo, ExecOverride{}, &warden.Request{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(repo, ".worktrees", "feat", ".claude") + "/"
+	if !slices.Contains(s.Protected, settings) {
+		t.Fatalf("the worktree inside the project does not keep .claude/: %q", s.Protected)
+	}
+	if !writableWorktrees(&s, false) || slices.Contains(s.Protected, settings) {
+		t.Errorf("a line removing a worktree keeps %s read-only: %q", settings, s.Protected)
+	}
+	if !slices.Contains(s.Protected, filepath.Join(repo, ".claude")+"/") {
+		t.Errorf("the project's own .claude/ is writable in that line: %q", s.Protected)
 	}
 }
 

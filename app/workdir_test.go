@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentwarden/warden"
@@ -406,6 +407,31 @@ func TestRepositoryOfRepositoriesKeepsEachProtected(t *testing.T) {
 	}
 	if slices.Contains(s.Protected, filepath.Join(folder, "go", ".git", "config")) {
 		t.Errorf("the inner repository's .git/config is a protected path of the project; it is NestedGit's")
+	}
+
+	// What an inner repository's configuration names stays read-only
+	// (red-team-22: an included file in its git directory and in its work
+	// tree, a script core.fsmonitor runs), and so does the git directory a
+	// .git file leads to elsewhere in the project, with what it includes.
+	run = exec.Command("sh", "-c", `git -C go config include.path local.cfg && git -C go config --add include.path ../lib.cfg &&
+		git -C go config core.fsmonitor "sh tools/fsmonitor.sh" &&
+		printf '[include]\n\tpath = ../../conf/lib.cfg\n' > go/.git/local.cfg &&
+		git init -q --separate-git-dir .sdk-git tools/sdk && git -C tools/sdk config include.path local.cfg`)
+	run.Dir = folder
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if s, err = a.sandboxSpec("workspace", folder, ExecOverride{}, &warden.Request{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"go/.git/local.cfg", "go/lib.cfg", "go/tools/fsmonitor.sh", "conf/lib.cfg", ".sdk-git/config", ".sdk-git/hooks/", ".sdk-git/local.cfg"} {
+		abs := filepath.Join(folder, p)
+		if strings.HasSuffix(p, "/") {
+			abs += "/"
+		}
+		if !slices.Contains(s.Protected, abs) {
+			t.Errorf("%s is not protected: %q", p, s.Protected)
+		}
 	}
 }
 

@@ -74,18 +74,28 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		paths = append(paths, namedFromAbove(s.Project, userHome)...)
 		for _, repo := range repos {
 			abs := filepath.Join(s.Project, repo)
-			own := append(protectedInGitDirs(abs, sp.ProtectedPaths), gitConfigProtected(context.Background(), abs, userHome)...)
-			if gerr == nil {
-				// In a project that is a repository, an independent one
-				// inside it (its own .git directory, not a worktree or
-				// submodule of the project's) keeps the paths outside
-				// its git directory; its git directory is the nested
-				// repositories' guard's (NestedGit, the sweep), and a
-				// test fixture's git commands in it must still work.
-				if st, err := os.Lstat(filepath.Join(abs, ".git")); err != nil || !st.IsDir() {
-					continue
-				}
+			// What its configuration names (an included file, in its git
+			// directory or not, a script core.fsmonitor runs) stays
+			// read-only wherever it lies: git on the host obeys and runs
+			// it when the user enters the repository (red-team-22).
+			// Relative to the project: what it names may lie outside
+			// the repository (an include of ../../conf/lib.cfg).
+			named, _ := gitConfigNamed(context.Background(), abs, userHome)
+			paths = namedInside(s.Project, named, paths)
+			own := protectedInGitDirs(abs, sp.ProtectedPaths)
+			if gerr == nil && gitDirIsOthers(s.Project, abs) {
+				// In a project that is a repository, one inside it whose
+				// git directory is its own .git directory keeps only the
+				// paths outside it: that directory's config and hooks
+				// are the nested repositories' guard's (NestedGit, the
+				// sweep), and a test fixture's git commands in it must
+				// still work. A linked worktree of the project's own
+				// repository has its git directory protected as the
+				// project's (and git worktree remove must still remove
+				// it). A .git file leading elsewhere keeps everything.
 				own = slices.DeleteFunc(slices.Clone(sp.ProtectedPaths), func(p string) bool { return p == ".git" || strings.HasPrefix(p, ".git/") })
+			} else {
+				own = append(own, gitDirElsewhere(s.Project, abs, sp.ProtectedPaths)...)
 			}
 			for _, p := range own {
 				q := filepath.Join(repo, p)
@@ -292,6 +302,54 @@ func namedFromAbove(project, userHome string) []string {
 		}
 		named, _ := gitConfigNamed(context.Background(), d, userHome)
 		out = namedInside(project, named, out)
+	}
+	return out
+}
+
+// gitDirIsOthers reports whether the repository at repo, inside project
+// (a repository), has its git directory kept by another guard than the
+// project's protected paths: its own .git directory (NestedGit's), or the
+// project's repository's, of which it is a linked worktree.
+func gitDirIsOthers(project, repo string) bool {
+	st, err := os.Lstat(filepath.Join(repo, ".git"))
+	if err != nil {
+		return false
+	}
+	if st.IsDir() {
+		return true
+	}
+	_, common := nestedgit.GitDirs(repo)
+	own, err := filepath.EvalSymlinks(filepath.Join(project, ".git"))
+	return common != "" && err == nil && common == own
+}
+
+// gitDirElsewhere is, for a repository at repo whose .git is a file
+// leading to a git directory elsewhere in project (gitdir: ../../.sdk-git),
+// the protected paths of a git directory (.git/config, .git/hooks/…) in
+// that one, relative to repo: git run there reads its config from it.
+func gitDirElsewhere(project, repo string, protected []string) []string {
+	if st, err := os.Lstat(filepath.Join(repo, ".git")); err != nil || st.IsDir() {
+		return nil
+	}
+	gitDir, _ := nestedgit.GitDirs(repo)
+	real, err := filepath.EvalSymlinks(project)
+	if gitDir == "" || err != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(real, gitDir)
+	if err != nil || rel == "." || rel == ".git" || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, ".git/") {
+		return nil
+	}
+	var out []string
+	for _, p := range protected {
+		if rest, ok := strings.CutPrefix(p, ".git/"); ok && rest != "" {
+			if r, err := filepath.Rel(repo, filepath.Join(project, rel, rest)); err == nil {
+				if strings.HasSuffix(rest, "/") {
+					r += "/"
+				}
+				out = append(out, r)
+			}
+		}
 	}
 	return out
 }

@@ -25,15 +25,36 @@ const maxWorktrees = 64
 // the list holds only work trees git made (or the user did) where the
 // command could not have.
 func Beside(project string) []string {
+	parent, err := os.Stat(filepath.Dir(filepath.Clean(project)))
+	if err != nil {
+		return nil
+	}
+	return linkedWorktrees(project, func(wt string) bool {
+		if strings.HasPrefix(filepath.Base(wt), ".") {
+			return false
+		}
+		st, err := os.Stat(filepath.Dir(wt))
+		return err == nil && os.SameFile(st, parent)
+	})
+}
+
+// Within lists the linked worktrees of the repository whose main work tree
+// is project that lie inside it (git worktree add .worktrees/feature),
+// each linked both ways as Beside's are.
+func Within(project string) []string {
+	project = filepath.Clean(project)
+	return linkedWorktrees(project, func(wt string) bool { return strings.HasPrefix(wt, project+"/") })
+}
+
+// linkedWorktrees are the work trees of the linked worktrees of the
+// repository whose main work tree is project that git links both ways
+// (linkedBack) and keep takes.
+func linkedWorktrees(project string, keep func(wt string) bool) []string {
 	project = filepath.Clean(project)
 	if st, err := os.Lstat(filepath.Join(project, ".git")); err != nil || !st.IsDir() {
 		// Only from the main work tree: a linked worktree's main work tree
 		// (and so the directory beside it) is whatever its .git file names,
 		// a repository the command may have made anywhere it can write.
-		return nil
-	}
-	parent, err := os.Stat(filepath.Dir(project))
-	if err != nil {
 		return nil
 	}
 	entries, err := os.ReadDir(filepath.Join(project, ".git", "worktrees"))
@@ -46,10 +67,10 @@ func Beside(project string) []string {
 			break
 		}
 		wt, ok := linkedBack(filepath.Join(project, ".git", "worktrees", e.Name()))
-		if !ok || wt == project || strings.HasPrefix(filepath.Base(wt), ".") || slices.Contains(out, wt) {
+		if !ok || wt == project || slices.Contains(out, wt) {
 			continue
 		}
-		if st, err := os.Stat(filepath.Dir(wt)); err == nil && os.SameFile(st, parent) {
+		if keep(wt) {
 			out = append(out, wt)
 		}
 	}

@@ -30,6 +30,10 @@ func TestBesideListsTheWorktreesGitMade(t *testing.T) {
 	if got := Beside(filepath.Join(src, "nothing")); got != nil {
 		t.Errorf("Beside(no work tree) = %q", got)
 	}
+	// Those kept inside the project are Within's.
+	if got, want := Within(project), []string{filepath.Join(project, "inner")}; !slices.Equal(got, want) {
+		t.Errorf("Within(main) = %q, want %q", got, want)
+	}
 }
 
 // TestBesideNeedsBothLinks: a registration the command writes in the git
