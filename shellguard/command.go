@@ -100,6 +100,14 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 		cc.say(warden.Allow, "shell.write.dynamic", fmt.Sprintf("%s would write to %s; it runs in the workspace sandbox, where only the project (but its protected paths), the session's /tmp and the tool caches are writable", cc.who(), describe(w)))
 		return
 	}
+	// One file removed at a path only known at run time (rm
+	// "$(go env GOCACHE)/probe", rm -f "$tmp"), as interpreter code's
+	// deletes: where the sandbox holds the write and the project is
+	// saved first.
+	if e == EffDelete && cc.containedWrite(EffWrite, w, zn) && cc.saveProject() {
+		cc.say(warden.Allow, "shell.delete.dynamic_saved", fmt.Sprintf("%s would delete %s; it runs in the workspace sandbox, which lets it delete only in the project, the session's /tmp and the tool caches, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)", cc.who(), describe(w)))
+		return
+	}
 	f := cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s %s (%s)", cc.who(), effectVerb(e), describe(w), zn))
 	f.destructive = true
 	if e == EffDeleteRec && zn == ZoneWorkspaceOther && v == warden.Ask && cc.savableDelete(w) {

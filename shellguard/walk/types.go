@@ -30,6 +30,9 @@ type Word struct {
 	// Glob is set when the word has unquoted *, ? or [ (no globbing is done).
 	Glob   bool
 	Quoted bool
+	// Splits is set on a Dynamic word with an unknown part outside double
+	// quotes: bash splits what it expands to, which may be several words.
+	Splits bool
 	// Input is set on a Dynamic word that is exactly one item of the input
 	// xargs or parallel reads from its stdin (their -I string standing
 	// alone, or the argument they append), or find's {} standing alone:

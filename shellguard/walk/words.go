@@ -151,12 +151,14 @@ func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 			}
 			cur.Dynamic = true
 			cur.Quoted = cur.Quoted || p.quoted
+			cur.Splits = cur.Splits || !p.quoted
 			has = true
 		case p.split && !p.quoted && !ifsKnown:
 			if !cur.Dynamic {
 				cur.Prefix = b.String()
 			}
 			cur.Dynamic = true
+			cur.Splits = true
 			b.WriteString(p.s)
 			has = true
 		case p.split && !p.quoted:
