@@ -30,7 +30,7 @@ var gitSubs map[string]gitSub
 func gitSubTable() map[string]gitSub {
 	return map[string]gitSub{
 		"status": {}, "log": {}, "diff": {}, "show": {}, "blame": {}, "rev-parse": {}, "ls-files": {},
-		"describe": {}, "shortlog": {}, "ls-remote": {}, "ls-tree": {}, "cat-file": {},
+		"describe": {}, "shortlog": {}, "ls-remote": {}, "request-pull": {}, "ls-tree": {}, "cat-file": {},
 		"rev-list": {}, "for-each-ref": {}, "show-ref": {}, "name-rev": {}, "merge-base": {}, "cherry": {},
 		"whatchanged": {}, "fetch": {}, "pull": {}, "add": {}, "mv": {}, "merge": {},
 		"rebase":      {rule: gitRunsOption("x", "exec")},
@@ -205,8 +205,26 @@ func gitSubTable() map[string]gitSub {
 			cc.say(warden.Ask, "shell.git.prune", "git prune deletes unreachable objects for good").destructive = true
 		}},
 		"update-ref": {rule: func(cc *cmdCtx, p parsed) {
-			if hasArg(cc.args, "-d", "--stdin") {
-				cc.gitHistory("git update-ref -d deletes a ref")
+			// A ref deleted leaves its commits in the objects until gc
+			// prunes them (which asks), as git tag -d does: a tag or a
+			// ref of the agent's own (refs/backup/main) goes. A branch,
+			// or what --stdin says, is git branch -D's: it asks, or runs
+			// where warden saves every branch's tip first.
+			if !hasArg(cc.args, "-d", "--stdin") {
+				return
+			}
+			branch := hasArg(cc.args, "--stdin")
+			for _, a := range cc.args[1:] {
+				if !strings.HasPrefix(a.Value, "-") && (a.Dynamic || strings.HasPrefix(a.Value, "refs/heads/") || !strings.HasPrefix(a.Value, "refs/") || a.Value == "HEAD") {
+					branch = true
+				}
+			}
+			if branch {
+				f := cc.say(warden.Ask, "shell.git.branch_force_delete", "git update-ref -d deletes a branch even if it is not merged")
+				f.destructive = true
+				if tree := cc.z.cwd; tree != "" && cc.gitTree == "" && !cc.gitDir && !cc.gitEnv() && cc.inProject(tree) {
+					f.saves = tree
+				}
 			}
 		}},
 		"worktree": {rule: func(cc *cmdCtx, p parsed) {
@@ -866,6 +884,15 @@ func gitRemote(cc *cmdCtx, sub string) {
 	key := sub
 	switch sub {
 	case "clone", "fetch", "pull", "ls-remote", "push", "archive":
+	case "request-pull":
+		// git request-pull START URL [END] asks URL for END (ls-remote).
+		if len(args) > 0 && args[0].Value == "-p" {
+			args = args[1:]
+		}
+		if len(args) < 2 {
+			return
+		}
+		key, args = "ls-remote", args[1:]
 	case "submodule":
 		if len(args) == 0 || args[0].Value != "add" {
 			return
