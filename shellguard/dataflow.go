@@ -478,6 +478,32 @@ func (c *ctx) netPipedInto(cmd *walk.Command) bool {
 	return false
 }
 
+// decoders are programs whose output is text they decode, decompress or
+// transform from an unreadable form: code they print is the shape of a
+// hidden payload.
+var decoders = map[string]bool{
+	"base64": true, "base32": true, "basenc": true, "xxd": true, "od": true, "hexdump": true, "openssl": true,
+	"gpg": true, "gpg2": true, "age": true, "uudecode": true, "rev": true, "tr": true, "iconv": true,
+	"gzip": true, "gunzip": true, "zcat": true, "bzip2": true, "bunzip2": true, "bzcat": true,
+	"xz": true, "unxz": true, "xzcat": true, "lzma": true, "unlzma": true, "zstd": true, "unzstd": true, "zstdcat": true,
+	"lz4": true, "brotli": true, "tar": true, "unzip": true, "7z": true, "cpio": true,
+}
+
+// decodedInto reports whether a command before cmd in its pipeline is a
+// decoder (decoders), or one whose name is only known at run time.
+func (c *ctx) decodedInto(cmd *walk.Command) bool {
+	for i := range c.walk.Commands {
+		src := &c.walk.Commands[i]
+		if src.Pipeline != cmd.Pipeline || src.PipePos >= cmd.PipePos || len(src.Argv) == 0 {
+			continue
+		}
+		if src.Argv[0].Dynamic || decoders[progName(src.Argv[0].Value)] {
+			return true
+		}
+	}
+	return false
+}
+
 // netExec judges code from the network being executed.
 func (c *ctx) netExec(cmd *walk.Command, src *walk.Command) {
 	f := finding{v: warden.Sandbox, rule: "shell.net_exec", reason: "code downloaded from the network would be executed; it runs in the sandbox",

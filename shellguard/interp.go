@@ -94,6 +94,16 @@ func hShell(cc *cmdCtx) {
 		if cc.c.netPipedInto(cc.cmd) {
 			return // code from the network: the dataflow's rule decides
 		}
+		// printf 'cat %q\n' "$f" | bash: code a local command prints,
+		// from its own values and files, is code the guard cannot see, as
+		// a script's or . <(…)'s (shell.dynamic_code.saved): it runs in
+		// the workspace sandbox, the project saved first. What a decoder
+		// prints (base64 -d, xxd -r, zcat…), or a line that fetches
+		// anything, is the shape of a payload.
+		if !cc.c.decodedInto(cc.cmd) && !cc.c.netWithin(walk.Span{Start: 0, End: len(cc.c.src)}) && !cc.cmd.Privileged && cc.saveProject() {
+			cc.say(warden.Allow, "shell.stdin_code.saved", cc.name+" runs code a local command prints; it runs in the workspace sandbox, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)")
+			return
+		}
 		cc.say(warden.Sandbox, "shell.stdin_code", cc.name+" runs code piped in from another command, the shape of an obfuscated payload; it runs in the guard sandbox").destructive = true
 		return
 	}
@@ -218,6 +228,9 @@ func hInterpreter(cc *cmdCtx) {
 			}
 			code := args[i+1]
 			if code.Dynamic {
+				if cc.templateCode(code) {
+					return
+				}
 				cc.say(warden.Sandbox, "shell.interp.dynamic", cc.name+" runs code only known at run time; it runs in the sandbox")
 				return
 			}
@@ -540,6 +553,30 @@ var suspiciousTokens = []string{"getattr(", "__import__", "__builtins__", "globa
 	"b64decode", "a85decode", "b32decode", "b16decode", "unhexlify", ".fromhex", "codecs.decode", "rot13", "rot_13",
 	"marshal.", "pickle.loads", "fromCharCode", "atob(", "new Function", "vm.run", "decode_base64",
 	"MIME::Base64", "unpack(", "pack(", "Base64.decode", `\x`, "pty.", "dup2", "chr("}
+
+// templateCode judges interpreter code written in the line with values
+// only known at run time put in it (python3 -c "… >= $n …"), and reports
+// whether it did: the code as written is scanned as code is, and where the
+// line fetches nothing and decodes nothing (what would make the values a
+// hidden payload), it runs in the workspace sandbox, the project saved
+// first. Code that is mostly values (python3 -c "$CODE") is not a
+// template.
+func (cc *cmdCtx) templateCode(code walk.Word) bool {
+	if len(strings.TrimSpace(code.Value)) < 16 || code.Splits || cc.cmd.Privileged {
+		return false
+	}
+	for i := range cc.c.walk.Commands {
+		if a := cc.c.walk.Commands[i].Argv; len(a) > 0 && (a[0].Dynamic || decoders[progName(a[0].Value)]) {
+			return false
+		}
+	}
+	if cc.c.netWithin(walk.Span{Start: 0, End: len(cc.c.src)}) || !cc.saveProject() {
+		return false
+	}
+	scanInterp(cc, code.Value)
+	cc.say(warden.Allow, "shell.interp.dynamic_saved", cc.name+" runs code written in the line with values only known at run time; it runs in the workspace sandbox, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)")
+	return true
+}
 
 // saveProject records that warden saves the project's work tree before
 // the line runs (Result.Snapshot), where the line runs in the workspace
