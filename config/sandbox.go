@@ -339,24 +339,19 @@ func profileToRuntime(pf profileFile, sectionMode string) (SandboxProfile, error
 		}
 		return d
 	}
-	if m, ok := strings.CutSuffix(strings.TrimSpace(*pf.Memory), "%"); ok {
-		pct, e := strconv.Atoi(m)
-		if e != nil || pct <= 0 || pct > 100 {
-			return p, fmt.Errorf("memory %q is not a share of the machine's memory; write it like 50%%", *pf.Memory)
+	// A size, or a share (50%) of what the machine has.
+	sizeOrShare := func(what, of, s string) (n int64, pct int) {
+		if v, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
+			pct, e := strconv.Atoi(v)
+			if (e != nil || pct <= 0 || pct > 100) && err == nil {
+				err = fmt.Errorf("%s %q is not a share of %s; write it like 50%%", what, s, of)
+			}
+			return 0, pct
 		}
-		p.MemoryShare = pct
-	} else {
-		p.Memory = size("memory", *pf.Memory)
+		return size(what, s), 0
 	}
-	if t, ok := strings.CutSuffix(strings.TrimSpace(*pf.TmpSize), "%"); ok {
-		pct, e := strconv.Atoi(t)
-		if e != nil || pct <= 0 || pct > 100 {
-			return p, fmt.Errorf("tmp_size %q is not a share of the free disk; write it like 50%%", *pf.TmpSize)
-		}
-		p.TmpShare = pct
-	} else {
-		p.TmpSize = size("tmp_size", *pf.TmpSize)
-	}
+	p.Memory, p.MemoryShare = sizeOrShare("memory", "the machine's memory", *pf.Memory)
+	p.TmpSize, p.TmpShare = sizeOrShare("tmp_size", "the free disk", *pf.TmpSize)
 	p.OutputLimit = size("output_limit", *pf.OutputLimit)
 	p.FileSize = size("file_size", *pf.FileSize)
 	p.CPU = dur("cpu", *pf.CPU)

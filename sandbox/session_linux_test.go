@@ -37,19 +37,7 @@ func TestSessionWorld(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "session") })
 	python := pythonPath(t)
-	run := func(script string) (string, sandbox.Result) {
-		t.Helper()
-		var out bytes.Buffer
-		res, err := m.Exec(ctx, "session", sandbox.Command{
-			Args: []string{"/bin/bash", "-c", script}, Dir: spec.Project,
-			Env:    []string{"PATH=" + systemPath, "HOME=" + home},
-			Stdout: &out, Stderr: &out,
-		}, sandbox.Limits{Wall: 20 * time.Second})
-		if err != nil {
-			t.Fatalf("Exec %q: %v", script, err)
-		}
-		return out.String(), res
-	}
+	run := worldShell(t, m, "session", spec.Project, home)
 	out, res := run("echo 'hello from the dev server' > index.html; nohup " + python + " -m http.server 8765 --bind 127.0.0.1 > /tmp/serve.log 2>&1 & sleep 1; echo started")
 	if res.ExitCode != 0 || !strings.Contains(out, "started") {
 		t.Fatalf("starting the server: exit %d: %s", res.ExitCode, out)
@@ -108,6 +96,24 @@ func TestSessionWorld(t *testing.T) {
 	var ee *sandbox.ExecError
 	if !errors.As(err, &ee) || !ee.Dir || ee.Path != gone || !strings.Contains(err.Error(), "cannot enter the working directory") {
 		t.Errorf("a command in a directory that is gone: %v; want an ExecError naming the directory", err)
+	}
+}
+
+// worldShell returns a runner of bash scripts in the world name of m, in
+// dir with HOME=home, giving their output (stdout and stderr together).
+func worldShell(t *testing.T, m *sandbox.Manager, name, dir, home string) func(script string) (string, sandbox.Result) {
+	return func(script string) (string, sandbox.Result) {
+		t.Helper()
+		var out bytes.Buffer
+		res, err := m.Exec(context.Background(), name, sandbox.Command{
+			Args: []string{"/bin/bash", "-c", script}, Dir: dir,
+			Env:    []string{"PATH=" + systemPath, "HOME=" + home},
+			Stdout: &out, Stderr: &out,
+		}, sandbox.Limits{Wall: 20 * time.Second})
+		if err != nil {
+			t.Fatalf("Exec %q: %v", script, err)
+		}
+		return out.String(), res
 	}
 }
 
@@ -712,19 +718,7 @@ func TestSessionTmpIsCapped(t *testing.T) {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() { _, _ = m.Stop(context.Background(), "tmpcap") })
-	run := func(script string) (string, sandbox.Result) {
-		t.Helper()
-		var out bytes.Buffer
-		res, err := m.Exec(ctx, "tmpcap", sandbox.Command{
-			Args: []string{"/bin/bash", "-c", script}, Dir: world.Project,
-			Env:    []string{"PATH=" + systemPath, "HOME=" + home},
-			Stdout: &out, Stderr: &out,
-		}, sandbox.Limits{Wall: 20 * time.Second})
-		if err != nil {
-			t.Fatalf("Exec %q: %v", script, err)
-		}
-		return out.String(), res
-	}
+	run := worldShell(t, m, "tmpcap", world.Project, home)
 	// Within its cap (the world started with what the one-shot run left,
 	// over it, which may stay): listing and removing work.
 	if out, res := run("ls /tmp && rm -f /tmp/fill && echo removed"); res.ExitCode != 0 || !strings.Contains(out, "removed") {
