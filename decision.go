@@ -46,6 +46,11 @@ type Decision struct {
 	// makes (absolute): warden exec runs it in a sandbox of its own where
 	// each that lies beside the project, and may be made, is writable.
 	Worktrees []string `json:"worktrees,omitempty"`
+	// RemovedWorktrees are the directories a shell command's git worktree
+	// remove names (absolute; none for a path only known at run time): a
+	// linked worktree among them kept inside the project has its protected
+	// paths writable in that run, so that git can remove it.
+	RemovedWorktrees []string `json:"removed_worktrees,omitempty"`
 	// Rewrite is a replacement input (e.g. a command wrapped in warden exec).
 	Rewrite string `json:"rewrite,omitempty"`
 	// Span locates the part of the resource that decided (e.g. the command

@@ -141,7 +141,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	if d.GitWorktrees {
 		besideBefore = slices.DeleteFunc(nestedgit.Beside(spec.Project), func(w string) bool { return !slices.Contains(spec.ReadWrite, w) })
 	}
-	if d.GitWorktrees && writableWorktrees(&spec, d.GitConfig) {
+	if d.GitWorktrees && writableWorktrees(&spec, d.GitConfig, d.RemovedWorktrees, a.Policy.Sandbox.ProtectedPaths) {
 		// The worktree's git directory is a mount point in the session's
 		// world: it can go only in a sandbox of its own.
 		inWorld = false

@@ -151,7 +151,7 @@ func writableGitConfig(s *sandbox.Spec) bool {
 // .claude/, .mcp.json…, checked out like any file): git worktree remove
 // deletes them, and could not delete a read-only mount. git writes none of
 // them but to check one out, which it does only in its own work tree.
-func writableWorktrees(s *sandbox.Spec, gitOnly bool) bool {
+func writableWorktrees(s *sandbox.Spec, gitOnly bool, removed, protected []string) bool {
 	if !s.ProjectWritable || s.Quarantine == "" {
 		return false
 	}
@@ -175,16 +175,35 @@ func writableWorktrees(s *sandbox.Spec, gitOnly bool) bool {
 	// The worktrees kept inside the project (.worktrees/feature) keep the
 	// project's protected paths too, and their directories, pinned on the
 	// way to those, could not be removed either: in a line that removes
-	// one, with other commands too (echo x >> …/README.md && git worktree
-	// remove --force …), their protected paths are writable, which a
-	// command of the line could write before the worktree goes.
-	within := nestedgit.Within(s.Project)
+	// one by its name (with other commands too: echo x >> …/README.md &&
+	// git worktree remove --force …), that one's own (the policy's paths
+	// repeated in it, none of a git directory) are writable. A command
+	// can write the registration and the .git file that make a directory
+	// a worktree (red-team-23: .git itself, a package holding a file the
+	// config includes): what lies there as the project's own stays.
+	var within []string
+	for _, wt := range nestedgit.Within(s.Project) {
+		if slices.Contains(removed, wt) {
+			within = append(within, wt)
+		}
+	}
+	ownIn := func(p string) bool {
+		return slices.ContainsFunc(within, func(wt string) bool {
+			return slices.ContainsFunc(protected, func(pp string) bool {
+				q := filepath.Join(wt, pp)
+				if strings.HasSuffix(pp, "/") {
+					q += "/"
+				}
+				return pp != ".git" && !strings.HasPrefix(pp, ".git/") && p == q
+			})
+		})
+	}
 	n := len(s.Protected)
 	s.Protected = slices.DeleteFunc(slices.Clone(s.Protected), func(p string) bool {
 		inWorktrees := slices.ContainsFunc(worktrees, func(w string) bool { return strings.HasPrefix(p, w) })
 		return inWorktrees && (own == "" || !strings.HasPrefix(p, own)) || slices.ContainsFunc(beside, func(wt string) bool {
 			return p == filepath.Join(wt, ".git") || gitOnly && strings.HasPrefix(p, wt+string(filepath.Separator))
-		}) || slices.ContainsFunc(within, func(wt string) bool { return strings.HasPrefix(p, wt+string(filepath.Separator)) })
+		}) || ownIn(p)
 	})
 	return len(s.Protected) < n
 }

@@ -214,7 +214,7 @@ func TestGitConfigTakenBack(t *testing.T) {
 	}
 	// A linked worktree's git directory is writable for a command that
 	// removes one (the GitGuard sweeps it after); the project's hooks stay.
-	if w := s; !writableWorktrees(&w, false) || len(w.Protected) != 1 {
+	if w := s; !writableWorktrees(&w, false, nil, nil) || len(w.Protected) != 1 {
 		t.Fatalf("writableWorktrees left Protected %q, want only the project's hooks", w.Protected)
 	}
 	cfg := filepath.Join(repo, ".git", "config")
@@ -270,11 +270,35 @@ func TestWorktreeWithinTheProjectKeepsItsPathsButGoes(t *testing.T) {
 	if !slices.Contains(s.Protected, settings) {
 		t.Fatalf("the worktree inside the project does not keep .claude/: %q", s.Protected)
 	}
-	if !writableWorktrees(&s, false) || slices.Contains(s.Protected, settings) {
-		t.Errorf("a line removing a worktree keeps %s read-only: %q", settings, s.Protected)
+	protected := a.Policy.Sandbox.ProtectedPaths
+	if w := s; writableWorktrees(&w, false, []string{filepath.Join(repo, ".worktrees", "other")}, protected) && !slices.Contains(w.Protected, settings) {
+		t.Errorf("a line removing another worktree makes %s writable", settings)
 	}
-	if !slices.Contains(s.Protected, filepath.Join(repo, ".claude")+"/") {
-		t.Errorf("the project's own .claude/ is writable in that line: %q", s.Protected)
+	if w := s; !writableWorktrees(&w, false, []string{filepath.Join(repo, ".worktrees", "feat")}, protected) || slices.Contains(w.Protected, settings) {
+		t.Errorf("a line removing the worktree keeps %s read-only: %q", settings, w.Protected)
+	} else if !slices.Contains(w.Protected, filepath.Join(repo, ".claude")+"/") {
+		t.Errorf("the project's own .claude/ is writable in that line: %q", w.Protected)
+	}
+	// A command can write a registration and a .git file naming it back
+	// (red-team-23): .git itself, or a package holding a file the
+	// project's config includes, made a "worktree" frees nothing of the
+	// project's.
+	run(`git config include.path ../sub/git.conf && mkdir -p sub && touch sub/git.conf &&
+		for d in .git sub; do n=$(echo $d | tr -d .); mkdir -p .git/worktrees/$n && echo "$PWD/$d/.git" > .git/worktrees/$n/gitdir &&
+		echo ../.. > .git/worktrees/$n/commondir && echo "ref: refs/heads/main" > .git/worktrees/$n/HEAD &&
+		echo "gitdir: $PWD/.git/worktrees/$n" > $d/.git; done`)
+	if s, err = a.sandboxSpec("workspace", repo, ExecOverride{}, &warden.Request{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := slices.Clone(s.Protected)
+	writableWorktrees(&s, false, []string{filepath.Join(repo, ".git"), filepath.Join(repo, "sub")}, protected)
+	for _, p := range []string{filepath.Join(repo, ".git", "config"), filepath.Join(repo, ".git", "hooks") + "/", filepath.Join(repo, "sub", "git.conf")} {
+		if slices.Contains(before, p) && !slices.Contains(s.Protected, p) {
+			t.Errorf("a forged worktree made %s writable", p)
+		}
+	}
+	if !slices.Contains(before, filepath.Join(repo, "sub", "git.conf")) {
+		t.Errorf("sub/git.conf, which the config includes, is not protected: %q", before)
 	}
 }
 

@@ -43,7 +43,10 @@ func Beside(project string) []string {
 // each linked both ways as Beside's are.
 func Within(project string) []string {
 	project = filepath.Clean(project)
-	return linkedWorktrees(project, func(wt string) bool { return strings.HasPrefix(wt, project+"/") })
+	gitDir := filepath.Join(project, ".git")
+	return linkedWorktrees(project, func(wt string) bool {
+		return strings.HasPrefix(wt, project+"/") && wt != gitDir && !strings.HasPrefix(wt, gitDir+"/")
+	})
 }
 
 // linkedWorktrees are the work trees of the linked worktrees of the

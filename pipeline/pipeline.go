@@ -149,6 +149,11 @@ func combine(d *warden.Decision, ds []warden.Decision) {
 		}
 		d.GitConfig = d.GitConfig || ds[i].GitConfig
 		d.GitWorktrees = d.GitWorktrees || ds[i].GitWorktrees
+		for _, w := range ds[i].RemovedWorktrees {
+			if !slices.Contains(d.RemovedWorktrees, w) {
+				d.RemovedWorktrees = append(d.RemovedWorktrees, w)
+			}
+		}
 		for _, w := range ds[i].Worktrees {
 			if !slices.Contains(d.Worktrees, w) {
 				d.Worktrees = append(d.Worktrees, w)

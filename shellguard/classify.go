@@ -44,6 +44,10 @@ type Result struct {
 	// make (absolute, as written): warden exec runs the line in a sandbox
 	// of its own where each, beside the project, is writable.
 	Worktrees []string
+	// RemovedWorktrees are the directories the line's git worktree
+	// remove commands name (absolute, as written; none for a path only
+	// known at run time).
+	RemovedWorktrees []string
 	// Trace lists the parsed argv after unwrapping, zones and rules
 	// consulted, for --explain.
 	Trace []string
@@ -149,7 +153,7 @@ func classifyDepth(src string, env Env, p *Policy, depth int) Result {
 	c.res.GitConfig = depth == 0 && len(wr.Issues) == 0 && gitConfigLine(wr.Commands, c.src)
 	c.res.GitWorktrees = depth == 0 && c.worktreeRemove != nil
 	if depth == 0 {
-		c.res.Worktrees = c.worktreeAdds
+		c.res.Worktrees, c.res.RemovedWorktrees = c.worktreeAdds, c.worktreeRemoves
 	}
 	c.res.Trace = c.trace
 	return c.res
@@ -193,6 +197,9 @@ type ctx struct {
 	// worktreeAdds are the directories the line's git worktree add
 	// commands make (Result.Worktrees).
 	worktreeAdds []string
+	// worktreeRemoves are the directories the line's git worktree remove
+	// commands name (Result.RemovedWorktrees).
+	worktreeRemoves []string
 }
 
 func (c *ctx) understand(s walk.Span) {

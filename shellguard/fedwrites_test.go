@@ -414,6 +414,26 @@ func TestWorktreeAddNamesItsDirectory(t *testing.T) {
 	}
 }
 
+// TestWorktreeRemoveNamesItsDirectory: the directories a line's git
+// worktree remove names, as absolute paths (none for one only known at run
+// time): only those may have their protected paths written in its run.
+func TestWorktreeRemoveNamesItsDirectory(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"git worktree remove .worktrees/feat && git worktree list", []string{"/home/user/project/.worktrees/feat"}},
+		{"echo x >> ../wt/README.md && git worktree remove --force ../wt", []string{"/home/user/wt"}},
+		{"git worktree remove \"$W\"", nil},
+		{"git worktree add ../x", nil},
+	} {
+		r := Classify(c.cmd, corpusEnv, defaultPolicy())
+		if !slices.Equal(r.RemovedWorktrees, c.want) {
+			t.Errorf("Classify(%q).RemovedWorktrees = %q (%v %s), want %q", c.cmd, r.RemovedWorktrees, r.Verdict, r.Rule, c.want)
+		}
+	}
+}
+
 // TestWorktreesBesideAreTheWorkspace: the project's worktrees beside it
 // (Env.Worktrees) are judged as the project: writing and deleting there
 // is ordinary work, their agent-host settings are protected as the

@@ -246,6 +246,15 @@ func gitSubTable() map[string]gitSub {
 				return
 			}
 			if len(cc.args) > 1 && cc.args[1].Value == "remove" {
+				for _, w := range cc.args[2:] {
+					if !strings.HasPrefix(w.Value, "-") && !w.Dynamic && !w.Glob && cc.z.cwd != "" {
+						p := w.Value
+						if !path.IsAbs(p) {
+							p = path.Join(cc.z.cwd, p)
+						}
+						cc.c.worktreeRemoves = append(cc.c.worktreeRemoves, path.Clean(p))
+					}
+				}
 				if hasArg(cc.args, "--force", "-f") {
 					if tree := cc.savableWorktree(); tree != "" {
 						// A worktree of the project (in it, or beside it):

@@ -73,7 +73,7 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 		env.Worktrees = nestedgit.Beside(root)
 	}
 	r := Classify(req.Resource, env, p)
-	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot, GitConfig: r.GitConfig, GitWorktrees: r.GitWorktrees, Worktrees: r.Worktrees}
+	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot, GitConfig: r.GitConfig, GitWorktrees: r.GitWorktrees, Worktrees: r.Worktrees, RemovedWorktrees: r.RemovedWorktrees}
 	if r.Suggestion != "" {
 		d.Reason += "; instead: " + r.Suggestion
 		d.Suggestion = r.Suggestion
