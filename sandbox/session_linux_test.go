@@ -708,6 +708,15 @@ func TestSessionTmpIsCapped(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(spec.Tmp, "fill")); err != nil || st.Size() > 64<<20 {
 		t.Errorf("what the run left in the session's /tmp: %v, %v; want a file cut short", st, err)
 	}
+	// A directory the command cannot list is counted all the same.
+	r = runAt(t, spec, home, "/bin/bash", "-c", "mkdir -p /tmp/d && chmod 311 /tmp/d && "+strings.ReplaceAll(fill, "/tmp/fill", "/tmp/d/fill"))
+	if r.err != nil || r.res.Limit != sandbox.LimitTmp || strings.Contains(r.stdout, "filled") {
+		t.Errorf("filling an unlistable directory of /tmp: %v, limit %q, exit %d, %q; want it killed for the /tmp cap", r.err, r.res.Limit, r.res.ExitCode, r.stdout+r.stderr)
+	}
+	_ = os.Chmod(filepath.Join(spec.Tmp, "d"), 0o755)
+	if err := os.RemoveAll(filepath.Join(spec.Tmp, "d")); err != nil {
+		t.Fatal(err)
+	}
 
 	m := testManager(t.TempDir())
 	world := spec
