@@ -508,10 +508,7 @@ func (a *App) sandboxSpec(name, dir string, o ExecOverride, who *warden.Request,
 	if err := a.workspaceSpec(&s, prof, home, who); err != nil {
 		return sandbox.Spec{}, err
 	}
-	s.Limits.Tmp = prof.TmpSize
-	if prof.TmpShare > 0 && s.Tmp != "" {
-		s.Limits.Tmp = sandbox.DiskShare(s.Tmp, prof.TmpShare)
-	}
+	s.Limits.Tmp, s.Limits.TmpShare = prof.TmpSize, prof.TmpShare
 	network := prof.Network
 	if o.Network != nil {
 		network = *o.Network

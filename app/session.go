@@ -279,10 +279,6 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	// one-shot runs and next world keep: it does not start the world
 	// anew, whose stop would sweep what git may run in it at once.
 	keyed.Protected = slices.DeleteFunc(slices.Clone(spec.Protected), func(p string) bool { return inNestedRepository(spec.Project, p) })
-	// The /tmp cap, a share of the disk's free space as the spec was
-	// made, changes with every file written: the world keeps the one it
-	// started with.
-	keyed.Limits.Tmp = 0
 	b, err := json.Marshal(keyed)
 	if err != nil {
 		return sandbox.Result{}, err

@@ -161,7 +161,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 			if st, err := os.Stat(s.Tmp); err != nil || !st.IsDir() {
 				return nil, nil, fmt.Errorf("the session's /tmp %s is not a directory; remove it and run again", s.Tmp)
 			}
-			p.TmpDir, p.TmpCap = s.Tmp, s.Limits.Tmp
+			p.TmpDir, p.TmpCap, p.TmpShare = s.Tmp, s.Limits.Tmp, s.Limits.TmpShare
 		}
 		if s.ReadAll {
 			p.Shm, p.Pty = true, true

@@ -117,7 +117,7 @@ func runInit() int {
 	// the namespace but the init is killed.
 	var tw *tmpWatch
 	if p.Namespaces && p.TmpDir != "" {
-		tw = watchTmp("/tmp", p.TmpCap, func() { _ = unix.Kill(-1, unix.SIGKILL) })
+		tw = watchTmp("/tmp", p.TmpCap, p.TmpShare, func() { _ = unix.Kill(-1, unix.SIGKILL) })
 	}
 	send = func(send func(outcome) int) func(outcome) int {
 		return func(o outcome) int {

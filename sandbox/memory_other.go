@@ -5,7 +5,3 @@ package sandbox
 // MemoryShare is 0 where warden does not know how to read the machine's
 // memory: no cap is derived from it.
 func MemoryShare(pct int) int64 { return 0 }
-
-// DiskShare is 0 where warden does not know how to read a filesystem's
-// free space.
-func DiskShare(dir string, pct int) int64 { return 0 }

@@ -31,8 +31,10 @@ type plan struct {
 	// an empty tmpfs (a session's /tmp, kept across its commands).
 	TmpDir string
 	// TmpCap is how far the sandbox's processes may grow TmpDir before
-	// they are killed (Limits.Tmp; watchTmp).
-	TmpCap int64 `json:",omitempty"`
+	// they are killed (Limits.Tmp; watchTmp), or TmpShare the percentage
+	// of its disk's free space and what it holds (Limits.TmpShare).
+	TmpCap   int64 `json:",omitempty"`
+	TmpShare int   `json:",omitempty"`
 	// Shm mounts a private tmpfs of TmpSize on /dev/shm.
 	Shm bool
 	// VarTmp mounts the private /tmp on /var/tmp too (where that is a

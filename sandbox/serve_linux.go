@@ -82,7 +82,7 @@ func serveInit(p *plan) int {
 	}
 	var tw *tmpWatch
 	if p.TmpDir != "" {
-		tw = watchTmp("/tmp", p.TmpCap, func() { killAllBut(h.keep) })
+		tw = watchTmp("/tmp", p.TmpCap, p.TmpShare, func() { killAllBut(h.keep) })
 	}
 	for {
 		c, err := ul.AcceptUnix()

@@ -151,8 +151,11 @@ type Limits struct {
 	// Tmp bounds what the command's /tmp holds: the size of a private
 	// /tmp's tmpfs (with Memory, the smaller), or for a session's /tmp
 	// (Spec.Tmp, on disk) how far the sandbox's processes may grow it
-	// before they are killed (LimitTmp).
-	Tmp int64
+	// before they are killed (LimitTmp). TmpShare, when set, caps a
+	// session's /tmp instead at this percentage of what its disk has for
+	// it as the sandbox starts: the space free there and what /tmp holds.
+	Tmp      int64
+	TmpShare int
 }
 
 // Spec is everything that decides how a command is isolated. Paths are
@@ -279,7 +282,7 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("network proxy needs a network namespace, so mode standard or max (mode %s has none)", s.Mode)
 	case s.Signer != nil && !s.Mode.Namespaces():
 		return fmt.Errorf("the signer needs a network namespace, so mode standard or max (mode %s has none)", s.Mode)
-	case s.Limits.Memory < 0 || s.Limits.CPU < 0 || s.Limits.Pids < 0 || s.Limits.Output < 0 || s.Limits.FileSize < 0 || s.Limits.Files < 0 || s.Limits.Tmp < 0:
+	case s.Limits.Memory < 0 || s.Limits.CPU < 0 || s.Limits.Pids < 0 || s.Limits.Output < 0 || s.Limits.FileSize < 0 || s.Limits.Files < 0 || s.Limits.Tmp < 0 || s.Limits.TmpShare < 0 || s.Limits.TmpShare > 100:
 		return fmt.Errorf("sandbox limits cannot be negative")
 	}
 	return nil
@@ -328,7 +331,11 @@ func (l Limit) Describe(lim Limits) string {
 	case LimitSyscall:
 		return "killed for making a system call the sandbox forbids (a foreign-architecture or x32 call)"
 	case LimitTmp:
-		return fmt.Sprintf("killed, with everything the session's sandbox ran, for growing the session's /tmp past its cap of %s (the profile's tmp_size): remove what it does not need from /tmp", FormatBytes(lim.Tmp))
+		cap := FormatBytes(lim.Tmp)
+		if lim.TmpShare > 0 {
+			cap = fmt.Sprintf("%d%% of what its disk had for it as the sandbox started", lim.TmpShare)
+		}
+		return fmt.Sprintf("killed, with everything the session's sandbox ran, for growing the session's /tmp past its cap of %s (the profile's tmp_size): remove what it does not need from /tmp", cap)
 	}
 	return ""
 }

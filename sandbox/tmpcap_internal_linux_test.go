@@ -31,14 +31,14 @@ func TestTmpWatchStopsOnlyGrowthPastItsCap(t *testing.T) {
 		}
 	}
 	write("before", 3<<20) // already over a 2 MiB cap when the watch starts
-	w := watchTmp(dir, 2<<20, func() { over.Add(1) })
+	w := watchTmp(dir, 2<<20, 0, func() { over.Add(1) })
 	time.Sleep(3 * tmpPoll)
-	write("small", 4<<10) // it may shrink ...
-	if err := os.Remove(filepath.Join(dir, "before")); err != nil {
+	if err := os.Remove(filepath.Join(dir, "before")); err != nil { // it may shrink ...
 		t.Fatal(err)
 	}
+	write("small", 4<<10)
 	write("under", 1<<20) // ... and grow back up to its cap
-	time.Sleep(4 * tmpPoll)
+	time.Sleep(tmpWalkEvery + 2*tmpPoll) // a walk sees it so
 	if n := over.Load(); n != 0 || w.fired() != 0 {
 		t.Fatalf("the watcher stopped a /tmp within its cap, or one that held more when it started: %d times", n)
 	}
@@ -47,7 +47,7 @@ func TestTmpWatchStopsOnlyGrowthPastItsCap(t *testing.T) {
 	if n := w.fired(); n != 1 {
 		t.Fatalf("growing /tmp past its cap stopped it %d times; want once", n)
 	}
-	time.Sleep(4 * tmpPoll)
+	time.Sleep(tmpWalkEvery + 2*tmpPoll)
 	if n := w.fired(); n != 1 {
 		t.Errorf("what the stopped processes left was stopped again (%d times): it may stay until removed", n)
 	}
@@ -75,5 +75,28 @@ func TestDirUsageLeavesOutMountsBelow(t *testing.T) {
 	some := dirUsage(dir, map[string]bool{filepath.Join(dir, "proj"): true})
 	if all < 1<<20 || some >= 1<<20 || some < 64<<10 {
 		t.Errorf("usage %d with the mount and %d without; want at least 1 MiB, and the 64 KiB file alone", all, some)
+	}
+}
+
+// TestTmpShareCountsWhatTmpHolds: a cap given as a share is taken of the
+// disk's free space and what /tmp already holds, so that a /tmp that has
+// filled part of the disk is not over its cap for that alone; a watcher
+// with a share does not stop small writes; no cap, no watcher.
+func TestTmpShareCountsWhatTmpHolds(t *testing.T) {
+	if got := shareCap(6<<30, 4<<30, 50); got != 5<<30 {
+		t.Errorf("50%% of 6 GiB free and 4 GiB held = %d, want 5 GiB", got)
+	}
+	dir := t.TempDir()
+	var over atomic.Int64
+	w := watchTmp(dir, 0, 1, func() { over.Add(1) })
+	if err := os.WriteFile(filepath.Join(dir, "more"), make([]byte, 64<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(tmpWalkEvery + 2*tmpPoll)
+	if n := w.fired(); n != 0 {
+		t.Errorf("64 KiB in a /tmp capped at 1%% of the disk was stopped %d times", n)
+	}
+	if watchTmp(dir, 0, 0, func() {}) != nil {
+		t.Error("a watcher with no cap and no share was started")
 	}
 }

@@ -44,17 +44,20 @@ const maxTmpEntries = 1 << 20
 type tmpWatch struct {
 	dir   string // "/tmp" in the sandbox; a test's directory
 	cap   int64
+	share int
 	kills atomic.Int64 // how many times onOver ran
 }
 
-// watchTmp starts watching dir (the sandbox's /tmp) against capBytes; each
-// time the sandbox's processes grow it past the cap, onOver runs. It
-// returns nil (watching nothing) when capBytes is not positive.
-func watchTmp(dir string, capBytes int64, onOver func()) *tmpWatch {
-	if capBytes <= 0 {
+// watchTmp starts watching dir (the sandbox's /tmp) against a cap of
+// capBytes, or, with share, that percentage of what the disk has for it
+// now (the space free to the user there and what dir holds); each time the
+// sandbox's processes grow it past the cap, onOver runs. It returns nil
+// (watching nothing) when there is no cap.
+func watchTmp(dir string, capBytes int64, share int, onOver func()) *tmpWatch {
+	if capBytes <= 0 && share <= 0 {
 		return nil
 	}
-	w := &tmpWatch{dir: dir, cap: capBytes}
+	w := &tmpWatch{dir: dir, cap: capBytes, share: share}
 	go w.run(onOver)
 	return w
 }
@@ -70,6 +73,13 @@ func (w *tmpWatch) fired() int64 {
 
 func (w *tmpWatch) run(onOver func()) {
 	used, fsAt, took := w.measure()
+	if w.share > 0 {
+		var st unix.Statfs_t
+		if unix.Statfs(w.dir, &st) != nil {
+			return // no disk to take a share of: no cap
+		}
+		w.cap = shareCap(int64(st.Bavail)*st.Bsize, used, w.share)
+	}
 	// What /tmp may hold: the cap, or what it already held (over the cap
 	// when the sandbox started, or when its processes were stopped),
 	// coming down to the cap as files are removed.
@@ -100,6 +110,15 @@ func (w *tmpWatch) run(onOver func()) {
 		lastWalk = time.Now()
 		limit = max(w.cap, used)
 	}
+}
+
+// shareCap is pct percent of what a disk has for /tmp: free, the space
+// free there, and held, what /tmp holds already. Of the free space alone,
+// a /tmp that had filled part of the disk would be over the cap of a later
+// sandbox of the session (with less free space) for that alone, and its
+// first write stopped.
+func shareCap(free, held int64, pct int) int64 {
+	return (free + held) * int64(pct) / 100
 }
 
 // measure walks the watched directory: the bytes it holds, the
