@@ -85,7 +85,14 @@ type ExecResult struct {
 	Decision warden.Decision
 	Profile  string
 	Limits   sandbox.Limits // the limits the command ran under
+	// NoSpawnFailed says a command that starts others by its nature (a
+	// shell, make, xargs) failed where no new process may start (the
+	// guard profile): what failed is likely its fork.
+	NoSpawnFailed bool
 }
+
+// startsOthers are programs whose work is starting other programs.
+var startsOthers = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "make": true, "gmake": true, "xargs": true}
 
 // Exec decides a command through the gate (capability shell, action exec)
 // and, when the gate allows it or sends it to the sandbox, runs it under its
@@ -268,7 +275,8 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 			_, _ = a.Sandboxes().Stop(context.WithoutCancel(ctx), world)
 		}
 	}
-	out := ExecResult{Result: res, Decision: d, Profile: name, Limits: spec.Limits}
+	out := ExecResult{Result: res, Decision: d, Profile: name, Limits: spec.Limits,
+		NoSpawnFailed: spec.NoSpawn && res.ExitCode != 0 && len(args) > 0 && startsOthers[filepath.Base(args[0])]}
 	if err := a.execOutcome(ctx, &req, name, res, spec.Limits, runErr); err != nil && runErr == nil {
 		return out, err
 	}

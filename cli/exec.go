@@ -183,6 +183,14 @@ func reportExec(e *env, res app.ExecResult, err error) int {
 	if res.Limit != sandbox.LimitNone {
 		fmt.Fprintf(e.stderr, "warden: the command was %s\n", res.Limit.Describe(res.Limits))
 	}
+	if res.NoSpawnFailed {
+		// bash says only "fork: Operation not permitted".
+		why := ""
+		if res.Decision.Verdict == warden.Sandbox && res.Decision.Rule != "" {
+			why = " (" + res.Decision.Rule + ": " + res.Decision.Reason + ")"
+		}
+		fmt.Fprintf(e.stderr, "warden: the command ran in the %s sandbox%s, where no new process may start: a line that starts other programs (a pipeline, $(…), a script, make) fails there; run the part the guard named on its own\n", res.Profile, why)
+	}
 	return res.ExitCode
 }
 
