@@ -132,7 +132,7 @@ func hRm(cc *cmdCtx) {
 	if p.has("no-preserve-root") {
 		cc.say(warden.Deny, "shell.rm.no_preserve_root", "rm --no-preserve-root would let rm delete the root directory").destructive = true
 	}
-	rec := p.has("recursive") || p.dynamicOpt && slices.ContainsFunc(p.operands, rmOptionLike) && !(cc.c.feedsNoOptions[cc.cmd.Pipeline] && onlyInput(p.operands)) && !cc.c.allGitListed(p.operands)
+	rec := p.has("recursive") || p.dynamicOpt && slices.ContainsFunc(p.operands, cc.rmOptionLike) && !(cc.c.feedsNoOptions[cc.cmd.Pipeline] && onlyInput(p.operands)) && !cc.c.allGitListed(p.operands)
 	if len(p.operands) == 0 {
 		if fz := cc.c.feeds[cc.cmd.Pipeline]; len(fz) > 0 {
 			feedEffects(cc, fz, rec)
@@ -146,12 +146,17 @@ func hRm(cc *cmdCtx) {
 // does not rule that out. One with a slash after what it expands to, none
 // of it split ("$(go env GOCACHE)/probe"), is a path or an option rm
 // refuses (-r/probe: no option of rm takes an attached value), before it
-// deletes anything.
-func rmOptionLike(w walk.Word) bool {
+// deletes anything. Quoted "$@" and "${a[@]}" are several words, the
+// first of which may be -rf.
+func (cc *cmdCtx) rmOptionLike(w walk.Word) bool {
 	if !w.Dynamic || w.Prefix != "" && !strings.HasPrefix(w.Prefix, "-") {
 		return false
 	}
-	return w.Splits || !strings.Contains(w.Value[len(w.Prefix):], "/")
+	raw := w.Raw
+	if raw == "" {
+		raw = cc.c.raw(w)
+	}
+	return w.Splits || strings.Contains(raw, "@") || strings.Contains(raw, "${!") || !strings.Contains(w.Value[len(w.Prefix):], "/")
 }
 
 // deleteOperands applies a delete effect to each operand. A recursive delete
