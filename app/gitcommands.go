@@ -152,13 +152,19 @@ const (
 	maxSourcedDepth  = 3
 )
 
-// sourcedBy are the files the shell script at file (absolute) sources
-// (. FILE, source FILE), and those they source in turn, as absolute paths
-// from top, the directory git runs the program in: a helper a named
-// program loads runs as much as the program (red-team-20: fsmon.sh
-// sourced fsmon.env). A file that is not a regular one of at most
-// maxSourcedScript bytes, or not shell, sources nothing here.
-func sourcedBy(file, top string) []string {
+// loadedBy are the files the program file at file (absolute) loads, and
+// those they load in turn, as absolute paths: a helper a named program
+// loads runs as much as the program (red-team-20: fsmon.sh sourced
+// fsmon.env). A shell script's sourced files (. FILE, source FILE) are
+// taken from top, the directory git runs the program in; a Python
+// module's imports of modules beside it (import lib, from pkg.mod import
+// x, from . import y), from its own directory, as Python's path starts
+// there; a JavaScript file's relative requires and imports (./lib,
+// ../x.mjs), from its own directory. A file that is not a regular one of
+// at most maxSourcedScript bytes loads nothing here; neither does a
+// module found elsewhere (the standard library, site-packages,
+// node_modules).
+func loadedBy(file, top string) []string {
 	var out []string
 	seen := map[string]bool{file: true}
 	var follow func(file string, depth int)
@@ -170,33 +176,168 @@ func sourcedBy(file, top string) []string {
 		if err != nil {
 			return
 		}
-		f, err := syntax.NewParser().Parse(strings.NewReader(string(data)), "")
-		if err != nil {
-			return
+		var next []string
+		switch scriptKind(file, data) {
+		case "python":
+			next = pythonImports(string(data), filepath.Dir(file))
+		case "node":
+			next = nodeRequires(string(data), filepath.Dir(file))
+		default:
+			next = shellSourced(string(data), top)
 		}
-		syntax.Walk(f, func(n syntax.Node) bool {
-			call, ok := n.(*syntax.CallExpr)
-			if !ok || len(call.Args) < 2 {
-				return true
-			}
-			if prog, lit := wordPath(call.Args[0]); !lit || prog != "." && prog != "source" {
-				return true
-			}
-			p, _ := wordPath(call.Args[1])
-			if p == "" || strings.HasPrefix(p, "~") {
-				return true
-			}
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(top, p)
-			}
+		for _, p := range next {
 			if p = filepath.Clean(p); !seen[p] {
 				seen[p] = true
 				out = append(out, p)
 				follow(p, depth+1)
 			}
-			return true
-		})
+		}
 	}
 	follow(file, 0)
 	return out
+}
+
+// scriptKind names the language of a program file by its name, else its
+// #! line: "python", "node", or "" (read as shell).
+func scriptKind(file string, data []byte) string {
+	switch filepath.Ext(file) {
+	case ".py":
+		return "python"
+	case ".js", ".mjs", ".cjs":
+		return "node"
+	}
+	line, _, _ := strings.Cut(string(data[:min(len(data), 256)]), "\n")
+	switch {
+	case !strings.HasPrefix(line, "#!"):
+		return ""
+	case strings.Contains(line, "python"):
+		return "python"
+	case strings.Contains(line, "node"):
+		return "node"
+	}
+	return ""
+}
+
+// shellSourced are the files a shell script sources, from top.
+func shellSourced(src, top string) []string {
+	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		call, ok := n.(*syntax.CallExpr)
+		if !ok || len(call.Args) < 2 {
+			return true
+		}
+		if prog, lit := wordPath(call.Args[0]); !lit || prog != "." && prog != "source" {
+			return true
+		}
+		p, _ := wordPath(call.Args[1])
+		if p == "" || strings.HasPrefix(p, "~") {
+			return true
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(top, p)
+		}
+		out = append(out, p)
+		return true
+	})
+	return out
+}
+
+// pythonImports are the files of dir a Python module's imports may load:
+// for each module named (a.b, and in from a import b also a.b, which may
+// be a submodule), a.py, a/__init__.py, a/b.py and a/b/__init__.py; a
+// relative import (from .m import x) from dir too. Read line by line,
+// not parsed: a name that is not a module costs a missing path.
+func pythonImports(src, dir string) []string {
+	var mods []string
+	for _, line := range strings.Split(src, "\n") {
+		f := strings.Fields(strings.ReplaceAll(line, ",", " "))
+		switch {
+		case len(f) >= 2 && f[0] == "import":
+			for _, m := range f[1:] {
+				if m == "as" || m == "(" {
+					break
+				}
+				mods = append(mods, m)
+			}
+		case len(f) >= 4 && f[0] == "from" && f[2] == "import":
+			m := strings.TrimLeft(f[1], ".")
+			for _, n := range f[3:] {
+				if n == "as" || n == "(" || n == "*" {
+					break
+				}
+				if m == "" {
+					mods = append(mods, n)
+				} else {
+					mods = append(mods, m+"."+strings.Trim(n, "()"))
+				}
+			}
+			if m != "" {
+				mods = append(mods, m)
+			}
+		}
+	}
+	var out []string
+	for _, m := range mods {
+		parts := strings.Split(strings.Trim(m, "();"), ".")
+		for i := range parts {
+			if parts[i] == "" || !isIdent(parts[i]) {
+				parts = parts[:i]
+				break
+			}
+		}
+		for i := 1; i <= len(parts); i++ {
+			base := filepath.Join(append([]string{dir}, parts[:i]...)...)
+			out = append(out, base+".py", filepath.Join(base, "__init__.py"))
+		}
+	}
+	return out
+}
+
+// nodeRequires are the files of a JavaScript file's relative requires and
+// imports (require('./lib'), import x from '../y.mjs', import('./z')),
+// from dir, with the names Node tries for one without an extension.
+func nodeRequires(src, dir string) []string {
+	var out []string
+	for _, q := range []string{"'", "\"", "`"} {
+		for rest := src; ; {
+			i := strings.Index(rest, q+".")
+			if i < 0 {
+				break
+			}
+			rest = rest[i+1:]
+			j := strings.Index(rest, q)
+			if j < 0 {
+				break
+			}
+			spec := rest[:j]
+			rest = rest[j+1:]
+			if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") || strings.ContainsAny(spec, "\n$") {
+				continue
+			}
+			p := filepath.Join(dir, spec)
+			if filepath.Ext(p) != "" {
+				out = append(out, p)
+				continue
+			}
+			for _, ext := range []string{".js", ".mjs", ".cjs", ".json", "/index.js", "/index.mjs"} {
+				out = append(out, p+ext)
+			}
+		}
+	}
+	return out
+}
+
+// isIdent reports whether s is a Python identifier of ASCII letters,
+// digits and underscores.
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -55,6 +56,29 @@ func FuzzCommandPaths(f *testing.F) {
 	})
 }
 
+// FuzzImports: the readers of a Python module's imports and a JavaScript
+// file's requires take any text, and name only paths in the module's
+// directory (Python) or relative to it (JavaScript), never the directory
+// itself.
+func FuzzImports(f *testing.F) {
+	for _, s := range []string{"import a.b, c as d\nfrom .x import (y, z)\n", "from . import *", "require('./a'); import b from \"../b.mjs\"", "'.", "import", "from a import", "`./${x}`"} {
+		f.Add(s)
+	}
+	const dir = "/p/tools"
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, p := range pythonImports(src, dir) {
+			if !strings.HasPrefix(p, dir+"/") {
+				t.Errorf("pythonImports(%q) named %q, outside %s", src, p, dir)
+			}
+		}
+		for _, p := range nodeRequires(src, dir) {
+			if !filepath.IsAbs(p) || p == dir {
+				t.Errorf("nodeRequires(%q) named %q", src, p)
+			}
+		}
+	})
+}
+
 // TestSourcedHelpersAreNamedToo: the files a named script sources, and
 // theirs in turn, run as much as it does (red-team-20: fsmon.sh sourced
 // fsmon.env, which a command rewrote).
@@ -71,9 +95,31 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 	write("tools/fsmon.sh", ". ./tools/fsmon.env\nsource tools/lib.sh\necho tools/other.go\n")
 	write("tools/fsmon.env", "WATCH_ROOT=.\n")
 	write("tools/lib.sh", ". tools/deeper.sh\n")
-	got := sourcedBy(filepath.Join(top, "tools/fsmon.sh"), top)
+	got := loadedBy(filepath.Join(top, "tools/fsmon.sh"), top)
 	want := []string{filepath.Join(top, "tools/fsmon.env"), filepath.Join(top, "tools/lib.sh"), filepath.Join(top, "tools/deeper.sh")}
 	if !slices.Equal(got, want) {
-		t.Errorf("sourcedBy = %q, want %q", got, want)
+		t.Errorf("loadedBy = %q, want %q", got, want)
+	}
+	// A Python module's imports of modules beside it, and a JavaScript
+	// file's relative requires, are followed as a script's sources are.
+	write("tools/fsmon.py", "import os, json\nfrom helpers import watch as w\nfrom . import sibling\n")
+	write("tools/helpers.py", "from pkg.deep import thing\n")
+	write("tools/pkg/deep.py", "x = 1\n")
+	write("tools/fsmon.js", "const lib = require('./lib');\nimport x from \"../shared/y.mjs\";\nrequire('lodash')\n")
+	write("tools/lib.js", "module.exports = require(`./more/index.js`)\n")
+	py := loadedBy(filepath.Join(top, "tools/fsmon.py"), top)
+	for _, p := range []string{"tools/json.py", "tools/helpers.py", "tools/helpers/watch.py", "tools/sibling.py", "tools/pkg/deep.py", "tools/pkg/__init__.py"} {
+		if !slices.Contains(py, filepath.Join(top, p)) {
+			t.Errorf("loadedBy(fsmon.py) lacks %s: %q", p, py)
+		}
+	}
+	js := loadedBy(filepath.Join(top, "tools/fsmon.js"), top)
+	for _, p := range []string{"tools/lib.js", "shared/y.mjs", "tools/more/index.js"} {
+		if !slices.Contains(js, filepath.Join(top, p)) {
+			t.Errorf("loadedBy(fsmon.js) lacks %s: %q", p, js)
+		}
+	}
+	if slices.ContainsFunc(js, func(p string) bool { return strings.Contains(p, "lodash") }) {
+		t.Errorf("loadedBy(fsmon.js) names a package of node_modules: %q", js)
 	}
 }

@@ -537,7 +537,7 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 					if p := expand(w, project); p != "" {
 						p = filepath.Clean(p)
 						out = append(out, configNamed{p, false})
-						for _, sourced := range sourcedBy(p, project) {
+						for _, sourced := range loadedBy(p, project) {
 							out = append(out, configNamed{sourced, false})
 						}
 					}
