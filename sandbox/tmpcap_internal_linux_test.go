@@ -5,6 +5,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -98,5 +99,30 @@ func TestTmpShareCountsWhatTmpHolds(t *testing.T) {
 	}
 	if watchTmp(dir, 0, 0, func() {}) != nil {
 		t.Error("a watcher with no cap and no share was started")
+	}
+}
+
+// BenchmarkDirUsage is one walk of a session's /tmp holding n files (in
+// directories of 100), which a world's watcher makes once a second.
+func BenchmarkDirUsage(b *testing.B) {
+	for _, n := range []int{100, 10000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			dir := b.TempDir()
+			for i := range n {
+				d := filepath.Join(dir, strconv.Itoa(i/100))
+				if i%100 == 0 {
+					if err := os.Mkdir(d, 0o755); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := os.WriteFile(filepath.Join(d, strconv.Itoa(i)), []byte("x"), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for range b.N {
+				dirUsage(dir, nil)
+			}
+		})
 	}
 }

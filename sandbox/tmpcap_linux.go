@@ -23,7 +23,8 @@ import (
 // so that the next command can still look at it and remove files.
 //
 // Measuring a directory means walking it: the watcher walks /tmp once a
-// second (or every twenty walks' time, when a walk is slow), and sooner
+// second (or every fifty walks' time, when a walk is slow: at most 2% of a
+// core; a walk of 10,000 files took 31 ms, BenchmarkDirUsage), and sooner
 // when the filesystem holding it has gained more than /tmp had left under
 // its cap (statfs every tmpPoll, one system call).
 
@@ -92,7 +93,7 @@ func (w *tmpWatch) run(onOver func()) {
 		}
 		since := time.Since(lastWalk)
 		grew := used+max(0, now-fsAt) > limit && since >= max(tmpPoll, 5*took)
-		if !grew && since < max(tmpWalkEvery, 20*took) {
+		if !grew && since < max(tmpWalkEvery, 50*took) {
 			continue
 		}
 		used, fsAt, took = w.measure()
