@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -101,6 +102,7 @@ var hostSpecs = map[string]hostSpec{
 // (with warden's home writable in workspace-write) and returns codex exec's
 // arguments and environment.
 func codexCommand(t *testing.T, w *world, m *model, prompt, sandbox string) ([]string, []string) {
+	codexDaemonDir(t)
 	codexHome := filepath.Join(w.home, ".codex")
 	w.write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "e2e-model"
 model_provider = "e2e"
@@ -127,6 +129,22 @@ trust_level = "trusted"
 `, sandbox, w.wardenHome, m.url(), w.project), 0o644)
 	return []string{"exec", "--json", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt},
 		[]string{"CODEX_HOME=" + codexHome, "E2E_OPENAI_KEY=sk-e2e-fake"}
+}
+
+// codexDaemonDir makes Codex's app-server socket directory in the temporary
+// directory, /tmp/codex-daemon-UID, private again where an earlier run left
+// it readable by others: Codex 0.171.0 made one with mode 0755 on this
+// machine (2026-11-28) and then refused, in every later run, to build its
+// sandbox beside it ("app-server socket directory must be a user-owned
+// directory with mode 0700"). It is Codex's own directory, shared by
+// every run of the machine's user.
+func codexDaemonDir(t *testing.T) {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("codex-daemon-%d", os.Getuid()))
+	if st, err := os.Lstat(dir); err == nil && st.IsDir() && st.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			t.Logf("Codex's %s is mode %o and could not be made private: %v", dir, st.Mode().Perm(), err)
+		}
+	}
 }
 
 // installName is the host warden installs its hook for, and whose binary
