@@ -214,6 +214,20 @@ func (g *Guard) DecideIn(action Action, name, cwd, tmp string) warden.Decision {
 		return d
 	}
 	d = g.decideTarget(i, action, name, p, cwd, tmp)
+	if cleaned, ok := g.cleanedName(name, cwd); ok {
+		// The agent hosts' tools make a path absolute by cleaning it as
+		// text first (Node's path.resolve: L/../../.bashrc is the home's
+		// .bashrc, whatever L links to), and only then open it, where the
+		// kernel follows each symlink: that path is judged too, and the
+		// strictest answer stands (red-team-24: a symlink a command made
+		// in the project led the check into the project while the tool
+		// wrote ~/.bashrc).
+		if cp, cd, ok := g.target(action, cleaned, cwd, false); !ok {
+			d = strictest(d, cd)
+		} else if cp.real != p.real || cp.lexical != p.lexical {
+			d = strictest(d, g.decideTarget(i, action, name, cp, cwd, tmp))
+		}
+	}
 	if p.literal {
 		// A listing's name with glob characters that names an entry as
 		// written (a Grep's path k[e]ys, which is never a pattern, a
@@ -226,6 +240,37 @@ func (g *Guard) DecideIn(action Action, name, cwd, tmp string) warden.Decision {
 		}
 	}
 	return d
+}
+
+// cleanedName is name made absolute (from cwd, or the user's home for ~/)
+// and cleaned as text, when that is another path than name's own
+// resolution would walk: when name has a ".." element.
+func (g *Guard) cleanedName(name, cwd string) (string, bool) {
+	if !slices.Contains(strings.Split(name, "/"), "..") {
+		return "", false
+	}
+	p := name
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if g.userHome == "" {
+			return "", false
+		}
+		p = g.userHome + p[1:]
+	case !filepath.IsAbs(p):
+		if cwd == "" || !filepath.IsAbs(cwd) {
+			return "", false
+		}
+		p = cwd + "/" + p
+	}
+	return filepath.Clean(p), true
+}
+
+// strictest is the stronger of two decisions (a, when they are as strong).
+func strictest(a, b warden.Decision) warden.Decision {
+	if b.Verdict.Stronger(a.Verdict) {
+		return b
+	}
+	return a
 }
 
 // decideTarget is DecideIn for the target p of name.

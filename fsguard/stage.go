@@ -58,7 +58,16 @@ func (s Stage) Check(ctx context.Context, req *warden.Request) (warden.Decision,
 		if !ok {
 			return td, nil
 		}
-		if s.GitNamed(ctx, req.Cwd, []string{t.lexical, t.real}) {
+		paths := []string{t.lexical, t.real}
+		if cleaned, ok := s.Guard.cleanedName(req.Resource, req.Cwd); ok {
+			// Where the host's tool opens it (DecideIn).
+			c, cd, ok := s.Guard.target(Action(req.Action), cleaned, req.Cwd, true)
+			if !ok {
+				return cd, nil
+			}
+			paths = append(paths, c.real)
+		}
+		if s.GitNamed(ctx, req.Cwd, paths) {
 			where := t.lexical
 			if t.real != t.lexical {
 				where += " (really " + t.real + ")"

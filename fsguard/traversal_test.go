@@ -34,6 +34,11 @@ func TestTraversalAndConfusion(t *testing.T) {
 	symlink(t, w.wardenHome, ws+"/to_warden")
 	mkdir(t, ws+"/sub")
 	symlink(t, w.outside, ws+"/sub/up")
+	// A link deep inside the workspace: ".." after it climbs from its
+	// target for the kernel, but from the link for a tool that cleans
+	// the path as text first (Node's path.resolve).
+	mkdir(t, ws+"/a/b/c/d")
+	symlink(t, "a/b/c/d", ws+"/deep")
 	// A link in the denied area that points into the workspace is still
 	// denied by where it is named.
 	symlink(t, ws+"/notes.txt", w.home+"/.ssh/innocent")
@@ -60,6 +65,11 @@ func TestTraversalAndConfusion(t *testing.T) {
 		{"relative dotdot from the project", "../../../outside/secret.txt", Read, warden.Deny, "fs.no_rule"},
 		{"dotdot after a symlink climbs from its target", ws + "/to_outside_dir/../outside/secret.txt", Read, warden.Deny, "fs.no_rule"},
 		{"relative dotdot after a symlink", "../.warden/sandbox/files/to_outside_dir/../outside/secret.txt", Read, warden.Deny, "fs.no_rule"},
+		// red-team-24: the kernel's walk stays in the workspace, the
+		// host tool's cleaned path is the home's .bashrc, or the home.
+		{"dotdot after a deep symlink, cleaned as text by the tool", ws + "/deep/../../../../.bashrc", Write, warden.Deny, "fs.no_rule"},
+		{"relative dotdot after a deep symlink", "../.warden/sandbox/files/deep/../../../../.profile", Write, warden.Deny, "fs.no_rule"},
+		{"listing through a deep symlink climbs to the home", ws + "/deep/../../../..", List, warden.Deny, "fs.no_rule"},
 		// absolute paths
 		{"absolute outside", w.outside + "/secret.txt", Read, warden.Deny, "fs.no_rule"},
 		{"absolute inside", ws + "/notes.txt", Read, warden.Allow, "fs.workspace"},
