@@ -38,7 +38,7 @@ func TestTmpWatchStopsOnlyGrowthPastItsCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("small", 4<<10)
-	write("under", 1<<20) // ... and grow back up to its cap
+	write("under", 1<<20)                // ... and grow back up to its cap
 	time.Sleep(tmpWalkEvery + 2*tmpPoll) // a walk sees it so
 	if n := over.Load(); n != 0 || w.fired() != 0 {
 		t.Fatalf("the watcher stopped a /tmp within its cap, or one that held more when it started: %d times", n)
