@@ -330,6 +330,27 @@ func (c *ctx) issues() {
 			default:
 				f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox"
 			}
+		case walk.ValueCode:
+			// bash -c "…/$port": the code as written was read with the
+			// values as unknown variables, and its commands are judged
+			// by their own rules; what the values add (bash reads them as
+			// code too) is code the guard cannot see, as a script's: it
+			// runs in the workspace sandbox, the project saved first.
+			f.rule, f.reason = "shell.value_code", "the code string has values only known at run time put in it, which bash reads as code too and the guard cannot see"
+			switch {
+			case c.netWithin(walk.Span{Start: 0, End: len(c.src)}):
+				f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", "values fetched from the network would be run as code (put in a code string)"
+			case c.privilegedAround(is.Span):
+				f.reason += ", and it would run with elevated privileges, which no sandbox grants"
+			case !c.p.AllowTaskRunners:
+				f.v, f.reason = warden.Sandbox, f.reason+"; the strict policy runs it in the guard sandbox"
+			case !c.p.SandboxAvailable:
+				f.reason += "; no sandbox is available to contain it"
+			case c.saveWorkspace():
+				f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)"
+			default:
+				f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox"
+			}
 		case walk.Internal:
 			f.rule = "shell.internal"
 		}

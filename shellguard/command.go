@@ -3,6 +3,7 @@ package shellguard
 import (
 	"cmp"
 	"fmt"
+	"net"
 	"path"
 	"regexp"
 	"slices"
@@ -457,6 +458,16 @@ func (c *ctx) redirects(cc *cmdCtx) {
 		}
 		zn := cc.zone(t)
 		if zn == ZoneNetwork {
+			if host, port, ok := devSocket(t); ok && loopbackHost(host) && c.p.SandboxAvailable && !cc.cmd.Privileged {
+				// </dev/tcp/127.0.0.1/$port: a port probe of the session's
+				// own server, in the sandbox's own loopback.
+				if port == "" {
+					cc.netJudged = true
+					continue
+				}
+				cc.network(net.JoinHostPort(host, port), "")
+				continue
+			}
 			cc.say(warden.Deny, "shell.net_socket", "a redirection opens a network socket (/dev/tcp), the shape of a reverse shell").destructive = true
 			continue
 		}
@@ -471,6 +482,35 @@ func (c *ctx) redirects(cc *cmdCtx) {
 		}
 		cc.effect(EffWrite, t)
 	}
+}
+
+// devSocket is the host and port of a redirection to bash's /dev/tcp or
+// /dev/udp, the host written out (port "" when only known at run time).
+func devSocket(t walk.Word) (host, port string, ok bool) {
+	known := t.Value
+	if t.Dynamic {
+		known = t.Prefix
+	}
+	rest, found := strings.CutPrefix(known, "/dev/tcp/")
+	if !found {
+		if rest, found = strings.CutPrefix(known, "/dev/udp/"); !found {
+			return "", "", false
+		}
+	}
+	host, port, found = strings.Cut(rest, "/")
+	if !found || host == "" || strings.Contains(port, "/") || t.Dynamic && port != "" {
+		return "", "", false
+	}
+	return host, port, true
+}
+
+// loopbackHost reports whether host is a loopback address or localhost.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 func isFdNumber(s string) bool {

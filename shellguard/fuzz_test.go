@@ -71,9 +71,10 @@ func FuzzClassify(f *testing.F) {
 				if is.Kind == walk.DynamicCommand && toolPathProgram(src[is.Span.Start:is.Span.End]) != "" {
 					continue
 				}
-				// And code read with xargs's or find's input in it as an
-				// unknown variable, its commands judged by their rules.
-				if is.Kind == walk.PlaceholderCode {
+				// And code read with xargs's or find's input, or values
+				// put in a code string, in it as an unknown variable,
+				// its commands judged by their rules.
+				if is.Kind == walk.PlaceholderCode || is.Kind == walk.ValueCode {
 					continue
 				}
 				// And env's words only known at run time taken for

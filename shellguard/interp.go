@@ -231,6 +231,9 @@ func hInterpreter(cc *cmdCtx) {
 				if cc.templateCode(code) {
 					return
 				}
+				if codeTemplate(code) {
+					scanInterp(cc, code.Value) // what it says as written still counts
+				}
 				cc.say(warden.Sandbox, "shell.interp.dynamic", cc.name+" runs code only known at run time; it runs in the sandbox")
 				return
 			}
@@ -562,7 +565,7 @@ var suspiciousTokens = []string{"getattr(", "__import__", "__builtins__", "globa
 // first. Code that is mostly values (python3 -c "$CODE") is not a
 // template.
 func (cc *cmdCtx) templateCode(code walk.Word) bool {
-	if len(strings.TrimSpace(code.Value)) < 16 || code.Splits || cc.cmd.Privileged {
+	if !codeTemplate(code) || cc.cmd.Privileged {
 		return false
 	}
 	for i := range cc.c.walk.Commands {
@@ -576,6 +579,12 @@ func (cc *cmdCtx) templateCode(code walk.Word) bool {
 	scanInterp(cc, code.Value)
 	cc.say(warden.Allow, "shell.interp.dynamic_saved", cc.name+" runs code written in the line with values only known at run time; it runs in the workspace sandbox, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)")
 	return true
+}
+
+// codeTemplate reports whether interpreter code only known at run time is
+// mostly code written in the line: one word, at least 16 bytes of it known.
+func codeTemplate(code walk.Word) bool {
+	return len(strings.TrimSpace(code.Value)) >= 16 && !code.Splits
 }
 
 // saveProject records that warden saves the project's work tree before

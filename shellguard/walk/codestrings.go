@@ -22,10 +22,27 @@ func (w *walker) code(word Word, cmd *Command, c *ctx, via string, st *state, sh
 			w.codeText(word.Template, cmd, via, st, share, sp)
 			return
 		}
+		if valueCode(word) {
+			w.issue(ValueCode, via+": the code string has values only known at run time put in it", sp)
+			w.codeText(word.Shape, cmd, via, st, share, sp)
+			return
+		}
 		w.issue(DynamicCode, via+": the code string is not known statically", sp)
 		return
 	}
 	w.codeText(word.Value, cmd, via, st, share, sp)
+}
+
+// valueCode reports whether a Dynamic code word is code written out with
+// values put in it: one word (its unknown parts quoted, not split) with
+// code text around them (bash -c "</dev/tcp/127.0.0.1/$port", sh -c "cd
+// $d && make"), whose commands are then judged as written. A word of
+// values alone ("$CODE", "$a $b") is not.
+func valueCode(word Word) bool {
+	if word.Shape == "" || word.Splits {
+		return false
+	}
+	return len(strings.Join(strings.Fields(word.Value), "")) >= 4
 }
 
 func (w *walker) codeText(text string, cmd *Command, via string, st *state, share bool, sp Span) {

@@ -33,6 +33,10 @@ type Word struct {
 	// Splits is set on a Dynamic word with an unknown part outside double
 	// quotes: bash splits what it expands to, which may be several words.
 	Splits bool
+	// Shape is a Dynamic word's text with each unknown part written as
+	// ${WARDEN_INPUT}, an unknown variable, so that code written around
+	// values only known at run time can still be read.
+	Shape string
 	// Input is set on a Dynamic word that is exactly one item of the input
 	// xargs or parallel reads from its stdin (their -I string standing
 	// alone, or the argument they append), or find's {} standing alone:
@@ -155,7 +159,11 @@ const (
 	// fills in (their {}) as an unknown variable: bash reads that input as
 	// code too, so what it adds is code the guard cannot see.
 	PlaceholderCode IssueKind = "placeholder_code"
-	Internal        IssueKind = "internal" // a recovered panic
+	// ValueCode is a code string written in the line with values only
+	// known at run time put in it (bash -c "…/$port"), read with each as
+	// an unknown variable: bash reads those values as code too.
+	ValueCode IssueKind = "value_code"
+	Internal  IssueKind = "internal" // a recovered panic
 )
 
 // Issue is something Walk could not see through. Callers must not allow a

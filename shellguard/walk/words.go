@@ -96,7 +96,7 @@ func (w *walker) str(word *syntax.Word, st *state, c *ctx) Word {
 
 // joinPieces concatenates pieces into one word.
 func joinPieces(ps []piece) Word {
-	var b strings.Builder
+	var b, shape strings.Builder
 	var out Word
 	for _, p := range ps {
 		if p.dyn {
@@ -104,14 +104,23 @@ func joinPieces(ps []piece) Word {
 				out.Prefix = b.String()
 			}
 			out.Dynamic = true
+			out.Splits = out.Splits || !p.quoted
+			shape.WriteString(unknownShape)
 		}
 		b.WriteString(p.s)
+		shape.WriteString(p.s)
 		out.Quoted = out.Quoted || p.quoted
 		out.Glob = out.Glob || p.glob
 	}
 	out.Value = b.String()
+	if out.Dynamic {
+		out.Shape = shape.String()
+	}
 	return out
 }
+
+// unknownShape stands for a value only known at run time in Word.Shape.
+const unknownShape = "${WARDEN_INPUT}"
 
 // defaultIFS is bash's IFS when the input does not set it.
 const defaultIFS = " \t\n"
@@ -131,15 +140,19 @@ func (w *walker) ifs(st *state) (string, bool) {
 // also subject to globbing, which sets Glob.
 func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 	var out []Word
-	var b strings.Builder
+	var b, shape strings.Builder
 	var cur Word
 	has := false
 	flush := func() {
 		if has {
 			cur.Value = b.String()
+			if cur.Dynamic {
+				cur.Shape = shape.String()
+			}
 			out = append(out, cur)
 		}
 		b.Reset()
+		shape.Reset()
 		cur = Word{}
 		has = false
 	}
@@ -152,6 +165,7 @@ func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 			cur.Dynamic = true
 			cur.Quoted = cur.Quoted || p.quoted
 			cur.Splits = cur.Splits || !p.quoted
+			shape.WriteString(unknownShape)
 			has = true
 		case p.split && !p.quoted && !ifsKnown:
 			if !cur.Dynamic {
@@ -160,6 +174,7 @@ func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 			cur.Dynamic = true
 			cur.Splits = true
 			b.WriteString(p.s)
+			shape.WriteString(p.s)
 			has = true
 		case p.split && !p.quoted:
 			for i := 0; i < len(p.s); i++ {
@@ -172,10 +187,12 @@ func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 					cur.Glob = true
 				}
 				b.WriteByte(ch)
+				shape.WriteByte(ch)
 				has = true
 			}
 		default:
 			b.WriteString(p.s)
+			shape.WriteString(p.s)
 			cur.Quoted = cur.Quoted || p.quoted
 			cur.Glob = cur.Glob || p.glob
 			has = true
