@@ -318,18 +318,7 @@ func (c *ctx) issues() {
 			// variable, and its commands are judged by their own rules;
 			// what the input adds is code the guard cannot see.
 			f.rule, f.reason = "shell.placeholder_code", "the code string holds the input xargs or find fills in, which bash reads as code too and the guard cannot see"
-			switch {
-			case c.netWithin(walk.Span{Start: 0, End: len(c.src)}):
-				f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", "input fetched from the network would be run as code (xargs or find fills it into a code string)"
-			case c.privilegedAround(is.Span):
-				f.reason += ", and it would run with elevated privileges, which no sandbox grants"
-			case !c.p.AllowTaskRunners:
-				f.v, f.reason = warden.Sandbox, f.reason+"; the strict policy runs it in the guard sandbox"
-			case !c.p.SandboxAvailable:
-				f.reason += "; no sandbox is available to contain it"
-			default:
-				f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox"
-			}
+			c.unknownsInCode(&f, is.Span, "input fetched from the network would be run as code (xargs or find fills it into a code string)", false)
 		case walk.ValueCode:
 			// bash -c "…/$port": the code as written was read with the
 			// values as unknown variables, and its commands are judged
@@ -337,24 +326,33 @@ func (c *ctx) issues() {
 			// code too) is code the guard cannot see, as a script's: it
 			// runs in the workspace sandbox, the project saved first.
 			f.rule, f.reason = "shell.value_code", "the code string has values only known at run time put in it, which bash reads as code too and the guard cannot see"
-			switch {
-			case c.netWithin(walk.Span{Start: 0, End: len(c.src)}):
-				f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", "values fetched from the network would be run as code (put in a code string)"
-			case c.privilegedAround(is.Span):
-				f.reason += ", and it would run with elevated privileges, which no sandbox grants"
-			case !c.p.AllowTaskRunners:
-				f.v, f.reason = warden.Sandbox, f.reason+"; the strict policy runs it in the guard sandbox"
-			case !c.p.SandboxAvailable:
-				f.reason += "; no sandbox is available to contain it"
-			case c.saveWorkspace():
-				f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)"
-			default:
-				f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox"
-			}
+			c.unknownsInCode(&f, is.Span, "values fetched from the network would be run as code (put in a code string)", true)
 		case walk.Internal:
 			f.rule = "shell.internal"
 		}
 		c.add(f, is.Span)
+	}
+}
+
+// unknownsInCode judges what unknown values put in a code string add (f
+// names the kind): fetched from the network, the guard sandbox's; with
+// elevated privileges, or no sandbox, asked about; under the strict
+// policy, the guard sandbox's; else the workspace sandbox's, with the
+// project saved first where save is set and the caller saves.
+func (c *ctx) unknownsInCode(f *finding, span walk.Span, fetched string, save bool) {
+	switch {
+	case c.netWithin(walk.Span{Start: 0, End: len(c.src)}):
+		f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", fetched
+	case c.privilegedAround(span):
+		f.reason += ", and it would run with elevated privileges, which no sandbox grants"
+	case !c.p.AllowTaskRunners:
+		f.v, f.reason = warden.Sandbox, f.reason+"; the strict policy runs it in the guard sandbox"
+	case !c.p.SandboxAvailable:
+		f.reason += "; no sandbox is available to contain it"
+	case save && c.saveWorkspace():
+		f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)"
+	default:
+		f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox"
 	}
 }
 
