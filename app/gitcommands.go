@@ -1,8 +1,10 @@
 package app
 
 import (
+	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -53,10 +55,24 @@ func commandPaths(v string) (paths []string, ok bool) {
 			}
 		case *syntax.CallExpr:
 			for _, a := range n.Assigns {
-				if a.Value != nil {
-					if p, _ := wordPath(a.Value); strings.Contains(p, "/") {
-						add(p)
+				if a.Value == nil {
+					continue
+				}
+				p, _ := wordPath(a.Value)
+				if a.Name != nil && searchPathVars[a.Name.Value] {
+					// PYTHONPATH=lib: directories the program's modules
+					// are looked up in first (a trailing slash: a
+					// directory).
+					for _, d := range strings.Split(p, ":") {
+						if d != "" && d != "." {
+							add(d)
+							paths[len(paths)-1] += "/"
+						}
 					}
+					continue
+				}
+				if strings.Contains(p, "/") {
+					add(p)
 				}
 			}
 			if len(n.Args) == 0 {
@@ -109,6 +125,10 @@ func commandPaths(v string) (paths []string, ok bool) {
 	return paths, true
 }
 
+// searchPathVars are the variables naming directories an interpreter
+// looks its modules up in before its own.
+var searchPathVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "PERL5LIB": true, "PERLLIB": true, "RUBYLIB": true}
+
 // wordPath is the text of a shell word as a path: its literal parts,
 // quoted or not; a word that starts with an expansion is the literal text
 // after it with its leading slash taken off (a path from the top of the
@@ -149,7 +169,7 @@ func wordPath(w *syntax.Word) (p string, lit bool) {
 // maxSourcedDepth how far warden follows them.
 const (
 	maxSourcedScript = 64 << 10
-	maxSourcedDepth  = 3
+	maxSourcedDepth  = 10
 )
 
 // loadedBy are the files the program file at file (absolute) loads, and
@@ -218,7 +238,10 @@ func scriptKind(file string, data []byte) string {
 	return ""
 }
 
-// shellSourced are the files a shell script sources, from top.
+// runsScript are the interpreters a script runs another script with.
+var runsScript = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "node": true, "perl": true, "ruby": true}
+
+// shellSourced are the files a shell script sources or runs, from top.
 func shellSourced(src, top string) []string {
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
 	if err != nil {
@@ -227,13 +250,27 @@ func shellSourced(src, top string) []string {
 	var out []string
 	syntax.Walk(f, func(n syntax.Node) bool {
 		call, ok := n.(*syntax.CallExpr)
-		if !ok || len(call.Args) < 2 {
+		if !ok || len(call.Args) == 0 {
 			return true
 		}
-		if prog, lit := wordPath(call.Args[0]); !lit || prog != "." && prog != "source" {
+		prog, lit := wordPath(call.Args[0])
+		if !lit {
 			return true
 		}
-		p, _ := wordPath(call.Args[1])
+		var p string
+		switch base := filepath.Base(prog); {
+		case strings.Contains(prog, "/"):
+			p = prog // ./tools/scan.sh: a script it runs
+		case len(call.Args) < 2:
+			return true
+		case prog == "." || prog == "source" || runsScript[base] || strings.HasPrefix(base, "python"):
+			p, _ = wordPath(call.Args[1]) // sourced, or run: sh tools/scan.sh
+			if strings.HasPrefix(p, "-") {
+				return true
+			}
+		default:
+			return true
+		}
 		if p == "" || strings.HasPrefix(p, "~") {
 			return true
 		}
@@ -254,6 +291,11 @@ func shellSourced(src, top string) []string {
 func pythonImports(src, dir string) []string {
 	var mods []string
 	for _, line := range strings.Split(src, "\n") {
+		if t := strings.TrimSpace(line); !strings.HasPrefix(t, "import ") && !strings.HasPrefix(t, "from ") {
+			if _, after, ok := strings.Cut(t, ":"); ok {
+				line = after // try: import x, else: from y import z
+			}
+		}
 		f := strings.Fields(strings.ReplaceAll(line, ",", " "))
 		switch {
 		case len(f) >= 2 && f[0] == "import":
@@ -329,6 +371,73 @@ func nodeRequires(src, dir string) []string {
 		}
 	}
 	return out
+}
+
+// scriptKindOf is scriptKind for the file at path, read for its #! line.
+func scriptKindOf(path string) string {
+	data, err := regfile.ReadFile(path, maxSourcedScript)
+	if err != nil {
+		return ""
+	}
+	return scriptKind(path, data)
+}
+
+// nodePackages are the package directories of node_modules a JavaScript
+// file's requires and imports by name (require('lodash'), import x from
+// '@scope/pkg/sub') resolve to, as Node looks them up: node_modules/NAME
+// in the file's directory and each above it, up to top; only those there.
+// Node's own modules (fs, node:path) resolve to none.
+func nodePackages(src, dir, top string) []string {
+	var out []string
+	for _, q := range []string{"'", "\"", "`"} {
+		for rest := src; ; {
+			i := strings.Index(rest, q)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+1:]
+			j := strings.Index(rest, q)
+			if j < 0 {
+				break
+			}
+			spec := rest[:j]
+			rest = rest[j+1:]
+			name := packageName(spec)
+			if name == "" {
+				continue
+			}
+			for d := dir; strings.HasPrefix(d, top); d = filepath.Dir(d) {
+				pkg := filepath.Join(d, "node_modules", name)
+				if st, err := os.Stat(pkg); err == nil && st.IsDir() && !slices.Contains(out, pkg) {
+					out = append(out, pkg)
+				}
+				if d == top || d == filepath.Dir(d) {
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// packageName is the package a bare module specifier names (lodash,
+// @scope/pkg from @scope/pkg/sub), or "" for anything else.
+func packageName(spec string) string {
+	if spec == "" || strings.HasPrefix(spec, ".") || strings.HasPrefix(spec, "/") || strings.HasPrefix(spec, "node:") || strings.ContainsAny(spec, " \t\n$:{}()") {
+		return ""
+	}
+	parts := strings.Split(spec, "/")
+	name := parts[0]
+	if strings.HasPrefix(name, "@") {
+		if len(parts) < 2 || parts[1] == "" {
+			return ""
+		}
+		name += "/" + parts[1]
+	}
+	if name == ".." || strings.Trim(name, ".") == "" {
+		return ""
+	}
+	return name
 }
 
 // isIdent reports whether s is a Python identifier of ASCII letters,

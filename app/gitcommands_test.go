@@ -123,3 +123,46 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 		t.Errorf("loadedBy(fsmon.js) names a package of node_modules: %q", js)
 	}
 }
+
+// TestProgramFilesAreItsDirectory: a program git runs from the project is
+// its directory as a whole (its modules, their compiled caches, plugins
+// and files it reads: red-team-26), with the packages of node_modules its
+// JavaScript requires by name, the directories a PYTHONPATH in the value
+// names, and, for python -m, its imports from the top; at the top, the
+// files alone.
+func TestProgramFilesAreItsDirectory(t *testing.T) {
+	top := t.TempDir()
+	write := func(name, content string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(top, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(top, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tools/fsmon.js", "const w = require('fsmon-watch');\nrequire('fs')\n")
+	write("node_modules/fsmon-watch/index.js", "")
+	write("tools/mod.py", "import shlex\ntry: import fsmon_local\nexcept ImportError: pass\n")
+	write("top.sh", ". ./top.env\nsh scripts/scan.sh\n")
+	has := func(got []configNamed, path string, dir bool) bool {
+		return slices.Contains(got, configNamed{filepath.Join(top, path), dir})
+	}
+	js := programFiles(filepath.Join(top, "tools/fsmon.js"), top, false)
+	if !has(js, "tools", true) || !has(js, "node_modules/fsmon-watch", true) {
+		t.Errorf("programFiles(fsmon.js) = %v; want tools/ and node_modules/fsmon-watch/", js)
+	}
+	py := programFiles(filepath.Join(top, "tools/mod.py"), top, true)
+	if !has(py, "shlex.py", false) || !has(py, "tools", true) {
+		t.Errorf("programFiles(python -m tools.mod) = %v; want shlex.py at the top and tools/", py)
+	}
+	if !has(programFiles(filepath.Join(top, "tools/mod.py"), top, false), "tools", true) {
+		t.Error("a module's directory is not named")
+	}
+	sh := programFiles(filepath.Join(top, "top.sh"), top, false)
+	if !has(sh, "top.sh", false) || !has(sh, "top.env", false) || !has(sh, "scripts", true) || has(sh, ".", true) {
+		t.Errorf("programFiles(top.sh) = %v; want top.sh, top.env and scripts/, not the top", sh)
+	}
+	if got, _ := commandPaths("PYTHONPATH=lib:vendor/py python3 tools/fsmon.py"); !slices.Contains(got, "lib/") || !slices.Contains(got, "vendor/py/") {
+		t.Errorf("commandPaths with PYTHONPATH = %q; want lib/ and vendor/py/", got)
+	}
+}

@@ -343,7 +343,9 @@ func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
 		{"gc.conf", "", warden.Ask},
 		{"pc.sh", "", warden.Ask},
 		{"x/../git.conf", "", warden.Ask},
-		{"x/../other.conf", "", warden.Allow},
+		// tools/other.conf: the directory of the program core.fsmonitor
+		// runs is its code as a whole.
+		{"x/../other.conf", "", warden.Ask},
 		{"~/src/p/tools/git.conf", "", warden.Ask},
 		{"tools/c2.conf", "", warden.Ask},
 		{"sub.conf", "sub", warden.Ask},
@@ -424,7 +426,7 @@ func TestRepositoryOfRepositoriesKeepsEachProtected(t *testing.T) {
 	if s, err = a.sandboxSpec("workspace", folder, ExecOverride{}, &warden.Request{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"go/.git/local.cfg", "go/lib.cfg", "go/tools/fsmonitor.sh", "conf/lib.cfg", ".sdk-git/config", ".sdk-git/hooks/", ".sdk-git/local.cfg"} {
+	for _, p := range []string{"go/.git/local.cfg", "go/lib.cfg", "go/tools/", "conf/lib.cfg", ".sdk-git/config", ".sdk-git/hooks/", ".sdk-git/local.cfg"} {
 		abs := filepath.Join(folder, p)
 		if strings.HasSuffix(p, "/") {
 			abs += "/"
@@ -461,7 +463,7 @@ func TestWorkTreesAboveTheProjectKeepWhatTheyName(t *testing.T) {
 	if s.Project != sub {
 		t.Fatalf("project = %s, want the nested repository %s", s.Project, sub)
 	}
-	for _, p := range []string{filepath.Join(sub, "git.conf"), filepath.Join(sub, "tools", "fsmonitor.sh")} {
+	for _, p := range []string{filepath.Join(sub, "git.conf"), filepath.Join(sub, "tools") + "/"} {
 		if !slices.Contains(s.Protected, p) {
 			t.Errorf("%s, named by the repository above, is not protected: %q", p, s.Protected)
 		}

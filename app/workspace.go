@@ -362,9 +362,19 @@ func gitConfigProtected(ctx context.Context, project, home string) []string {
 }
 
 // namedInside adds to out each of named that lies inside project, relative
-// to it (a directory with a trailing slash), once.
+// to it (a directory with a trailing slash), once; a file in a directory
+// named too is left to the directory.
 func namedInside(project string, named []configNamed, out []string) []string {
+	var dirs []string
 	for _, n := range named {
+		if rel, err := filepath.Rel(project, n.path); n.dir && err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
+			dirs = append(dirs, n.path+"/")
+		}
+	}
+	for _, n := range named {
+		if !n.dir && slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(n.path, d) }) {
+			continue
+		}
 		rel, err := filepath.Rel(project, n.path)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
 			continue
@@ -535,17 +545,63 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 				}
 				for _, w := range named {
 					if p := expand(w, project); p != "" {
-						p = filepath.Clean(p)
-						out = append(out, configNamed{p, false})
-						for _, sourced := range loadedBy(p, project) {
-							out = append(out, configNamed{sourced, false})
+						if strings.HasSuffix(w, "/") { // PYTHONPATH=lib
+							out = append(out, configNamed{filepath.Clean(p), true})
+							continue
 						}
+						out = append(out, programFiles(filepath.Clean(p), project, strings.Contains(kv[1], "-m"))...)
 					}
 				}
 			}
 		}
 	}
 	return out, complete
+}
+
+// programFiles are what a program file p that git runs by itself (from
+// top, the work tree's top) consists of: p and what it loads (loadedBy),
+// each as its directory where that is not the top (a program's directory
+// is its code: its modules and their compiled caches, plugins it loads by
+// name, files it reads and runs, all of which a static reading misses:
+// red-team-26), and the packages of node_modules its JavaScript requires
+// by name. A module run with python -m (module) looks its imports up from
+// the top first. At the top, where a directory would be the whole
+// project, the files alone.
+func programFiles(p, top string, module bool) []configNamed {
+	top = filepath.Clean(top)
+	var out []configNamed
+	add := func(f string) {
+		if dir := filepath.Dir(f); dir != top && strings.HasPrefix(dir, top+"/") && !strings.HasPrefix(dir, top+"/.git") {
+			out = append(out, configNamed{dir, true})
+		}
+		// The file too: where the project is that directory (a
+		// repository in a package of the one whose config names it),
+		// the file alone is the project's to keep (namedInside).
+		out = append(out, configNamed{f, false})
+	}
+	add(p)
+	loaded := loadedBy(p, top)
+	if module && filepath.Ext(p) == ".py" {
+		if data, err := regfile.ReadFile(p, maxSourcedScript); err == nil {
+			loaded = append(loaded, pythonImports(string(data), top)...)
+		}
+	}
+	for _, l := range loaded {
+		add(l)
+	}
+	for _, f := range append([]string{p}, loaded...) {
+		if scriptKindOf(f) != "node" {
+			continue
+		}
+		data, err := regfile.ReadFile(f, maxSourcedScript)
+		if err != nil {
+			continue
+		}
+		for _, pkg := range nodePackages(string(data), filepath.Dir(f), top) {
+			out = append(out, configNamed{pkg, true})
+		}
+	}
+	return out
 }
 
 // gitNamingKeys are the configuration keys whose values name a path git

@@ -84,7 +84,7 @@ func TestGitConfigProtectsHooksPathAndIncludes(t *testing.T) {
 		// textconv script rewritten by a command); a bare name is found
 		// on the PATH, an alias runs only when named.
 		{name: "programs", repoConfig: "[core]\n\tfsmonitor = sh tools/fsmonitor.sh\n\tpager = less -R\n[diff \"bin\"]\n\ttextconv = ./tools/textconv.sh --x\n[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n[alias]\n\tr = !./scripts/release.sh\n",
-			userConfig: "[core]\n\teditor = vim\n[credential]\n\thelper = /usr/lib/git-core/git-credential-store\n", want: []string{"tools/fsmonitor.sh", "tools/textconv.sh"}},
+			userConfig: "[core]\n\teditor = vim\n[credential]\n\thelper = /usr/lib/git-core/git-credential-store\n", want: []string{"tools/"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
