@@ -179,12 +179,44 @@ func gitListsTrackedPaths(args []walk.Word) bool {
 // '*.go'); grep -r, -R or -d recurse, unless it is given
 // --exclude-dir=.git or includes only such files (--include='*.py'); rg with --hidden, -. or -uu (it skips hidden
 // directories otherwise). A word it cannot place counts as reaching it.
+// prunesGitDir reports whether a find expression starts by pruning the
+// .git directory (-path ./.git -prune -o …, -name .git -prune -o …, the
+// same in parentheses): what the rest prints lies outside it.
+func prunesGitDir(expr []walk.Word) bool {
+	var vals []string
+	for _, w := range expr {
+		if w.Dynamic {
+			return false
+		}
+		vals = append(vals, w.Value)
+	}
+	if len(vals) > 0 && (vals[0] == "(" || vals[0] == "\\(") {
+		if len(vals) < 5 || vals[4] != ")" && vals[4] != "\\)" {
+			return false
+		}
+		vals = append(vals[1:4], vals[5:]...)
+	}
+	if len(vals) < 4 || vals[2] != "-prune" || vals[3] != "-o" && vals[3] != "-or" {
+		return false
+	}
+	switch vals[0] {
+	case "-path", "-wholename":
+		return vals[1] == "./.git" || vals[1] == "*/.git"
+	case "-name":
+		return vals[1] == ".git"
+	}
+	return false
+}
+
 func reachesGitDir(cmd *walk.Command) bool {
 	args := cmd.Argv[1:]
 	switch progName(cmd.Argv[0].Value) {
 	case "find":
 		_, i := findStarts(args)
 		expr, ext := args[i:], false
+		if prunesGitDir(expr) {
+			return false // find . -path ./.git -prune -o …: nothing of .git is printed
+		}
 		for k, w := range expr {
 			switch w.Value {
 			case "-o", "-or", ",", "(", "\\(":

@@ -622,6 +622,11 @@ func TestFindFedDeletes(t *testing.T) {
 	}{
 		{"find . -name '*.bak' -not -path './node_modules/*' | xargs -r rm -v", warden.Allow},
 		{"find . -name '*.orig' -print0 | xargs -0 rm -f", warden.Allow},
+		// .git pruned first, the rest an alternation (agent-shapes-18: it
+		// was taken to feed .git's files to rm).
+		{`find . -path ./.git -prune -o -type f \( -name '*~' -o -name '*.orig' \) -print0 | xargs -0 -r rm -v --`, warden.Allow},
+		{`find . \( -name .git -prune \) -o -type f -name '*.rej' -print | xargs rm`, warden.Allow},
+		{"find . -path ./src -prune -o -type f -print | xargs rm", warden.Deny},
 		{"find . -name '*.bak' | xargs rm -rf", warden.Deny},
 		{"git ls-files | xargs rm", warden.Deny},
 		{"find ~ -name x | xargs rm", warden.Deny},
