@@ -14,8 +14,8 @@ echo "== go test -race"
 # step, so that second was most of the suite's time (cli: 385 s with it,
 # 109 s without, 2026-11-29). Races are still reported as they happen.
 export GORACE="${GORACE:-atexit_sleep_ms=0}"
-# The longest package, e2e/session, took 1,067 s of a 20 min 27 s suite on
-# 2 cores with another e2e run beside it (2026-11-29, its corpora grown to
-# about 3,000 steps and cases): the per-package timeout leaves room for a
-# slower, shared CI machine while still stopping a hang.
+# The longest package, e2e/session, took 966 s of an 18 min 57 s suite on
+# 2 cores otherwise quiet (2026-11-29, twelfth session, its corpora grown
+# to about 3,350 steps and cases): the per-package timeout leaves room for
+# a slower, shared CI machine while still stopping a hang.
 go test -race -count=1 -timeout 25m ./...
