@@ -344,9 +344,30 @@ func pythonImports(src, dir string) []string {
 // from dir, with the names Node tries for one without an extension.
 func nodeRequires(src, dir string) []string {
 	var out []string
+	for _, spec := range quoted(src, ".") {
+		if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") || strings.ContainsAny(spec, "\n$") {
+			continue
+		}
+		p := filepath.Join(dir, spec)
+		if filepath.Ext(p) != "" {
+			out = append(out, p)
+			continue
+		}
+		for _, ext := range []string{".js", ".mjs", ".cjs", ".json", "/index.js", "/index.mjs"} {
+			out = append(out, p+ext)
+		}
+	}
+	return out
+}
+
+// quoted are the strings of src in single, double or back quotes that
+// start with prefix: each from a quote followed by prefix to the next
+// quote of its kind.
+func quoted(src, prefix string) []string {
+	var out []string
 	for _, q := range []string{"'", "\"", "`"} {
 		for rest := src; ; {
-			i := strings.Index(rest, q+".")
+			i := strings.Index(rest, q+prefix)
 			if i < 0 {
 				break
 			}
@@ -355,19 +376,8 @@ func nodeRequires(src, dir string) []string {
 			if j < 0 {
 				break
 			}
-			spec := rest[:j]
+			out = append(out, rest[:j])
 			rest = rest[j+1:]
-			if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") || strings.ContainsAny(spec, "\n$") {
-				continue
-			}
-			p := filepath.Join(dir, spec)
-			if filepath.Ext(p) != "" {
-				out = append(out, p)
-				continue
-			}
-			for _, ext := range []string{".js", ".mjs", ".cjs", ".json", "/index.js", "/index.mjs"} {
-				out = append(out, p+ext)
-			}
 		}
 	}
 	return out
@@ -389,31 +399,18 @@ func scriptKindOf(path string) string {
 // Node's own modules (fs, node:path) resolve to none.
 func nodePackages(src, dir, top string) []string {
 	var out []string
-	for _, q := range []string{"'", "\"", "`"} {
-		for rest := src; ; {
-			i := strings.Index(rest, q)
-			if i < 0 {
+	for _, spec := range quoted(src, "") {
+		name := packageName(spec)
+		if name == "" {
+			continue
+		}
+		for d := dir; strings.HasPrefix(d, top); d = filepath.Dir(d) {
+			pkg := filepath.Join(d, "node_modules", name)
+			if st, err := os.Stat(pkg); err == nil && st.IsDir() && !slices.Contains(out, pkg) {
+				out = append(out, pkg)
+			}
+			if d == top || d == filepath.Dir(d) {
 				break
-			}
-			rest = rest[i+1:]
-			j := strings.Index(rest, q)
-			if j < 0 {
-				break
-			}
-			spec := rest[:j]
-			rest = rest[j+1:]
-			name := packageName(spec)
-			if name == "" {
-				continue
-			}
-			for d := dir; strings.HasPrefix(d, top); d = filepath.Dir(d) {
-				pkg := filepath.Join(d, "node_modules", name)
-				if st, err := os.Stat(pkg); err == nil && st.IsDir() && !slices.Contains(out, pkg) {
-					out = append(out, pkg)
-				}
-				if d == top || d == filepath.Dir(d) {
-					break
-				}
 			}
 		}
 	}

@@ -84,14 +84,7 @@ func FuzzImports(f *testing.F) {
 // fsmon.env, which a command rewrote).
 func TestSourcedHelpersAreNamedToo(t *testing.T) {
 	top := t.TempDir()
-	write := func(name, content string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(top, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(top, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := fileWriter(t, top)
 	write("tools/fsmon.sh", ". ./tools/fsmon.env\nsource tools/lib.sh\necho tools/other.go\n")
 	write("tools/fsmon.env", "WATCH_ROOT=.\n")
 	write("tools/lib.sh", ". tools/deeper.sh\n")
@@ -132,14 +125,7 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 // files alone.
 func TestProgramFilesAreItsDirectory(t *testing.T) {
 	top := t.TempDir()
-	write := func(name, content string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(top, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(top, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := fileWriter(t, top)
 	write("tools/fsmon.js", "const w = require('fsmon-watch');\nrequire('fs')\n")
 	write("node_modules/fsmon-watch/index.js", "")
 	write("tools/mod.py", "import shlex\ntry: import fsmon_local\nexcept ImportError: pass\n")
@@ -164,5 +150,18 @@ func TestProgramFilesAreItsDirectory(t *testing.T) {
 	}
 	if got, _ := commandPaths("PYTHONPATH=lib:vendor/py python3 tools/fsmon.py"); !slices.Contains(got, "lib/") || !slices.Contains(got, "vendor/py/") {
 		t.Errorf("commandPaths with PYTHONPATH = %q; want lib/ and vendor/py/", got)
+	}
+}
+
+// fileWriter writes files below top, making their directories.
+func fileWriter(t *testing.T, top string) func(name, content string) {
+	return func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(top, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(top, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
