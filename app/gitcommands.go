@@ -20,10 +20,11 @@ import (
 // tools/tc.sh from the top of the work tree, where git runs it), a file
 // sourced or read on standard input, a Python module run with -m (its .py
 // and its package directory), each relative to the directory a cd before
-// it in the value leads to. A bare name is looked up on the PATH, not in
-// the work tree. ok is false when the value does not parse as shell: what
-// it names is not known. What the named program itself loads is not
-// followed.
+// it in the value leads to, and the directories a PYTHONPATH (or another
+// of searchPathVars) names, each with a trailing slash. A bare name is
+// looked up on the PATH, not in the work tree. ok is false when the value
+// does not parse as shell: what it names is not known. What the named
+// program itself loads is loadedBy's.
 func commandPaths(v string) (paths []string, ok bool) {
 	v = strings.TrimPrefix(strings.TrimSpace(v), "!")
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(v), "")
@@ -41,7 +42,11 @@ func commandPaths(v string) (paths []string, ok bool) {
 			}
 			return
 		}
-		paths = append(paths, path.Join(base, p))
+		q := path.Join(base, p)
+		if strings.HasSuffix(p, "/") {
+			q += "/" // a directory
+		}
+		paths = append(paths, q)
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -65,8 +70,7 @@ func commandPaths(v string) (paths []string, ok bool) {
 					// directory).
 					for _, d := range strings.Split(p, ":") {
 						if d != "" && d != "." {
-							add(d)
-							paths[len(paths)-1] += "/"
+							add(strings.TrimSuffix(d, "/") + "/")
 						}
 					}
 					continue
@@ -173,19 +177,20 @@ const (
 )
 
 // loadedBy are the files the program file at file (absolute) loads, and
-// those they load in turn, as absolute paths: a helper a named program
-// loads runs as much as the program (red-team-20: fsmon.sh sourced
-// fsmon.env). A shell script's sourced files (. FILE, source FILE) are
-// taken from top, the directory git runs the program in; a Python
-// module's imports of modules beside it (import lib, from pkg.mod import
-// x, from . import y), from its own directory, as Python's path starts
-// there; a JavaScript file's relative requires and imports (./lib,
-// ../x.mjs), from its own directory. A file that is not a regular one of
-// at most maxSourcedScript bytes loads nothing here; neither does a
-// module found elsewhere (the standard library, site-packages,
-// node_modules).
-func loadedBy(file, top string) []string {
-	var out []string
+// those they load in turn (to maxSourcedDepth), as absolute paths: a
+// helper a named program loads runs as much as the program (red-team-20:
+// fsmon.sh sourced fsmon.env). A shell script's sourced files (. FILE,
+// source FILE) and the scripts it runs (sh FILE, ./FILE) are taken from
+// top, the directory git runs the program in; a Python module's imports
+// (import lib, from pkg.mod import x, from . import y) from its own
+// directory, as Python's path starts there, and for the module python -m
+// runs (module) from top too; a JavaScript file's relative requires and
+// imports (./lib, ../x.mjs) from its own directory. packages are the
+// directories of node_modules its JavaScript requires by name
+// (nodePackages). A file that is not a regular one of at most
+// maxSourcedScript bytes loads nothing here; neither does a module found
+// elsewhere (the standard library, site-packages).
+func loadedBy(file, top string, module bool) (files, packages []string) {
 	seen := map[string]bool{file: true}
 	var follow func(file string, depth int)
 	follow = func(file string, depth int) {
@@ -200,21 +205,29 @@ func loadedBy(file, top string) []string {
 		switch scriptKind(file, data) {
 		case "python":
 			next = pythonImports(string(data), filepath.Dir(file))
+			if module && depth == 0 {
+				next = append(next, pythonImports(string(data), top)...)
+			}
 		case "node":
 			next = nodeRequires(string(data), filepath.Dir(file))
+			for _, pkg := range nodePackages(string(data), filepath.Dir(file), top) {
+				if !slices.Contains(packages, pkg) {
+					packages = append(packages, pkg)
+				}
+			}
 		default:
 			next = shellSourced(string(data), top)
 		}
 		for _, p := range next {
 			if p = filepath.Clean(p); !seen[p] {
 				seen[p] = true
-				out = append(out, p)
+				files = append(files, p)
 				follow(p, depth+1)
 			}
 		}
 	}
 	follow(file, 0)
-	return out
+	return files, packages
 }
 
 // scriptKind names the language of a program file by its name, else its
@@ -381,15 +394,6 @@ func quoted(src, prefix string) []string {
 		}
 	}
 	return out
-}
-
-// scriptKindOf is scriptKind for the file at path, read for its #! line.
-func scriptKindOf(path string) string {
-	data, err := regfile.ReadFile(path, maxSourcedScript)
-	if err != nil {
-		return ""
-	}
-	return scriptKind(path, data)
 }
 
 // nodePackages are the package directories of node_modules a JavaScript

@@ -88,7 +88,7 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 	write("tools/fsmon.sh", ". ./tools/fsmon.env\nsource tools/lib.sh\necho tools/other.go\n")
 	write("tools/fsmon.env", "WATCH_ROOT=.\n")
 	write("tools/lib.sh", ". tools/deeper.sh\n")
-	got := loadedBy(filepath.Join(top, "tools/fsmon.sh"), top)
+	got, _ := loadedBy(filepath.Join(top, "tools/fsmon.sh"), top, false)
 	want := []string{filepath.Join(top, "tools/fsmon.env"), filepath.Join(top, "tools/lib.sh"), filepath.Join(top, "tools/deeper.sh")}
 	if !slices.Equal(got, want) {
 		t.Errorf("loadedBy = %q, want %q", got, want)
@@ -100,13 +100,13 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 	write("tools/pkg/deep.py", "x = 1\n")
 	write("tools/fsmon.js", "const lib = require('./lib');\nimport x from \"../shared/y.mjs\";\nrequire('lodash')\n")
 	write("tools/lib.js", "module.exports = require(`./more/index.js`)\n")
-	py := loadedBy(filepath.Join(top, "tools/fsmon.py"), top)
+	py, _ := loadedBy(filepath.Join(top, "tools/fsmon.py"), top, false)
 	for _, p := range []string{"tools/json.py", "tools/helpers.py", "tools/helpers/watch.py", "tools/sibling.py", "tools/pkg/deep.py", "tools/pkg/__init__.py"} {
 		if !slices.Contains(py, filepath.Join(top, p)) {
 			t.Errorf("loadedBy(fsmon.py) lacks %s: %q", p, py)
 		}
 	}
-	js := loadedBy(filepath.Join(top, "tools/fsmon.js"), top)
+	js, _ := loadedBy(filepath.Join(top, "tools/fsmon.js"), top, false)
 	for _, p := range []string{"tools/lib.js", "shared/y.mjs", "tools/more/index.js"} {
 		if !slices.Contains(js, filepath.Join(top, p)) {
 			t.Errorf("loadedBy(fsmon.js) lacks %s: %q", p, js)
@@ -147,6 +147,11 @@ func TestProgramFilesAreItsDirectory(t *testing.T) {
 	sh := programFiles(filepath.Join(top, "top.sh"), top, false)
 	if !has(sh, "top.sh", false) || !has(sh, "top.env", false) || !has(sh, "scripts", true) || has(sh, ".", true) {
 		t.Errorf("programFiles(top.sh) = %v; want top.sh, top.env and scripts/, not the top", sh)
+	}
+	// .github is no git directory: its scripts' directory is the program's.
+	write(".github/scripts/fsmon.sh", "true\n")
+	if gh := programFiles(filepath.Join(top, ".github/scripts/fsmon.sh"), top, false); !has(gh, ".github/scripts", true) {
+		t.Errorf("programFiles(.github/scripts/fsmon.sh) = %v; want .github/scripts/", gh)
 	}
 	if got, _ := commandPaths("PYTHONPATH=lib:vendor/py python3 tools/fsmon.py"); !slices.Contains(got, "lib/") || !slices.Contains(got, "vendor/py/") {
 		t.Errorf("commandPaths with PYTHONPATH = %q; want lib/ and vendor/py/", got)

@@ -549,7 +549,8 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 							out = append(out, configNamed{filepath.Clean(p), true})
 							continue
 						}
-						out = append(out, programFiles(filepath.Clean(p), project, strings.Contains(kv[1], "-m"))...)
+						module := slices.Contains(strings.Fields(kv[1]), "-m") // python -m tools.fsmon
+						out = append(out, programFiles(filepath.Clean(p), project, module)...)
 					}
 				}
 			}
@@ -569,9 +570,10 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 // project, the files alone.
 func programFiles(p, top string, module bool) []configNamed {
 	top = filepath.Clean(top)
+	gitDir := top + "/.git"
 	var out []configNamed
 	add := func(f string) {
-		if dir := filepath.Dir(f); dir != top && strings.HasPrefix(dir, top+"/") && !strings.HasPrefix(dir, top+"/.git") {
+		if dir := filepath.Dir(f); dir != top && strings.HasPrefix(dir, top+"/") && dir != gitDir && !strings.HasPrefix(dir, gitDir+"/") {
 			out = append(out, configNamed{dir, true})
 		}
 		// The file too: where the project is that directory (a
@@ -580,26 +582,12 @@ func programFiles(p, top string, module bool) []configNamed {
 		out = append(out, configNamed{f, false})
 	}
 	add(p)
-	loaded := loadedBy(p, top)
-	if module && filepath.Ext(p) == ".py" {
-		if data, err := regfile.ReadFile(p, maxSourcedScript); err == nil {
-			loaded = append(loaded, pythonImports(string(data), top)...)
-		}
+	files, packages := loadedBy(p, top, module)
+	for _, f := range files {
+		add(f)
 	}
-	for _, l := range loaded {
-		add(l)
-	}
-	for _, f := range append([]string{p}, loaded...) {
-		if scriptKindOf(f) != "node" {
-			continue
-		}
-		data, err := regfile.ReadFile(f, maxSourcedScript)
-		if err != nil {
-			continue
-		}
-		for _, pkg := range nodePackages(string(data), filepath.Dir(f), top) {
-			out = append(out, configNamed{pkg, true})
-		}
+	for _, pkg := range packages {
+		out = append(out, configNamed{pkg, true})
 	}
 	return out
 }
