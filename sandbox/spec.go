@@ -282,8 +282,10 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("network proxy needs a network namespace, so mode standard or max (mode %s has none)", s.Mode)
 	case s.Signer != nil && !s.Mode.Namespaces():
 		return fmt.Errorf("the signer needs a network namespace, so mode standard or max (mode %s has none)", s.Mode)
-	case s.Limits.Memory < 0 || s.Limits.CPU < 0 || s.Limits.Pids < 0 || s.Limits.Output < 0 || s.Limits.FileSize < 0 || s.Limits.Files < 0 || s.Limits.Tmp < 0 || s.Limits.TmpShare < 0 || s.Limits.TmpShare > 100:
+	case s.Limits.Memory < 0 || s.Limits.CPU < 0 || s.Limits.Pids < 0 || s.Limits.Output < 0 || s.Limits.FileSize < 0 || s.Limits.Files < 0 || s.Limits.Tmp < 0 || s.Limits.TmpShare < 0:
 		return fmt.Errorf("sandbox limits cannot be negative")
+	case s.Limits.TmpShare > 100:
+		return fmt.Errorf("the /tmp cap's share of the disk is %d%%; it can be at most 100%%", s.Limits.TmpShare)
 	}
 	return nil
 }

@@ -337,19 +337,23 @@ func (c *ctx) issues() {
 // unknownsInCode judges what unknown values put in a code string add (f
 // names the kind): fetched from the network, the guard sandbox's; with
 // elevated privileges, or no sandbox, asked about; under the strict
-// policy, the guard sandbox's; else the workspace sandbox's, with the
-// project saved first where save is set and the caller saves.
-func (c *ctx) unknownsInCode(f *finding, span walk.Span, fetched string, save bool) {
+// policy, the guard sandbox's; else the workspace sandbox's. values are
+// a line's own values (not xargs's input): decoded in the line (a hidden
+// payload, as for interpreter code: templateCode), the guard sandbox's;
+// else run with the project saved first where the caller saves.
+func (c *ctx) unknownsInCode(f *finding, span walk.Span, fetched string, values bool) {
 	switch {
 	case c.netWithin(walk.Span{Start: 0, End: len(c.src)}):
 		f.v, f.rule, f.reason = warden.Sandbox, "shell.net_exec", fetched
+	case values && c.decoderIn(nil):
+		f.v, f.reason = warden.Sandbox, f.reason+", and the line decodes what it may put in: it runs in the guard sandbox"
 	case c.privilegedAround(span):
 		f.reason += ", and it would run with elevated privileges, which no sandbox grants"
 	case !c.p.AllowTaskRunners:
 		f.v, f.reason = warden.Sandbox, f.reason+"; the strict policy runs it in the guard sandbox"
 	case !c.p.SandboxAvailable:
 		f.reason += "; no sandbox is available to contain it"
-	case save && c.saveWorkspace():
+	case values && c.saveWorkspace():
 		f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)"
 	default:
 		f.v, f.reason = warden.Allow, f.reason+"; it runs in the workspace sandbox"

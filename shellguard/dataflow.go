@@ -524,9 +524,15 @@ var decoders = map[string]bool{
 // decodedInto reports whether a command before cmd in its pipeline is a
 // decoder (decoders), or one whose name is only known at run time.
 func (c *ctx) decodedInto(cmd *walk.Command) bool {
+	return c.decoderIn(func(src *walk.Command) bool { return src.Pipeline == cmd.Pipeline && src.PipePos < cmd.PipePos })
+}
+
+// decoderIn reports whether a command of the line that in selects (every
+// one, for nil) is a decoder, or one whose name is only known at run time.
+func (c *ctx) decoderIn(in func(*walk.Command) bool) bool {
 	for i := range c.walk.Commands {
 		src := &c.walk.Commands[i]
-		if src.Pipeline != cmd.Pipeline || src.PipePos >= cmd.PipePos || len(src.Argv) == 0 {
+		if len(src.Argv) == 0 || in != nil && !in(src) {
 			continue
 		}
 		if src.Argv[0].Dynamic || decoders[progName(src.Argv[0].Value)] {

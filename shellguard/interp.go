@@ -568,12 +568,7 @@ func (cc *cmdCtx) templateCode(code walk.Word) bool {
 	if !codeTemplate(code) || cc.cmd.Privileged {
 		return false
 	}
-	for i := range cc.c.walk.Commands {
-		if a := cc.c.walk.Commands[i].Argv; len(a) > 0 && (a[0].Dynamic || decoders[progName(a[0].Value)]) {
-			return false
-		}
-	}
-	if cc.c.netWithin(walk.Span{Start: 0, End: len(cc.c.src)}) || !cc.saveProject() {
+	if cc.c.decoderIn(nil) || cc.c.netWithin(walk.Span{Start: 0, End: len(cc.c.src)}) || !cc.saveProject() {
 		return false
 	}
 	scanInterp(cc, code.Value)
