@@ -309,6 +309,16 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 	}
 	cmd.Conditional = cmd.Conditional || !exit
 	w.code(a, &cmd, c, "trap", st, false)
+	for _, sig := range args[1:] {
+		if v := strings.ToUpper(sig.Value); sig.Dynamic || v != "EXIT" && v != "0" && v != "SIGEXIT" {
+			// Its code runs again at every such signal (DEBUG: before
+			// each command; one the line sends itself, kill -USR1
+			// $$): whatever it assigns or wherever it goes, at any
+			// later point.
+			st.untrack()
+			return
+		}
+	}
 }
 
 // find runs the argv after -exec/-execdir/-ok/-okdir up to ; or +.

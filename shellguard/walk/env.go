@@ -1,15 +1,26 @@
 package walk
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // varVal is a variable's value as far as Walk knows it. fds is set on a
 // variable the shell puts file descriptors in: a coprocess's array
 // (coproc NAME), whose elements 0 and 1 are numbers it chose, and the
-// name of a {NAME}> redirection.
+// name of a {NAME}> redirection. arr holds a known indexed array's
+// elements (s is then its first, what $NAME gives); nil for a scalar.
+// The slice is never changed in place: states share it.
 type varVal struct {
 	s     string
 	known bool
 	fds   bool
+	arr   []string
+}
+
+// equal reports whether v and u are the same value.
+func (v varVal) equal(u varVal) bool {
+	return v.s == u.s && v.known == u.known && v.fds == u.fds && (v.arr == nil) == (u.arr == nil) && slices.Equal(v.arr, u.arr)
 }
 
 // state is what earlier commands changed and later commands see: the
@@ -29,6 +40,13 @@ type state struct {
 	// differ, a new shell).
 	prev *dir
 	vars map[string]varVal
+	// untracked is set once something can change the variables and the
+	// directory behind the walk's back (a trap that assigns or changes
+	// directory, which fires at a signal the line may send itself; a name
+	// reference; a declare attribute that rewrites values; a PS4 that
+	// expands code): every variable is unknown from then on, and so is
+	// the directory after a cd.
+	untracked bool
 }
 
 // dir is a working directory as state holds it.
@@ -56,7 +74,7 @@ func (d *dir) equal(e *dir) bool {
 const maxCwdAlts = 8
 
 func (s *state) clone() *state {
-	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar}
+	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar, untracked: s.untracked}
 	if s.prev != nil {
 		p := *s.prev
 		p.alts = slices.Clone(p.alts)
@@ -97,9 +115,23 @@ func (s *state) merge(b *state) {
 		}
 	}
 	for k, v := range b.vars {
-		if old, ok := s.vars[k]; !ok || old != v {
+		if old, ok := s.vars[k]; !ok || !old.equal(v) {
 			s.set(k, "", false)
 		}
+	}
+	if b.untracked {
+		s.untrack()
+	}
+}
+
+// untrack forgets every variable and the directory, and keeps them
+// unknown (state.untracked).
+func (s *state) untrack() {
+	s.untracked = true
+	s.prev = nil
+	s.cwdDyn, s.cwdAlts, s.cwdVar = true, nil, ""
+	for k := range s.vars {
+		s.vars[k] = varVal{}
 	}
 }
 
@@ -110,7 +142,34 @@ func (s *state) set(name, val string, known bool) {
 	if s.vars == nil {
 		s.vars = make(map[string]varVal)
 	}
+	if name == "PS4" && (!known || strings.Contains(val, "=") || strings.Contains(val, "++") || strings.Contains(val, "--")) {
+		// With xtrace on, PS4 is expanded before every command: an
+		// assignment in it (${x:=v}, $((x+=1))) runs each time.
+		s.untrack()
+	}
+	if s.untracked {
+		known = false
+	}
+	if old := s.vars[name]; known && old.known && old.arr != nil {
+		// NAME=v on an array sets its element 0 and keeps the rest.
+		arr := slices.Clone(old.arr)
+		arr[0] = val
+		s.vars[name] = varVal{s: val, known: true, arr: arr}
+		return
+	}
 	s.vars[name] = varVal{s: val, known: known}
+}
+
+// setArray records name as an indexed array of known elems (at least one).
+func (s *state) setArray(name string, elems []string) {
+	if s.untracked || len(elems) == 0 {
+		s.set(name, "", false)
+		return
+	}
+	if s.vars == nil {
+		s.vars = make(map[string]varVal)
+	}
+	s.vars[name] = varVal{s: elems[0], known: true, arr: elems}
 }
 
 // setFDs records that the shell put descriptors in name (coproc NAME,

@@ -15,6 +15,8 @@ func FuzzWalk(f *testing.F) {
 	f.Add(`echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}`)
 	f.Add(`bash -c "bash -c \"bash -c 'bash -c x'\""`)
 	f.Add("cat <<E | base64 -d | rev | sh\nE\n")
+	f.Add(`a=(b 'c d' {x,y}); a+=(e); a[1]=f; IFS=,; rm -- "${a[@]}" ${a[*]} "${a[*]}" ${#a[@]} ${a[1]} ${#a[2]}`)
+	f.Add(`trap 'x=/' DEBUG; declare -n r=x; PS4='${x:=/}'; let 'a[1]=2'; : ${!r:=y}; cd "$x"`)
 	f.Fuzz(func(t *testing.T, src string) {
 		opt := Options{Cwd: "/w", Home: "/h", MaxDepth: 4}
 		start := time.Now()

@@ -19,9 +19,11 @@ const (
 // walkCall evaluates one simple command and runs it.
 func (w *walker) walkCall(s *syntax.Stmt, ce *syntax.CallExpr, st *state, c *ctx) output {
 	cmd := w.base(s, c)
+	var assigns []*syntax.Assign
 	for _, a := range ce.Assigns {
 		if a.Name != nil {
 			cmd.Assigns = append(cmd.Assigns, w.assign(a, st, c))
+			assigns = append(assigns, a)
 		}
 	}
 	var argv []Word
@@ -47,11 +49,18 @@ func (w *walker) walkCall(s *syntax.Stmt, ce *syntax.CallExpr, st *state, c *ctx
 		}
 	}
 	cmd.Cwd, cmd.CwdDynamic, cmd.CwdAlts, cmd.CwdVar = st.cwd, st.cwdDyn, slices.Clone(st.cwdAlts), st.cwdVar
+	if len(argv) > 0 && argv[0].Dynamic {
+		// A command name that expands to nothing leaves its
+		// assignments in the shell (x=v $empty).
+		for _, a := range cmd.Assigns {
+			st.set(a.Name, "", false)
+		}
+	}
 	if len(argv) == 0 {
-		if len(ce.Args) == 0 {
-			for _, a := range cmd.Assigns {
-				st.set(a.Name, a.Value.Value, !a.Value.Dynamic)
-			}
+		// No command name: the assignments are the shell's (x=v, and
+		// x=v $(true), whose name expands to nothing).
+		for i, a := range cmd.Assigns {
+			setAssigned(st, assigns[i], a)
 		}
 		if len(cmd.Assigns) > 0 || len(cmd.Redirects) > 0 {
 			w.emit(cmd)
@@ -200,6 +209,9 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 	switch name {
 	case "cd", "pushd":
 		w.cd(argv, st)
+		if st.untracked {
+			st.cwdDyn, st.cwdAlts, st.cwdVar = true, nil, ""
+		}
 	case "popd":
 		st.cwdDyn, st.cwdAlts, st.cwdVar, st.prev = true, nil, "", nil
 	case "read", "unset", "mapfile", "readarray", "getopts":

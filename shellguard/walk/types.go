@@ -145,6 +145,9 @@ type Command struct {
 type Assign struct {
 	Name  string
 	Value Word
+	// elems are an array assignment's known elements (NAME=(…)), nil
+	// when not known or not an array.
+	elems []string
 }
 
 // IssueKind classifies what Walk could not do.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -189,17 +190,66 @@ func (w *walker) walkEmbedded(n syntax.Node, st *state, c *ctx) {
 			if n.Op == syntax.Inc || n.Op == syntax.Dec {
 				forgetArithm(n.X, st)
 			}
+		case *syntax.LetClause:
+			// let 'x=1' 'a[2]+=1': quoted, its expressions are not
+			// parsed; every name in them may be assigned.
+			for _, e := range n.Exprs {
+				if wd, ok := e.(*syntax.Word); ok && wd.Lit() == "" {
+					forgetIdents(wordText(wd), st)
+				}
+			}
 		}
 		return true
 	})
 }
 
-// forgetArithm marks a variable assigned by arithmetic ((x=…), x++) as
-// unknown: Walk does not evaluate arithmetic.
+// forgetArithm marks a variable assigned by arithmetic ((x=…), x++,
+// a[1]=…) as unknown: Walk does not evaluate arithmetic.
 func forgetArithm(x syntax.ArithmExpr, st *state) {
-	if wd, ok := x.(*syntax.Word); ok {
-		if name := wd.Lit(); name != "" {
-			st.set(name, "", false)
+	wd, ok := x.(*syntax.Word)
+	if !ok {
+		return
+	}
+	if name := wd.Lit(); name != "" {
+		st.set(name, "", false)
+		return
+	}
+	if len(wd.Parts) == 1 {
+		if p, ok := wd.Parts[0].(*syntax.ParamExp); ok && p.Param != nil {
+			st.set(p.Param.Value, "", false)
+			return
+		}
+	}
+	forgetIdents(wordText(wd), st)
+}
+
+// wordText is the literal text of a word's parts, quoted or not.
+func wordText(wd *syntax.Word) string {
+	var b strings.Builder
+	syntax.Walk(wd, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Lit:
+			b.WriteString(n.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(n.Value)
+		case *syntax.ParamExp:
+			if n.Param != nil {
+				b.WriteString(" " + n.Param.Value + " ")
+			}
+		}
+		b.WriteByte(' ')
+		return true
+	})
+	return b.String()
+}
+
+// forgetIdents marks every name in text as unknown.
+func forgetIdents(text string, st *state) {
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		if isIdentStart(f[0]) {
+			st.set(f, "", false)
 		}
 	}
 }
@@ -429,8 +479,15 @@ func (w *walker) walkDecl(s *syntax.Stmt, x *syntax.DeclClause, st *state, c *ct
 	cmd.Argv = []Word{{Value: variant, Span: w.span(s, c)}}
 	for _, a := range x.Args {
 		if a.Naked && a.Name == nil && a.Value != nil {
-			if f := a.Value.Lit(); f == "" || strings.HasPrefix(f, "-") && strings.Contains(f, "n") {
+			f := a.Value.Lit()
+			if f == "" || strings.HasPrefix(f, "-") && strings.Contains(f, "n") {
 				st.forgetFDs() // declare -n r=COPROC: r[1]=… assigns it
+			}
+			if variant != "export" && variant != "readonly" && (f == "" || strings.ContainsAny(f, "nAluic")) {
+				// A name reference assigns another variable; an
+				// associative array, -l, -u, -c and -i rewrite what
+				// is assigned from then on.
+				st.untrack()
 			}
 			cmd.Argv = append(cmd.Argv, w.fields(a.Value, st, c)...)
 			continue
@@ -444,7 +501,7 @@ func (w *walker) walkDecl(s *syntax.Stmt, x *syntax.DeclClause, st *state, c *ct
 			continue
 		}
 		cmd.Assigns = append(cmd.Assigns, as)
-		st.set(as.Name, as.Value.Value, !as.Value.Dynamic && a.Index == nil && a.Array == nil && !a.Append)
+		setAssigned(st, a, as)
 	}
 	cmd.Redirects = append(cmd.Redirects, w.redirects(s.Redirs, st, c, &cmd)...)
 	w.emit(cmd)
@@ -459,11 +516,76 @@ func (w *walker) assign(a *syntax.Assign, st *state, c *ctx) Assign {
 		w.walkEmbedded(a.Index, st, c)
 	}
 	if a.Array != nil {
-		w.walkEmbedded(a.Array, st, c)
+		as.elems = w.arrayValue(a.Array, st, c)
 		as.Value.Dynamic = true
 		as.Value.Span = w.span(a, c)
 	}
 	return as
+}
+
+// arrayValue evaluates the elements of NAME=(…) as the shell does (brace
+// expansion, expansions, field splitting), walking what they run; nil
+// when any is not known: a subscript ([k]=v), a glob, an unknown word.
+func (w *walker) arrayValue(x *syntax.ArrayExpr, st *state, c *ctx) []string {
+	var out []string
+	known := true
+	for _, e := range x.Elems {
+		if e.Index != nil {
+			w.walkEmbedded(e.Index, st, c)
+			known = false
+		}
+		if e.Value == nil {
+			known = false
+			continue
+		}
+		for _, f := range w.fields(e.Value, st, c) {
+			if f.Dynamic || f.Glob || len(out) >= maxFields {
+				known = false
+			}
+			out = append(out, f.Value)
+		}
+	}
+	if !known || len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// setAssigned records in st what the assignment a (evaluated as as) left
+// in its variable: a known value, a known array's elements (NAME=(…),
+// NAME+=(…) to a known one, NAME[N]=v of one), or an unknown.
+func setAssigned(st *state, a *syntax.Assign, as Assign) {
+	name := as.Name
+	old, had := st.vars[name]
+	switch {
+	case a.Array != nil && !a.Append:
+		st.setArray(name, as.elems)
+	case a.Array != nil:
+		if had && old.known && old.arr != nil && as.elems != nil {
+			st.setArray(name, append(slices.Clone(old.arr), as.elems...))
+		} else {
+			st.set(name, "", false)
+		}
+	case a.Index != nil:
+		i := indexLit(a.Index)
+		n, err := strconv.Atoi(i)
+		if err != nil || i == "" || strings.Trim(i, "0123456789") != "" || n > maxFields || as.Value.Dynamic || !had || !old.known || old.arr == nil || a.Append {
+			st.set(name, "", false)
+			return
+		}
+		arr := slices.Clone(old.arr)
+		if n >= len(arr) {
+			if n > len(arr) {
+				st.set(name, "", false) // a sparse array: not followed
+				return
+			}
+			arr = append(arr, "")
+		}
+		arr[n] = as.Value.Value
+		st.setArray(name, arr)
+	default:
+		st.set(name, as.Value.Value, !as.Value.Dynamic && !a.Append)
+	}
 }
 
 // base returns a Command carrying what the context says about it.

@@ -19,6 +19,7 @@ type piece struct {
 	split  bool // result of an unquoted expansion: split on IFS
 	dyn    bool // unknown
 	glob   bool // unquoted * ? [
+	brk    bool // a word ends here ("${a[@]}" between two elements)
 }
 
 // fields evaluates a word as a command argument: brace expansion, tilde,
@@ -99,6 +100,11 @@ func joinPieces(ps []piece) Word {
 	var b, shape strings.Builder
 	var out Word
 	for _, p := range ps {
+		if p.brk {
+			b.WriteByte(' ')
+			shape.WriteByte(' ')
+			continue
+		}
 		if p.dyn {
 			if !out.Dynamic {
 				out.Prefix = b.String()
@@ -158,6 +164,8 @@ func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 	}
 	for _, p := range ps {
 		switch {
+		case p.brk:
+			flush()
 		case p.dyn:
 			if !cur.Dynamic {
 				cur.Prefix = b.String()
@@ -246,6 +254,10 @@ func (w *walker) evalParts(parts []syntax.WordPart, quoted, first bool, st *stat
 			}
 			add = in
 		case *syntax.ParamExp:
+			if elems, ok := w.arrayElems(p, st); ok {
+				add = [][]piece{w.elemPieces(p, elems, quoted, st)}
+				break
+			}
 			v, ok := w.paramExp(p, st, c)
 			add = [][]piece{{{s: v, dyn: !ok, split: !quoted, quoted: quoted}}}
 		case *syntax.CmdSubst:
@@ -391,14 +403,118 @@ func (w *walker) tildeValue(t string, st *state) (string, bool) {
 	return "", false
 }
 
+// arrayElems returns the elements of a known array (or a known scalar, an
+// array of one) that ${NAME[@]} or ${NAME[*]} expands to; not ok for any
+// other form, an unknown or empty array.
+func (w *walker) arrayElems(p *syntax.ParamExp, st *state) ([]string, bool) {
+	if p.Param == nil || p.Index == nil || p.Excl || p.Length || p.Width || p.Names != 0 || p.NestedParam != nil ||
+		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 || p.Exp != nil {
+		return nil, false
+	}
+	if i := indexLit(p.Index); i != "@" && i != "*" {
+		return nil, false
+	}
+	return w.arrayOf(st, p.Param.Value)
+}
+
+// arrayOf returns the elements of the variable name when they are known.
+func (w *walker) arrayOf(st *state, name string) ([]string, bool) {
+	if v, ok := st.vars[name]; ok && v.known && v.arr != nil {
+		return v.arr, true
+	}
+	if v, ok := w.lookup(st, name); ok {
+		return []string{v}, true // a scalar is an array of one
+	}
+	return nil, false
+}
+
+// elemPieces are the pieces ${NAME[@]} or ${NAME[*]} gives: quoted "@",
+// each element a word of its own; quoted "*", one word, the elements
+// joined by the first character of IFS; unquoted, each element split.
+func (w *walker) elemPieces(p *syntax.ParamExp, elems []string, quoted bool, st *state) []piece {
+	if quoted && indexLit(p.Index) == "*" {
+		ifs, known := w.ifs(st)
+		if !known {
+			return []piece{{dyn: true, quoted: true}}
+		}
+		sep := ""
+		if ifs != "" {
+			sep = ifs[:1]
+		}
+		return []piece{{s: strings.Join(elems, sep), quoted: true}}
+	}
+	var ps []piece
+	for i, e := range elems {
+		if i > 0 {
+			ps = append(ps, piece{brk: true})
+		}
+		ps = append(ps, piece{s: e, split: !quoted, quoted: quoted})
+	}
+	return ps
+}
+
+// elemExp evaluates ${NAME[N]} (N a literal index), ${#NAME[@]} and
+// ${#NAME[*]} of a variable whose elements are known; simple is false for
+// every other form.
+func (w *walker) elemExp(p *syntax.ParamExp, st *state) (v string, ok, simple bool) {
+	if p.Param == nil || p.Index == nil || p.Excl || p.Width || p.Names != 0 || p.NestedParam != nil ||
+		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 || p.Exp != nil {
+		return "", false, false
+	}
+	i := indexLit(p.Index)
+	elems, known := w.arrayOf(st, p.Param.Value)
+	switch {
+	case i == "@" || i == "*":
+		if !p.Length {
+			return "", false, false
+		}
+		return strconv.Itoa(len(elems)), known, true
+	case i == "" || strings.Trim(i, "0123456789") != "" || len(i) > 6:
+		return "", false, false // computed, negative or huge: not followed
+	}
+	n, _ := strconv.Atoi(i)
+	if !known {
+		return "", false, true
+	}
+	if n < len(elems) {
+		v = elems[n]
+	}
+	if p.Length {
+		return strconv.Itoa(utf8.RuneCountInString(v)), true, true
+	}
+	return v, true, true
+}
+
+// indexLit is an array subscript's literal text, or "".
+func indexLit(x syntax.ArithmExpr) string {
+	if wd, ok := x.(*syntax.Word); ok {
+		return wd.Lit()
+	}
+	return ""
+}
+
 // paramExp evaluates $x, ${x}, ${x:-def}… and walks the commands nested in
 // it.
 func (w *walker) paramExp(p *syntax.ParamExp, st *state, c *ctx) (string, bool) {
 	if fd, ok := w.coprocFD(p, st); ok {
 		return fd, true
 	}
+	if v, ok, simple := w.elemExp(p, st); simple {
+		return v, ok
+	}
 	if p.Param == nil || p.Excl || p.Width || p.Names != 0 || p.Index != nil || p.NestedParam != nil ||
 		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 {
+		if p.Exp != nil && p.Param != nil {
+			if op := p.Exp.Op.String(); op == ":=" || op == "=" {
+				// ${a[1]:=v} assigns the element; ${!ref:=v} the
+				// variable ref names.
+				if p.Excl {
+					st.untrack()
+				} else {
+					st.set(p.Param.Value, "", false)
+				}
+			}
+		}
 		if p.Repl != nil {
 			w.str(p.Repl.Orig, st, c)
 			w.str(p.Repl.With, st, c)

@@ -1,0 +1,84 @@
+package walk
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestVariablesFollowTheShell: what the walk says a variable holds when a
+// later command uses it is what bash gives, or unknown; never another
+// known value. Arrays are followed where their elements are known;
+// whatever can change a variable behind the walk's back (an element
+// assigned by index, in arithmetic or by ${a[1]:=v}, a trap that fires at
+// a signal, a name reference, an attribute that rewrites values, a PS4
+// expanded before each command) leaves it unknown. Each known answer is
+// checked against bash itself where bash is installed.
+func TestVariablesFollowTheShell(t *testing.T) {
+	cases := []struct {
+		src  string // ends with a command "printf '<%s>' WORDS"
+		want string // its argv as render prints it, after printf '<%s>'
+	}{
+		{`a=(b c); printf '<%s>' "${a[@]}"`, "b c"},
+		{`a=(b 'c d'); printf '<%s>' "${a[@]}"`, "b c d"},
+		{`a=(b 'c d'); printf '<%s>' ${a[@]}`, "b c d"},
+		{`a=(b c); IFS=,; printf '<%s>' "${a[*]}"`, "b,c"},
+		{`a=(b c); printf '<%s>' "x${a[@]}y"`, "xb cy"},
+		{`a=(b c); printf '<%s>' "${a[1]}" "${#a[@]}" "$a"`, "c 2 b"},
+		{`a=(b c); a+=(d); printf '<%s>' "${a[@]}"`, "b c d"},
+		{`a=(b c); a[1]=e; printf '<%s>' "${a[@]}"`, "b e"},
+		{`a=(b c); a=f; printf '<%s>' "${a[@]}"`, "f c"},
+		{`a=({x,y}.go); printf '<%s>' "${a[@]}"`, "x.go y.go"},
+		{`declare -a a=(b c); printf '<%s>' "${a[@]}"`, "b c"},
+		{`x=b; printf '<%s>' "${x[@]}" "${x[0]}" "${x[1]}"`, "b b "},
+		// unknown, never another value
+		{`x=$HOME; x[1]=build; printf '<%s>' "$x"`, "?"},
+		{`a=(b c); a[5]=d; printf '<%s>' "${a[@]}"`, "?"},
+		{`a=(b *.go); printf '<%s>' "${a[@]}"`, "?"},
+		{`a=([1]=b c); printf '<%s>' "${a[@]}"`, "?"},
+		{`a=(b c); (( a[0]=1 )); printf '<%s>' "${a[@]}"`, "?"},
+		{`a=(b c); let 'a[0]=1'; printf '<%s>' "$a"`, "?"},
+		{`x=b; let "x=1"; printf '<%s>' "$x"`, "?"},
+		{`x=; : ${x[0]:=$HOME}; printf '<%s>' "$x"`, "?"},
+		{`x=b; y=x; : ${!y:=z}; printf '<%s>' "$x"`, "?"},
+		{`x=b; declare -n r=x; r=$HOME; printf '<%s>' "$x"`, "?"},
+		{`declare -u x; x=build; printf '<%s>' "$x"`, "?"},
+		{`trap 'x=$HOME' DEBUG; x=build; printf '<%s>' "$x"`, "?"},
+		{`trap f USR1; f() { x=$HOME; }; x=build; kill -USR1 $$; printf '<%s>' "$x"`, "?"},
+		{`PS4='${x:=/}'; x=; printf '<%s>' "$x"`, "?"},
+		{`a=(b c); read -ra a < /dev/null; printf '<%s>' "${a[@]}"`, "?"},
+		{`a=(b c); unset 'a[0]'; printf '<%s>' "${a[@]}"`, "?"},
+		{`x=build; x=$HOME $e; printf '<%s>' "$x"`, "?"},
+		// an EXIT trap fires only at the end
+		{`trap 'x=$HOME' EXIT; x=build; printf '<%s>' "$x"`, "build"},
+		{`PS4='+ $LINENO: '; x=build; printf '<%s>' "$x"`, "build"},
+	}
+	bash, _ := exec.LookPath("bash")
+	for _, c := range cases {
+		r := Walk(c.src, testOpt)
+		var got string
+		for _, cmd := range r.Commands {
+			if len(cmd.Argv) > 1 && cmd.Argv[0].Value == "printf" {
+				got = strings.TrimPrefix(render(cmd), "printf <%s>")
+				got = strings.TrimPrefix(got, " ")
+			}
+		}
+		unknown := strings.Contains(got, "?")
+		if unknown != strings.Contains(c.want, "?") || !unknown && got != c.want {
+			t.Errorf("Walk(%q): printf's words %q, want %q", c.src, got, c.want)
+			continue
+		}
+		if bash == "" || unknown {
+			continue
+		}
+		out, err := exec.Command(bash, "-c", c.src).Output()
+		if err != nil {
+			t.Errorf("bash -c %q: %v", c.src, err)
+			continue
+		}
+		words := strings.Split(strings.TrimSuffix(strings.TrimPrefix(string(out), "<"), ">"), "><")
+		if strings.Join(words, " ") != c.want {
+			t.Errorf("bash -c %q printed %q; the case wants %q", c.src, out, c.want)
+		}
+	}
+}
