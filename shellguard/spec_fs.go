@@ -505,14 +505,16 @@ var artifactFiles = setOf("*.pyc", "*.pyo", "*.pyd", "*.o", "*.obj", "*.class", 
 	"*.swo", "*~", ".DS_Store", "*.orig", "*.rej", "*.gcda", "*.gcno", "*.tsbuildinfo", ".coverage", "*.egg-info",
 	"Thumbs.db", "*.test", "*.prof", "*.d")
 
-// findSelectsArtifacts reports whether a find expression (before its first
-// action) selects only build output: each alternative (split at -o) has a
-// -name, -iname, -path or -wholename, not negated, that names an artifact
-// directory or file pattern. Everything else in an alternative (-type, a
-// negated -path, another -name) only narrows what it selects. Grouping is
-// not read: an expression with parentheses or commas does not qualify.
+// findSelectsArtifacts reports whether a find expression acts only on
+// build output: each alternative (split at -o) that holds an action
+// (-delete, -exec…) has before it a -name, -iname, -path or -wholename,
+// not negated, that names an artifact directory or file pattern; an
+// alternative with no action acts on nothing (-name .git -prune -o …,
+// agent-shapes-19). Everything else in an alternative (-type, a negated
+// -path, another -name) only narrows what it selects. Grouping is not
+// read: an expression with parentheses or commas does not qualify.
 func findSelectsArtifacts(expr []walk.Word) bool {
-	ok, negate := false, false
+	ok, negate, acts := false, false, false
 	for j := 0; j < len(expr); j++ {
 		w := expr[j]
 		if w.Dynamic {
@@ -522,11 +524,18 @@ func findSelectsArtifacts(expr []walk.Word) bool {
 		negate = false
 		switch w.Value {
 		case "-delete", "-exec", "-execdir", "-ok", "-okdir":
-			return ok
-		case "-o", "-or":
 			if !ok {
 				return false
 			}
+			acts = true
+			if w.Value != "-delete" {
+				// its command's words, up to ; or +, are not the expression's
+				for j+1 < len(expr) && (expr[j+1].Dynamic || expr[j+1].Value != ";" && expr[j+1].Value != "+") {
+					j++
+				}
+				j++
+			}
+		case "-o", "-or":
 			ok = false // the next alternative needs its own
 		case "!", "-not":
 			negate = !neg
@@ -544,7 +553,7 @@ func findSelectsArtifacts(expr []walk.Word) bool {
 			j++
 		}
 	}
-	return false // no action: nothing is deleted by find itself
+	return acts // no action: nothing is deleted by find itself
 }
 
 // artifactName reports a -name pattern that only matches build output.

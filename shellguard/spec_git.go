@@ -241,7 +241,17 @@ func gitSubTable() map[string]gitSub {
 			if len(cc.args) > 1 && cc.args[1].Value == "move" {
 				// It moves a work tree, and the directory of its git, to
 				// where the line says: a place the rest of warden judges
-				// by what it is now.
+				// by what it is now. One in /tmp moved within /tmp stays
+				// in the sandbox's own /tmp (agent-shapes-19).
+				var ends []walk.Word
+				for _, w := range cc.args[2:] {
+					if w.Dynamic || !strings.HasPrefix(w.Value, "-") {
+						ends = append(ends, w)
+					}
+				}
+				if len(ends) == 2 && !ends[0].Glob && !ends[1].Glob && cc.zone(ends[0]) == ZoneTemp && cc.zone(ends[1]) == ZoneTemp {
+					return
+				}
 				cc.say(warden.Ask, "shell.git.worktree_move", "git worktree move moves a work tree elsewhere")
 				return
 			}
