@@ -308,17 +308,95 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 		}
 	}
 	cmd.Conditional = cmd.Conditional || !exit
-	w.code(a, &cmd, c, "trap", st, false)
+	// Its code is walked as another shell's (what it changes is not the
+	// line's at this point), on a copy whose changes say whether it
+	// changes anything.
+	probe := st.clone()
+	probe.prev = nil
+	issues, cmds := len(w.res.Issues), len(w.res.Commands)
+	w.code(a, &cmd, c, "trap", probe, true)
 	for _, sig := range args[1:] {
 		if v := strings.ToUpper(sig.Value); sig.Dynamic || v != "EXIT" && v != "0" && v != "SIGEXIT" {
-			// Its code runs again at every such signal (DEBUG: before
-			// each command; one the line sends itself, kill -USR1
-			// $$): whatever it assigns or wherever it goes, at any
-			// later point.
-			st.untrack()
+			// It runs again at every such signal (DEBUG: before each
+			// command; one the line sends itself, kill -USR1 $$): what
+			// it assigns, or where it goes, may hold at any later
+			// point.
+			if w.trapChanges(st, probe, issues, cmds) || !a.Dynamic && w.callsLater(a.Value) {
+				st.untrack()
+			}
 			return
 		}
 	}
+}
+
+// trapChanges reports whether a trap's code, walked into probe (a copy of
+// st) after the first issues and cmds of the result, may change the
+// shell's variables or directory: it did on the copy, its code is not all
+// known, or it runs a sourced file or a function not yet defined or
+// defined more than once (the trap may fire after a later definition; one
+// defined once already was walked into the copy).
+func (w *walker) trapChanges(st, probe *state, issues, cmds int) bool {
+	if probe.untracked || probe.cwd != st.cwd || probe.cwdDyn != st.cwdDyn || !slices.Equal(probe.cwdAlts, st.cwdAlts) {
+		return true
+	}
+	for k, v := range probe.vars {
+		if old, ok := st.vars[k]; !ok || !old.equal(v) {
+			return true
+		}
+	}
+	for _, is := range w.res.Issues[issues:] {
+		if is.Kind == DynamicCode || is.Kind == ValueCode || is.Kind == PlaceholderCode || is.Kind == BudgetExceeded {
+			return true
+		}
+	}
+	for _, c := range w.res.Commands[cmds:] {
+		if len(c.Argv) == 0 {
+			continue
+		}
+		name := c.Argv[0].Value
+		if c.Argv[0].Dynamic || name == "source" || name == "." || w.definedLater(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// callsLater reports whether shell code calls a function definedLater
+// (a call of one the walk knows is walked into its body, not emitted).
+func (w *walker) callsLater(code string) bool {
+	f, err := syntax.NewParser().Parse(strings.NewReader(code), "")
+	if err != nil {
+		return true
+	}
+	later := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
+			if name := ce.Args[0].Lit(); name != "" && w.definedLater(name) {
+				later = true
+			}
+		}
+		return !later
+	})
+	return later
+}
+
+// definedLater reports whether the input defines a function name that
+// the walk has not met yet, or defines it more than once.
+func (w *walker) definedLater(name string) bool {
+	if w.allFuncs == nil {
+		w.allFuncs = map[string]int{}
+		if w.root != nil {
+			syntax.Walk(w.root, func(n syntax.Node) bool {
+				if f, ok := n.(*syntax.FuncDecl); ok && f.Name != nil {
+					w.allFuncs[f.Name.Value]++
+				}
+				return true
+			})
+		}
+	}
+	_, met := w.funcs[name]
+	n := w.allFuncs[name]
+	return n > 1 || n == 1 && !met
 }
 
 // find runs the argv after -exec/-execdir/-ok/-okdir up to ; or +.

@@ -49,8 +49,14 @@ func TestVariablesFollowTheShell(t *testing.T) {
 		{`a=(b c); read -ra a < /dev/null; printf '<%s>' "${a[@]}"`, "?"},
 		{`a=(b c); unset 'a[0]'; printf '<%s>' "${a[@]}"`, "?"},
 		{`x=build; x=$HOME $e; printf '<%s>' "$x"`, "?"},
-		// an EXIT trap fires only at the end
+		{`f() { :; }; trap f INT; f() { x=$HOME; }; x=build; kill -INT $$; printf '<%s>' "$x"`, "?"},
+		{`trap 'cd /' USR1; cd /work; kill -USR1 $$; printf '<%s>' "$PWD"`, "?"},
+		{`trap 'eval "$c"' INT; x=build; printf '<%s>' "$x"`, "?"},
+		// an EXIT trap fires only at the end; a trap that changes nothing
+		// changes nothing
 		{`trap 'x=$HOME' EXIT; x=build; printf '<%s>' "$x"`, "build"},
+		{`trap 'kill $pid; rm -f "$x.pid"' INT TERM; x=build; printf '<%s>' "$x"`, "build"},
+		{`stop() { kill "$pid"; }; trap stop INT; x=build; cd /tmp; printf '<%s>' "$x" "$PWD"`, "build /tmp"},
 		{`PS4='+ $LINENO: '; x=build; printf '<%s>' "$x"`, "build"},
 	}
 	bash, _ := exec.LookPath("bash")

@@ -54,6 +54,8 @@ type walker struct {
 	parser    *syntax.Parser
 	res       Result
 	funcs     map[string]*syntax.Stmt
+	root      *syntax.File   // the input parsed
+	allFuncs  map[string]int // how often it defines each function (definedLater)
 	funcOrder []string
 	called    map[string]bool
 	active    map[string]bool
@@ -86,6 +88,7 @@ func Walk(src string, opt Options) (res Result) {
 		w.parseIssue(err, nil)
 		return w.res
 	}
+	w.root = f
 	st := &state{cwd: opt.Cwd}
 	w.walkStmts(f.Stmts, st, &ctx{})
 	w.uncalledFuncs(st)
