@@ -187,10 +187,12 @@ const (
 // runs (module) from top too; a JavaScript file's relative requires and
 // imports (./lib, ../x.mjs) from its own directory. packages are the
 // directories of node_modules its JavaScript requires by name
-// (nodePackages). A file that is not a regular one of at most
+// (nodePackages). named are the files of the work tree its text names
+// besides (namedFiles), followed too: what it may read or exec as code.
+// A file that is not a regular one of at most
 // maxSourcedScript bytes loads nothing here; neither does a module found
 // elsewhere (the standard library, site-packages).
-func loadedBy(file, top string, module bool) (files, packages []string) {
+func loadedBy(file, top string, module bool) (files, named, packages []string) {
 	seen := map[string]bool{file: true}
 	var follow func(file string, depth int)
 	follow = func(file string, depth int) {
@@ -225,9 +227,92 @@ func loadedBy(file, top string, module bool) (files, packages []string) {
 				follow(p, depth+1)
 			}
 		}
+		for _, p := range namedFiles(string(data), filepath.Dir(file), top) {
+			if !seen[p] {
+				seen[p] = true
+				named = append(named, p)
+				follow(p, depth+1)
+			}
+		}
 	}
 	follow(file, 0)
-	return files, packages
+	return files, named, packages
+}
+
+// maxNamedTokens bounds the words of a program file namedFiles looks up.
+const maxNamedTokens = 2000
+
+// namedFiles are the files of the work tree at top a program file's text
+// names: each word of it (a run of letters, digits and _ . / @ + -) that,
+// taken from the file's directory or from top (a leading / dropped too:
+// "$(dirname "$0")/x.env"), is a regular file there, or a Python module
+// (NAME.py, NAME/__init__.py). They are what it may read, source, exec or
+// import under a name the readings of its language miss (red-team-27:
+// exec(open("fsmon.conf").read()), importlib.import_module("fsmon_git"),
+// . "$(dirname "$0")/fsmon.env", eval "$(cat .git/fsmon.local)"). Files
+// only: a directory it names (the tree it watches) stays writable; and in
+// the git directory, none of git's own files (its index, HEAD, refs).
+func namedFiles(src, dir, top string) []string {
+	tokens := strings.FieldsFunc(src, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./@+-", r))
+	})
+	seen := map[string]bool{}
+	var out []string
+	look := func(p string) {
+		if seen[p] || p == top || !inside(p, top) || gitOwnFile(p, top) {
+			return
+		}
+		seen[p] = true
+		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	n := 0
+	for _, t := range tokens {
+		if seen["\x00"+t] || !strings.ContainsFunc(t, func(r rune) bool { return r != '.' && r != '/' && r != '-' }) {
+			continue
+		}
+		seen["\x00"+t] = true
+		if n++; n > maxNamedTokens {
+			break
+		}
+		rel := strings.TrimLeft(t, "/")
+		for _, base := range []string{dir, top} {
+			look(filepath.Join(base, rel))
+			if pythonModuleName(t) {
+				mod := filepath.Join(base, strings.ReplaceAll(t, ".", "/"))
+				look(mod + ".py")
+				look(filepath.Join(mod, "__init__.py"))
+			}
+		}
+	}
+	return out
+}
+
+// pythonModuleName reports whether t reads as a dotted Python module name.
+func pythonModuleName(t string) bool {
+	for _, part := range strings.Split(t, ".") {
+		if part == "" || !isIdent(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// gitOwnFile reports whether p is a file git keeps in the work tree's git
+// directory at top (its index, HEAD, refs, objects, logs…), which a
+// program may name but must stay git's to write; a file of the user's
+// own beside them (.git/fsmon.local) is not.
+func gitOwnFile(p, top string) bool {
+	rel, ok := strings.CutPrefix(p, filepath.Join(top, ".git")+"/")
+	if !ok {
+		return false
+	}
+	if strings.Contains(rel, "/") {
+		return true // objects/, refs/, logs/, worktrees/, modules/, hooks/…
+	}
+	return strings.HasSuffix(rel, "HEAD") || strings.HasSuffix(rel, ".lock") || strings.HasPrefix(rel, "sharedindex.") || strings.HasPrefix(rel, "BISECT_") ||
+		slices.Contains([]string{"index", "packed-refs", "COMMIT_EDITMSG", "description", "shallow", "config", "config.worktree", "commondir", "gitdir", "MERGE_MSG", "MERGE_MODE", "SQUASH_MSG", "TAG_EDITMSG", "NOTES_EDITMSG", "gc.pid", "gc.log", "FETCH_HEAD"}, rel)
 }
 
 // scriptKind names the language of a program file by its name, else its
@@ -361,11 +446,11 @@ func nodeRequires(src, dir string) []string {
 		if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") || strings.ContainsAny(spec, "\n$") {
 			continue
 		}
+		// Node tries the name as written first (a file of any extension,
+		// or none, loads as JavaScript: red-team-27), then with its
+		// extensions.
 		p := filepath.Join(dir, spec)
-		if filepath.Ext(p) != "" {
-			out = append(out, p)
-			continue
-		}
+		out = append(out, p)
 		for _, ext := range []string{".js", ".mjs", ".cjs", ".json", "/index.js", "/index.mjs"} {
 			out = append(out, p+ext)
 		}

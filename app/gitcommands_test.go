@@ -88,7 +88,7 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 	write("tools/fsmon.sh", ". ./tools/fsmon.env\nsource tools/lib.sh\necho tools/other.go\n")
 	write("tools/fsmon.env", "WATCH_ROOT=.\n")
 	write("tools/lib.sh", ". tools/deeper.sh\n")
-	got, _ := loadedBy(filepath.Join(top, "tools/fsmon.sh"), top, false)
+	got, _, _ := loadedBy(filepath.Join(top, "tools/fsmon.sh"), top, false)
 	want := []string{filepath.Join(top, "tools/fsmon.env"), filepath.Join(top, "tools/lib.sh"), filepath.Join(top, "tools/deeper.sh")}
 	if !slices.Equal(got, want) {
 		t.Errorf("loadedBy = %q, want %q", got, want)
@@ -100,13 +100,13 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 	write("tools/pkg/deep.py", "x = 1\n")
 	write("tools/fsmon.js", "const lib = require('./lib');\nimport x from \"../shared/y.mjs\";\nrequire('lodash')\n")
 	write("tools/lib.js", "module.exports = require(`./more/index.js`)\n")
-	py, _ := loadedBy(filepath.Join(top, "tools/fsmon.py"), top, false)
+	py, _, _ := loadedBy(filepath.Join(top, "tools/fsmon.py"), top, false)
 	for _, p := range []string{"tools/json.py", "tools/helpers.py", "tools/helpers/watch.py", "tools/sibling.py", "tools/pkg/deep.py", "tools/pkg/__init__.py"} {
 		if !slices.Contains(py, filepath.Join(top, p)) {
 			t.Errorf("loadedBy(fsmon.py) lacks %s: %q", p, py)
 		}
 	}
-	js, _ := loadedBy(filepath.Join(top, "tools/fsmon.js"), top, false)
+	js, _, _ := loadedBy(filepath.Join(top, "tools/fsmon.js"), top, false)
 	for _, p := range []string{"tools/lib.js", "shared/y.mjs", "tools/more/index.js"} {
 		if !slices.Contains(js, filepath.Join(top, p)) {
 			t.Errorf("loadedBy(fsmon.js) lacks %s: %q", p, js)
@@ -114,6 +114,51 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 	}
 	if slices.ContainsFunc(js, func(p string) bool { return strings.Contains(p, "lodash") }) {
 		t.Errorf("loadedBy(fsmon.js) names a package of node_modules: %q", js)
+	}
+}
+
+// TestFilesAProgramNamesAreKept: at the top of the work tree, where a
+// program's directory is the whole project, the files its text names are
+// kept with it, whatever reads them (red-team-27): a file sourced through
+// $(dirname "$0"), a settings file exec'd, a plugin imported by a name
+// in a list, a file in the git directory it evals; Node's first
+// candidate for a require is the name as written. Not a directory it
+// names, nor git's own files.
+func TestFilesAProgramNamesAreKept(t *testing.T) {
+	top := t.TempDir()
+	write := fileWriter(t, top)
+	write("fsmon.sh", ". \"$(dirname \"$0\")/fsmon.env\"\neval \"$(cat .git/fsmon.local)\"\ngit -C src diff .git/index HEAD\n")
+	write("fsmon.env", "W=1\n")
+	write(".git/fsmon.local", "W=2\n")
+	write(".git/index", "")
+	write("src/main.go", "package main\n")
+	write("fsmon.py", "import importlib\nexec(open('fsmon.conf').read())\nfor n in ['fsmon_git']:\n    importlib.import_module(n)\n")
+	write("fsmon.conf", "exec(open('deeper.conf').read())\n")
+	write("deeper.conf", "X = 1\n")
+	write("fsmon_git.py", "W = []\n")
+	write("fsmon.js", "const c = require('./fsmon.config');\n")
+	has := func(got []configNamed, path string, dir bool) bool {
+		return slices.Contains(got, configNamed{filepath.Join(top, path), dir})
+	}
+	sh := programFiles(filepath.Join(top, "fsmon.sh"), top, false)
+	for _, p := range []string{"fsmon.env", ".git/fsmon.local"} {
+		if !has(sh, p, false) {
+			t.Errorf("programFiles(fsmon.sh) = %v; want %s", sh, p)
+		}
+	}
+	for _, p := range []string{"src", ".git/index", "."} {
+		if has(sh, p, false) || has(sh, p, true) {
+			t.Errorf("programFiles(fsmon.sh) = %v; %s is the work or git's", sh, p)
+		}
+	}
+	py := programFiles(filepath.Join(top, "fsmon.py"), top, false)
+	for _, p := range []string{"fsmon.conf", "deeper.conf", "fsmon_git.py"} {
+		if !has(py, p, false) {
+			t.Errorf("programFiles(fsmon.py) = %v; want %s", py, p)
+		}
+	}
+	if js := programFiles(filepath.Join(top, "fsmon.js"), top, false); !has(js, "fsmon.config", false) {
+		t.Errorf("programFiles(fsmon.js) = %v; want fsmon.config, Node's first candidate", js)
 	}
 }
 

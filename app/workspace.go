@@ -52,6 +52,7 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		s.ProjectWritable = false
 	}
 	var paths []string
+	var named []configNamed // what git's configuration names, wherever it lies
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
 		paths = repoProtected(s.Project, sp.ProtectedPaths, userHome)
@@ -62,6 +63,7 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		// umbrella repository with others cloned inside: red-team-20). A
 		// folder of projects too large to search stays read-only; a
 		// repository's own paths are kept whatever its size.
+		named, _ = gitConfigNamed(context.Background(), s.Project, userHome)
 		repos, ok := reposBelow(s.Project)
 		_, gerr := os.Lstat(filepath.Join(s.Project, ".git"))
 		if gerr != nil && !ok {
@@ -80,8 +82,9 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 			// it when the user enters the repository (red-team-22).
 			// Relative to the project: what it names may lie outside
 			// the repository (an include of ../../conf/lib.cfg).
-			named, _ := gitConfigNamed(context.Background(), abs, userHome)
-			paths = namedInside(s.Project, named, paths)
+			inRepo, _ := gitConfigNamed(context.Background(), abs, userHome)
+			paths = namedInside(s.Project, inRepo, paths)
+			named = append(named, inRepo...)
 			own := protectedInGitDirs(abs, sp.ProtectedPaths)
 			if gerr == nil && gitDirIsOthers(s.Project, abs) {
 				// In a project that is a repository, one inside it whose
@@ -152,6 +155,13 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 			s.ReadWrite = append(s.ReadWrite, common)
 			s.Protected = append(s.Protected, commonProtected(s.Project, common, sp.ProtectedPaths, userHome)...)
 		}
+		// What git's configuration names in a writable directory outside
+		// the project (a script in a tool cache: a pre-commit or Poetry
+		// environment in ~/.cache, a tool in ~/go/pkg/mod whose files are
+		// read-only by mode only; a file it includes there) stays
+		// read-only too: git on the host runs and obeys it at the user's
+		// next git status (red-team-27).
+		s.Protected = append(s.Protected, namedWritable(s.Project, named, s.ReadWrite)...)
 		// A folder of the home the host runs programs from, inside the
 		// project (~/go/bin in a project at ~/go), stays read-only: a
 		// program planted there is run by the user's shell, unconfined.
@@ -389,6 +399,31 @@ func namedInside(project string, named []configNamed, out []string) []string {
 	return out
 }
 
+// namedWritable is each of named that lies strictly inside one of
+// writable and outside project (which namedInside covers), as an absolute
+// path (a directory with a trailing slash). A named directory that is a
+// writable directory itself or holds one (a program directly in ~/.cache)
+// is left out: its files named are kept one by one.
+func namedWritable(project string, named []configNamed, writable []string) []string {
+	var out []string
+	for _, n := range named {
+		if inside(n.path, project) {
+			continue
+		}
+		if !slices.ContainsFunc(writable, func(w string) bool { return n.path != w && inside(n.path, w) }) {
+			continue
+		}
+		p := n.path
+		if n.dir {
+			p += "/"
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // gitNamedPath reports whether one of paths (absolute and clean: a path as
 // named and where it really leads) lies where the git configuration of a
 // work tree holding cwd or the path names (gitConfigNamed: its
@@ -452,17 +487,14 @@ type configNamed struct {
 // .git/config, so a sandboxed command must not write them either. The
 // configuration is the repository's (its common directory's config and
 // the worktree's config.worktree: a linked worktree's git directory, or
-// the main one's, wherever its .git leads), the user's and the system's.
-// Git itself reads each configuration file (git config --file, which runs
+// the main one's, wherever its .git leads; none where project is not in a
+// repository), the user's and the system's. Git itself reads each configuration file (git config --file, which runs
 // nothing), and only a file that mentions hookspath or an include is read.
 //
 // complete is false when a file that mentions one could not be read by
 // git, or includes deeper than git goes: what it names is then not known.
 func gitConfigNamed(ctx context.Context, project, home string) (out []configNamed, complete bool) {
 	gitDir, common := nestedgit.GitDirs(project)
-	if gitDir == "" {
-		return nil, true
-	}
 	complete = true
 	// Each file is followed into the files it includes, as git does (to
 	// git's depth of 10), the included ones' core.hooksPath and includes
@@ -472,7 +504,13 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 		path  string
 		depth int
 	}
-	files := []configFile{{filepath.Join(common, "config"), 0}, {filepath.Join(gitDir, "config.worktree"), 0}}
+	var files []configFile
+	if gitDir != "" {
+		files = append(files, configFile{filepath.Join(common, "config"), 0}, configFile{filepath.Join(gitDir, "config.worktree"), 0})
+	}
+	// Outside a repository, the user's and the system's: git reads them in
+	// every repository the user enters (a program they name in a tool
+	// cache runs at the user's git status anywhere).
 	if home != "" {
 		xdg := os.Getenv("XDG_CONFIG_HOME")
 		if xdg == "" {
@@ -567,13 +605,15 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 // red-team-26), and the packages of node_modules its JavaScript requires
 // by name. A module run with python -m (module) looks its imports up from
 // the top first. At the top, where a directory would be the whole
-// project, the files alone.
+// project, the files alone. Outside the work tree, its directory too (a
+// script in a tool cache: namedWritable keeps it where the sandbox could
+// write it).
 func programFiles(p, top string, module bool) []configNamed {
 	top = filepath.Clean(top)
 	gitDir := top + "/.git"
 	var out []configNamed
 	add := func(f string) {
-		if dir := filepath.Dir(f); dir != top && strings.HasPrefix(dir, top+"/") && dir != gitDir && !strings.HasPrefix(dir, gitDir+"/") {
+		if dir := filepath.Dir(f); !inside(dir, top) || dir != top && dir != gitDir && !strings.HasPrefix(dir, gitDir+"/") {
 			out = append(out, configNamed{dir, true})
 		}
 		// The file too: where the project is that directory (a
@@ -582,9 +622,14 @@ func programFiles(p, top string, module bool) []configNamed {
 		out = append(out, configNamed{f, false})
 	}
 	add(p)
-	files, packages := loadedBy(p, top, module)
+	files, named, packages := loadedBy(p, top, module)
 	for _, f := range files {
 		add(f)
+	}
+	// A file it names is kept alone: its directory may be the tree the
+	// program watches, the agent's work.
+	for _, f := range named {
+		out = append(out, configNamed{f, false})
 	}
 	for _, pkg := range packages {
 		out = append(out, configNamed{pkg, true})

@@ -278,3 +278,61 @@ func TestPnpmStoreEnv(t *testing.T) {
 		t.Errorf("with no writable store: %q", got)
 	}
 }
+
+// TestGitNamedInACacheStaysReadOnly: what git's configuration names in a
+// writable tool cache (a pre-commit environment's script, a Poetry
+// environment's activate script it sources, a file it includes, a tool in
+// the Go module cache) stays read-only: git on the host runs it at the
+// user's next git status (red-team-27). The user's configuration counts
+// outside a repository too; what is not writable is left alone.
+func TestGitNamedInACacheStaysReadOnly(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: git configuration cannot be read")
+	}
+	t.Setenv("XDG_CONFIG_HOME", "")
+	home := t.TempDir()
+	cache, mod := filepath.Join(home, ".cache"), filepath.Join(home, "go", "pkg", "mod")
+	write := fileWriter(t, home)
+	write(".cache/pre-commit/repoab12/fsmon.sh", "true\n")
+	write(".cache/pypoetry/virtualenvs/app-py3.11/bin/activate", "PATH=x\n")
+	write(".cache/teamcfg/project.gitconfig", "[pull]\n\trebase = true\n")
+	write(".cache/top.sh", "true\n")
+	write("go/pkg/mod/example.com/tool@v1.2.0/tool.sh", "true\n")
+	write("bin/diffpdf", "true\n")
+	write("src/p/.git/config", "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = . ~/.cache/pypoetry/virtualenvs/app-py3.11/bin/activate && sh ~/.cache/pre-commit/repoab12/fsmon.sh\n"+
+		"[include]\n\tpath = ~/.cache/teamcfg/project.gitconfig\n[diff \"pdf\"]\n\ttextconv = ~/bin/diffpdf\n")
+	write(".gitconfig", "[diff \"md\"]\n\ttextconv = sh ~/go/pkg/mod/example.com/tool@v1.2.0/tool.sh\n[core]\n\tpager = sh ~/.cache/top.sh\n")
+	writable := []string{cache, mod}
+
+	named, _ := gitConfigNamed(context.Background(), filepath.Join(home, "src", "p"), home)
+	got := namedWritable(filepath.Join(home, "src", "p"), named, writable)
+	want := []string{
+		cache + "/pypoetry/virtualenvs/app-py3.11/bin/",
+		cache + "/pypoetry/virtualenvs/app-py3.11/bin/activate",
+		cache + "/pre-commit/repoab12/",
+		cache + "/pre-commit/repoab12/fsmon.sh",
+		cache + "/teamcfg/project.gitconfig",
+		mod + "/example.com/tool@v1.2.0/",
+		mod + "/example.com/tool@v1.2.0/tool.sh",
+		cache + "/top.sh",
+	}
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("namedWritable = %q; want %s among them", got, w)
+		}
+	}
+	for _, bad := range []string{cache + "/", home + "/bin/", home + "/bin/diffpdf"} {
+		if slices.Contains(got, bad) {
+			t.Errorf("namedWritable = %q; %s is a cache itself or not writable", got, bad)
+		}
+	}
+
+	// Outside a repository, the user's configuration still names its
+	// programs: git runs them in every repository the user enters.
+	plain := filepath.Join(home, "scratch")
+	mkdirAll(t, plain)
+	named, _ = gitConfigNamed(context.Background(), plain, home)
+	if got := namedWritable(plain, named, writable); !slices.Contains(got, mod+"/example.com/tool@v1.2.0/tool.sh") || !slices.Contains(got, cache+"/top.sh") {
+		t.Errorf("outside a repository: %q; want the user's configuration's programs", got)
+	}
+}
