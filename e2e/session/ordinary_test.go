@@ -135,7 +135,7 @@ func playSession(t *testing.T, h *harness, s script, direct bool) []outcome {
 		o := outcome{Session: s.Group + "/" + s.Name, Step: i + 1, Line: st.Line, Command: cmd, Result: r}
 		o.Failure, o.Cause = judgeStep(w, st, r)
 		if o.Failure == "" {
-			t.Logf("ok   #%d %s  [%s, %s]", i+1, oneLine(cmd), r.Verdict, r.where())
+			t.Logf("ok   #%d %s  [%s, %s, %s]", i+1, oneLine(cmd), r.Verdict, r.where(), r.Elapsed.Round(10*time.Millisecond))
 		} else {
 			t.Logf("FAIL #%d %s  [%s]: %s", i+1, oneLine(cmd), r.Verdict, o.Failure)
 		}
