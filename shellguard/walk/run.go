@@ -209,13 +209,26 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 	switch name {
 	case "cd", "pushd":
 		w.cd(argv, st)
-		if st.untracked {
+		if st.untracked || w.cdPathMoves(argv, st) {
 			st.cwdDyn, st.cwdAlts, st.cwdVar = true, nil, ""
 		}
 	case "popd":
 		st.cwdDyn, st.cwdAlts, st.cwdVar, st.prev = true, nil, "", nil
 	case "read", "unset", "mapfile", "readarray", "getopts":
 		forgetNames(argv[1:], st)
+		// and what they set without being told: read's REPLY, mapfile's
+		// MAPFILE, getopts' OPTARG and OPTIND (red-team-28)
+		for _, v := range []string{"REPLY", "MAPFILE", "OPTARG", "OPTIND"} {
+			st.set(v, "", false)
+		}
+	case "shopt":
+		// lastpipe runs a pipeline's last command in this shell (echo x
+		// | read d sets d); expand_aliases lets an alias's text run here.
+		for _, a := range argv[1:] {
+			if a.Dynamic || a.Value == "lastpipe" || a.Value == "expand_aliases" {
+				st.untrack()
+			}
+		}
 	case "printf":
 		for i := 1; i+1 < len(argv); i++ {
 			if argv[i].Value == "-v" {
@@ -239,7 +252,15 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 				v.Prefix = strings.TrimPrefix(a.Prefix, a.Value[:k+1])
 				later := cmd
 				later.Conditional = true
-				w.code(v, &later, c, "alias "+a.Value[:k], st, false)
+				// Walked as it would run where it is used: in this
+				// shell, so what it changes may hold later
+				// (red-team-28: alias refresh="d=~/.kube").
+				probe := st.clone()
+				issues, cmds := len(w.res.Issues), len(w.res.Commands)
+				w.code(v, &later, c, "alias "+a.Value[:k], probe, true)
+				if w.trapChanges(st, probe, issues, cmds) || !v.Dynamic && w.callsLater(v.Value) {
+					st.untrack()
+				}
 			}
 		}
 	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash":
@@ -287,6 +308,28 @@ func isShell(name string) bool {
 	switch name {
 	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash":
 		return true
+	}
+	return false
+}
+
+// cdPathMoves reports whether CDPATH (assigned in the line, or the
+// environment's) may send cd elsewhere than the walk resolved: to a
+// relative name not starting with ./ or ../ (red-team-28: CDPATH=~; cd
+// .ssh).
+func (w *walker) cdPathMoves(argv []Word, st *state) bool {
+	if v, ok := st.vars["CDPATH"]; ok {
+		if v.known && v.s == "" {
+			return false
+		}
+	} else if w.opt.Env["CDPATH"] == "" {
+		return false
+	}
+	for _, a := range argv[1:] {
+		if a.Dynamic || strings.HasPrefix(a.Value, "-") && a.Value != "-" {
+			continue
+		}
+		d := a.Value
+		return !(strings.HasPrefix(d, "/") || d == "." || d == ".." || strings.HasPrefix(d, "./") || strings.HasPrefix(d, "../") || d == "-")
 	}
 	return false
 }

@@ -52,6 +52,14 @@ func TestVariablesFollowTheShell(t *testing.T) {
 		{`f() { :; }; trap f INT; f() { x=$HOME; }; x=build; kill -INT $$; printf '<%s>' "$x"`, "?"},
 		{`trap 'cd /' USR1; cd /work; kill -USR1 $$; printf '<%s>' "$PWD"`, "?"},
 		{`trap 'eval "$c"' INT; x=build; printf '<%s>' "$x"`, "?"},
+		// red-team-28: what builtins set unnamed, lastpipe, aliases, CDPATH
+		{`OPTARG=build; getopts f: o -f "$HOME"; printf '<%s>' "$OPTARG"`, "?"},
+		{`REPLY=build; read < /dev/null; printf '<%s>' "$REPLY"`, "?"},
+		{`REPLY=build; select x in a; do break; done < /dev/null; printf '<%s>' "$REPLY"`, "?"},
+		{`shopt -s lastpipe; d=build; echo ~ | read -r d; printf '<%s>' "$d"`, "?"},
+		{`shopt -s expand_aliases; alias r='d=~'` + "\n" + `d=build; r; printf '<%s>' "$d"`, "?"},
+		{`CDPATH=/; cd etc; printf '<%s>' "$PWD"`, "?"},
+		{`CDPATH=; cd /tmp && cd .; printf '<%s>' "$PWD"`, "/tmp"},
 		// an EXIT trap fires only at the end; a trap that changes nothing
 		// changes nothing
 		{`trap 'x=$HOME' EXIT; x=build; printf '<%s>' "$x"`, "build"},

@@ -308,8 +308,13 @@ func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
 			for _, it := range l.Items {
 				items = append(items, w.fields(it, st, c)...)
 			}
+			if x.Select {
+				// select sets REPLY to the line it reads, and the name
+				// to the item chosen, or to nothing (red-team-28)
+				st.set("REPLY", "", false)
+			}
 			if l.Name != nil {
-				if len(items) == 1 && !items[0].Dynamic {
+				if len(items) == 1 && !items[0].Dynamic && !x.Select {
 					st.set(l.Name.Value, items[0].Value, true)
 				} else {
 					st.set(l.Name.Value, "", false)
