@@ -36,17 +36,16 @@ func commandPaths(v string) (paths []string, ok bool) {
 	}
 	base := ""
 	add := func(p string) {
-		if p == "" || strings.HasPrefix(p, "~") || path.IsAbs(p) {
-			if p != "" {
-				paths = append(paths, p)
+		q := p
+		if p != "" && !strings.HasPrefix(p, "~") && !path.IsAbs(p) {
+			q = path.Join(base, p)
+			if strings.HasSuffix(p, "/") {
+				q += "/" // a directory
 			}
-			return
 		}
-		q := path.Join(base, p)
-		if strings.HasSuffix(p, "/") {
-			q += "/" // a directory
+		if q != "" && !slices.Contains(paths, q) {
+			paths = append(paths, q)
 		}
-		paths = append(paths, q)
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -86,8 +85,12 @@ func commandPaths(v string) (paths []string, ok bool) {
 			switch path.Base(prog) {
 			case "cd", "pushd":
 				if len(n.Args) > 1 {
-					if dir, lit := wordPath(n.Args[1]); lit && !path.IsAbs(dir) && !strings.HasPrefix(dir, "~") {
-						base = path.Join(base, dir)
+					if dir, lit := wordPath(n.Args[1]); lit && dir != "" {
+						if path.IsAbs(dir) || dir == "~" || strings.HasPrefix(dir, "~/") {
+							base = dir // cd ~/.cache/hook && sh run.sh (red-team-28)
+						} else {
+							base = path.Join(base, dir)
+						}
 					}
 				}
 				return true
@@ -100,8 +103,22 @@ func commandPaths(v string) (paths []string, ok bool) {
 				return true
 			}
 			module := strings.HasPrefix(path.Base(prog), "python")
+			code := shellCode(prog, n.Args[1:])
+			if code != "" {
+				// sh -c 'exec sh ~/.cache/x/run.sh': the code's own paths
+				sub, _ := commandPaths(code)
+				for _, p := range sub {
+					add(p)
+				}
+			}
+			if script := scriptOperand(prog, n.Args[1:]); script != "" {
+				add(script) // sh fsmon.sh: a file of the top, named without a slash (red-team-27)
+			}
 			for i, w := range n.Args {
 				p, _ := wordPath(w)
+				if code != "" && p == code {
+					continue // read above as code
+				}
 				if module && p == "-m" && i+1 < len(n.Args) {
 					if m, lit := wordPath(n.Args[i+1]); lit && m != "" && !strings.ContainsAny(m, "/ ") {
 						mp := strings.ReplaceAll(m, ".", "/")
@@ -127,6 +144,74 @@ func commandPaths(v string) (paths []string, ok bool) {
 		return true
 	})
 	return paths, true
+}
+
+// scriptOperand is the script file an interpreter prog is given (its
+// first operand: sh fsmon.sh, python3 -u fsmon.py), or "" when it runs
+// code given inline (-c, -e), a module (-m), or is no interpreter.
+func scriptOperand(prog string, args []*syntax.Word) string {
+	base := path.Base(prog)
+	if !runsScript[base] && !strings.HasPrefix(base, "python") {
+		return ""
+	}
+	for _, a := range args {
+		p, lit := wordPath(a)
+		switch {
+		case !lit || p == "":
+			return ""
+		case p == "--":
+			continue
+		case strings.HasPrefix(p, "--"):
+			if p == "--eval" || p == "--print" || strings.HasPrefix(p, "--eval=") || strings.HasPrefix(p, "--print=") {
+				return "" // node --eval CODE
+			}
+		case strings.HasPrefix(p, "-"):
+			if strings.ContainsAny(p[1:], inlineCodeFlags(base)) {
+				return "" // code or a module follows
+			}
+		default:
+			return p
+		}
+	}
+	return ""
+}
+
+// shellCode is the code a shell prog is given with -c, when it is
+// literal; "" otherwise.
+func shellCode(prog string, args []*syntax.Word) string {
+	if base := path.Base(prog); !runsScript[base] || base == "node" || base == "perl" || base == "ruby" {
+		return ""
+	}
+	for i, a := range args {
+		p, lit := wordPath(a)
+		if !lit || !strings.HasPrefix(p, "-") || strings.HasPrefix(p, "--") {
+			return ""
+		}
+		if strings.Contains(p[1:], "c") && i+1 < len(args) {
+			code, lit := wordPath(args[i+1])
+			if !lit {
+				return ""
+			}
+			return code
+		}
+	}
+	return ""
+}
+
+// inlineCodeFlags are the one-letter options after which an interpreter
+// runs code given inline, or a module, instead of a script file.
+func inlineCodeFlags(interp string) string {
+	switch {
+	case strings.HasPrefix(interp, "python"):
+		return "cm"
+	case interp == "node":
+		return "ep"
+	case interp == "perl":
+		return "eE"
+	case interp == "ruby":
+		return "e"
+	}
+	return "c" // the shells
 }
 
 // searchPathVars are the variables naming directories an interpreter
@@ -156,8 +241,16 @@ func wordPath(w *syntax.Word) (p string, lit bool) {
 		case *syntax.SglQuoted:
 			b.WriteString(part.Value)
 		default:
+			if v, ok := envExpansion(part); ok && i != 0 {
+				b.WriteString(v) // ~/.cache/tools-"$USER"/x: the user's name (red-team-28)
+				continue
+			}
 			if i != 0 || !lit {
 				return "", false
+			}
+			if home, ok := homeExpansion(part); ok {
+				b.WriteString(home) // $HOME/.cache/x: ~/.cache/x (red-team-28)
+				continue
 			}
 			lit = false
 		}
@@ -167,6 +260,48 @@ func wordPath(w *syntax.Word) (p string, lit bool) {
 		p = strings.TrimPrefix(p, "/")
 	}
 	return p, lit
+}
+
+// envExpansion is the value of a plain $NAME of the user's identity
+// (USER, LOGNAME) in warden's environment, which git's programs run with.
+func envExpansion(part syntax.WordPart) (string, bool) {
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Exp != nil || len(pe.Modifiers) > 0 {
+		return "", false
+	}
+	if n := pe.Param.Value; n == "USER" || n == "LOGNAME" {
+		if v := os.Getenv(n); v != "" && !strings.ContainsAny(v, "/*?[") {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// homeExpansion is what an expansion at the start of a path gives as a
+// path of the home: $HOME and ${HOME} give ~, and an XDG base directory
+// (${XDG_CACHE_HOME:-$HOME/.cache}) its value in warden's environment, or
+// else its default.
+func homeExpansion(part syntax.WordPart) (string, bool) {
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || len(pe.Modifiers) > 0 {
+		return "", false
+	}
+	name := pe.Param.Value
+	if name == "HOME" && pe.Exp == nil {
+		return "~", true
+	}
+	if !strings.HasPrefix(name, "XDG_") {
+		return "", false
+	}
+	if v := os.Getenv(name); v != "" && filepath.IsAbs(v) {
+		return v, true
+	}
+	if pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnsetOrNull || pe.Exp.Op == syntax.DefaultUnset) && pe.Exp.Word != nil {
+		if d, lit := wordPath(pe.Exp.Word); lit && (d == "~" || strings.HasPrefix(d, "~/") || filepath.IsAbs(d)) {
+			return d, true
+		}
+	}
+	return "", false
 }
 
 // maxSourcedScript bounds a script read for the files it sources, and
@@ -192,7 +327,7 @@ const (
 // A file that is not a regular one of at most
 // maxSourcedScript bytes loads nothing here; neither does a module found
 // elsewhere (the standard library, site-packages).
-func loadedBy(file, top string, module bool) (files, named, packages []string) {
+func loadedBy(file, top, home string, module bool) (files, named, packages []string) {
 	seen := map[string]bool{file: true}
 	var follow func(file string, depth int)
 	follow = func(file string, depth int) {
@@ -218,7 +353,7 @@ func loadedBy(file, top string, module bool) (files, named, packages []string) {
 				}
 			}
 		default:
-			next = shellSourced(string(data), top)
+			next = shellSourced(string(data), top, home)
 		}
 		for _, p := range next {
 			if p = filepath.Clean(p); !seen[p] {
@@ -340,7 +475,7 @@ func scriptKind(file string, data []byte) string {
 var runsScript = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "node": true, "perl": true, "ruby": true}
 
 // shellSourced are the files a shell script sources or runs, from top.
-func shellSourced(src, top string) []string {
+func shellSourced(src, top, home string) []string {
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
 	if err != nil {
 		return nil
@@ -368,6 +503,12 @@ func shellSourced(src, top string) []string {
 			}
 		default:
 			return true
+		}
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			if home == "" {
+				return true
+			}
+			p = home + p[1:] // . "$HOME/.cache/x/common.sh" (red-team-28)
 		}
 		if p == "" || strings.HasPrefix(p, "~") {
 			return true
@@ -493,7 +634,10 @@ func nodePackages(src, dir, top string) []string {
 		if name == "" {
 			continue
 		}
-		for d := dir; strings.HasPrefix(d, top); d = filepath.Dir(d) {
+		// Up to the top for a program of the work tree; for one outside it
+		// (a tool cache's), to the root, as Node looks (red-team-28).
+		outside := !inside(dir, top)
+		for d := dir; outside || inside(d, top); d = filepath.Dir(d) {
 			pkg := filepath.Join(d, "node_modules", name)
 			if st, err := os.Stat(pkg); err == nil && st.IsDir() && !slices.Contains(out, pkg) {
 				out = append(out, pkg)

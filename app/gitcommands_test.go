@@ -14,6 +14,7 @@ import (
 // a Python module, a cd before the script, a file on standard input were
 // all missed); a bare name is the PATH's, an option no file.
 func TestCommandPathsReadTheValueAsShell(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", "")
 	for _, c := range []struct {
 		value string
 		want  []string
@@ -32,6 +33,20 @@ func TestCommandPathsReadTheValueAsShell(t *testing.T) {
 		{"delta --config=tools/delta.conf", []string{"tools/delta.conf"}, true},
 		{". tools/fsmon.env; fsmon", []string{"tools/fsmon.env"}, true},
 		{"sh 'unclosed", nil, false},
+		// An interpreter's script is a file of the top even with no slash
+		// in its name (red-team-27); code given inline is not a file.
+		{"sh fsmon.sh", []string{"fsmon.sh"}, true},
+		{"bash -e fsmon.sh --x", []string{"fsmon.sh"}, true},
+		{"python3 -u fsmon.py", []string{"fsmon.py"}, true},
+		{"node fsmon.js", []string{"fsmon.js"}, true},
+		{"python3 -c 'import x'", nil, true},
+		{"sh -c true", nil, true},
+		{"node --eval 1", nil, true},
+		// Paths of the home however the value names them (red-team-28).
+		{`sh "$HOME/.cache/pc/fsmon.sh"`, []string{"~/.cache/pc/fsmon.sh"}, true},
+		{`sh "${XDG_CACHE_HOME:-$HOME/.cache}/md/tc.sh"`, []string{"~/.cache/md/tc.sh"}, true},
+		{"cd ~/.cache/hook && sh fsmon.sh", []string{"~/.cache/hook/fsmon.sh"}, true},
+		{`sh -c 'exec sh ~/.cache/w/run.sh "$@"'`, []string{"~/.cache/w/run.sh"}, true},
 	} {
 		got, ok := commandPaths(c.value)
 		if ok != c.ok || !slices.Equal(got, c.want) {
@@ -88,7 +103,7 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 	write("tools/fsmon.sh", ". ./tools/fsmon.env\nsource tools/lib.sh\necho tools/other.go\n")
 	write("tools/fsmon.env", "WATCH_ROOT=.\n")
 	write("tools/lib.sh", ". tools/deeper.sh\n")
-	got, _, _ := loadedBy(filepath.Join(top, "tools/fsmon.sh"), top, false)
+	got, _, _ := loadedBy(filepath.Join(top, "tools/fsmon.sh"), top, "", false)
 	want := []string{filepath.Join(top, "tools/fsmon.env"), filepath.Join(top, "tools/lib.sh"), filepath.Join(top, "tools/deeper.sh")}
 	if !slices.Equal(got, want) {
 		t.Errorf("loadedBy = %q, want %q", got, want)
@@ -100,13 +115,13 @@ func TestSourcedHelpersAreNamedToo(t *testing.T) {
 	write("tools/pkg/deep.py", "x = 1\n")
 	write("tools/fsmon.js", "const lib = require('./lib');\nimport x from \"../shared/y.mjs\";\nrequire('lodash')\n")
 	write("tools/lib.js", "module.exports = require(`./more/index.js`)\n")
-	py, _, _ := loadedBy(filepath.Join(top, "tools/fsmon.py"), top, false)
+	py, _, _ := loadedBy(filepath.Join(top, "tools/fsmon.py"), top, "", false)
 	for _, p := range []string{"tools/json.py", "tools/helpers.py", "tools/helpers/watch.py", "tools/sibling.py", "tools/pkg/deep.py", "tools/pkg/__init__.py"} {
 		if !slices.Contains(py, filepath.Join(top, p)) {
 			t.Errorf("loadedBy(fsmon.py) lacks %s: %q", p, py)
 		}
 	}
-	js, _, _ := loadedBy(filepath.Join(top, "tools/fsmon.js"), top, false)
+	js, _, _ := loadedBy(filepath.Join(top, "tools/fsmon.js"), top, "", false)
 	for _, p := range []string{"tools/lib.js", "shared/y.mjs", "tools/more/index.js"} {
 		if !slices.Contains(js, filepath.Join(top, p)) {
 			t.Errorf("loadedBy(fsmon.js) lacks %s: %q", p, js)
@@ -140,7 +155,7 @@ func TestFilesAProgramNamesAreKept(t *testing.T) {
 	has := func(got []configNamed, path string, dir bool) bool {
 		return slices.Contains(got, configNamed{filepath.Join(top, path), dir})
 	}
-	sh := programFiles(filepath.Join(top, "fsmon.sh"), top, false)
+	sh := programFiles(filepath.Join(top, "fsmon.sh"), top, "", false)
 	for _, p := range []string{"fsmon.env", ".git/fsmon.local"} {
 		if !has(sh, p, false) {
 			t.Errorf("programFiles(fsmon.sh) = %v; want %s", sh, p)
@@ -151,13 +166,13 @@ func TestFilesAProgramNamesAreKept(t *testing.T) {
 			t.Errorf("programFiles(fsmon.sh) = %v; %s is the work or git's", sh, p)
 		}
 	}
-	py := programFiles(filepath.Join(top, "fsmon.py"), top, false)
+	py := programFiles(filepath.Join(top, "fsmon.py"), top, "", false)
 	for _, p := range []string{"fsmon.conf", "deeper.conf", "fsmon_git.py"} {
 		if !has(py, p, false) {
 			t.Errorf("programFiles(fsmon.py) = %v; want %s", py, p)
 		}
 	}
-	if js := programFiles(filepath.Join(top, "fsmon.js"), top, false); !has(js, "fsmon.config", false) {
+	if js := programFiles(filepath.Join(top, "fsmon.js"), top, "", false); !has(js, "fsmon.config", false) {
 		t.Errorf("programFiles(fsmon.js) = %v; want fsmon.config, Node's first candidate", js)
 	}
 }
@@ -178,24 +193,24 @@ func TestProgramFilesAreItsDirectory(t *testing.T) {
 	has := func(got []configNamed, path string, dir bool) bool {
 		return slices.Contains(got, configNamed{filepath.Join(top, path), dir})
 	}
-	js := programFiles(filepath.Join(top, "tools/fsmon.js"), top, false)
+	js := programFiles(filepath.Join(top, "tools/fsmon.js"), top, "", false)
 	if !has(js, "tools", true) || !has(js, "node_modules/fsmon-watch", true) {
 		t.Errorf("programFiles(fsmon.js) = %v; want tools/ and node_modules/fsmon-watch/", js)
 	}
-	py := programFiles(filepath.Join(top, "tools/mod.py"), top, true)
+	py := programFiles(filepath.Join(top, "tools/mod.py"), top, "", true)
 	if !has(py, "shlex.py", false) || !has(py, "tools", true) {
 		t.Errorf("programFiles(python -m tools.mod) = %v; want shlex.py at the top and tools/", py)
 	}
-	if !has(programFiles(filepath.Join(top, "tools/mod.py"), top, false), "tools", true) {
+	if !has(programFiles(filepath.Join(top, "tools/mod.py"), top, "", false), "tools", true) {
 		t.Error("a module's directory is not named")
 	}
-	sh := programFiles(filepath.Join(top, "top.sh"), top, false)
+	sh := programFiles(filepath.Join(top, "top.sh"), top, "", false)
 	if !has(sh, "top.sh", false) || !has(sh, "top.env", false) || !has(sh, "scripts", true) || has(sh, ".", true) {
 		t.Errorf("programFiles(top.sh) = %v; want top.sh, top.env and scripts/, not the top", sh)
 	}
 	// .github is no git directory: its scripts' directory is the program's.
 	write(".github/scripts/fsmon.sh", "true\n")
-	if gh := programFiles(filepath.Join(top, ".github/scripts/fsmon.sh"), top, false); !has(gh, ".github/scripts", true) {
+	if gh := programFiles(filepath.Join(top, ".github/scripts/fsmon.sh"), top, "", false); !has(gh, ".github/scripts", true) {
 		t.Errorf("programFiles(.github/scripts/fsmon.sh) = %v; want .github/scripts/", gh)
 	}
 	if got, _ := commandPaths("PYTHONPATH=lib:vendor/py python3 tools/fsmon.py"); !slices.Contains(got, "lib/") || !slices.Contains(got, "vendor/py/") {

@@ -588,7 +588,18 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 							continue
 						}
 						module := slices.Contains(strings.Fields(kv[1]), "-m") // python -m tools.fsmon
-						out = append(out, programFiles(filepath.Clean(p), project, module)...)
+						matches := []string{filepath.Clean(p)}
+						if strings.ContainsAny(p, "*?[") {
+							// A glob the shell expands when git runs it
+							// (red-team-28: a Poetry environment's
+							// app-*-py3.11): what it matches now, and
+							// the pattern itself, swept if made.
+							found, _ := filepath.Glob(p)
+							matches = append(matches, found...)
+						}
+						for _, m := range matches {
+							out = append(out, programFiles(m, project, home, module)...)
+						}
 					}
 				}
 			}
@@ -608,7 +619,7 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 // project, the files alone. Outside the work tree, its directory too (a
 // script in a tool cache: namedWritable keeps it where the sandbox could
 // write it).
-func programFiles(p, top string, module bool) []configNamed {
+func programFiles(p, top, home string, module bool) []configNamed {
 	top = filepath.Clean(top)
 	gitDir := top + "/.git"
 	var out []configNamed
@@ -622,7 +633,7 @@ func programFiles(p, top string, module bool) []configNamed {
 		out = append(out, configNamed{f, false})
 	}
 	add(p)
-	files, named, packages := loadedBy(p, top, module)
+	files, named, packages := loadedBy(p, top, home, module)
 	for _, f := range files {
 		add(f)
 	}

@@ -299,8 +299,12 @@ func TestGitNamedInACacheStaysReadOnly(t *testing.T) {
 	write(".cache/top.sh", "true\n")
 	write("go/pkg/mod/example.com/tool@v1.2.0/tool.sh", "true\n")
 	write("bin/diffpdf", "true\n")
+	write(".cache/pypoetry/virtualenvs/web-Ab12-py3.11/bin/fsmon.py", "pass\n")
+	write(".cache/hooks/run.sh", ". \"$HOME/.cache/shared/common.sh\"\n")
+	write(".cache/shared/common.sh", "true\n")
 	write("src/p/.git/config", "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = . ~/.cache/pypoetry/virtualenvs/app-py3.11/bin/activate && sh ~/.cache/pre-commit/repoab12/fsmon.sh\n"+
-		"[include]\n\tpath = ~/.cache/teamcfg/project.gitconfig\n[diff \"pdf\"]\n\ttextconv = ~/bin/diffpdf\n")
+		"[include]\n\tpath = ~/.cache/teamcfg/project.gitconfig\n[diff \"pdf\"]\n\ttextconv = ~/bin/diffpdf\n"+
+		"[diff \"py\"]\n\ttextconv = python3 ~/.cache/pypoetry/virtualenvs/web-*-py3.11/bin/fsmon.py\n[diff \"sh\"]\n\ttextconv = cd ~/.cache/hooks && sh run.sh\n")
 	write(".gitconfig", "[diff \"md\"]\n\ttextconv = sh ~/go/pkg/mod/example.com/tool@v1.2.0/tool.sh\n[core]\n\tpager = sh ~/.cache/top.sh\n")
 	writable := []string{cache, mod}
 
@@ -315,6 +319,10 @@ func TestGitNamedInACacheStaysReadOnly(t *testing.T) {
 		mod + "/example.com/tool@v1.2.0/",
 		mod + "/example.com/tool@v1.2.0/tool.sh",
 		cache + "/top.sh",
+		// red-team-28: a glob, a cd into the cache, a sourced $HOME path
+		cache + "/pypoetry/virtualenvs/web-Ab12-py3.11/bin/fsmon.py",
+		cache + "/hooks/run.sh",
+		cache + "/shared/common.sh",
 	}
 	for _, w := range want {
 		if !slices.Contains(got, w) {
