@@ -55,7 +55,8 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	var named []configNamed // what git's configuration names, wherever it lies
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
-		paths = repoProtected(s.Project, sp.ProtectedPaths, userHome)
+		named, _ = gitConfigNamed(context.Background(), s.Project, userHome)
+		paths = repoProtectedNamed(s.Project, sp.ProtectedPaths, named)
 		// Each repository in the project keeps its protected paths, as it
 		// would as the project: in a folder of projects (a working
 		// directory above several repositories), and in a project that is
@@ -63,7 +64,6 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		// umbrella repository with others cloned inside: red-team-20). A
 		// folder of projects too large to search stays read-only; a
 		// repository's own paths are kept whatever its size.
-		named, _ = gitConfigNamed(context.Background(), s.Project, userHome)
 		repos, ok := reposBelow(s.Project)
 		_, gerr := os.Lstat(filepath.Join(s.Project, ".git"))
 		if gerr != nil && !ok {
@@ -188,7 +188,14 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 // its git configuration names inside it, and its .git where that is a file
 // or missing.
 func repoProtected(root string, protected []string, userHome string) []string {
-	paths := append(protectedInGitDirs(root, protected), gitConfigProtected(context.Background(), root, userHome)...)
+	named, _ := gitConfigNamed(context.Background(), root, userHome)
+	return repoProtectedNamed(root, protected, named)
+}
+
+// repoProtectedNamed is repoProtected with what root's git configuration
+// names already read (gitConfigNamed).
+func repoProtectedNamed(root string, protected []string, named []configNamed) []string {
+	paths := append(protectedInGitDirs(root, protected), namedInside(root, named, nil)...)
 	if st, err := os.Lstat(filepath.Join(root, ".git")); err == nil && st.Mode().IsRegular() || errors.Is(err, fs.ErrNotExist) {
 		// A linked worktree's or submodule's .git file names the git
 		// directory git on the host uses there: rewritten, it would
