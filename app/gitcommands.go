@@ -379,7 +379,8 @@ const maxNamedTokens = 2000
 
 // namedFiles are the files of the work tree at top a program file's text
 // names: each word of it (a run of letters, digits and _ . / @ + -) that,
-// taken from the file's directory or from top (a leading / dropped too:
+// taken from the file's directory, the two above it, or from top (a
+// leading / dropped too:
 // "$(dirname "$0")/x.env"), is a regular file there, or a Python module
 // (NAME.py, NAME/__init__.py). They are what it may read, source, exec or
 // import under a name the readings of its language miss (red-team-27:
@@ -391,10 +392,24 @@ func namedFiles(src, dir, top string) []string {
 	tokens := strings.FieldsFunc(src, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./@+-", r))
 	})
+	// Where it may look: the work tree, or for a program outside it (a
+	// tool cache's) its directory and the two above (a hook repository
+	// whose script puts its top on sys.path: red-team-28); from its
+	// directory, those above it there, and the top.
+	area := top
+	if !inside(dir, top) {
+		area = filepath.Dir(filepath.Dir(dir))
+	}
+	bases := []string{dir}
+	for d := dir; d != area && inside(d, area) && len(bases) < 3; {
+		d = filepath.Dir(d)
+		bases = append(bases, d)
+	}
+	bases = append(bases, top)
 	seen := map[string]bool{}
 	var out []string
 	look := func(p string) {
-		if seen[p] || p == top || !inside(p, top) || gitOwnFile(p, top) {
+		if seen[p] || p == top || p == area || !inside(p, area) || gitOwnFile(p, top) {
 			return
 		}
 		seen[p] = true
@@ -412,7 +427,7 @@ func namedFiles(src, dir, top string) []string {
 			break
 		}
 		rel := strings.TrimLeft(t, "/")
-		for _, base := range []string{dir, top} {
+		for _, base := range bases {
 			look(filepath.Join(base, rel))
 			if pythonModuleName(t) {
 				mod := filepath.Join(base, strings.ReplaceAll(t, ".", "/"))

@@ -302,9 +302,11 @@ func TestGitNamedInACacheStaysReadOnly(t *testing.T) {
 	write(".cache/pypoetry/virtualenvs/web-Ab12-py3.11/bin/fsmon.py", "pass\n")
 	write(".cache/hooks/run.sh", ". \"$HOME/.cache/shared/common.sh\"\n")
 	write(".cache/shared/common.sh", "true\n")
+	write(".cache/pre-commit/repoK7/hooks/fsmon.py", "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\nimport repo_common\n")
+	write(".cache/pre-commit/repoK7/repo_common.py", "X = 1\n")
 	write("src/p/.git/config", "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = . ~/.cache/pypoetry/virtualenvs/app-py3.11/bin/activate && sh ~/.cache/pre-commit/repoab12/fsmon.sh\n"+
 		"[include]\n\tpath = ~/.cache/teamcfg/project.gitconfig\n[diff \"pdf\"]\n\ttextconv = ~/bin/diffpdf\n"+
-		"[diff \"py\"]\n\ttextconv = python3 ~/.cache/pypoetry/virtualenvs/web-*-py3.11/bin/fsmon.py\n[diff \"sh\"]\n\ttextconv = cd ~/.cache/hooks && sh run.sh\n")
+		"[diff \"py\"]\n\ttextconv = python3 ~/.cache/pypoetry/virtualenvs/web-*-py3.11/bin/fsmon.py\n[diff \"sh\"]\n\ttextconv = cd ~/.cache/hooks && sh run.sh\n[diff \"txt\"]\n\ttextconv = python3 ~/.cache/pre-commit/repoK7/hooks/fsmon.py\n")
 	write(".gitconfig", "[diff \"md\"]\n\ttextconv = sh ~/go/pkg/mod/example.com/tool@v1.2.0/tool.sh\n[core]\n\tpager = sh ~/.cache/top.sh\n")
 	writable := []string{cache, mod}
 
@@ -323,6 +325,7 @@ func TestGitNamedInACacheStaysReadOnly(t *testing.T) {
 		cache + "/pypoetry/virtualenvs/web-Ab12-py3.11/bin/fsmon.py",
 		cache + "/hooks/run.sh",
 		cache + "/shared/common.sh",
+		cache + "/pre-commit/repoK7/repo_common.py", // imported from the directory above
 	}
 	for _, w := range want {
 		if !slices.Contains(got, w) {
