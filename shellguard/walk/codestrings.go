@@ -321,28 +321,44 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 			// command; one the line sends itself, kill -USR1 $$): what
 			// it assigns, or where it goes, may hold at any later
 			// point.
-			if w.trapChanges(st, probe, issues, cmds) || !a.Dynamic && w.callsLater(a.Value) {
-				st.untrack()
-			}
+			w.keepChanges(st, probe, issues, cmds, a)
 			return
 		}
 	}
 }
 
-// trapChanges reports whether a trap's code, walked into probe (a copy of
-// st) after the first issues and cmds of the result, may change the
-// shell's variables or directory: it did on the copy, its code is not all
-// known, or it runs a sourced file or a function not yet defined or
-// defined more than once (the trap may fire after a later definition; one
+// keepChanges makes what code that may run at any later point (a trap's,
+// an alias's, walked into probe, a copy of st, after the first issues and
+// cmds of the result) changes unknown in st from then on: the variables
+// it assigned on the copy; every variable and the directory when it
+// changed the directory, its code is not all known, or it runs a sourced
+// file or a function not yet defined or defined more than once (one
 // defined once already was walked into the copy).
-func (w *walker) trapChanges(st, probe *state, issues, cmds int) bool {
-	if probe.untracked || probe.cwd != st.cwd || probe.cwdDyn != st.cwdDyn || !slices.Equal(probe.cwdAlts, st.cwdAlts) {
-		return true
+func (w *walker) keepChanges(st, probe *state, issues, cmds int, code Word) {
+	if w.changesAll(st, probe, issues, cmds) || !code.Dynamic && w.callsLater(code.Value) {
+		st.untrack()
+		return
 	}
+	var names []string
 	for k, v := range probe.vars {
 		if old, ok := st.vars[k]; !ok || !old.equal(v) {
-			return true
+			names = append(names, k)
 		}
+	}
+	st.makeVolatile(names...)
+	for k, t := range probe.namerefs {
+		if st.namerefs == nil {
+			st.namerefs = map[string]string{}
+		}
+		st.namerefs[k] = t
+	}
+}
+
+// changesAll reports whether code walked into probe may change more than
+// the variables it assigned there (keepChanges).
+func (w *walker) changesAll(st, probe *state, issues, cmds int) bool {
+	if probe.untracked || probe.cwd != st.cwd || probe.cwdDyn != st.cwdDyn || !slices.Equal(probe.cwdAlts, st.cwdAlts) {
+		return true
 	}
 	for _, is := range w.res.Issues[issues:] {
 		if is.Kind == DynamicCode || is.Kind == ValueCode || is.Kind == PlaceholderCode || is.Kind == BudgetExceeded {

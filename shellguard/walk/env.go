@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -47,6 +48,24 @@ type state struct {
 	// expands code): every variable is unknown from then on, and so is
 	// the directory after a cd.
 	untracked bool
+	// volatile are variables something may change at any later point (a
+	// trap's code assigns them, a declare attribute rewrites what they
+	// are given): unknown from then on, whatever is assigned.
+	volatile map[string]bool
+	// namerefs are the name references declared (declare -n NAME=TARGET),
+	// with their target, "" when not known: assigning one assigns that.
+	namerefs map[string]string
+}
+
+// makeVolatile keeps each of names unknown from now on.
+func (s *state) makeVolatile(names ...string) {
+	if s.volatile == nil {
+		s.volatile = map[string]bool{}
+	}
+	for _, n := range names {
+		s.volatile[n] = true
+		s.set(n, "", false)
+	}
 }
 
 // dir is a working directory as state holds it.
@@ -74,7 +93,8 @@ func (d *dir) equal(e *dir) bool {
 const maxCwdAlts = 8
 
 func (s *state) clone() *state {
-	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar, untracked: s.untracked}
+	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar, untracked: s.untracked,
+		volatile: maps.Clone(s.volatile), namerefs: maps.Clone(s.namerefs)}
 	if s.prev != nil {
 		p := *s.prev
 		p.alts = slices.Clone(p.alts)
@@ -122,6 +142,18 @@ func (s *state) merge(b *state) {
 	if b.untracked {
 		s.untrack()
 	}
+	for k := range b.volatile {
+		s.makeVolatile(k)
+	}
+	for k, t := range b.namerefs {
+		if old, ok := s.namerefs[k]; ok && old != t {
+			t = ""
+		}
+		if s.namerefs == nil {
+			s.namerefs = map[string]string{}
+		}
+		s.namerefs[k] = t
+	}
 }
 
 // untrack forgets every variable and the directory, and keeps them
@@ -147,7 +179,21 @@ func (s *state) set(name, val string, known bool) {
 		// assignment in it (${x:=v}, $((x+=1))) runs each time.
 		s.untrack()
 	}
-	if s.untracked {
+	if s.untracked || s.volatile[name] {
+		known = false
+	}
+	if target, ok := s.namerefs[name]; ok {
+		// Assigning a name reference assigns its target; one not known
+		// may be any variable.
+		if target == "" || target == name {
+			for k := range s.vars {
+				s.vars[k] = varVal{}
+			}
+			s.prev = nil
+		} else if s.vars != nil {
+			t, _, _ := strings.Cut(target, "[")
+			s.vars[t] = varVal{}
+		}
 		known = false
 	}
 	if old := s.vars[name]; known && old.known && old.arr != nil {
@@ -162,7 +208,7 @@ func (s *state) set(name, val string, known bool) {
 
 // setArray records name as an indexed array of known elems (at least one).
 func (s *state) setArray(name string, elems []string) {
-	if s.untracked || len(elems) == 0 {
+	if _, ref := s.namerefs[name]; s.untracked || s.volatile[name] || ref || len(elems) == 0 {
 		s.set(name, "", false)
 		return
 	}

@@ -258,9 +258,7 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 				probe := st.clone()
 				issues, cmds := len(w.res.Issues), len(w.res.Commands)
 				w.code(v, &later, c, "alias "+a.Value[:k], probe, true)
-				if w.trapChanges(st, probe, issues, cmds) || !v.Dynamic && w.callsLater(v.Value) {
-					st.untrack()
-				}
+				w.keepChanges(st, probe, issues, cmds, v)
 			}
 		}
 	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash":

@@ -60,6 +60,15 @@ func TestVariablesFollowTheShell(t *testing.T) {
 		{`shopt -s expand_aliases; alias r='d=~'` + "\n" + `d=build; r; printf '<%s>' "$d"`, "?"},
 		{`CDPATH=/; cd etc; printf '<%s>' "$PWD"`, "?"},
 		{`CDPATH=; cd /tmp && cd .; printf '<%s>' "$PWD"`, "/tmp"},
+		{`declare -n r=x; x=/tmp; printf '<%s>' "$r"`, "?"},
+		{`interrupted=0; trap 'interrupted=1' INT; interrupted=0; printf '<%s>' "$interrupted"`, "?"},
+		// only what it may change: what a trap assigns, a name
+		// reference's target, the names an attribute rewrites
+		// (agent-shapes-20)
+		{`interrupted=0; trap 'interrupted=1' INT; out=/tmp/b; printf '<%s>' "$out"`, "/tmp/b"},
+		{`f() { local -n _ref=$1; _ref=v; }; f a; out=/tmp/b; printf '<%s>' "$out"`, "/tmp/b"},
+		{`x=a; declare -n r=x; y=b; r=c; printf '<%s>' "$y"`, "b"},
+		{`declare -u x; y=build; printf '<%s>' "$y"`, "build"},
 		// an EXIT trap fires only at the end; a trap that changes nothing
 		// changes nothing
 		{`trap 'x=$HOME' EXIT; x=build; printf '<%s>' "$x"`, "build"},

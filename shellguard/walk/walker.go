@@ -485,17 +485,25 @@ func (w *walker) walkDecl(s *syntax.Stmt, x *syntax.DeclClause, st *state, c *ct
 		variant = x.Variant.Value
 	}
 	cmd.Argv = []Word{{Value: variant, Span: w.span(s, c)}}
+	// The attributes it gives, from its options: a name reference (-n)
+	// assigns its target; an associative array (-A), -l, -u, -c and -i
+	// rewrite what the name is given from then on.
+	nameref, rewrites := false, false
+	for _, a := range x.Args {
+		if a.Naked && a.Name == nil && a.Value != nil && variant != "export" && variant != "readonly" {
+			f := a.Value.Lit()
+			if f == "" {
+				st.untrack() // options not known
+			}
+			nameref = nameref || strings.HasPrefix(f, "-") && strings.Contains(f, "n")
+			rewrites = rewrites || strings.HasPrefix(f, "-") && strings.ContainsAny(f, "Aluic")
+		}
+	}
 	for _, a := range x.Args {
 		if a.Naked && a.Name == nil && a.Value != nil {
 			f := a.Value.Lit()
 			if f == "" || strings.HasPrefix(f, "-") && strings.Contains(f, "n") {
 				st.forgetFDs() // declare -n r=COPROC: r[1]=… assigns it
-			}
-			if variant != "export" && variant != "readonly" && (f == "" || strings.ContainsAny(f, "nAluic")) {
-				// A name reference assigns another variable; an
-				// associative array, -l, -u, -c and -i rewrite what
-				// is assigned from then on.
-				st.untrack()
 			}
 			cmd.Argv = append(cmd.Argv, w.fields(a.Value, st, c)...)
 			continue
@@ -504,12 +512,30 @@ func (w *walker) walkDecl(s *syntax.Stmt, x *syntax.DeclClause, st *state, c *ct
 			continue
 		}
 		as := w.assign(a, st, c)
+		name := a.Name.Value
+		switch {
+		case nameref:
+			// What it reads is its target's value: never known here.
+			target := ""
+			if a.Value != nil && !as.Value.Dynamic && a.Index == nil {
+				target = as.Value.Value
+			}
+			st.makeVolatile(name)
+			if st.namerefs == nil {
+				st.namerefs = map[string]string{}
+			}
+			st.namerefs[name] = target
+		case rewrites:
+			st.makeVolatile(name)
+		}
 		if a.Naked {
-			cmd.Argv = append(cmd.Argv, Word{Value: a.Name.Value, Span: w.span(a, c)})
+			cmd.Argv = append(cmd.Argv, Word{Value: name, Span: w.span(a, c)})
 			continue
 		}
 		cmd.Assigns = append(cmd.Assigns, as)
-		setAssigned(st, a, as)
+		if !nameref {
+			setAssigned(st, a, as)
+		}
 	}
 	cmd.Redirects = append(cmd.Redirects, w.redirects(s.Redirs, st, c, &cmd)...)
 	w.emit(cmd)
