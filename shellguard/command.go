@@ -1,7 +1,6 @@
 package shellguard
 
 import (
-	"cmp"
 	"fmt"
 	"net"
 	"path"
@@ -286,10 +285,10 @@ func (cc *cmdCtx) zone(w walk.Word) Zone {
 		if (strings.HasPrefix(raw, ">(") || strings.HasPrefix(raw, "<(")) && strings.HasSuffix(raw, ")") {
 			return ZoneNull
 		}
-		for _, v := range cc.c.mktempVars {
-			if strings.Contains(raw, "$"+v) || strings.Contains(raw, "${"+v+"}") {
-				return ZoneTemp
-			}
+		if p, ok := walk.TempPath(w); ok && !w.Glob {
+			// d=$(mktemp -d); "$d/x": under the temporary directory
+			// (the walk follows d; "$d/../.." is not this)
+			return cc.zone(walk.Word{Value: strings.ReplaceAll(p, "${WARDEN_INPUT}", "tmp.name")})
 		}
 	}
 	if !w.Dynamic && w.Value == "{}" {
@@ -332,10 +331,10 @@ func (c *ctx) command(cmd *walk.Command) {
 	if added := c.worktreesBeside(); len(added) > 0 {
 		cc.z.worktrees = append(slices.Clone(cc.z.worktrees), added...)
 	}
-	if cmd.CwdDynamic && cmd.CwdVar != "" && slices.Contains(c.mktempVars, cmd.CwdVar) {
+	if p, ok := walk.TempCwd(cmd.CwdVar); ok && cmd.CwdDynamic {
 		// cd "$d" after d=$(mktemp -d): a temporary directory the line
-		// made, named as written.
-		cc.z.cwd = path.Join(cmp.Or(c.env.Tmp, "/tmp"), "$"+cmd.CwdVar)
+		// made (the walk follows d).
+		cc.z.cwd = strings.ReplaceAll(p, "${WARDEN_INPUT}", "$tmp")
 	}
 	if c.env.Explain {
 		c.trace = append(c.trace, traceCmd(cmd))
@@ -363,10 +362,11 @@ func (c *ctx) command(cmd *walk.Command) {
 		if a0.Raw != "" {
 			raw = a0.Raw // inside a code string: the word itself
 		}
-		if name := c.tempProgram(raw); name != "" {
+		if p, ok := walk.TempPath(a0); ok && !a0.Glob && c.tempProgram(raw) != "" {
 			// "$out/calc" after out=$(mktemp -d): a program file in a
-			// temporary directory the line made, whatever its name.
-			cc.name = name
+			// temporary directory the line made, whatever its name (the
+			// walk follows out; the text says it is named plainly).
+			cc.name = path.Base(p)
 			c.unknownProgram(cc)
 			daemonWrappers(cc)
 			cc.scanURLs()

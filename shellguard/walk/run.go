@@ -437,6 +437,9 @@ func (w *walker) cd(argv []Word, st *state) {
 			raw = w.src[d.Span.Start:d.Span.End]
 		}
 		st.cwdVar = cdVar(raw)
+		if p, ok := TempPath(d); ok && !d.Glob {
+			st.cwdVar = tempCwd + p // cd "$d" after d=$(mktemp -d)
+		}
 		return
 	}
 	if !strings.HasPrefix(d.Value, "/") && (st.cwd == "" || st.cwdDyn) {

@@ -47,6 +47,11 @@ type Word struct {
 	// as ${WARDEN_INPUT}, an unknown variable, so that code in it
 	// (xargs -I{} sh -c 'echo {} > {}.txt') can still be read.
 	Template string
+	// TempName is set on a Dynamic word whose every unknown part is the
+	// name mktemp made in the temporary directory (d=$(mktemp -d); "$d",
+	// "$d/x"): one path segment, never "." or "..". Shape then says
+	// where: the temporary directory, the name, what follows.
+	TempName bool
 	Span     Span
 	// Raw is the word's text as written, for a word inside a code string
 	// (bash -c, a heredoc a shell reads), whose Span is the top-level
@@ -148,6 +153,9 @@ type Assign struct {
 	// elems are an array assignment's known elements (NAME=(…)), nil
 	// when not known or not an array.
 	elems []string
+	// tempDir is the temporary directory when the value is only a name
+	// mktemp makes there (NAME=$(mktemp -d)).
+	tempDir string
 }
 
 // IssueKind classifies what Walk could not do.

@@ -545,6 +545,9 @@ func (w *walker) assign(a *syntax.Assign, st *state, c *ctx) Assign {
 	as := Assign{Name: a.Name.Value}
 	if a.Value != nil {
 		as.Value = w.str(a.Value, st, c)
+		if a.Index == nil {
+			as.tempDir, _ = w.mktempDir(a.Value, st)
+		}
 	}
 	if a.Index != nil {
 		w.walkEmbedded(a.Index, st, c)
@@ -617,6 +620,13 @@ func setAssigned(st *state, a *syntax.Assign, as Assign) {
 		}
 		arr[n] = as.Value.Value
 		st.setArray(name, arr)
+	case as.tempDir != "" && !a.Append:
+		st.set(name, "", false)
+		if v := st.vars[name]; !v.known && !st.untracked && !st.volatile[name] {
+			if _, ref := st.namerefs[name]; !ref {
+				st.vars[name] = varVal{s: as.tempDir, temp: true}
+			}
+		}
 	default:
 		st.set(name, as.Value.Value, !as.Value.Dynamic && !a.Append)
 	}

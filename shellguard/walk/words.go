@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -20,6 +21,7 @@ type piece struct {
 	dyn    bool // unknown
 	glob   bool // unquoted * ? [
 	brk    bool // a word ends here ("${a[@]}" between two elements)
+	temp   bool // with dyn: a name mktemp made (one path segment)
 }
 
 // fields evaluates a word as a command argument: brace expansion, tilde,
@@ -99,6 +101,7 @@ func (w *walker) str(word *syntax.Word, st *state, c *ctx) Word {
 func joinPieces(ps []piece) Word {
 	var b, shape strings.Builder
 	var out Word
+	allTemp := true
 	for _, p := range ps {
 		if p.brk {
 			b.WriteByte(' ')
@@ -106,6 +109,7 @@ func joinPieces(ps []piece) Word {
 			continue
 		}
 		if p.dyn {
+			allTemp = allTemp && p.temp
 			if !out.Dynamic {
 				out.Prefix = b.String()
 			}
@@ -121,6 +125,7 @@ func joinPieces(ps []piece) Word {
 	out.Value = b.String()
 	if out.Dynamic {
 		out.Shape = shape.String()
+		out.TempName = allTemp
 	}
 	return out
 }
@@ -148,25 +153,27 @@ func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 	var out []Word
 	var b, shape strings.Builder
 	var cur Word
-	has := false
+	has, allTemp := false, true
 	flush := func() {
 		if has {
 			cur.Value = b.String()
 			if cur.Dynamic {
 				cur.Shape = shape.String()
+				cur.TempName = allTemp
 			}
 			out = append(out, cur)
 		}
 		b.Reset()
 		shape.Reset()
 		cur = Word{}
-		has = false
+		has, allTemp = false, true
 	}
 	for _, p := range ps {
 		switch {
 		case p.brk:
 			flush()
 		case p.dyn:
+			allTemp = allTemp && p.temp
 			if !cur.Dynamic {
 				cur.Prefix = b.String()
 			}
@@ -176,6 +183,7 @@ func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 			shape.WriteString(unknownShape)
 			has = true
 		case p.split && !p.quoted && !ifsKnown:
+			allTemp = false
 			if !cur.Dynamic {
 				cur.Prefix = b.String()
 			}
@@ -254,6 +262,11 @@ func (w *walker) evalParts(parts []syntax.WordPart, quoted, first bool, st *stat
 			}
 			add = in
 		case *syntax.ParamExp:
+			if dir, ok := tempVar(p, st); ok {
+				// the temporary directory, then the name mktemp made
+				add = [][]piece{{{s: dir + "/", quoted: true}, {dyn: true, temp: true, quoted: true}}}
+				break
+			}
 			if elems, ok := w.arrayElems(p, st); ok {
 				add = [][]piece{w.elemPieces(p, elems, quoted, st)}
 				break
@@ -401,6 +414,108 @@ func (w *walker) tildeValue(t string, st *state) (string, bool) {
 		return w.lookup(st, "PWD")
 	}
 	return "", false
+}
+
+// TempPath is where a TempName word leads, its mktemp names written as
+// ${WARDEN_INPUT}, cleaned; not ok for another word, or one that leads
+// out of its temporary directory or to it ("$d/..").
+func TempPath(w Word) (string, bool) {
+	if !w.Dynamic || !w.TempName || w.Shape == "" {
+		return "", false
+	}
+	i := strings.Index(w.Shape, unknownShape)
+	if i < 1 || w.Shape[i-1] != '/' {
+		return "", false
+	}
+	dir := path.Clean(w.Shape[:i])
+	p := path.Clean(w.Shape)
+	if !strings.HasPrefix(p, dir+"/") {
+		return "", false // "$d/../..": out of it; "$d/..": the directory itself
+	}
+	return p, true
+}
+
+// tempCwd marks a Command's CwdVar that is a TempPath: the command runs
+// in a directory mktemp made (or below it).
+const tempCwd = "\x00temp:"
+
+// TempCwd returns the TempPath a command's CwdVar holds, if it does.
+func TempCwd(cwdVar string) (string, bool) {
+	return strings.CutPrefix(cwdVar, tempCwd)
+}
+
+// tempVar returns the temporary directory $NAME or ${NAME} holds a name
+// mktemp made in, for a variable assigned from mktemp (mktempDir).
+func tempVar(p *syntax.ParamExp, st *state) (string, bool) {
+	if p.Param == nil || p.Index != nil || p.Excl || p.Length || p.Width || p.Names != 0 || p.NestedParam != nil ||
+		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 || p.Exp != nil {
+		return "", false
+	}
+	v, ok := st.vars[p.Param.Value]
+	return v.s, ok && v.temp && !v.known
+}
+
+// mktempDir returns the temporary directory a word that is only the
+// output of mktemp ($(mktemp -d), "$(mktemp -t x.XXXXXX)") names a new
+// file or directory in: TMPDIR, with no directory given to mktemp (-p,
+// --tmpdir=, a template with a slash). Not ok for any other word.
+func (w *walker) mktempDir(word *syntax.Word, st *state) (string, bool) {
+	if word == nil || len(word.Parts) != 1 {
+		return "", false
+	}
+	part := word.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	cs, ok := part.(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) > 0 || cs.Stmts[0].Negated || cs.Stmts[0].Background {
+		return "", false
+	}
+	ce, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 || ce.Args[0].Lit() != "mktemp" {
+		return "", false
+	}
+	tmp, ok := w.lookup(st, "TMPDIR")
+	if !ok || tmp == "" {
+		tmp = "/tmp"
+	}
+	tmp = strings.TrimSuffix(tmp, "/")
+	// A directory given (a template's, -p's) must be the temporary one:
+	// what it makes there is a new name in it all the same.
+	isTmp := func(d string) bool { d = path.Clean(d); return d == tmp || d == "/tmp" || d == "/var/tmp" }
+	dir, templates := tmp, 0
+	args := ce.Args[1:]
+	for i := 0; i < len(args); i++ {
+		v := args[i].Lit()
+		switch {
+		case v == "":
+			return "", false
+		case v == "-d" || v == "-q" || v == "-t" || v == "-dq" || v == "-qd" || v == "-dt" || v == "-td" || v == "--directory" || v == "--quiet":
+		case v == "-p" && i+1 < len(args) && isTmp(args[i+1].Lit()):
+			dir = path.Clean(args[i+1].Lit())
+			i++
+		case strings.HasPrefix(v, "--tmpdir=") && isTmp(strings.TrimPrefix(v, "--tmpdir=")):
+			dir = path.Clean(strings.TrimPrefix(v, "--tmpdir="))
+		case strings.HasPrefix(v, "-"):
+			return "", false // -u, --suffix, another directory…
+		case strings.ContainsAny(v, "$`\\*?[") || strings.HasSuffix(v, "/.") || strings.HasSuffix(v, "/..") || v == "." || v == "..":
+			return "", false
+		case strings.Contains(v, "/"):
+			if !path.IsAbs(v) || !isTmp(path.Dir(v)) || path.Base(v) == ".." {
+				return "", false // a template elsewhere
+			}
+			dir = path.Dir(v)
+			fallthrough
+		default:
+			if templates++; templates > 1 {
+				return "", false
+			}
+		}
+	}
+	if !strings.HasPrefix(dir, "/") || strings.ContainsAny(dir, " \t\n*?[") {
+		return "", false
+	}
+	return dir, true
 }
 
 // arrayElems returns the elements of a known array (or a known scalar, an
