@@ -376,11 +376,16 @@ func (cc *cmdCtx) savableWorktree() string {
 
 // temporaryWorktrees reports whether every worktree a git worktree remove
 // names is a literal path in a temporary directory (the session's /tmp),
+// or a name mktemp made there,
 // with no option or variable moving git elsewhere.
 func (cc *cmdCtx) temporaryWorktrees() bool {
 	n := 0
 	for _, w := range cc.args[2:] {
 		if strings.HasPrefix(w.Value, "-") {
+			continue
+		}
+		if _, temp := walk.TempPath(w); temp && !w.Glob {
+			n++ // wt=$(mktemp -d): a name made in the temporary directory
 			continue
 		}
 		if w.Dynamic || w.Glob || strings.HasPrefix(w.Value, "~") || cc.z.path(w.Value) != ZoneTemp {

@@ -65,9 +65,12 @@ func (s *state) makeVolatile(names ...string) {
 	if s.volatile == nil {
 		s.volatile = map[string]bool{}
 	}
+	if s.vars == nil {
+		s.vars = make(map[string]varVal)
+	}
 	for _, n := range names {
 		s.volatile[n] = true
-		s.set(n, "", false)
+		s.vars[n] = varVal{} // not set: a name reference's target is not assigned by this
 	}
 }
 

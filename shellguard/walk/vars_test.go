@@ -68,6 +68,7 @@ func TestVariablesFollowTheShell(t *testing.T) {
 		{`interrupted=0; trap 'interrupted=1' INT; out=/tmp/b; printf '<%s>' "$out"`, "/tmp/b"},
 		{`f() { local -n _ref=$1; _ref=v; }; f a; out=/tmp/b; printf '<%s>' "$out"`, "/tmp/b"},
 		{`x=a; declare -n r=x; y=b; r=c; printf '<%s>' "$y"`, "b"},
+		{`f() { local -n _ref=$1; _ref=v; }; f a; out=/tmp/b; true && true; printf '<%s>' "$out"`, "/tmp/b"},
 		{`declare -u x; y=build; printf '<%s>' "$y"`, "build"},
 		// an EXIT trap fires only at the end; a trap that changes nothing
 		// changes nothing
