@@ -108,6 +108,17 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 		cc.say(warden.Allow, "shell.delete.dynamic_saved", fmt.Sprintf("%s would delete %s; it runs in the workspace sandbox, which lets it delete only in the project, the session's /tmp and the tool caches, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)", cc.who(), describe(w)))
 		return
 	}
+	// A tree removed at a path with a literal directory of the project
+	// (or another place a plain write is allowed) before its computed
+	// part, quoted so it stays one word that cannot be an option (rm -rf
+	// "release/$name-$version"): held by the sandbox as above, the
+	// project saved first; a computed part that climbs out with .. can
+	// reach only what the sandbox lets it write (agent-shapes-20).
+	if e == EffDeleteRec && w.Dynamic && !w.Splits && !w.Glob && strings.Contains(w.Prefix, "/") && !strings.HasPrefix(w.Prefix, "-") &&
+		cc.containedWrite(EffWrite, w, zn) && cc.saveProject() {
+		cc.say(warden.Allow, "shell.delete_recursive.dynamic_saved", fmt.Sprintf("%s would delete %s; it runs in the workspace sandbox, which lets it delete only in the project, the session's /tmp and the tool caches, and warden saves the project's work tree first (`warden undo` brings it back, but for ignored files)", cc.who(), describe(w)))
+		return
+	}
 	f := cc.say(v, fmt.Sprintf("shell.%s.%s", e, zn), fmt.Sprintf("%s would %s %s (%s)", cc.who(), effectVerb(e), describe(w), zn))
 	f.destructive = true
 	if e == EffDeleteRec && zn == ZoneWorkspaceOther && v == warden.Ask && cc.savableDelete(w) {

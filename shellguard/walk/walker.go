@@ -629,6 +629,12 @@ func setAssigned(st *state, a *syntax.Assign, as Assign) {
 		}
 	default:
 		st.set(name, as.Value.Value, !as.Value.Dynamic && !a.Append)
+		if v := st.vars[name]; as.Value.Dynamic && !a.Append && as.Value.Prefix != "" && !v.known && v.arr == nil && !v.temp {
+			// out="dist/$name": what it starts with is known
+			if _, ref := st.namerefs[name]; !ref && !st.untracked && !st.volatile[name] {
+				st.vars[name] = varVal{prefix: as.Value.Prefix}
+			}
+		}
 	}
 }
 

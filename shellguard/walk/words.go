@@ -271,6 +271,11 @@ func (w *walker) evalParts(parts []syntax.WordPart, quoted, first bool, st *stat
 				add = [][]piece{w.elemPieces(p, elems, quoted, st)}
 				break
 			}
+			if pre, ok := prefixVar(p, st); ok {
+				// known text, then what is not known
+				add = [][]piece{{{s: pre, split: !quoted, quoted: quoted}, {dyn: true, split: !quoted, quoted: quoted}}}
+				break
+			}
 			v, ok := w.paramExp(p, st, c)
 			add = [][]piece{{{s: v, dyn: !ok, split: !quoted, quoted: quoted}}}
 		case *syntax.CmdSubst:
@@ -442,6 +447,17 @@ const tempCwd = "\x00temp:"
 // TempCwd returns the TempPath a command's CwdVar holds, if it does.
 func TempCwd(cwdVar string) (string, bool) {
 	return strings.CutPrefix(cwdVar, tempCwd)
+}
+
+// prefixVar returns the known start of an unknown value $NAME or ${NAME}
+// holds (varVal.prefix).
+func prefixVar(p *syntax.ParamExp, st *state) (string, bool) {
+	if p.Param == nil || p.Index != nil || p.Excl || p.Length || p.Width || p.Names != 0 || p.NestedParam != nil ||
+		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 || p.Exp != nil {
+		return "", false
+	}
+	v, ok := st.vars[p.Param.Value]
+	return v.prefix, ok && !v.known && v.prefix != ""
 }
 
 // tempVar returns the temporary directory $NAME or ${NAME} holds a name
