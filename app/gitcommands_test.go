@@ -152,9 +152,7 @@ func TestFilesAProgramNamesAreKept(t *testing.T) {
 	write("deeper.conf", "X = 1\n")
 	write("fsmon_git.py", "W = []\n")
 	write("fsmon.js", "const c = require('./fsmon.config');\n")
-	has := func(got []configNamed, path string, dir bool) bool {
-		return slices.Contains(got, configNamed{filepath.Join(top, path), dir})
-	}
+	has := namedHas(top)
 	sh := programFiles(filepath.Join(top, "fsmon.sh"), top, "", false)
 	for _, p := range []string{"fsmon.env", ".git/fsmon.local"} {
 		if !has(sh, p, false) {
@@ -190,9 +188,7 @@ func TestProgramFilesAreItsDirectory(t *testing.T) {
 	write("node_modules/fsmon-watch/index.js", "")
 	write("tools/mod.py", "import shlex\ntry: import fsmon_local\nexcept ImportError: pass\n")
 	write("top.sh", ". ./top.env\nsh scripts/scan.sh\n")
-	has := func(got []configNamed, path string, dir bool) bool {
-		return slices.Contains(got, configNamed{filepath.Join(top, path), dir})
-	}
+	has := namedHas(top)
 	js := programFiles(filepath.Join(top, "tools/fsmon.js"), top, "", false)
 	if !has(js, "tools", true) || !has(js, "node_modules/fsmon-watch", true) {
 		t.Errorf("programFiles(fsmon.js) = %v; want tools/ and node_modules/fsmon-watch/", js)
@@ -215,6 +211,14 @@ func TestProgramFilesAreItsDirectory(t *testing.T) {
 	}
 	if got, _ := commandPaths("PYTHONPATH=lib:vendor/py python3 tools/fsmon.py"); !slices.Contains(got, "lib/") || !slices.Contains(got, "vendor/py/") {
 		t.Errorf("commandPaths with PYTHONPATH = %q; want lib/ and vendor/py/", got)
+	}
+}
+
+// namedHas reports whether got names path (below top), as a directory or
+// a file.
+func namedHas(top string) func(got []configNamed, path string, dir bool) bool {
+	return func(got []configNamed, path string, dir bool) bool {
+		return slices.Contains(got, configNamed{filepath.Join(top, path), dir})
 	}
 }
 
