@@ -313,7 +313,7 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 	// changes anything.
 	probe := st.clone()
 	probe.prev = nil
-	issues, cmds := len(w.res.Issues), len(w.res.Commands)
+	m := w.mark()
 	w.code(a, &cmd, c, "trap", probe, true)
 	for _, sig := range args[1:] {
 		if v := strings.ToUpper(sig.Value); sig.Dynamic || v != "EXIT" && v != "0" && v != "SIGEXIT" {
@@ -321,21 +321,29 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 			// command; one the line sends itself, kill -USR1 $$): what
 			// it assigns, or where it goes, may hold at any later
 			// point.
-			w.keepChanges(st, probe, issues, cmds, a)
+			w.keepChanges(st, probe, m)
 			return
 		}
 	}
 }
 
+// walkMark is how far the walk had got: its issues, commands and
+// function calls so far.
+type walkMark struct{ issues, cmds, calls int }
+
+func (w *walker) mark() walkMark {
+	return walkMark{len(w.res.Issues), len(w.res.Commands), len(w.calls)}
+}
+
 // keepChanges makes what code that may run at any later point (a trap's,
-// an alias's, walked into probe, a copy of st, after the first issues and
-// cmds of the result) changes unknown in st from then on: the variables
-// it assigned on the copy; every variable and the directory when it
-// changed the directory, its code is not all known, or it runs a sourced
-// file or a function not yet defined or defined more than once (one
-// defined once already was walked into the copy).
-func (w *walker) keepChanges(st, probe *state, issues, cmds int, code Word) {
-	if w.changesAll(st, probe, issues, cmds) || !code.Dynamic && w.callsLater(code.Value) {
+// an alias's, walked into probe, a copy of st, after m) changes unknown
+// in st from then on: the variables it assigned on the copy; every
+// variable and the directory when it changed the directory, its code is
+// not all known, or it runs a sourced file or a function not yet defined
+// or defined more than once (one defined once already was walked into the
+// copy).
+func (w *walker) keepChanges(st, probe *state, m walkMark) {
+	if w.changesAll(st, probe, m) {
 		st.untrack()
 		return
 	}
@@ -356,16 +364,16 @@ func (w *walker) keepChanges(st, probe *state, issues, cmds int, code Word) {
 
 // changesAll reports whether code walked into probe may change more than
 // the variables it assigned there (keepChanges).
-func (w *walker) changesAll(st, probe *state, issues, cmds int) bool {
+func (w *walker) changesAll(st, probe *state, m walkMark) bool {
 	if probe.untracked || probe.cwd != st.cwd || probe.cwdDyn != st.cwdDyn || !slices.Equal(probe.cwdAlts, st.cwdAlts) {
 		return true
 	}
-	for _, is := range w.res.Issues[issues:] {
+	for _, is := range w.res.Issues[m.issues:] {
 		if is.Kind == DynamicCode || is.Kind == ValueCode || is.Kind == PlaceholderCode || is.Kind == BudgetExceeded {
 			return true
 		}
 	}
-	for _, c := range w.res.Commands[cmds:] {
+	for _, c := range w.res.Commands[m.cmds:] {
 		if len(c.Argv) == 0 {
 			continue
 		}
@@ -374,26 +382,9 @@ func (w *walker) changesAll(st, probe *state, issues, cmds int) bool {
 			return true
 		}
 	}
-	return false
-}
-
-// callsLater reports whether shell code calls a function definedLater
-// (a call of one the walk knows is walked into its body, not emitted).
-func (w *walker) callsLater(code string) bool {
-	f, err := syntax.NewParser().Parse(strings.NewReader(code), "")
-	if err != nil {
-		return true
-	}
-	later := false
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
-			if name := ce.Args[0].Lit(); name != "" && w.definedLater(name) {
-				later = true
-			}
-		}
-		return !later
-	})
-	return later
+	// A call of a function the walk knows is walked into its body, not
+	// emitted: one defined again later may run other code.
+	return slices.ContainsFunc(w.calls[m.calls:], w.definedLater)
 }
 
 // definedLater reports whether the input defines a function name that

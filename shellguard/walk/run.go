@@ -256,9 +256,9 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 				// shell, so what it changes may hold later
 				// (red-team-28: alias refresh="d=~/.kube").
 				probe := st.clone()
-				issues, cmds := len(w.res.Issues), len(w.res.Commands)
+				m := w.mark()
 				w.code(v, &later, c, "alias "+a.Value[:k], probe, true)
-				w.keepChanges(st, probe, issues, cmds, v)
+				w.keepChanges(st, probe, m)
 			}
 		}
 	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash":

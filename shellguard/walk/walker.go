@@ -56,6 +56,7 @@ type walker struct {
 	funcs     map[string]*syntax.Stmt
 	root      *syntax.File   // the input parsed
 	allFuncs  map[string]int // how often it defines each function (definedLater)
+	calls     []string       // the functions called so far, in order
 	funcOrder []string
 	called    map[string]bool
 	active    map[string]bool
@@ -767,6 +768,7 @@ func (w *walker) markCalled(name string) {
 // callFunc walks a function body; a function already being walked (recursion)
 // is not entered again.
 func (w *walker) callFunc(name string, st *state, c *ctx) {
+	w.calls = append(w.calls, name)
 	if w.active[name] {
 		return
 	}

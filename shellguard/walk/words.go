@@ -449,11 +449,18 @@ func TempCwd(cwdVar string) (string, bool) {
 	return strings.CutPrefix(cwdVar, tempCwd)
 }
 
+// plainParam reports whether p names a variable with no operator on it:
+// $NAME, ${NAME}, ${NAME[i]}, ${#NAME…} (Index and Length are the
+// caller's to look at).
+func plainParam(p *syntax.ParamExp) bool {
+	return p.Param != nil && !p.Excl && !p.Width && p.Names == 0 && p.NestedParam == nil &&
+		p.Slice == nil && p.Repl == nil && p.Flags == nil && len(p.Modifiers) == 0 && p.Exp == nil
+}
+
 // prefixVar returns the known start of an unknown value $NAME or ${NAME}
 // holds (varVal.prefix).
 func prefixVar(p *syntax.ParamExp, st *state) (string, bool) {
-	if p.Param == nil || p.Index != nil || p.Excl || p.Length || p.Width || p.Names != 0 || p.NestedParam != nil ||
-		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 || p.Exp != nil {
+	if !plainParam(p) || p.Index != nil || p.Length {
 		return "", false
 	}
 	v, ok := st.vars[p.Param.Value]
@@ -463,8 +470,7 @@ func prefixVar(p *syntax.ParamExp, st *state) (string, bool) {
 // tempVar returns the temporary directory $NAME or ${NAME} holds a name
 // mktemp made in, for a variable assigned from mktemp (mktempDir).
 func tempVar(p *syntax.ParamExp, st *state) (string, bool) {
-	if p.Param == nil || p.Index != nil || p.Excl || p.Length || p.Width || p.Names != 0 || p.NestedParam != nil ||
-		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 || p.Exp != nil {
+	if !plainParam(p) || p.Index != nil || p.Length {
 		return "", false
 	}
 	v, ok := st.vars[p.Param.Value]
@@ -538,8 +544,7 @@ func (w *walker) mktempDir(word *syntax.Word, st *state) (string, bool) {
 // array of one) that ${NAME[@]} or ${NAME[*]} expands to; not ok for any
 // other form, an unknown or empty array.
 func (w *walker) arrayElems(p *syntax.ParamExp, st *state) ([]string, bool) {
-	if p.Param == nil || p.Index == nil || p.Excl || p.Length || p.Width || p.Names != 0 || p.NestedParam != nil ||
-		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 || p.Exp != nil {
+	if !plainParam(p) || p.Index == nil || p.Length {
 		return nil, false
 	}
 	if i := indexLit(p.Index); i != "@" && i != "*" {
@@ -588,8 +593,7 @@ func (w *walker) elemPieces(p *syntax.ParamExp, elems []string, quoted bool, st 
 // ${#NAME[*]} of a variable whose elements are known; simple is false for
 // every other form.
 func (w *walker) elemExp(p *syntax.ParamExp, st *state) (v string, ok, simple bool) {
-	if p.Param == nil || p.Index == nil || p.Excl || p.Width || p.Names != 0 || p.NestedParam != nil ||
-		p.Slice != nil || p.Repl != nil || p.Flags != nil || len(p.Modifiers) > 0 || p.Exp != nil {
+	if !plainParam(p) || p.Index == nil {
 		return "", false, false
 	}
 	i := indexLit(p.Index)
