@@ -498,6 +498,9 @@ func (w *walker) mktempDir(word *syntax.Word, st *state) (string, bool) {
 		return "", false
 	}
 	tmp, ok := w.lookup(st, "TMPDIR")
+	if v, set := st.vars["TMPDIR"]; set && !v.known {
+		return "", false // TMPDIR=$X earlier: mktemp makes it there, not known
+	}
 	if !ok || tmp == "" {
 		tmp = "/tmp"
 	}
