@@ -275,7 +275,7 @@ func (c *ctx) issues() {
 			if is.Raw != "" {
 				raw = is.Raw // inside a code string: the word itself
 			}
-			if toolPathProgram(raw) != "" || c.tempProgram(raw) != "" {
+			if toolPathProgram(raw) != "" || c.tempProgram(raw) != "" || unknownFileName(is.FileName) != "" {
 				continue // an unknown program at a toolchain's directory or in a temporary one the line made, judged by the command's own rule
 			}
 			f.rule, f.reason = "shell.dynamic_command", "the program name is only known at run time"

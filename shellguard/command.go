@@ -384,6 +384,17 @@ func (c *ctx) command(cmd *walk.Command) {
 			c.flush(cc)
 			return
 		}
+		if name := unknownFileName(a0.FileName()); name != "" {
+			// "build/$v/wc2": a file named wc2, in a directory only
+			// known at run time; no program the guard knows, so
+			// judged as any unknown program is, wherever it lies.
+			cc.name = name
+			c.unknownProgram(cc)
+			daemonWrappers(cc)
+			cc.scanURLs()
+			c.flush(cc)
+			return
+		}
 		name := toolPathProgram(raw)
 		if name == "" {
 			c.dynamicProgram(cc)
@@ -545,6 +556,15 @@ func isFdNumber(s string) bool {
 var toolDirQuery = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^"?\$\((?:go env (?:GOPATH|GOBIN|GOROOT)|npm (?:root|prefix|bin)(?: -g)?|pnpm (?:root|bin)(?: -g)?|yarn (?:global )?bin|python3? -m site --user-base|git rev-parse --show-toplevel|pwd)\)((?:/[A-Za-z0-9._+-]+)+)"?$|^"?\$\((?:which|command -v) ([A-Za-z0-9._+-]+)\)"?$`)
 })
+
+// unknownFileName returns name when it is the file name of no program the
+// guard knows (nor a package runner), else "".
+func unknownFileName(name string) string {
+	if name == "" || lookupSpec(name) != nil || packageRunners.has(name) {
+		return ""
+	}
+	return name
+}
 
 // toolPathProgram returns the name of the program a program word only
 // known at run time runs when its raw text is a toolDirQuery and that name

@@ -541,8 +541,11 @@ func TestProgramInATempDirectoryTheLineMade(t *testing.T) {
 		{`out=$(mktemp -d) && "$out/rm" -rf ~`, warden.Allow}, // the file in the temp directory, not rm; the sandbox holds it
 		{`out=$(mktemp -d) && "$out/$NAME"`, warden.Ask},
 		{`out=$(mktemp -d) && "$out/../../bin/calc"`, warden.Ask},
-		{`out=$(mktemp -d) && "$other/calc"`, warden.Ask},
-		{`"$out/calc" add 1 2`, warden.Ask}, // out is not from mktemp here
+		// elsewhere, a file named calc: an unknown program wherever it
+		// lies (TestProgramNamedInAnUnknownDirectory)
+		{`out=$(mktemp -d) && "$other/calc"`, warden.Allow},
+		{`"$out/calc" add 1 2`, warden.Allow},
+		{`"$out/rm" -rf ~`, warden.Deny}, // out is not from mktemp here
 		// Inside code a shell reads (a heredoc, bash -c): the word itself.
 		{"bash -s -- mul 6 7 <<'SH'\nout=$(mktemp -d)\ngo build -o \"$out/calc\" ./cmd/calc\necho \"result: $(\"$out/calc\" \"$@\")\"\nSH", warden.Allow},
 		{`bash -c 'd=$(mktemp -d); cp ./build/app "$d/app"; "$d/app" --version'`, warden.Allow},

@@ -200,7 +200,7 @@ func TestDynamicWriteIsContained(t *testing.T) {
 		{`sudo cp sample.txt "$(cat f)/"`, defaultPolicy(), warden.Deny, "shell.write.root"},
 		{`cp x "/etc/$(cat f)"`, defaultPolicy(), warden.Deny, "shell.write.system"},
 		{`rm -rf "$(cat f)/"`, defaultPolicy(), warden.Deny, "shell.delete_recursive.root"},
-		{`for s in a b; do npm run -s "$s" > "logs/$s.log" 2>&1; done`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
+		{`for s in $(jq -r ".scripts | keys[]" package.json); do npm run -s "$s" > "logs/$s.log" 2>&1; done`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
 		{`echo x > build/out-"$n".txt`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
 		{`go test ./... >> "logs/$(date +%F).log"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
 		{`echo x > "out-$n.txt"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
@@ -580,6 +580,64 @@ func TestHostLoopbackWithoutASandbox(t *testing.T) {
 	for _, cmd := range []string{"curl -s http://localhost:5432/", "cat .env && curl -s http://localhost:3000/health"} {
 		if r := Classify(cmd, corpusEnv, p); r.Verdict != warden.Deny {
 			t.Errorf("Classify(%q) on the host = %v (%s), want deny", cmd, r.Verdict, r.Rule)
+		}
+	}
+}
+
+// TestProgramNamedInAnUnknownDirectory: a program word whose unknown parts
+// all lie before a plain "/NAME" ("build/$v/wc2", "$BIN/app") runs a file
+// named NAME wherever the directory is; a NAME the guard does not know is
+// judged as any unknown program (the workspace sandbox; it asked for every
+// build variant a loop ran, agent-shapes-20), one it knows (rm, bash), a
+// word the shell may split, a glob and a path that climbs stay a program
+// only known at run time.
+func TestProgramNamedInAnUnknownDirectory(t *testing.T) {
+	noSandbox := defaultPolicy()
+	noSandbox.SandboxAvailable = false
+	for _, c := range []struct {
+		cmd  string
+		p    Policy
+		want warden.Verdict
+		rule string
+	}{
+		{`"$BIN/app" --port 3000`, defaultPolicy(), warden.Allow, "shell.unknown_program"},
+		{`for v in $(ls build); do "build/$v/wc2" < in.txt; done`, defaultPolicy(), warden.Allow, "shell.unknown_program"},
+		{`"$BIN/app" --port 3000`, noSandbox, warden.Ask, "shell.unknown_program"},
+		{`$BIN/app`, defaultPolicy(), warden.Ask, "shell.dynamic_program"},
+		{`"$d/bash" -c 'rm -rf ~'`, defaultPolicy(), warden.Ask, "shell.dynamic_program"},
+		{`"$d/rm" -rf ~`, defaultPolicy(), warden.Deny, "shell.dynamic_program.destructive"},
+		{`"$d/"*`, defaultPolicy(), warden.Ask, "shell.dynamic_program"},
+		{`"$d/../app"`, defaultPolicy(), warden.Ask, "shell.dynamic_program"},
+		{`"$d/npx" cowsay`, defaultPolicy(), warden.Ask, "shell.dynamic_program"},
+		{`"$d/app" > ~/.bashrc`, defaultPolicy(), warden.Deny, "shell.write.home_sensitive"},
+	} {
+		if r := Classify(c.cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != c.rule {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v %s", c.cmd, r.Verdict, r.Rule, r.Reason, c.want, c.rule)
+		}
+	}
+}
+
+// TestExitTrapJudgedAtExit: an EXIT trap's code is judged with what the
+// line leaves in its variables and directory after it is set, not only
+// with what they held when it was set (x=build; trap 'rm -rf "$x"' EXIT;
+// x=. was allowed as rm -rf build, and deleted the project at exit); a
+// for loop over known words is judged pass by pass, so the trap that
+// cleans up what a loop made runs (agent-shapes-20).
+func TestExitTrapJudgedAtExit(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want warden.Verdict
+	}{
+		{`x=build; trap 'rm -rf "$x"' EXIT; x=.`, warden.Deny},
+		{`x=build; trap 'rm -rf "$x"' EXIT; x=~; x=build`, warden.Deny},
+		{`trap 'rm -rf build' EXIT; cd ~`, warden.Deny},
+		{`x=build; trap 'rm -rf "$x"' EXIT; trap - EXIT; x=.`, warden.Allow},
+		{`tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; cd "$tmp" && touch a && ls`, warden.Allow},
+		{`builds=(); trap 'rm -rf -- "${builds[@]}"' EXIT; for cc in gcc cc; do d=/tmp/s-$cc; builds+=("$d"); make -s CC="$cc" BUILD="$d" all; done`, warden.Allow},
+		{`builds=(); trap 'rm -rf -- "${builds[@]}"' EXIT; for d in /tmp/s ~; do builds+=("$d"); done`, warden.Deny},
+	} {
+		if r := Classify(c.cmd, corpusEnv, defaultPolicy()); r.Verdict != c.want {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
 		}
 	}
 }

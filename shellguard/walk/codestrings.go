@@ -298,14 +298,17 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 		return // trap -p, trap -l, trap SIGNAL (a reset)
 	}
 	a := args[0]
-	if !a.Dynamic && (a.Value == "" || a.Value == "-" || strings.HasPrefix(a.Value, "-")) {
-		return
-	}
 	exit := false
 	for _, s := range args[1:] {
 		if v := strings.ToUpper(s.Value); v == "EXIT" || v == "0" || v == "SIGEXIT" {
 			exit = true
 		}
+	}
+	if !a.Dynamic && (a.Value == "" || a.Value == "-" || strings.HasPrefix(a.Value, "-")) {
+		if exit && (a.Value == "" || a.Value == "-") {
+			w.exitTraps = nil // reset or ignored: the earlier code no longer runs
+		}
+		return
 	}
 	cmd.Conditional = cmd.Conditional || !exit
 	// Its code is walked as another shell's (what it changes is not the
@@ -314,7 +317,14 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 	probe := st.clone()
 	probe.prev = nil
 	m := w.mark()
+	w.inTrap++
 	w.code(a, &cmd, c, "trap", probe, true)
+	w.inTrap--
+	if exit {
+		// A new EXIT trap replaces the one before; this one runs when the
+		// shell exits, which may be after any later command.
+		w.exitTraps = []*exitTrap{{code: a, cmd: cmd, c: *c, seen: st.clone()}}
+	}
 	for _, sig := range args[1:] {
 		if v := strings.ToUpper(sig.Value); sig.Dynamic || v != "EXIT" && v != "0" && v != "SIGEXIT" {
 			// It runs again at every such signal (DEBUG: before each
@@ -324,6 +334,50 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 			w.keepChanges(st, probe, m)
 			return
 		}
+	}
+}
+
+// exitTrap is code an EXIT trap runs when the shell exits: after whichever
+// later command ends it (a failure under set -e, exit, a signal), with the
+// variables and the directory as they are then.
+type exitTrap struct {
+	code  Word
+	cmd   Command
+	c     ctx
+	seen  *state // the state it was last walked in
+	walks int
+}
+
+// maxExitTrapWalks bounds how often one EXIT trap's code is walked again;
+// beyond it, it is walked once more with every variable and the directory
+// unknown, which covers any state to come.
+const maxExitTrapWalks = 8
+
+// exitTrapsAgain walks the EXIT trap's code again in st when st differs
+// from every state it was walked in: `x=build; trap 'rm -rf "$x"' EXIT;
+// x=.` deletes the project when the shell exits, not build.
+func (w *walker) exitTrapsAgain(st *state) {
+	if w.inTrap > 0 {
+		return
+	}
+	for i := 0; i < len(w.exitTraps); i++ {
+		t := w.exitTraps[i]
+		if w.b.stopped || t.seen.sameAs(st) {
+			continue
+		}
+		probe := st.clone()
+		probe.prev = nil
+		t.walks++
+		if t.walks > maxExitTrapWalks {
+			probe.untrack()
+			w.exitTraps = slices.Delete(w.exitTraps, i, i+1)
+			i--
+		}
+		t.seen = st.clone()
+		w.inTrap++
+		cmd := t.cmd
+		w.code(t.code, &cmd, &t.c, "trap", probe, true)
+		w.inTrap--
 	}
 }
 

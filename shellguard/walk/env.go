@@ -118,6 +118,21 @@ func (s *state) clone() *state {
 	return c
 }
 
+// sameAs reports whether code run in s and in o sees the same thing: the
+// directory (and where cd - goes), every variable, and what is tracked.
+func (s *state) sameAs(o *state) bool {
+	if !s.here().equal(o.here()) || s.untracked != o.untracked || !s.prev.equal(o.prev) ||
+		!maps.Equal(s.volatile, o.volatile) || !maps.Equal(s.namerefs, o.namerefs) || len(s.vars) != len(o.vars) {
+		return false
+	}
+	for k, v := range s.vars {
+		if u, ok := o.vars[k]; !ok || !v.equal(u) {
+			return false
+		}
+	}
+	return true
+}
+
 // merge folds a branch that may or may not have run into s: whatever the
 // branch changed becomes unknown.
 func (s *state) merge(b *state) {
@@ -208,6 +223,9 @@ func (s *state) set(name, val string, known bool) {
 	if old := s.vars[name]; known && old.known && old.arr != nil {
 		// NAME=v on an array sets its element 0 and keeps the rest.
 		arr := slices.Clone(old.arr)
+		if len(arr) == 0 {
+			arr = []string{""}
+		}
 		arr[0] = val
 		s.vars[name] = varVal{s: val, known: true, arr: arr}
 		return
@@ -215,16 +233,21 @@ func (s *state) set(name, val string, known bool) {
 	s.vars[name] = varVal{s: val, known: known}
 }
 
-// setArray records name as an indexed array of known elems (at least one).
+// setArray records name as an indexed array of known elems (none for
+// NAME=()).
 func (s *state) setArray(name string, elems []string) {
-	if _, ref := s.namerefs[name]; s.untracked || s.volatile[name] || ref || len(elems) == 0 {
+	if _, ref := s.namerefs[name]; s.untracked || s.volatile[name] || ref || elems == nil {
 		s.set(name, "", false)
 		return
 	}
 	if s.vars == nil {
 		s.vars = make(map[string]varVal)
 	}
-	s.vars[name] = varVal{s: elems[0], known: true, arr: elems}
+	first := ""
+	if len(elems) > 0 {
+		first = elems[0]
+	}
+	s.vars[name] = varVal{s: first, known: true, arr: elems}
 }
 
 // setFDs records that the shell put descriptors in name (coproc NAME,

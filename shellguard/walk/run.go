@@ -186,6 +186,7 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 		w.emit(cmd)
 		w.issue(DynamicCommand, "the program name is not known statically", argv[0].Span)
 		w.res.Issues[len(w.res.Issues)-1].Raw = argv[0].Raw
+		w.res.Issues[len(w.res.Issues)-1].FileName = argv[0].FileName()
 		return output{}
 	}
 	name := progName(argv[0].Value)

@@ -190,6 +190,9 @@ type Issue struct {
 	// at run time before a plain program (env $(cat .env) ./app), taken
 	// for assignments: only a word that is none would change the program.
 	EnvAssigns bool
+	// FileName is, for a DynamicCommand issue, the program's file name
+	// when only its directory is unknown (Word.FileName), or "".
+	FileName string
 }
 
 // Options are the facts Walk may assume. Zero values mean unknown.

@@ -2,6 +2,7 @@ package walk
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,18 @@ func TestVariablesFollowTheShell(t *testing.T) {
 		{`a=({x,y}.go); printf '<%s>' "${a[@]}"`, "x.go y.go"},
 		{`declare -a a=(b c); printf '<%s>' "${a[@]}"`, "b c"},
 		{`x=b; printf '<%s>' "${x[@]}" "${x[0]}" "${x[1]}"`, "b b "},
+		// an empty array is no word; a for loop over known words runs
+		// its body once for each
+		{`a=(); printf '<%s>' "${a[@]}" x`, "x"},
+		{`a=(); a+=(b 'c d'); printf '<%s>' "${a[@]}"`, "b c d"},
+		{`a=(); a=x; printf '<%s>' "${a[@]}" "${#a[@]}"`, "x 1"},
+		{`a=(); printf '<%s>' "${#a[@]}" "p${a[@]}q" ${a[@]}`, "0 pq"},
+		{`a=(); printf '<%s>' "${a[*]}" x`, " x"},
+		{`b=(); for v in debug release; do x=$v; b+=("build/$v"); done; printf '<%s>' "$x" "$v" "${b[@]}"`, "release release build/debug build/release"},
 		// unknown, never another value
+		{`for v in a b; do x=$v; break; done; printf '<%s>' "$x"`, "?"},
+		{`f() { return; }; for v in a b; do x=$v; f; done; printf '<%s>' "$x"`, "?"},
+		{`for v in a *.go; do x=$v; done; printf '<%s>' "$x"`, "?"},
 		{`x=$HOME; x[1]=build; printf '<%s>' "$x"`, "?"},
 		{`a=(b c); a[5]=d; printf '<%s>' "${a[@]}"`, "?"},
 		{`a=(b *.go); printf '<%s>' "${a[@]}"`, "?"},
@@ -105,4 +117,63 @@ func TestVariablesFollowTheShell(t *testing.T) {
 			t.Errorf("bash -c %q printed %q; the case wants %q", c.src, out, c.want)
 		}
 	}
+}
+
+// TestExitTrapSeesTheStateAtExit: an EXIT trap's code runs when the shell
+// exits, after whichever command ends it (set -e, exit, a signal), with the
+// variables and the directory as they are then. The walk judges it in every
+// state the line passes through after the trap is set: what bash prints at
+// exit is among what the walk gives its printf, or the walk says unknown.
+func TestExitTrapSeesTheStateAtExit(t *testing.T) {
+	cases := []struct {
+		src  string
+		want []string // among the trap's printf words the walk gives
+	}{
+		{`x=build; trap 'printf "<%s>" "$x"' EXIT; x=.`, []string{"build", "."}},
+		{`x=build; trap 'printf "<%s>" "$x"' EXIT; x=.; x=build`, []string{"."}},
+		{`set -e; x=build; trap 'printf "<%s>" "$x"' EXIT; x=/; false; x=build`, []string{"/"}},
+		{`trap 'printf "<%s>" "$PWD"' EXIT; cd /tmp`, []string{"/tmp"}},
+		{`trap 'printf "<%s>" "$x"' EXIT; x=a; x=b; x=c; x=d; x=e; x=f; x=g; x=h; x=i; x=j; x=k`, []string{"?"}},
+		{`x=a; trap 'printf "<%s>" "$x"' EXIT; trap - EXIT; x=b`, []string{"a"}},
+		{`tmp=/tmp/w.1; trap 'printf "<%s>" "$tmp"' EXIT; cd "$tmp" 2>/dev/null; echo hi`, []string{"/tmp/w.1"}},
+	}
+	bash, _ := exec.LookPath("bash")
+	for _, c := range cases {
+		r := Walk(c.src, testOpt)
+		got := map[string]bool{}
+		for _, cmd := range r.Commands {
+			if cmd.Via == "trap" && len(cmd.Argv) > 1 && cmd.Argv[0].Value == "printf" {
+				w := strings.TrimPrefix(render(cmd), "printf <%s> ")
+				if strings.Contains(w, "?") {
+					w = "?"
+				}
+				got[w] = true
+			}
+		}
+		for _, w := range c.want {
+			if !got[w] {
+				t.Errorf("Walk(%q): the EXIT trap's printf was given %v; want %q among them", c.src, keys(got), w)
+			}
+		}
+		if bash == "" || got["?"] {
+			continue
+		}
+		out, _ := exec.Command(bash, "-c", c.src).Output()
+		s := string(out)
+		if i := strings.LastIndex(s, "<"); i >= 0 {
+			s = s[i:]
+		}
+		if s != "" && !got[strings.TrimSuffix(strings.TrimPrefix(s, "<"), ">")] {
+			t.Errorf("bash -c %q printed %q at exit; the walk gave the trap %v", c.src, s, keys(got))
+		}
+	}
+}
+
+func keys(m map[string]bool) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
 }

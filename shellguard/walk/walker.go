@@ -63,6 +63,9 @@ type walker struct {
 	pipeID    int
 	procOut   map[Span]output // outputs of top-level <(…) words, by span
 	capped    bool            // brace expansion was cut at maxFields
+	exitTraps []*exitTrap     // the EXIT trap set, walked again as the state changes
+	inTrap    int             // walking a trap's code: no EXIT trap is walked again meanwhile
+	unrolled  int             // how many passes the for loops being unrolled make, multiplied
 }
 
 // Walk parses src as bash and returns the simple commands it would run, with
@@ -150,6 +153,7 @@ func (w *walker) walkStmts(stmts []*syntax.Stmt, st *state, c *ctx) output {
 			return output{}
 		}
 		out = w.walkStmt(s, st, c)
+		w.exitTrapsAgain(st)
 		if i+1 < len(stmts) {
 			// The next statement runs whether this one's cd did or
 			// not (cd /missing; cd -): where cd - goes back to is
@@ -309,6 +313,9 @@ func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
 			for _, it := range l.Items {
 				items = append(items, w.fields(it, st, c)...)
 			}
+			if w.unroll(x, l, items, st, c) {
+				return output{}
+			}
 			if x.Select {
 				// select sets REPLY to the line it reads, and the name
 				// to the item chosen, or to nothing (red-team-28)
@@ -380,6 +387,92 @@ func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
 		w.emit(cmd)
 	}
 	return output{}
+}
+
+// maxUnrolled bounds how many times a for loop's body is walked, loops
+// inside loops multiplied.
+const maxUnrolled = 32
+
+// unroll walks a for loop over known words as the commands it runs: the
+// body once for each word, in order, with the name set to it, as straight
+// code (for v in debug release; do "build/$v/wc2"; done runs build/debug/wc2
+// and then build/release/wc2). It does so only where every word is known and
+// nothing in the body can leave the loop early (break, continue, return,
+// code or a function that may), so that each pass runs in full and the
+// state after it is the last pass's; it reports whether it did.
+func (w *walker) unroll(x *syntax.ForClause, l *syntax.WordIter, items []Word, st *state, c *ctx) bool {
+	if x.Select || l.Name == nil || len(items) == 0 || w.unrolled*len(items) > maxUnrolled {
+		return false
+	}
+	for _, it := range items {
+		if it.Dynamic || it.Glob {
+			return false
+		}
+	}
+	if w.mayLeaveLoop(x.Do, 0) {
+		return false
+	}
+	outer := max(w.unrolled, 1)
+	w.unrolled = outer * len(items)
+	defer func() { w.unrolled = outer }()
+	if outer == 1 {
+		defer func() { w.unrolled = 0 }()
+	}
+	for _, it := range items {
+		if w.b.stopped {
+			break
+		}
+		st.set(l.Name.Value, it.Value, true)
+		w.walkStmts(x.Do, st, c)
+	}
+	return true
+}
+
+// mayLeaveLoop reports whether running stmts may leave the loop they are
+// in before their end: a break, continue or return; a command whose name
+// is not a known literal without a slash (it may expand to one); code run
+// as text (eval, source, a trap); a function that may, or one not defined
+// yet.
+func (w *walker) mayLeaveLoop(stmts []*syntax.Stmt, depth int) bool {
+	if depth > 4 {
+		return true
+	}
+	leaves := false
+	for _, s := range stmts {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if leaves {
+				return false
+			}
+			switch n := n.(type) {
+			case *syntax.FuncDecl:
+				return false // defining a function runs nothing
+			case *syntax.CallExpr:
+				if len(n.Args) == 0 {
+					return true
+				}
+				name := n.Args[0].Lit()
+				if name == "" {
+					leaves = !strings.Contains(wordText(n.Args[0]), "/")
+					return !leaves
+				}
+				switch name {
+				case "break", "continue", "return", "eval", "source", ".", "trap", "alias", "command", "builtin", "exec":
+					leaves = true
+				default:
+					if w.definedLater(name) {
+						leaves = true
+					} else if body, ok := w.funcs[name]; ok {
+						leaves = w.mayLeaveLoop([]*syntax.Stmt{body}, depth+1)
+					}
+				}
+			}
+			return !leaves
+		})
+		if leaves {
+			return true
+		}
+	}
+	return false
 }
 
 // walkAndOr walks A && B && C… (and ||). The first operand always runs and
@@ -583,8 +676,11 @@ func (w *walker) arrayValue(x *syntax.ArrayExpr, st *state, c *ctx) []string {
 			out = append(out, f.Value)
 		}
 	}
-	if !known || len(out) == 0 {
+	if !known {
 		return nil
+	}
+	if out == nil {
+		return []string{} // NAME=(): known, and empty
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package walk
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -252,9 +253,13 @@ func (w *walker) evalParts(parts []syntax.WordPart, quoted, first bool, st *stat
 			add = [][]piece{{{s: s, quoted: true}}}
 		case *syntax.DblQuoted:
 			in := w.evalParts(p.Parts, true, false, st, c)
+			// "${a[@]}" of an empty array is no word at all
+			none := len(p.Parts) == 1 && w.emptyArray(p.Parts[0], st)
 			for i, a := range in {
 				// the empty quoted piece keeps "" as a word of its own
-				a = append(a, piece{quoted: true})
+				if !none {
+					a = append(a, piece{quoted: true})
+				}
 				for j := range a {
 					a[j].quoted = true
 				}
@@ -440,6 +445,30 @@ func TempPath(w Word) (string, bool) {
 	return p, true
 }
 
+// FileName is the last path segment of a word only known at run time
+// whose unknown parts all lie before a slash written plainly after them
+// ("build/$v/wc2", "$BIN/app"): whatever they hold, the word names a file
+// of that name. It is "" for any other word: one known statically, one an
+// unquoted part may split into several words or glob, one whose last
+// segment is computed, empty, "." or "..", or whose written part climbs
+// (..).
+func (w Word) FileName() string {
+	if !w.Dynamic || w.Splits || w.Glob || w.Shape == "" {
+		return ""
+	}
+	i := strings.LastIndex(w.Shape, unknownShape)
+	rest := w.Shape[i+len(unknownShape):]
+	j := strings.LastIndexByte(rest, '/')
+	if i < 0 || j < 0 {
+		return ""
+	}
+	name := rest[j+1:]
+	if name == "" || name == "." || name == ".." || slices.Contains(strings.Split(rest, "/"), "..") {
+		return ""
+	}
+	return name
+}
+
 // tempCwd marks a Command's CwdVar that is a TempPath: the command runs
 // in a directory mktemp made (or below it).
 const tempCwd = "\x00temp:"
@@ -565,6 +594,17 @@ func (w *walker) arrayOf(st *state, name string) ([]string, bool) {
 		return []string{v}, true // a scalar is an array of one
 	}
 	return nil, false
+}
+
+// emptyArray reports whether part is ${NAME[@]} of an array known to be
+// empty.
+func (w *walker) emptyArray(part syntax.WordPart, st *state) bool {
+	p, ok := part.(*syntax.ParamExp)
+	if !ok || p.Index == nil || indexLit(p.Index) != "@" {
+		return false
+	}
+	elems, ok := w.arrayElems(p, st)
+	return ok && len(elems) == 0
 }
 
 // elemPieces are the pieces ${NAME[@]} or ${NAME[*]} gives: quoted "@",
