@@ -175,6 +175,55 @@ func TestFilesAProgramNamesAreKept(t *testing.T) {
 	}
 }
 
+// TestPythonProgramsImportPathIsSwept: a Python program git runs from the
+// top or the git directory imports from there first, which is not kept
+// whole: that directory is named for the sandbox to sweep the modules a
+// command adds (red-team-27: selectors.py shadowed the standard library's),
+// with its __pycache__ kept; the file tools' writes of a module there
+// count as writes to what git's configuration names. A program elsewhere
+// has its directory kept whole instead; a shell script names none.
+func TestPythonProgramsImportPathIsSwept(t *testing.T) {
+	top := t.TempDir()
+	write := fileWriter(t, top)
+	write("fsmon.py", "import subprocess\n")
+	write(".git/hooks-py/mon.py", "import json\n")
+	write("tools/mon.py", "import json\n")
+	write("fsmon.sh", "exit 1\n")
+	modules := func(got []configNamed) []string {
+		var dirs []string
+		for _, n := range got {
+			if n.modules {
+				dirs = append(dirs, n.path)
+			}
+		}
+		return dirs
+	}
+	has := namedHas(top)
+	if got := programFiles(filepath.Join(top, "fsmon.py"), top, "", false); !slices.Equal(modules(got), []string{top}) || !has(got, "__pycache__", true) {
+		t.Errorf("programFiles(fsmon.py) = %v; want the top named for its modules, and its __pycache__", got)
+	}
+	if got := programFiles(filepath.Join(top, "fsmon.sh"), top, "", true); !slices.Equal(modules(got), []string{top}) {
+		t.Errorf("programFiles of a module python -m runs = %v; want the top named for its modules", got)
+	}
+	if got := modules(programFiles(filepath.Join(top, ".git/hooks-py/mon.py"), top, "", false)); !slices.Equal(got, []string{filepath.Join(top, ".git/hooks-py")}) {
+		t.Errorf("a program in the git directory imports from %v; want its directory", got)
+	}
+	for _, p := range []string{"tools/mon.py", "fsmon.sh"} {
+		if got := modules(programFiles(filepath.Join(top, p), top, "", false)); len(got) != 0 {
+			t.Errorf("programFiles(%s) names %v for its modules; want none", p, got)
+		}
+	}
+	named := []configNamed{{path: top, modules: true}}
+	if got := namedInside(top, named, nil); len(got) != 0 {
+		t.Errorf("namedInside keeps %v read-only; a directory named for its modules stays writable", got)
+	}
+	for p, want := range map[string]bool{"selectors.py": true, "json.abi3.so": true, "http/__init__.py": true, "subprocess": true, "README.md": false, "src/selectors.py": false, "x.pyi": false} {
+		if got := addsModule(filepath.Join(top, p), top); got != want {
+			t.Errorf("addsModule(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
+
 // TestProgramFilesAreItsDirectory: a program git runs from the project is
 // its directory as a whole (its modules, their compiled caches, plugins
 // and files it reads: red-team-26), with the packages of node_modules its
@@ -218,7 +267,7 @@ func TestProgramFilesAreItsDirectory(t *testing.T) {
 // a file.
 func namedHas(top string) func(got []configNamed, path string, dir bool) bool {
 	return func(got []configNamed, path string, dir bool) bool {
-		return slices.Contains(got, configNamed{filepath.Join(top, path), dir})
+		return slices.Contains(got, configNamed{path: filepath.Join(top, path), dir: dir})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/fsguard"
+	"github.com/agentwarden/warden/internal/pyimport"
 	"github.com/agentwarden/warden/internal/regfile"
 	"github.com/agentwarden/warden/nestedgit"
 	"github.com/agentwarden/warden/sandbox"
@@ -162,6 +163,16 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 		// read-only too: git on the host runs and obeys it at the user's
 		// next git status (red-team-27).
 		s.Protected = append(s.Protected, namedWritable(s.Project, named, s.ReadWrite)...)
+		// Where a Python program git runs imports from first, and that
+		// directory is not kept whole (the top, the git directory), a
+		// module the command adds there is swept (red-team-27: a new
+		// selectors.py at the top ran in place of the standard
+		// library's when the monitor imported subprocess).
+		for _, n := range named {
+			if n.modules && !slices.Contains(s.ModuleDirs, n.path) {
+				s.ModuleDirs = append(s.ModuleDirs, n.path)
+			}
+		}
 		// A folder of the home the host runs programs from, inside the
 		// project (~/go/bin in a project at ~/go), stays read-only: a
 		// program planted there is run by the user's shell, unconfined.
@@ -254,7 +265,7 @@ func commonProtected(project, common string, protected []string, userHome string
 	}
 	named, _ := gitConfigNamed(context.Background(), project, userHome)
 	for _, n := range named {
-		if n.path != common && inside(n.path, common) {
+		if !n.modules && n.path != common && inside(n.path, common) {
 			if n.dir {
 				out = append(out, n.path+"/")
 			} else {
@@ -383,6 +394,7 @@ func gitConfigProtected(ctx context.Context, project, home string) []string {
 // named too is left to the directory.
 func namedInside(project string, named []configNamed, out []string) []string {
 	var dirs []string
+	named = slices.DeleteFunc(slices.Clone(named), func(n configNamed) bool { return n.modules })
 	for _, n := range named {
 		if rel, err := filepath.Rel(project, n.path); n.dir && err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
 			dirs = append(dirs, n.path+"/")
@@ -414,7 +426,7 @@ func namedInside(project string, named []configNamed, out []string) []string {
 func namedWritable(project string, named []configNamed, writable []string) []string {
 	var out []string
 	for _, n := range named {
-		if inside(n.path, project) {
+		if n.modules || inside(n.path, project) {
 			continue
 		}
 		if !slices.ContainsFunc(writable, func(w string) bool { return n.path != w && inside(n.path, w) }) {
@@ -466,7 +478,7 @@ func gitNamedPath(ctx context.Context, cwd string, paths []string) bool {
 			}
 			for _, w := range where {
 				for _, p := range paths {
-					if p == w || n.dir && strings.HasPrefix(p, w+string(filepath.Separator)) {
+					if n.modules && addsModule(p, w) || !n.modules && (p == w || n.dir && strings.HasPrefix(p, w+string(filepath.Separator))) {
 						return true
 					}
 				}
@@ -476,11 +488,30 @@ func gitNamedPath(ctx context.Context, cwd string, paths []string) bool {
 	return false
 }
 
+// addsModule reports whether writing p may add a module Python imports
+// from dir (a module file in it, a package's initialisation file, or an
+// entry named as a module, which may become a package or a link to one).
+func addsModule(p, dir string) bool {
+	rel, ok := strings.CutPrefix(p, dir+string(filepath.Separator))
+	if !ok {
+		return false
+	}
+	first, rest, nested := strings.Cut(rel, string(filepath.Separator))
+	if !nested {
+		return pyimport.ModuleFile(first) || pyimport.ModuleFile(first+".py")
+	}
+	return pyimport.ModuleFile(first+".py") && pyimport.PackageInit(rest)
+}
+
 // configNamed is a path a git configuration names: a directory of hooks,
 // or a file it includes.
 type configNamed struct {
 	path string
 	dir  bool
+	// modules marks a directory a Python program git runs imports from
+	// first (sandbox.Spec.ModuleDirs): not kept read-only, but the
+	// modules added to it are swept.
+	modules bool
 }
 
 // gitConfigNamed is what the git configuration git reads in the work tree
@@ -564,7 +595,7 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 			case kv[0] == "core.hookspath" && kv[1] != "":
 				// Relative to where hooks run: the top of the work tree.
 				if p := expand(kv[1], project); p != "" {
-					out = append(out, configNamed{filepath.Clean(p), true})
+					out = append(out, configNamed{path: filepath.Clean(p), dir: true})
 				}
 			case kv[0] == "include.path" || strings.HasPrefix(kv[0], "includeif.") && strings.HasSuffix(kv[0], ".path"):
 				// Relative to the file that includes it.
@@ -573,7 +604,7 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 					continue
 				}
 				p = filepath.Clean(p)
-				out = append(out, configNamed{p, false})
+				out = append(out, configNamed{path: p, dir: false})
 				if f.depth+1 < maxIncludeDepth {
 					files = append(files, configFile{p, f.depth + 1})
 				} else {
@@ -591,7 +622,7 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 				for _, w := range named {
 					if p := expand(w, project); p != "" {
 						if strings.HasSuffix(w, "/") { // PYTHONPATH=lib
-							out = append(out, configNamed{filepath.Clean(p), true})
+							out = append(out, configNamed{path: filepath.Clean(p), dir: true})
 							continue
 						}
 						module := slices.Contains(strings.Fields(kv[1]), "-m") // python -m tools.fsmon
@@ -632,14 +663,21 @@ func programFiles(p, top, home string, module bool) []configNamed {
 	var out []configNamed
 	add := func(f string) {
 		if dir := filepath.Dir(f); !inside(dir, top) || dir != top && dir != gitDir && !strings.HasPrefix(dir, gitDir+"/") {
-			out = append(out, configNamed{dir, true})
+			out = append(out, configNamed{path: dir, dir: true})
 		}
 		// The file too: where the project is that directory (a
 		// repository in a package of the one whose config names it),
 		// the file alone is the project's to keep (namedInside).
-		out = append(out, configNamed{f, false})
+		out = append(out, configNamed{path: f, dir: false})
 	}
 	add(p)
+	if dir := pythonPathDir(p, top, module); dir != "" {
+		// Not kept whole, as that would be the project or its git
+		// directory: the modules added to it are swept, and its
+		// compiled modules are kept (a .pyc of a module it imports
+		// from there runs in its place when its header matches).
+		out = append(out, configNamed{path: dir, modules: true}, configNamed{path: filepath.Join(dir, "__pycache__"), dir: true})
+	}
 	files, named, packages := loadedBy(p, top, home, module)
 	for _, f := range files {
 		add(f)
@@ -647,12 +685,32 @@ func programFiles(p, top, home string, module bool) []configNamed {
 	// A file it names is kept alone: its directory may be the tree the
 	// program watches, the agent's work.
 	for _, f := range named {
-		out = append(out, configNamed{f, false})
+		out = append(out, configNamed{path: f, dir: false})
 	}
 	for _, pkg := range packages {
-		out = append(out, configNamed{pkg, true})
+		out = append(out, configNamed{path: pkg, dir: true})
 	}
 	return out
+}
+
+// pythonPathDir is the directory a Python program p that git runs from
+// top imports its modules from first (top for a module python -m runs,
+// the script's own directory for a script), where programFiles keeps no
+// directory whole: the top itself, or the git directory and those below
+// it. "" for any other program, or directory.
+func pythonPathDir(p, top string, module bool) string {
+	dir := top
+	if !module {
+		data, err := regfile.ReadFile(p, maxSourcedScript)
+		if err != nil || scriptKind(p, data) != "python" {
+			return ""
+		}
+		dir = filepath.Dir(p)
+	}
+	if gitDir := filepath.Join(top, ".git"); dir == top || dir == gitDir || strings.HasPrefix(dir, gitDir+"/") {
+		return dir
+	}
+	return ""
 }
 
 // gitNamingKeys are the configuration keys whose values name a path git

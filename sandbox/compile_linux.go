@@ -195,6 +195,7 @@ func compile(s *Spec, c *Command, mode Mode, abi int, cg *cgroup, tmp string) (*
 	if mode.Namespaces() {
 		p.Pinned = pinnedAncestors(append(slices.Clone(protected), sweep...), ll.WriteDirs)
 	}
+	p.Sweep = append(p.Sweep, moduleSweeps(s.ModuleDirs, ll.WriteDirs)...)
 	p.Landlock = ll
 	p.Seccomp = seccompPlan{NoSpawn: s.NoSpawn || s.Mode == ModeMax, BlockInet: !mode.Namespaces(), AllowUnix: s.UnixSockets && mode.Namespaces()}
 

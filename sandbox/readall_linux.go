@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentwarden/warden/internal/pyimport"
 	"github.com/agentwarden/warden/internal/safedir"
 	"github.com/agentwarden/warden/nestedgit"
 )
@@ -163,7 +164,7 @@ func realPathOf(p string) string {
 // directory that holds it (safedir), opened without following a symlink.
 func sweepCreated(paths []string, quarantine string, now time.Time) []string {
 	var warn []string
-	for _, p := range paths {
+	for _, p := range expandModuleSweeps(paths) {
 		target := createdOn(p)
 		if target == "" {
 			continue
@@ -251,4 +252,93 @@ func createdOn(p string) string {
 		cur = next
 	}
 	return ""
+}
+
+// moduleSweepMark separates, in a Sweep entry that stands for the Python
+// modules a command adds to a directory (Spec.ModuleDirs), the directory
+// from the importable entries it held at the start (NUL-separated). No
+// path holds a NUL, so no other entry is read as one.
+const moduleSweepMark = "\x00modules\x00"
+
+// moduleSweeps are the Sweep entries of dirs that lie in a writable
+// directory, each with what it held at the start (importable).
+func moduleSweeps(dirs, writable []string) []string {
+	var out []string
+	for _, d := range dirs {
+		d = filepath.Clean(d)
+		if !filepath.IsAbs(d) || !slices.ContainsFunc(writable, func(w string) bool { return w != "" && within(d, w) }) {
+			continue
+		}
+		d = realPathOf(d)
+		out = append(out, d+moduleSweepMark+strings.Join(importable(d), "\x00"))
+	}
+	return out
+}
+
+// expandModuleSweeps replaces each module-sweep entry of paths by the
+// importable entries its directory holds now that it did not hold at the
+// start; other paths are kept as they are.
+func expandModuleSweeps(paths []string) []string {
+	if !slices.ContainsFunc(paths, func(p string) bool { return strings.Contains(p, moduleSweepMark) }) {
+		return paths
+	}
+	var out []string
+	for _, p := range paths {
+		dir, before, ok := strings.Cut(p, moduleSweepMark)
+		if !ok {
+			out = append(out, p)
+			continue
+		}
+		had := map[string]bool{}
+		for _, e := range strings.Split(before, "\x00") {
+			had[e] = true
+		}
+		for _, e := range importable(dir) {
+			if !had[e] {
+				out = append(out, filepath.Join(dir, e))
+			}
+		}
+	}
+	return out
+}
+
+// importable lists, relative to dir, what Python would import a module
+// from there (pyimport): its module files, the initialisation file of each
+// package directory in it ("NAME/__init__.py"), and each symlink named as
+// a module (NAME, which may lead to a package). It reads dir through its
+// descriptor and follows no symlink; a directory it cannot read holds
+// nothing here.
+func importable(dir string) []string {
+	d, err := safedir.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	entries, err := os.ReadDir(d.Path())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case pyimport.ModuleFile(name):
+			out = append(out, name)
+		case !pyimport.ModuleFile(name + ".py"):
+			// not a module name
+		case e.Type()&os.ModeSymlink != 0:
+			out = append(out, name)
+		case e.IsDir():
+			inits, err := os.ReadDir(d.Path() + "/" + name)
+			if err != nil {
+				continue
+			}
+			for _, f := range inits {
+				if pyimport.PackageInit(f.Name()) {
+					out = append(out, name+"/"+f.Name())
+				}
+			}
+		}
+	}
+	return out
 }

@@ -221,7 +221,16 @@ type Spec struct {
 	// host runs when the user (an editor, a shell prompt) enters it. The
 	// sandbox finds them when it starts (nestedRepos), as Protected
 	// otherwise.
-	NestedGit  []string
+	NestedGit []string
+	// ModuleDirs are directories a Python program git runs on the host
+	// imports its modules from first (its script's directory, its
+	// sys.path[0]), where they lie in a writable directory and are not
+	// protected whole (the top of the work tree, its git directory): a
+	// module file or package the command adds there (selectors.py, a
+	// NAME.so, NAME/__init__.py) would be imported in place of the one the
+	// program or the standard library meant. What the command adds is
+	// swept as a protected path is; what was there at the start stays.
+	ModuleDirs []string
 	Quarantine string
 	// Runs, when set, is a directory where a one-shot run registers its
 	// init while it runs, so that the host can hold it (HoldRuns).

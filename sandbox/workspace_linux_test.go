@@ -187,6 +187,41 @@ func TestWorkspaceSweepsAProtectedPathWhoseParentIsMissing(t *testing.T) {
 	}
 }
 
+// TestWorkspaceSweepsModulesAddedWherePythonImportsFirst: in a directory a
+// Python program on the host imports from first (Spec.ModuleDirs), a
+// module the command adds (a file, an extension with any ABI tag, a
+// package's __init__, a link named as a module) is moved out after the
+// run; what was there before, and files Python does not import, stay.
+func TestWorkspaceSweepsModulesAddedWherePythonImportsFirst(t *testing.T) {
+	requireMode(t, sandbox.ModeStandard)
+	s, home := workspaceSpec(t)
+	s.ModuleDirs = []string{s.Project}
+	mustWrite(t, s.Project+"/fsmon_git.py", "WATCHED = []\n")
+	mustWrite(t, s.Project+"/tools/__init__.py", "")
+	if err := os.MkdirAll(s.Project+"/http", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runAt(t, s, home, "/bin/bash", "-c", `echo 'import os' > selectors.py && : > json.cpython-311-x86_64-linux-gnu.so && : > _strptime.pyc &&
+echo 'x = 1' >> fsmon_git.py && echo '' >> tools/__init__.py && : > http/__init__.py && ln -s /tmp subprocess &&
+echo notes > NOTES.md && echo 'print(1)' > selectors.pyi && mkdir -p email && echo 'data' > email/readme.txt`)
+	if r.err != nil || r.res.ExitCode != 0 {
+		t.Fatalf("sandbox failed: %s", r)
+	}
+	for _, gone := range []string{"selectors.py", "json.cpython-311-x86_64-linux-gnu.so", "_strptime.pyc", "http/__init__.py", "subprocess"} {
+		if _, err := os.Lstat(filepath.Join(s.Project, gone)); err == nil {
+			t.Errorf("%s was added where Python imports first and left there: %q", gone, r.res.Warnings)
+		}
+	}
+	for _, kept := range []string{"fsmon_git.py", "tools/__init__.py", "http", "NOTES.md", "selectors.pyi", "email/readme.txt"} {
+		if _, err := os.Lstat(filepath.Join(s.Project, kept)); err != nil {
+			t.Errorf("%s is gone: %v", kept, err)
+		}
+	}
+	if !slices.ContainsFunc(r.res.Warnings, func(w string) bool { return strings.Contains(w, "selectors.py") && strings.Contains(w, "moved to") }) {
+		t.Errorf("no warning says selectors.py was moved out: %q", r.res.Warnings)
+	}
+}
+
 // TestWorkspaceProfileInAGitWorktree: in a git worktree (or submodule) the
 // project's .git is a file, so .git/config and .git/hooks cannot exist.
 // Commands run, and a command that puts a directory there in its place,
