@@ -76,6 +76,14 @@ func (cc *cmdCtx) effect(e Effect, w walk.Word) {
 	if e == EffDelete && w.Glob && zn.isHome() {
 		e = EffDeleteRec
 	}
+	if e == EffWrite && !w.Dynamic && cc.z.isTempRoot(w.Value) {
+		// Written to as a whole (tar -C /tmp, rsync -a src/ /tmp/,
+		// install -t /tmp, ln -s x /tmp/), a temporary directory only
+		// gets entries, which any of its entries is, or new times; it
+		// cannot be replaced. Removing or opening it up is judged as
+		// before.
+		zn = ZoneTemp
+	}
 	if zn == ZoneHomeSensitive && (e == EffWrite || e == EffDelete || e == EffDeleteRec) && !w.Dynamic {
 		// Writing, moving or removing a project's own .env file, or a
 		// development key and certificate in /tmp (openssl req -keyout

@@ -71,6 +71,11 @@ func FuzzClassify(f *testing.F) {
 				if is.Kind == walk.DynamicCommand && toolPathProgram(src[is.Span.Start:is.Span.End]) != "" {
 					continue
 				}
+				// And one whose file name alone is known ("$BIN/app"):
+				// an unknown program wherever it lies.
+				if is.Kind == walk.DynamicCommand && unknownFileName(is.FileName) != "" {
+					continue
+				}
 				// And code read with xargs's or find's input, or values
 				// put in a code string, in it as an unknown variable,
 				// its commands judged by their rules.

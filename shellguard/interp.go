@@ -2,13 +2,15 @@ package shellguard
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/shellguard/walk"
 )
 
-var shellNames = []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox_sh"}
+// shellNames are walk.Shells and busybox's sh.
+var shellNames = append(slices.Clone(walk.Shells), "busybox_sh")
 
 var interpreterNames = []string{"python", "python2", "python3", "node", "nodejs", "deno", "perl", "ruby", "php", "lua", "luajit", "Rscript", "osascript", "pwsh", "powershell", "tclsh", "julia"}
 

@@ -410,6 +410,14 @@ func TestCopyIntoDirectory(t *testing.T) {
 		{"cp x /etc/", warden.Deny},
 		{"cp -t ~/.ssh id.pub", warden.Deny},
 		{"cp x /", warden.Deny},
+		// Written to as a whole, a temporary directory gets entries
+		{"tar -xzf /tmp/file.tar.gz -C /tmp/", warden.Allow},
+		{"rsync -a src/ /tmp/", warden.Allow},
+		{"install -m 755 a /tmp/", warden.Allow},
+		{"ln -s \"$PWD/a\" /tmp/", warden.Allow},
+		{"rm -rf /tmp/", warden.Deny},
+		{"chmod -R 700 /tmp", warden.Deny},
+		{"tar -xzf /tmp/file.tar.gz -C /", warden.Deny},
 		{"mv a.txt /tmp/../etc/", warden.Deny},
 		// A key written to /tmp is a scratch key; one written over the
 		// home's is not.

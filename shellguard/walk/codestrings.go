@@ -144,10 +144,9 @@ func shellOpts(argv []Word) (hasC bool, operand int, stdin bool) {
 			break
 		}
 		if v == "-" || v == "--" {
+			// the end of the options (POSIX's single -, bash's --): an
+			// operand after it is still the script
 			i++
-			if v == "-" {
-				stdin = true
-			}
 			break
 		}
 		if strings.HasPrefix(v, "--") {
@@ -288,25 +287,31 @@ func placeholder(a Word, ph string) Word {
 }
 
 // trap walks the code of trap CODE SIGNAL…; it is Conditional unless a signal
-// is EXIT, which always fires.
+// is EXIT, which always fires. The code stays set (w.traps) and is walked
+// again as the state changes: it runs later, at the shell's exit, a
+// signal, an error, a return or before a command.
 func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 	args := argv[1:]
 	if len(args) > 0 && args[0].Value == "--" {
 		args = args[1:]
 	}
+	if len(args) == 1 && !args[0].Dynamic && !strings.HasPrefix(args[0].Value, "-") {
+		w.unsetTraps(args) // trap SIGNAL: reset
+		return
+	}
 	if len(args) < 2 {
-		return // trap -p, trap -l, trap SIGNAL (a reset)
+		return // trap -p, trap -l
 	}
 	a := args[0]
 	exit := false
 	for _, s := range args[1:] {
-		if v := strings.ToUpper(s.Value); v == "EXIT" || v == "0" || v == "SIGEXIT" {
+		if trapSignal(s) == "EXIT" {
 			exit = true
 		}
 	}
 	if !a.Dynamic && (a.Value == "" || a.Value == "-" || strings.HasPrefix(a.Value, "-")) {
-		if exit && (a.Value == "" || a.Value == "-") {
-			w.exitTraps = nil // reset or ignored: the earlier code no longer runs
+		if a.Value == "" || a.Value == "-" {
+			w.unsetTraps(args[1:]) // reset or ignored: the earlier code no longer runs
 		}
 		return
 	}
@@ -320,27 +325,56 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 	w.inTrap++
 	w.code(a, &cmd, c, "trap", probe, true)
 	w.inTrap--
-	if exit {
-		// A new EXIT trap replaces the one before; this one runs when the
-		// shell exits, which may be after any later command.
-		w.exitTraps = []*exitTrap{{code: a, cmd: cmd, c: *c, seen: st.clone()}}
-	}
+	// It replaces the code set before at each of its signals.
+	w.unsetTraps(args[1:])
+	t := &laterTrap{code: a, cmd: cmd, c: *c, seen: st.clone()}
 	for _, sig := range args[1:] {
-		if v := strings.ToUpper(sig.Value); sig.Dynamic || v != "EXIT" && v != "0" && v != "SIGEXIT" {
-			// It runs again at every such signal (DEBUG: before each
-			// command; one the line sends itself, kill -USR1 $$): what
-			// it assigns, or where it goes, may hold at any later
-			// point.
-			w.keepChanges(st, probe, m)
-			return
-		}
+		t.sigs = append(t.sigs, trapSignal(sig))
+	}
+	w.traps = append(w.traps, t)
+	if slices.ContainsFunc(t.sigs, func(sig string) bool { return sig != "EXIT" }) {
+		// It runs again at every such signal (DEBUG: before each
+		// command; one the line sends itself, kill -USR1 $$): what it
+		// assigns, or where it goes, may hold at any later point.
+		w.keepChanges(st, probe, m)
 	}
 }
 
-// exitTrap is code an EXIT trap runs when the shell exits: after whichever
-// later command ends it (a failure under set -e, exit, a signal), with the
-// variables and the directory as they are then.
-type exitTrap struct {
+// trapSignal names the signal a trap's word is: upper case, without SIG,
+// 0 as EXIT; "?" for a word only known at run time.
+func trapSignal(w Word) string {
+	if w.Dynamic {
+		return "?"
+	}
+	v := strings.TrimPrefix(strings.ToUpper(w.Value), "SIG")
+	if v == "0" {
+		return "EXIT"
+	}
+	return v
+}
+
+// unsetTraps takes the signals words name out of every trap set: their
+// code no longer runs at them; a trap left with no signal is gone.
+func (w *walker) unsetTraps(words []Word) {
+	for _, word := range words {
+		sig := trapSignal(word)
+		if sig == "?" {
+			continue // which it resets is not known: the code stays
+		}
+		for _, t := range w.traps {
+			t.sigs = slices.DeleteFunc(t.sigs, func(s string) bool { return s == sig })
+		}
+	}
+	w.traps = slices.DeleteFunc(w.traps, func(t *laterTrap) bool { return len(t.sigs) == 0 })
+}
+
+// laterTrap is code a trap runs later: at the shell's exit (after whichever
+// command ends it: a failure under set -e, exit, a signal), at a signal,
+// at an error (ERR), after a function or a sourced file (RETURN), before
+// each command (DEBUG); with the variables and the directory as they are
+// then.
+type laterTrap struct {
+	sigs  []string // the signals it is set at (trapSignal)
 	code  Word
 	cmd   Command
 	c     ctx
@@ -348,29 +382,30 @@ type exitTrap struct {
 	walks int
 }
 
-// maxExitTrapWalks bounds how often one EXIT trap's code is walked again;
-// beyond it, it is walked once more with every variable and the directory
+// maxTrapWalks bounds how often one trap's code is walked again; beyond
+// it, it is walked once more with every variable and the directory
 // unknown, which covers any state to come.
-const maxExitTrapWalks = 8
+const maxTrapWalks = 8
 
-// exitTrapsAgain walks the EXIT trap's code again in st when st differs
-// from every state it was walked in: `x=build; trap 'rm -rf "$x"' EXIT;
-// x=.` deletes the project when the shell exits, not build.
-func (w *walker) exitTrapsAgain(st *state) {
+// trapsAgain walks the code of each trap set again in st when st differs
+// from the state it was last walked in: `x=build; trap 'rm -rf "$x"' EXIT;
+// x=.` deletes the project when the shell exits, not build; `trap 'cat
+// "$f"' ERR; f=~/.ssh/id_rsa; false` prints the key.
+func (w *walker) trapsAgain(st *state) {
 	if w.inTrap > 0 {
 		return
 	}
-	for i := 0; i < len(w.exitTraps); i++ {
-		t := w.exitTraps[i]
+	for i := 0; i < len(w.traps); i++ {
+		t := w.traps[i]
 		if w.b.stopped || t.seen.sameAs(st) {
 			continue
 		}
 		probe := st.clone()
 		probe.prev = nil
 		t.walks++
-		if t.walks > maxExitTrapWalks {
+		if t.walks > maxTrapWalks {
 			probe.untrack()
-			w.exitTraps = slices.Delete(w.exitTraps, i, i+1)
+			w.traps = slices.Delete(w.traps, i, i+1)
 			i--
 		}
 		t.seen = st.clone()

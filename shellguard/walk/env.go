@@ -61,6 +61,9 @@ type state struct {
 	// namerefs are the name references declared (declare -n NAME=TARGET),
 	// with their target, "" when not known: assigning one assigns that.
 	namerefs map[string]string
+	// readonly are the variables made read-only (readonly NAME, declare
+	// -r): bash refuses to assign or unset them, so they keep their value.
+	readonly map[string]bool
 }
 
 // makeVolatile keeps each of names unknown from now on.
@@ -75,6 +78,20 @@ func (s *state) makeVolatile(names ...string) {
 		s.volatile[n] = true
 		s.vars[n] = varVal{} // not set: a name reference's target is not assigned by this
 	}
+}
+
+// makeReadonly records that bash refuses to change name from now on; a
+// local one (not global) ends with its function, after which the name may
+// be anything: it is only kept unknown.
+func (s *state) makeReadonly(name string, global bool) {
+	if !global {
+		s.makeVolatile(name)
+		return
+	}
+	if s.readonly == nil {
+		s.readonly = map[string]bool{}
+	}
+	s.readonly[name] = true
 }
 
 // dir is a working directory as state holds it.
@@ -103,7 +120,7 @@ const maxCwdAlts = 8
 
 func (s *state) clone() *state {
 	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar, untracked: s.untracked,
-		volatile: maps.Clone(s.volatile), namerefs: maps.Clone(s.namerefs)}
+		volatile: maps.Clone(s.volatile), namerefs: maps.Clone(s.namerefs), readonly: maps.Clone(s.readonly)}
 	if s.prev != nil {
 		p := *s.prev
 		p.alts = slices.Clone(p.alts)
@@ -122,7 +139,7 @@ func (s *state) clone() *state {
 // directory (and where cd - goes), every variable, and what is tracked.
 func (s *state) sameAs(o *state) bool {
 	if !s.here().equal(o.here()) || s.untracked != o.untracked || !s.prev.equal(o.prev) ||
-		!maps.Equal(s.volatile, o.volatile) || !maps.Equal(s.namerefs, o.namerefs) || len(s.vars) != len(o.vars) {
+		!maps.Equal(s.volatile, o.volatile) || !maps.Equal(s.namerefs, o.namerefs) || !maps.Equal(s.readonly, o.readonly) || len(s.vars) != len(o.vars) {
 		return false
 	}
 	for k, v := range s.vars {
@@ -166,6 +183,13 @@ func (s *state) merge(b *state) {
 	if b.untracked {
 		s.untrack()
 	}
+	for k := range b.readonly {
+		if !s.readonly[k] {
+			// read-only only if the branch ran: what it holds is known
+			// only when both agree (above), and it may keep it
+			s.makeVolatile(k)
+		}
+	}
 	for k := range b.volatile {
 		s.makeVolatile(k)
 	}
@@ -192,6 +216,9 @@ func (s *state) untrack() {
 }
 
 func (s *state) set(name, val string, known bool) {
+	if s.readonly[name] {
+		return // bash refuses: it keeps its value
+	}
 	if name == "OLDPWD" {
 		s.prev = nil // cd - goes where OLDPWD says
 	}
@@ -236,6 +263,9 @@ func (s *state) set(name, val string, known bool) {
 // setArray records name as an indexed array of known elems (none for
 // NAME=()).
 func (s *state) setArray(name string, elems []string) {
+	if s.readonly[name] {
+		return
+	}
 	if _, ref := s.namerefs[name]; s.untracked || s.volatile[name] || ref || elems == nil {
 		s.set(name, "", false)
 		return

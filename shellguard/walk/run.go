@@ -262,8 +262,6 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 				w.keepChanges(st, probe, m)
 			}
 		}
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash":
-		w.shell(cmd, argv, st, c, src, in)
 	case "find":
 		w.find(cmd, argv, st, c)
 	case "git":
@@ -278,6 +276,10 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 		w.vim(cmd, argv, st, c)
 	case "rg":
 		w.rg(cmd, argv, st, c)
+	default:
+		if IsShell(name) {
+			w.shell(cmd, argv, st, c, src, in)
+		}
 	}
 	return w.produce(name, argv, in)
 }
@@ -292,7 +294,7 @@ func remoteShell(code Word) (ok, priv bool) {
 	if len(f) > 0 && f[0] == "sudo" {
 		f, priv = f[1:], true
 	}
-	if len(f) == 0 || !isShell(progName(f[0])) {
+	if len(f) == 0 || !IsShell(progName(f[0])) {
 		return false, false
 	}
 	for _, a := range f[1:] {
@@ -303,12 +305,15 @@ func remoteShell(code Word) (ok, priv bool) {
 	return true, priv
 }
 
-func isShell(name string) bool {
-	switch name {
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash":
-		return true
-	}
-	return false
+// Shells are the programs that run a shell's code (-c CODE, a script, or
+// their standard input): bash and sh, the other Bourne-like shells (the
+// restricted rbash among them), fish and the C shells. Code given to one
+// is walked as bash's.
+var Shells = []string{"sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "lksh", "oksh", "loksh", "pdksh", "yash", "posh", "ash", "fish", "csh", "tcsh"}
+
+// IsShell reports whether name is one of Shells.
+func IsShell(name string) bool {
+	return slices.Contains(Shells, name)
 }
 
 // cdPathMoves reports whether CDPATH (assigned in the line, or the

@@ -44,6 +44,24 @@ func TestVariablesFollowTheShell(t *testing.T) {
 		{`for v in a b; do x=$v; break; done; printf '<%s>' "$x"`, "?"},
 		{`f() { return; }; for v in a b; do x=$v; f; done; printf '<%s>' "$x"`, "?"},
 		{`for v in a *.go; do x=$v; done; printf '<%s>' "$x"`, "?"},
+		// red-team-29: a way out of a loop the name does not show, or a
+		// trap that may take it
+		{`for f in a b; do \break; done; printf '<%s>' "$f"`, "?"},
+		{`for f in a b; do br\eak; done; printf '<%s>' "$f"`, "?"},
+		{`for f in a b; do 'continue'; x=$f; done; printf '<%s>' "$f"`, "?"},
+		{`trap break ERR; for f in a b; do false; done; printf '<%s>' "$f"`, "?"},
+		// a read-only name keeps its value; one that may not be, or that
+		// is local to a function, is unknown
+		{`f=a; readonly f; read f <<< b 2>/dev/null; printf '<%s>' "$f"`, "a"},
+		{`f=a; readonly f; unset f 2>/dev/null; printf '<%s>' "$f"`, "a"},
+		{`readonly f=a; declare f=b 2>/dev/null; printf '<%s>' "$f"`, "a"},
+		{`declare -r f=a; printf -v f %s b 2>/dev/null; printf '<%s>' "$f"`, "a"},
+		{`f=a; readonly f; for f in b; do :; done 2>/dev/null; printf '<%s>' "$f"`, "a"},
+		{`a=(x); readonly a; mapfile -t a < /dev/null 2>/dev/null; printf '<%s>' "${a[@]}"`, "x"},
+		{`readonly $n; f=b; printf '<%s>' "$f"`, "?"},
+		{`g() { local -r f=a; }; g; f=b; printf '<%s>' "$f"`, "?"},
+		{`[ -e /nonexistent ] && readonly f=a; f=b; printf '<%s>' "$f"`, "?"},
+		{`readonly -f g 2>/dev/null; f=b; printf '<%s>' "$f"`, "b"},
 		{`x=$HOME; x[1]=build; printf '<%s>' "$x"`, "?"},
 		{`a=(b c); a[5]=d; printf '<%s>' "${a[@]}"`, "?"},
 		{`a=(b *.go); printf '<%s>' "${a[@]}"`, "?"},
@@ -121,9 +139,11 @@ func TestVariablesFollowTheShell(t *testing.T) {
 
 // TestExitTrapSeesTheStateAtExit: an EXIT trap's code runs when the shell
 // exits, after whichever command ends it (set -e, exit, a signal), with the
-// variables and the directory as they are then. The walk judges it in every
-// state the line passes through after the trap is set: what bash prints at
-// exit is among what the walk gives its printf, or the walk says unknown.
+// variables and the directory as they are then; another trap's at an
+// error, a signal, a return or before a command. The walk judges it in
+// every state the line passes through after the trap is set: what bash
+// prints last is among what the walk gives its printf, or the walk says
+// unknown.
 func TestExitTrapSeesTheStateAtExit(t *testing.T) {
 	cases := []struct {
 		src  string
@@ -136,6 +156,13 @@ func TestExitTrapSeesTheStateAtExit(t *testing.T) {
 		{`trap 'printf "<%s>" "$x"' EXIT; x=a; x=b; x=c; x=d; x=e; x=f; x=g; x=h; x=i; x=j; x=k`, []string{"?"}},
 		{`x=a; trap 'printf "<%s>" "$x"' EXIT; trap - EXIT; x=b`, []string{"a"}},
 		{`tmp=/tmp/w.1; trap 'printf "<%s>" "$tmp"' EXIT; cd "$tmp" 2>/dev/null; echo hi`, []string{"/tmp/w.1"}},
+		// every trap runs later: at an error, a signal, a return, before
+		// each command (red-team-29)
+		{`f=README.md; trap 'printf "<%s>" "$f"' ERR; f=/x; false; trap - ERR`, []string{"/x"}},
+		{`f=README.md; trap 'printf "<%s>" "$f"' DEBUG; f=/x; trap - DEBUG`, []string{"/x"}},
+		{`f=README.md; trap 'printf "<%s>" "$f"' RETURN; f=/x; . /dev/null; trap - RETURN`, []string{"/x"}},
+		{`d=build; trap 'printf "<%s>" "$d"' USR1; d=/x; kill -USR1 $$; trap - USR1`, []string{"/x"}},
+		{`d=build; trap 'printf "<%s>" "$d"' USR1; trap USR1; d=/x`, []string{"build"}},
 	}
 	bash, _ := exec.LookPath("bash")
 	for _, c := range cases {

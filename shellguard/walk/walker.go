@@ -63,7 +63,7 @@ type walker struct {
 	pipeID    int
 	procOut   map[Span]output // outputs of top-level <(…) words, by span
 	capped    bool            // brace expansion was cut at maxFields
-	exitTraps []*exitTrap     // the EXIT trap set, walked again as the state changes
+	traps     []*laterTrap    // the traps set, walked again as the state changes
 	inTrap    int             // walking a trap's code: no EXIT trap is walked again meanwhile
 	unrolled  int             // how many passes the for loops being unrolled make, multiplied
 }
@@ -153,7 +153,7 @@ func (w *walker) walkStmts(stmts []*syntax.Stmt, st *state, c *ctx) output {
 			return output{}
 		}
 		out = w.walkStmt(s, st, c)
-		w.exitTrapsAgain(st)
+		w.trapsAgain(st)
 		if i+1 < len(stmts) {
 			// The next statement runs whether this one's cd did or
 			// not (cd /missing; cd -): where cd - goes back to is
@@ -428,13 +428,51 @@ func (w *walker) unroll(x *syntax.ForClause, l *syntax.WordIter, items []Word, s
 	return true
 }
 
+// staticText is the text a word gives after quote removal when it holds
+// no expansion (\break and br\eak are break); not ok otherwise.
+func staticText(wd *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range wd.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v, glob := unescapeBare(p.Value)
+			if glob {
+				return "", false
+			}
+			b.WriteString(v)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				b.WriteString(ansiC(p.Value))
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(unescapeDouble(l.Value))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
 // mayLeaveLoop reports whether running stmts may leave the loop they are
 // in before their end: a break, continue or return; a command whose name
 // is not a known literal without a slash (it may expand to one); code run
 // as text (eval, source, a trap); a function that may, or one not defined
 // yet.
 func (w *walker) mayLeaveLoop(stmts []*syntax.Stmt, depth int) bool {
-	if depth > 4 {
+	if depth > 4 || slices.ContainsFunc(w.traps, func(t *laterTrap) bool {
+		return slices.ContainsFunc(t.sigs, func(sig string) bool { return sig != "EXIT" })
+	}) {
+		// a trap that runs at an error, a signal, a return or before
+		// each command may break out of the loop (red-team-29: trap
+		// break ERR)
 		return true
 	}
 	leaves := false
@@ -450,8 +488,8 @@ func (w *walker) mayLeaveLoop(stmts []*syntax.Stmt, depth int) bool {
 				if len(n.Args) == 0 {
 					return true
 				}
-				name := n.Args[0].Lit()
-				if name == "" {
+				name, ok := staticText(n.Args[0])
+				if !ok {
 					leaves = !strings.Contains(wordText(n.Args[0]), "/")
 					return !leaves
 				}
@@ -583,14 +621,38 @@ func (w *walker) walkDecl(s *syntax.Stmt, x *syntax.DeclClause, st *state, c *ct
 	// assigns its target; an associative array (-A), -l, -u, -c and -i
 	// rewrite what the name is given from then on.
 	nameref, rewrites := false, false
+	// readonly NAME, declare -r: bash refuses to change the name from then
+	// on (not readonly -f, which is of functions); in a function, local
+	// and declare without -g make a local name, gone at its return.
+	ro, global, funcs := variant == "readonly", variant == "readonly" || variant == "export" || !strings.HasPrefix(c.via, "function "), false
 	for _, a := range x.Args {
-		if a.Naked && a.Name == nil && a.Value != nil && variant != "export" && variant != "readonly" {
+		if a.Naked && a.Name == nil && a.Value != nil {
 			f := a.Value.Lit()
 			if f == "" {
-				st.untrack() // options not known
+				if variant == "readonly" {
+					st.untrack() // which name is made read-only is not known
+				}
+				continue
 			}
-			nameref = nameref || strings.HasPrefix(f, "-") && strings.Contains(f, "n")
-			rewrites = rewrites || strings.HasPrefix(f, "-") && strings.ContainsAny(f, "Aluic")
+			if !strings.HasPrefix(f, "-") {
+				if ro && !funcs {
+					st.untrack() // a name only known at run time made read-only
+				}
+				continue
+			}
+			funcs = funcs || strings.Contains(f, "f")
+			ro = ro || variant != "export" && strings.Contains(f, "r")
+			global = global || variant != "local" && strings.Contains(f, "g")
+			if variant == "export" || variant == "readonly" {
+				continue
+			}
+			nameref = nameref || strings.Contains(f, "n")
+			rewrites = rewrites || strings.ContainsAny(f, "Aluic")
+		}
+	}
+	for _, a := range x.Args {
+		if a.Naked && a.Name == nil && a.Value != nil && variant != "export" && variant != "readonly" && a.Value.Lit() == "" {
+			st.untrack() // options not known
 		}
 	}
 	for _, a := range x.Args {
@@ -624,11 +686,17 @@ func (w *walker) walkDecl(s *syntax.Stmt, x *syntax.DeclClause, st *state, c *ct
 		}
 		if a.Naked {
 			cmd.Argv = append(cmd.Argv, Word{Value: name, Span: w.span(a, c)})
+			if ro && !funcs {
+				st.makeReadonly(name, global)
+			}
 			continue
 		}
 		cmd.Assigns = append(cmd.Assigns, as)
 		if !nameref {
 			setAssigned(st, a, as)
+		}
+		if ro && !funcs {
+			st.makeReadonly(name, global)
 		}
 	}
 	cmd.Redirects = append(cmd.Redirects, w.redirects(s.Redirs, st, c, &cmd)...)
