@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"os"
 	"path"
 	"path/filepath"
@@ -651,18 +652,110 @@ func nodePackages(src, dir, top string) []string {
 		}
 		// Up to the top for a program of the work tree; for one outside it
 		// (a tool cache's), to the root, as Node looks (red-team-28).
-		outside := !inside(dir, top)
-		for d := dir; outside || inside(d, top); d = filepath.Dir(d) {
-			pkg := filepath.Join(d, "node_modules", name)
-			if st, err := os.Stat(pkg); err == nil && st.IsDir() && !slices.Contains(out, pkg) {
-				out = append(out, pkg)
-			}
-			if d == top || d == filepath.Dir(d) {
-				break
-			}
+		if !nodeBuiltin(name) {
+			nodeRequire(name, dir, top, &out, 0)
 		}
 	}
 	return out
+}
+
+// nodeBuiltin reports whether name is one of Node's own modules, which a
+// require loads whatever node_modules holds.
+func nodeBuiltin(name string) bool {
+	switch name {
+	case "assert", "async_hooks", "buffer", "child_process", "cluster", "console", "constants", "crypto", "dgram",
+		"diagnostics_channel", "dns", "domain", "events", "fs", "http", "http2", "https", "inspector", "module", "net",
+		"os", "path", "perf_hooks", "process", "punycode", "querystring", "readline", "repl", "stream", "string_decoder",
+		"sys", "timers", "tls", "trace_events", "tty", "url", "util", "v8", "vm", "wasi", "worker_threads", "zlib":
+		return true
+	}
+	return false
+}
+
+// nodeRequire adds to out the directory of package name that Node loads
+// for a require in dir, with the places nearer dir where it looks first
+// and finds nothing now (a package made there would be loaded instead),
+// and what the package depends on (nodeDependencies).
+func nodeRequire(name, dir, top string, out *[]string, depth int) {
+	pkg, nearer := nodeResolve(name, dir, top)
+	if pkg != "" && slices.Contains(*out, pkg) || len(*out) >= maxNodePackages {
+		return
+	}
+	if pkg != "" {
+		nearer = append(nearer, pkg)
+	}
+	for _, p := range nearer {
+		if !slices.Contains(*out, p) {
+			*out = append(*out, p)
+		}
+	}
+	if pkg != "" {
+		nodeDependencies(pkg, top, out, depth)
+	}
+}
+
+// nodeResolve is the directory of package name that Node loads for a
+// require in dir: the first node_modules/NAME up from dir (passing over a
+// node_modules directory itself, but not a scope's: @scope/node_modules),
+// to the top for a program of the work tree, to the root for one outside
+// it (a tool cache's: red-team-28); "" when there is none. nearer are the
+// places before it (every place, when there is none), where nothing is
+// now: a package made there would be loaded.
+func nodeResolve(name, dir, top string) (pkg string, nearer []string) {
+	outside := !inside(dir, top)
+	for d := dir; outside || inside(d, top); d = filepath.Dir(d) {
+		if filepath.Base(d) != "node_modules" {
+			p := filepath.Join(d, "node_modules", name)
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				return p, nearer
+			}
+			nearer = append(nearer, p)
+		}
+		if d == top || d == filepath.Dir(d) {
+			break
+		}
+	}
+	return "", nearer
+}
+
+// maxNodePackages bounds the packages nodeDependencies follows.
+const maxNodePackages = 256
+
+// nodeDependencies adds to out the packages the package at pkg depends on
+// (its package.json's dependencies, optional and peer ones), as Node
+// resolves them from it, and theirs in turn (to maxSourcedDepth): what a
+// package the program requires loads runs as much as the program
+// (a rewritten dependency of a required package in the top's
+// node_modules ran at the user's git status).
+func nodeDependencies(pkg, top string, out *[]string, depth int) {
+	if depth >= maxSourcedDepth {
+		return
+	}
+	data, err := regfile.ReadFile(filepath.Join(pkg, "package.json"), maxSourcedScript)
+	if err != nil {
+		return
+	}
+	var manifest struct {
+		Dependencies         map[string]any `json:"dependencies"`
+		OptionalDependencies map[string]any `json:"optionalDependencies"`
+		PeerDependencies     map[string]any `json:"peerDependencies"`
+	}
+	if json.Unmarshal(data, &manifest) != nil {
+		return
+	}
+	var names []string
+	for _, deps := range []map[string]any{manifest.Dependencies, manifest.OptionalDependencies, manifest.PeerDependencies} {
+		for name := range deps {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if packageName(name) != name {
+			continue
+		}
+		nodeRequire(name, pkg, top, out, depth+1)
+	}
 }
 
 // packageName is the package a bare module specifier names (lodash,

@@ -224,6 +224,37 @@ func TestPythonProgramsImportPathIsSwept(t *testing.T) {
 	}
 }
 
+// TestNodePackagesFollowTheirDependencies: a package a Node program git
+// runs requires by name is kept with what it depends on, as Node resolves
+// each from it (a scoped package looks in its scope's node_modules first),
+// and so are the places nearer the requiring file where Node would look
+// first and finds nothing now (a package made there would be loaded: a
+// required package missing everywhere is kept where Node would look);
+// Node's own modules are none of these.
+func TestNodePackagesFollowTheirDependencies(t *testing.T) {
+	top := t.TempDir()
+	write := fileWriter(t, top)
+	write("fsmon.js", "const w = require('@acme/watch');\nrequire('fs');\ntry { require('fsmon-plugin') } catch {}\n")
+	write("node_modules/@acme/watch/package.json", `{"dependencies": {"chokidar": "^3", "../escape": "1"}, "peerDependencies": {"picomatch": "*"}}`)
+	write("node_modules/@acme/watch/index.js", "")
+	write("node_modules/chokidar/package.json", `{"dependencies": {"readdirp": "^3"}}`)
+	write("node_modules/readdirp/index.js", "")
+	write("node_modules/picomatch/index.js", "")
+	write("node_modules/unrelated/index.js", "")
+	has := namedHas(top)
+	got := programFiles(filepath.Join(top, "fsmon.js"), top, "", false)
+	for _, p := range []string{"node_modules/@acme/watch", "node_modules/@acme/node_modules/chokidar", "node_modules/chokidar", "node_modules/readdirp", "node_modules/picomatch", "node_modules/fsmon-plugin"} {
+		if !has(got, p, true) {
+			t.Errorf("programFiles(fsmon.js) = %v; want %s", got, p)
+		}
+	}
+	for _, p := range []string{"node_modules/unrelated", "node_modules/fs", "escape", "node_modules/escape"} {
+		if has(got, p, true) {
+			t.Errorf("programFiles(fsmon.js) keeps %s: %v", p, got)
+		}
+	}
+}
+
 // TestProgramFilesAreItsDirectory: a program git runs from the project is
 // its directory as a whole (its modules, their compiled caches, plugins
 // and files it reads: red-team-26), with the packages of node_modules its
