@@ -224,6 +224,26 @@ func TestPythonProgramsImportPathIsSwept(t *testing.T) {
 	}
 }
 
+// TestVirtualEnvironmentsInterpreterKeepsTheEnvironment: a program git
+// runs with a virtual environment's interpreter keeps the whole
+// environment (its site-packages' .pth files run at every start); a
+// bin directory without pyvenv.cfg is only itself.
+func TestVirtualEnvironmentsInterpreterKeepsTheEnvironment(t *testing.T) {
+	top := t.TempDir()
+	write := fileWriter(t, top)
+	write(".venv/pyvenv.cfg", "home = /usr/bin\n")
+	write(".venv/bin/python3", "")
+	write(".venv/lib/python3.11/site-packages/x.pth", "")
+	write("tools/bin/run", "")
+	has := namedHas(top)
+	if got := programFiles(filepath.Join(top, ".venv/bin/python3"), top, "", false); !has(got, ".venv", true) {
+		t.Errorf("programFiles(.venv/bin/python3) = %v; want .venv/ whole", got)
+	}
+	if got := programFiles(filepath.Join(top, "tools/bin/run"), top, "", false); has(got, "tools", true) {
+		t.Errorf("programFiles(tools/bin/run) = %v; tools/ is no environment", got)
+	}
+}
+
 // TestNodePackagesFollowTheirDependencies: a package a Node program git
 // runs requires by name is kept with what it depends on, as Node resolves
 // each from it (a scoped package looks in its scope's node_modules first),

@@ -671,6 +671,12 @@ func programFiles(p, top, home string, module bool) []configNamed {
 		out = append(out, configNamed{path: f, dir: false})
 	}
 	add(p)
+	if venv := venvOf(p); venv != "" {
+		// A virtual environment's interpreter loads the environment's
+		// site-packages, whose .pth files run code at every start:
+		// the environment is the program as much as its interpreter.
+		out = append(out, configNamed{path: venv, dir: true})
+	}
 	if dir := pythonPathDir(p, top, module); dir != "" {
 		// Not kept whole, as that would be the project or its git
 		// directory: the modules added to it are swept, and its
@@ -691,6 +697,20 @@ func programFiles(p, top, home string, module bool) []configNamed {
 		out = append(out, configNamed{path: pkg, dir: true})
 	}
 	return out
+}
+
+// venvOf is the Python virtual environment whose interpreter p is (a
+// program in its bin directory, beside which pyvenv.cfg lies), or "".
+func venvOf(p string) string {
+	bin := filepath.Dir(p)
+	if b := filepath.Base(bin); b != "bin" && b != "Scripts" {
+		return ""
+	}
+	venv := filepath.Dir(bin)
+	if st, err := os.Lstat(filepath.Join(venv, "pyvenv.cfg")); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return venv
 }
 
 // pythonPathDir is the directory a Python program p that git runs from
