@@ -186,12 +186,7 @@ func TestDynamicWriteIsContained(t *testing.T) {
 	noSandbox.SandboxAvailable = false
 	strict := defaultPolicy()
 	strict.AllowTaskRunners = false
-	for _, c := range []struct {
-		cmd  string
-		p    Policy
-		want warden.Verdict
-		rule string
-	}{
+	wantRules(t, []ruleCase{
 		{`cp sample.txt "$(cat /tmp/s-workdir)/" && ls "$(cat /tmp/s-workdir)"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
 		{`echo done > "$OUT"`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
 		{`cp sample.txt "$(cat /tmp/s-workdir)/"`, noSandbox, warden.Deny, "shell.write.root"},
@@ -223,12 +218,24 @@ func TestDynamicWriteIsContained(t *testing.T) {
 		// loop over its files asked).
 		{`find src tests -name '*.[ch]' -exec sh -c 'for f; do sed -i "s/ *$//" "$f"; done' sh {} +`, defaultPolicy(), warden.Allow, "shell.write.dynamic"},
 		{`bash -c 'echo x > "$1"' _ ~/.bashrc`, defaultPolicy(), warden.Deny, "shell.write.home_sensitive"},
-	} {
-		t.Run(c.cmd, func(t *testing.T) {
-			if r := Classify(c.cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != c.rule {
-				t.Errorf("Classify(%q) = %v (%s: %s), want %v %s", c.cmd, r.Verdict, r.Rule, r.Reason, c.want, c.rule)
-			}
-		})
+	})
+}
+
+// ruleCase is a command with the verdict and rule it must get under p.
+type ruleCase struct {
+	cmd  string
+	p    Policy
+	want warden.Verdict
+	rule string
+}
+
+// wantRules checks each case's verdict and rule in corpusEnv.
+func wantRules(t *testing.T, cases []ruleCase) {
+	t.Helper()
+	for _, c := range cases {
+		if r := Classify(c.cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != c.rule {
+			t.Errorf("Classify(%q) = %v (%s: %s), want %v %s", c.cmd, r.Verdict, r.Rule, r.Reason, c.want, c.rule)
+		}
 	}
 }
 
@@ -602,12 +609,7 @@ func TestHostLoopbackWithoutASandbox(t *testing.T) {
 func TestProgramNamedInAnUnknownDirectory(t *testing.T) {
 	noSandbox := defaultPolicy()
 	noSandbox.SandboxAvailable = false
-	for _, c := range []struct {
-		cmd  string
-		p    Policy
-		want warden.Verdict
-		rule string
-	}{
+	wantRules(t, []ruleCase{
 		{`"$BIN/app" --port 3000`, defaultPolicy(), warden.Allow, "shell.unknown_program"},
 		{`for v in $(ls build); do "build/$v/wc2" < in.txt; done`, defaultPolicy(), warden.Allow, "shell.unknown_program"},
 		{`"$BIN/app" --port 3000`, noSandbox, warden.Ask, "shell.unknown_program"},
@@ -618,11 +620,7 @@ func TestProgramNamedInAnUnknownDirectory(t *testing.T) {
 		{`"$d/../app"`, defaultPolicy(), warden.Ask, "shell.dynamic_program"},
 		{`"$d/npx" cowsay`, defaultPolicy(), warden.Ask, "shell.dynamic_program"},
 		{`"$d/app" > ~/.bashrc`, defaultPolicy(), warden.Deny, "shell.write.home_sensitive"},
-	} {
-		if r := Classify(c.cmd, corpusEnv, c.p); r.Verdict != c.want || r.Rule != c.rule {
-			t.Errorf("Classify(%q) = %v (%s: %s), want %v %s", c.cmd, r.Verdict, r.Rule, r.Reason, c.want, c.rule)
-		}
-	}
+	})
 }
 
 // TestExitTrapJudgedAtExit: an EXIT trap's code is judged with what the
@@ -632,10 +630,7 @@ func TestProgramNamedInAnUnknownDirectory(t *testing.T) {
 // for loop over known words is judged pass by pass, so the trap that
 // cleans up what a loop made runs (agent-shapes-20).
 func TestExitTrapJudgedAtExit(t *testing.T) {
-	for _, c := range []struct {
-		cmd  string
-		want warden.Verdict
-	}{
+	wantVerdicts(t, corpusEnv, defaultPolicy(), []wantCase{
 		{`x=build; trap 'rm -rf "$x"' EXIT; x=.`, warden.Deny},
 		{`x=build; trap 'rm -rf "$x"' EXIT; x=~; x=build`, warden.Deny},
 		{`trap 'rm -rf build' EXIT; cd ~`, warden.Deny},
@@ -643,9 +638,5 @@ func TestExitTrapJudgedAtExit(t *testing.T) {
 		{`tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; cd "$tmp" && touch a && ls`, warden.Allow},
 		{`builds=(); trap 'rm -rf -- "${builds[@]}"' EXIT; for cc in gcc cc; do d=/tmp/s-$cc; builds+=("$d"); make -s CC="$cc" BUILD="$d" all; done`, warden.Allow},
 		{`builds=(); trap 'rm -rf -- "${builds[@]}"' EXIT; for d in /tmp/s ~; do builds+=("$d"); done`, warden.Deny},
-	} {
-		if r := Classify(c.cmd, corpusEnv, defaultPolicy()); r.Verdict != c.want {
-			t.Errorf("Classify(%q) = %v (%s: %s), want %v", c.cmd, r.Verdict, r.Rule, r.Reason, c.want)
-		}
-	}
+	})
 }
