@@ -636,6 +636,18 @@ func TestExitTrapJudgedAtExit(t *testing.T) {
 		{`trap 'rm -rf build' EXIT; cd ~`, warden.Deny},
 		{`x=build; trap 'rm -rf "$x"' EXIT; trap - EXIT; x=.`, warden.Allow},
 		{`tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; cd "$tmp" && touch a && ls`, warden.Allow},
+		// set before the name is: it cannot run until the assignment
+		// after it stores it (agent-shapes-21)
+		{`trap 'rm -rf "${tmp:-}"' EXIT; tmp=$(mktemp -d); go build -o "$tmp/calc" ./cmd/calc`, warden.Allow},
+		{`tmp=$(mktemp --suffix=.json) && trap 'rm -f "$tmp"' EXIT && jq . package.json > "$tmp" && mv "$tmp" package.json`, warden.Allow},
+		{`trap 'rm -rf "${tmp:-}"' EXIT; cd sub; tmp=$(mktemp -d)`, warden.Deny},
+		{`set -u; trap 'rm -rf "$tmp"' EXIT; tmp=$X`, warden.Deny},
+		// a name mktemp made, put in code text, reads as the plain name
+		// it is (agent-shapes-21's RETURN trap in a function)
+		{`fuzz() { local dir; dir=$(mktemp -d -p /tmp "e2e-fuzz.XXXXXX") || return; trap "rm -rf '$dir'; trap - RETURN" RETURN; ls "$dir"; }; fuzz`, warden.Allow},
+		{`d=$(mktemp -d); bash -c "cd $d && rm -rf ./*"`, warden.Allow},
+		{`d=$(mktemp -d); trap "rm -rf '$d'/.." EXIT`, warden.Deny},
+		{`d=$(mktemp -d "/tmp/a b.XXXX"); trap "rm -rf $d" EXIT`, warden.Deny},
 		{`builds=(); trap 'rm -rf -- "${builds[@]}"' EXIT; for cc in gcc cc; do d=/tmp/s-$cc; builds+=("$d"); make -s CC="$cc" BUILD="$d" all; done`, warden.Allow},
 		{`builds=(); trap 'rm -rf -- "${builds[@]}"' EXIT; for d in /tmp/s ~; do builds+=("$d"); done`, warden.Deny},
 	})

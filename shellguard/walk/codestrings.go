@@ -17,6 +17,14 @@ func (w *walker) code(word Word, cmd *Command, c *ctx, via string, st *state, sh
 		sp = *c.span
 	}
 	if word.Dynamic {
+		if word.TempName && word.Shape != "" {
+			// Its unknown parts are names mktemp made, of the plain
+			// characters of their template (mktempDir): a stand-in of
+			// such characters reads as they do wherever the code puts
+			// it (trap "rm -rf '$dir'" RETURN).
+			w.codeText(strings.ReplaceAll(word.Shape, unknownShape, tempStandIn), cmd, via, st, share, sp)
+			return
+		}
 		if word.Template != "" {
 			w.issue(PlaceholderCode, via+": the code string holds the input xargs or find fills in", sp)
 			w.codeText(word.Template, cmd, via, st, share, sp)
@@ -32,6 +40,9 @@ func (w *walker) code(word Word, cmd *Command, c *ctx, via string, st *state, sh
 	}
 	w.codeText(word.Value, cmd, via, st, share, sp)
 }
+
+// tempStandIn stands for a name mktemp made in code text that holds one.
+const tempStandIn = "warden-mktemp-name"
 
 // valueCode reports whether a Dynamic code word is code written out with
 // values put in it: one word (its unknown parts quoted, not split) with
@@ -316,6 +327,21 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 		return
 	}
 	cmd.Conditional = cmd.Conditional || !exit
+	// It replaces the code set before at each of its signals.
+	w.unsetTraps(args[1:])
+	t := &laterTrap{code: a, cmd: cmd, c: *c, seen: st.clone(), list: w.lists}
+	for _, sig := range args[1:] {
+		t.sigs = append(t.sigs, trapSignal(sig))
+	}
+	w.traps = append(w.traps, t)
+	if !slices.ContainsFunc(t.sigs, func(sig string) bool { return sig != "EXIT" }) {
+		// At EXIT only: it runs once the shell ends, which it cannot
+		// do while an assignment that follows stores its value
+		// (trap 'rm -rf "$tmp"' EXIT; tmp=$(mktemp -d)): walked when
+		// the next statement starts, or after it when it is one.
+		t.deferred = trapSet
+		return
+	}
 	// Its code is walked as another shell's (what it changes is not the
 	// line's at this point), on a copy whose changes say whether it
 	// changes anything.
@@ -325,13 +351,6 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 	w.inTrap++
 	w.code(a, &cmd, c, "trap", probe, true)
 	w.inTrap--
-	// It replaces the code set before at each of its signals.
-	w.unsetTraps(args[1:])
-	t := &laterTrap{code: a, cmd: cmd, c: *c, seen: st.clone()}
-	for _, sig := range args[1:] {
-		t.sigs = append(t.sigs, trapSignal(sig))
-	}
-	w.traps = append(w.traps, t)
 	if slices.ContainsFunc(t.sigs, func(sig string) bool { return sig != "EXIT" }) {
 		// It runs again at every such signal (DEBUG: before each
 		// command; one the line sends itself, kill -USR1 $$): what it
@@ -374,12 +393,100 @@ func (w *walker) unsetTraps(words []Word) {
 // each command (DEBUG); with the variables and the directory as they are
 // then.
 type laterTrap struct {
-	sigs  []string // the signals it is set at (trapSignal)
-	code  Word
-	cmd   Command
-	c     ctx
-	seen  *state // the state it was last walked in
-	walks int
+	sigs     []string // the signals it is set at (trapSignal)
+	code     Word
+	cmd      Command
+	c        ctx
+	seen     *state // the state it was last walked in
+	walks    int
+	deferred trapDeferral
+	list     int // how deep in lists of statements it was set (walker.lists)
+}
+
+// trapDeferral is where an EXIT trap's first walk waits.
+type trapDeferral int
+
+const (
+	trapWalked trapDeferral = iota // walked in every state so far
+	trapSet                        // not walked yet: the next statement decides
+	trapAfter                      // the next statement is an assignment: walked after it
+)
+
+// settleTraps is called as statement s starts: an EXIT trap set just
+// before it is walked now, in st, unless s is a plain assignment, after
+// which it is walked instead (trapsAgain).
+func (w *walker) settleTraps(s *syntax.Stmt, st *state) {
+	for _, t := range w.traps {
+		if t.deferred != trapSet {
+			continue
+		}
+		if storesOnly(s) {
+			t.deferred = trapAfter
+			continue
+		}
+		w.walkTrap(t, st)
+	}
+}
+
+// storesOnly reports whether s only assigns variables, each a value of
+// literal text and command substitutions: nothing in it can end the
+// shell before the values are stored (no redirection that may fail, no
+// parameter that set -u or ${x:?} makes fatal, no arithmetic).
+func storesOnly(s *syntax.Stmt) bool {
+	ce, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) > 0 || len(ce.Assigns) == 0 || len(s.Redirs) > 0 || s.Negated || s.Background || s.Coprocess {
+		return false
+	}
+	for _, a := range ce.Assigns {
+		if a.Array != nil || a.Index != nil || a.Value == nil {
+			return false
+		}
+		for _, p := range a.Value.Parts {
+			switch p := p.(type) {
+			case *syntax.Lit, *syntax.SglQuoted, *syntax.CmdSubst:
+			case *syntax.DblQuoted:
+				for _, q := range p.Parts {
+					switch q.(type) {
+					case *syntax.Lit, *syntax.CmdSubst:
+					default:
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// walkTrap walks t's code in st, as it would run then.
+func (w *walker) walkTrap(t *laterTrap, st *state) {
+	probe := st.clone()
+	probe.prev = nil
+	t.deferred = trapWalked
+	t.walks++
+	if t.walks > maxTrapWalks {
+		probe.untrack()
+		w.traps = slices.DeleteFunc(w.traps, func(u *laterTrap) bool { return u == t })
+	}
+	t.seen = st.clone()
+	w.inTrap++
+	cmd := t.cmd
+	w.code(t.code, &cmd, &t.c, "trap", probe, true)
+	w.inTrap--
+}
+
+// settleTrapsAtEnd walks, as a list of statements ends in st, each EXIT
+// trap set in it (or deeper) still waiting for its first walk: not one
+// of an enclosing list, whose next statement is still to come (the
+// command substitution in tmp=$(mktemp -d) is a list of its own).
+func (w *walker) settleTrapsAtEnd(st *state) {
+	for _, t := range slices.Clone(w.traps) {
+		if t.deferred != trapWalked && t.list >= w.lists && w.inTrap == 0 && !w.b.stopped {
+			w.walkTrap(t, st)
+		}
+	}
 }
 
 // maxTrapWalks bounds how often one trap's code is walked again; beyond
@@ -395,24 +502,11 @@ func (w *walker) trapsAgain(st *state) {
 	if w.inTrap > 0 {
 		return
 	}
-	for i := 0; i < len(w.traps); i++ {
-		t := w.traps[i]
-		if w.b.stopped || t.seen.sameAs(st) {
-			continue
+	for _, t := range slices.Clone(w.traps) {
+		if w.b.stopped || t.deferred == trapSet || t.deferred == trapAfter && t.list < w.lists || t.deferred == trapWalked && t.seen.sameAs(st) {
+			continue // (an assignment's command substitution is a list of its own, deeper)
 		}
-		probe := st.clone()
-		probe.prev = nil
-		t.walks++
-		if t.walks > maxTrapWalks {
-			probe.untrack()
-			w.traps = slices.Delete(w.traps, i, i+1)
-			i--
-		}
-		t.seen = st.clone()
-		w.inTrap++
-		cmd := t.cmd
-		w.code(t.code, &cmd, &t.c, "trap", probe, true)
-		w.inTrap--
+		w.walkTrap(t, st)
 	}
 }
 

@@ -66,6 +66,7 @@ type walker struct {
 	traps     []*laterTrap    // the traps set, walked again as the state changes
 	inTrap    int             // walking a trap's code: no EXIT trap is walked again meanwhile
 	unrolled  int             // how many passes the for loops being unrolled make, multiplied
+	lists     int             // how deep in lists of statements the walk is
 }
 
 // Walk parses src as bash and returns the simple commands it would run, with
@@ -148,6 +149,11 @@ func (w *walker) wordSpan(word *syntax.Word, c *ctx) Span {
 
 func (w *walker) walkStmts(stmts []*syntax.Stmt, st *state, c *ctx) output {
 	var out output
+	w.lists++
+	defer func() {
+		w.settleTrapsAtEnd(st)
+		w.lists--
+	}()
 	for i, s := range stmts {
 		if w.b.stopped {
 			return output{}
@@ -265,6 +271,9 @@ func forgetIdents(text string, st *state) {
 func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
 	if !w.node() || s == nil {
 		return output{}
+	}
+	if w.inTrap == 0 {
+		w.settleTraps(s, st)
 	}
 	if s.Background || s.Coprocess || s.Disown {
 		cc := *c

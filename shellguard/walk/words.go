@@ -499,11 +499,35 @@ func prefixVar(p *syntax.ParamExp, st *state) (string, bool) {
 // tempVar returns the temporary directory $NAME or ${NAME} holds a name
 // mktemp made in, for a variable assigned from mktemp (mktempDir).
 func tempVar(p *syntax.ParamExp, st *state) (string, bool) {
-	if !plainParam(p) || p.Index != nil || p.Length {
+	if p.Index != nil || p.Length {
+		return "", false
+	}
+	if q := *p; q.Exp != nil && (q.Exp.Op == syntax.DefaultUnsetOrNull || q.Exp.Op == syntax.DefaultUnset) {
+		// ${tmp:-…}: a name mktemp made is never empty, so its own
+		q.Exp = nil
+		p = &q
+	}
+	if !plainParam(p) {
 		return "", false
 	}
 	v, ok := st.vars[p.Param.Value]
 	return v.s, ok && v.temp && !v.known
+}
+
+// plainTemplate reports whether a mktemp template (or suffix) is only
+// characters that read as themselves in any shell context: the name made
+// from it holds nothing else (its Xs become letters and digits).
+func plainTemplate(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._+@%,:=-", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // mktempDir returns the temporary directory a word that is only the
@@ -538,21 +562,36 @@ func (w *walker) mktempDir(word *syntax.Word, st *state) (string, bool) {
 	// what it makes there is a new name in it all the same.
 	isTmp := func(d string) bool { d = path.Clean(d); return d == tmp || d == "/tmp" || d == "/var/tmp" }
 	dir, templates := tmp, 0
-	args := ce.Args[1:]
+	var args []string
+	for _, a := range ce.Args[1:] {
+		v, ok := staticText(a)
+		if !ok {
+			return "", false
+		}
+		args = append(args, v)
+	}
 	for i := 0; i < len(args); i++ {
-		v := args[i].Lit()
+		v := args[i]
 		switch {
 		case v == "":
 			return "", false
-		case v == "-d" || v == "-q" || v == "-t" || v == "-dq" || v == "-qd" || v == "-dt" || v == "-td" || v == "--directory" || v == "--quiet":
-		case v == "-p" && i+1 < len(args) && isTmp(args[i+1].Lit()):
-			dir = path.Clean(args[i+1].Lit())
+		case v == "-d" || v == "-q" || v == "-t" || v == "-dq" || v == "-qd" || v == "-dt" || v == "-td" || v == "--directory" || v == "--quiet" || v == "--tmpdir":
+		case strings.HasPrefix(v, "--suffix="):
+			// a suffix after the template's Xs (mktemp refuses one with a
+			// slash): the name is still one entry of the directory
+			if !plainTemplate(strings.TrimPrefix(v, "--suffix=")) {
+				return "", false
+			}
+		case v == "--suffix" && i+1 < len(args) && plainTemplate(args[i+1]):
+			i++
+		case v == "-p" && i+1 < len(args) && isTmp(args[i+1]):
+			dir = path.Clean(args[i+1])
 			i++
 		case strings.HasPrefix(v, "--tmpdir=") && isTmp(strings.TrimPrefix(v, "--tmpdir=")):
 			dir = path.Clean(strings.TrimPrefix(v, "--tmpdir="))
 		case strings.HasPrefix(v, "-"):
 			return "", false // -u, --suffix, another directory…
-		case strings.ContainsAny(v, "$`\\*?[") || strings.HasSuffix(v, "/.") || strings.HasSuffix(v, "/..") || v == "." || v == "..":
+		case !plainTemplate(path.Base(v)) || strings.HasSuffix(v, "/.") || strings.HasSuffix(v, "/..") || v == "." || v == "..":
 			return "", false
 		case strings.Contains(v, "/"):
 			if !path.IsAbs(v) || !isTmp(path.Dir(v)) || path.Base(v) == ".." {
