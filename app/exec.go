@@ -254,6 +254,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		configBefore, _ = os.ReadFile(filepath.Join(spec.Project, ".git", "config"))
 	}
 	res, runErr := run(ctx, cmd)
+	res.Warnings = append(res.Warnings, spec.Notes...)
 	res.Warnings = append(res.Warnings, a.finishWorktrees(spec, made)...)
 	removedWorktrees(spec.Project, besideBefore)
 	if gitConfig {

@@ -306,7 +306,7 @@ func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"config", "core.hooksPath", ".husky"}, {"config", "include.path", "../team.gitconfig"},
-		{"config", "core.fsmonitor", "sh tools/fsmonitor.sh"}, {"config", "--add", "include.path", "../tools/git.conf"}, {"config", "--add", "include.path", "../conf/c2.conf"}, {"config", "--add", "include.path", "../sub/sub.conf"}} {
+		{"config", "--add", "include.path", "../tools/git.conf"}, {"config", "--add", "include.path", "../conf/c2.conf"}, {"config", "--add", "include.path", "../sub/sub.conf"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = project
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -343,13 +343,11 @@ func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
 		{"gc.conf", "", warden.Ask},
 		{"pc.sh", "", warden.Ask},
 		{"x/../git.conf", "", warden.Ask},
-		// tools/other.conf: the directory of the program core.fsmonitor
-		// runs is its code as a whole.
-		{"x/../other.conf", "", warden.Ask},
+		{"x/../other.conf", "", warden.Allow},
 		{"~/src/p/tools/git.conf", "", warden.Ask},
 		{"tools/c2.conf", "", warden.Ask},
 		{"sub.conf", "sub", warden.Ask},
-		{"tools/fsmonitor.sh", "", warden.Ask},
+		{"tools/fsmonitor.sh", "", warden.Allow},
 		{"other.txt", "sub", warden.Allow},
 	} {
 		cwd := project
@@ -363,6 +361,20 @@ func TestFileToolsAskToWriteWhatGitConfigNames(t *testing.T) {
 		}
 		if d.Verdict != c.want {
 			t.Errorf("write %s: %v %s (%s), want %v", c.path, d.Verdict, d.Rule, d.Reason, c.want)
+		}
+	}
+	// A program git runs by itself from the work tree (runsWorkTreeCode):
+	// what it loads cannot be listed, so every write of the work tree
+	// asks, as the sandbox keeps the whole tree read-only.
+	cmd := exec.Command("git", "config", "core.fsmonitor", "sh tools/fsmonitor.sh")
+	cmd.Dir = project
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v\n%s", err, out)
+	}
+	for _, p := range []string{"src/main.go", "tools/fsmonitor.sh", "sub/other.txt"} {
+		req := warden.Request{Capability: "filesystem", Action: "write", Resource: p, Cwd: project}
+		if d, err := a.Gate.Check(context.Background(), &req); err != nil || d.Verdict != warden.Ask {
+			t.Errorf("write %s in a work tree git runs code of: %v %s, %v; want ask", p, d.Verdict, d.Rule, err)
 		}
 	}
 	// Where git cannot read the configuration that names them, what it
@@ -426,7 +438,9 @@ func TestRepositoryOfRepositoriesKeepsEachProtected(t *testing.T) {
 	if s, err = a.sandboxSpec("workspace", folder, ExecOverride{}, &warden.Request{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"go/.git/local.cfg", "go/lib.cfg", "go/tools/", "conf/lib.cfg", ".sdk-git/config", ".sdk-git/hooks/", ".sdk-git/local.cfg"} {
+	// go's fsmonitor runs sh from its top: its work tree is kept whole
+	// (runsWorkTreeCode), which holds what its configuration names in it.
+	for _, p := range []string{"go/", "conf/lib.cfg", ".sdk-git/config", ".sdk-git/hooks/", ".sdk-git/local.cfg"} {
 		abs := filepath.Join(folder, p)
 		if strings.HasSuffix(p, "/") {
 			abs += "/"

@@ -57,6 +57,17 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
 		named, _ = gitConfigNamed(context.Background(), s.Project, userHome)
+		if i := slices.IndexFunc(named, func(n configNamed) bool { return n.exposes != "" && n.path == filepath.Clean(s.Project) }); i >= 0 {
+			// What such a program loads cannot be listed (runsWorkTreeCode):
+			// the work tree stays read-only as a whole.
+			s.ProjectWritable = false
+			s.Notes = append(s.Notes, "the project is read-only here: git on your machine runs code of this work tree by itself ("+named[i].exposes+"), so a change the command made could run there at your next git status or git diff; point that setting at a program installed outside the project to let commands write it")
+			// The tool caches stay writable: what it names there stays
+			// read-only all the same.
+			s.Protected = append(s.Protected, namedWritable(s.Project, named, s.ReadWrite)...)
+		}
+	}
+	if s.ProjectWritable {
 		paths = repoProtectedNamed(s.Project, sp.ProtectedPaths, named)
 		// Each repository in the project keeps its protected paths, as it
 		// would as the project: in a folder of projects (a working
@@ -508,6 +519,9 @@ func addsModule(p, dir string) bool {
 type configNamed struct {
 	path string
 	dir  bool
+	// exposes says how a program git runs by itself runs code of the
+	// work tree at path (runsWorkTreeCode): the whole tree stays read-only.
+	exposes string
 	// modules marks a directory a Python program git runs imports from
 	// first (sandbox.Spec.ModuleDirs): not kept read-only, but the
 	// modules added to it are swept.
@@ -615,6 +629,9 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 				// status, a textconv at git diff…), from the top of the
 				// work tree: a file the command names there runs on the
 				// host as a hook does.
+				if why := runsWorkTreeCode(kv[0], kv[1], project); why != "" {
+					out = append(out, configNamed{path: filepath.Clean(project), dir: true, exposes: kv[0] + " = " + kv[1] + ": " + why})
+				}
 				named, ok := commandPaths(kv[1])
 				if !ok {
 					complete = false // not shell: what it runs is not known

@@ -232,6 +232,10 @@ type Spec struct {
 	// swept as a protected path is; what was there at the start stays.
 	ModuleDirs []string
 	Quarantine string
+	// Notes say why the sandbox is narrower than its profile (a project
+	// kept read-only, and what to change); the caller passes them on with
+	// the run's result.
+	Notes []string
 	// Runs, when set, is a directory where a one-shot run registers its
 	// init while it runs, so that the host can hold it (HoldRuns).
 	Runs string
