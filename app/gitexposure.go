@@ -134,10 +134,26 @@ func workTreePath(w, top string) string {
 	return p
 }
 
-// staticWord is the text of a word with no expansion in it, quotes
-// removed; not ok for any other.
+// staticWord is the text of a word, quotes removed, whose only expansions
+// are of what git itself gives the program (gitGiven) or the home; not ok
+// for any other.
 func staticWord(w *syntax.Word) (string, bool) {
 	var b strings.Builder
+	param := func(p syntax.WordPart) bool {
+		pe, ok := p.(*syntax.ParamExp)
+		if !ok || pe.Param == nil || pe.Exp != nil || pe.Slice != nil || pe.Repl != nil || pe.Index != nil || pe.Length || pe.Excl {
+			return false
+		}
+		if pe.Param.Value == "HOME" && b.Len() == 0 {
+			b.WriteString("~")
+			return true
+		}
+		if gitGiven[pe.Param.Value] {
+			b.WriteString("git-given-file")
+			return true
+		}
+		return false
+	}
 	for _, part := range w.Parts {
 		switch part := part.(type) {
 		case *syntax.Lit:
@@ -149,18 +165,24 @@ func staticWord(w *syntax.Word) (string, bool) {
 			b.WriteString(part.Value)
 		case *syntax.DblQuoted:
 			for _, q := range part.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
+				} else if !param(q) {
 					return "", false
 				}
-				b.WriteString(l.Value)
 			}
 		default:
-			return "", false
+			if !param(part) {
+				return "", false
+			}
 		}
 	}
 	return b.String(), true
 }
+
+// gitGiven are the variables git sets for a difftool's or mergetool's
+// command: files of its own making, not of the work tree.
+var gitGiven = map[string]bool{"LOCAL": true, "REMOTE": true, "MERGED": true, "BASE": true, "BACKUP": true}
 
 // gitBool reports whether v is one of git's boolean values.
 func gitBool(v string) bool {

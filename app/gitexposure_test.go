@@ -63,6 +63,9 @@ func TestRunsWorkTreeCode(t *testing.T) {
 		{"core.editor", "code --wait", false},
 		{"core.fsmonitor", "true", false},
 		{"core.fsmonitor", "false", false},
+		{"mergetool.nvimdiff.cmd", `nvim -d "$LOCAL" "$REMOTE" "$MERGED" -c 'wincmd J'`, false},
+		{"diff.x.textconv", "$HOME/bin/viewer", false},
+		{"diff.x.textconv", "$HOMEDIR/bin/viewer", true},
 		{"diff.x.textconv", "viewer view.txt", false}, // no such file at the top
 	} {
 		why := runsWorkTreeCode(c.key, c.value, top)
