@@ -652,3 +652,22 @@ func TestExitTrapJudgedAtExit(t *testing.T) {
 		{`builds=(); trap 'rm -rf -- "${builds[@]}"' EXIT; for d in /tmp/s ~; do builds+=("$d"); done`, warden.Deny},
 	})
 }
+
+// TestGitTopIsTheProject: $(git rev-parse --show-toplevel) from a known
+// directory of the work tree is the project's top (agent-shapes-21: rm -rf
+// "$root/bin" after root=$(git rev-parse --show-toplevel) was denied as a
+// delete that could reach /); the top itself stays denied, and from
+// elsewhere it is unknown.
+func TestGitTopIsTheProject(t *testing.T) {
+	env := corpusEnv
+	env.Root = corpusEnv.Cwd
+	wantVerdicts(t, env, defaultPolicy(), []wantCase{
+		{`cd internal && root=$(git rev-parse --show-toplevel) && go build -o "$root/bin/calc" ./cmd/calc && rm -rf "$root/bin"`, warden.Allow},
+		{`cd internal && cd "$(git rev-parse --show-toplevel)" && rm -rf dist && ls`, warden.Allow},
+		{`rm -rf "$(git rev-parse --show-toplevel)"`, warden.Deny},
+		{`cd / && rm -rf "$(git rev-parse --show-toplevel)/build"`, warden.Deny},
+	})
+	wantVerdicts(t, corpusEnv, defaultPolicy(), []wantCase{
+		{`rm -rf "$(git rev-parse --show-toplevel)/bin"`, warden.Deny}, // no work tree known
+	})
+}

@@ -77,6 +77,8 @@ func (w *walker) codeText(text string, cmd *Command, via string, st *state, shar
 		s = st.clone()
 		s.cwd, s.cwdDyn, s.cwdAlts, s.cwdVar = cmd.Cwd, cmd.CwdDynamic, slices.Clone(cmd.CwdAlts), cmd.CwdVar
 		s.prev = nil // another shell: its OLDPWD is its environment's
+		w.subshell(func() { w.walkStmts(f.Stmts, s, cc) })
+		return
 	}
 	w.walkStmts(f.Stmts, s, cc)
 }
@@ -207,7 +209,7 @@ func (w *walker) shell(cmd Command, argv []Word, st *state, c *ctx, src stdinSou
 					s.set(pn, "", false)
 				}
 			}
-			w.code(argv[i], &cmd, c, name+" -c", s, true)
+			w.subshell(func() { w.code(argv[i], &cmd, c, name+" -c", s, true) })
 		}
 		return
 	}

@@ -197,7 +197,11 @@ type Issue struct {
 
 // Options are the facts Walk may assume. Zero values mean unknown.
 type Options struct {
-	Cwd  string            // working directory
+	Cwd string // working directory
+	// Top is the top of the git work tree Cwd lies in, when the caller
+	// knows it: what git rev-parse --show-toplevel prints from a
+	// directory the walk knows is in it.
+	Top  string
 	Home string            // $HOME, for ~ and $HOME
 	Tmp  string            // $TMPDIR
 	Env  map[string]string // other variables known to the caller

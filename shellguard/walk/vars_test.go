@@ -157,6 +157,12 @@ func TestExitTrapSeesTheStateAtExit(t *testing.T) {
 		{`tmp=; trap 'printf "<%s>" "$tmp"' EXIT; tmp="$(echo /tmp/t.1)"`, []string{"?"}},
 		{`x=build; trap 'printf "<%s>" "$x"' EXIT; x=$y`, []string{"build", "?"}},
 		{`x=build; trap 'printf "<%s>" "$x"' EXIT; false; x=.`, []string{"build", "."}},
+		// a trap a shell of its own sets ends with it (agent-shapes-4 and
+		// -18: a bash -c's or heredoc's trap was judged again with the
+		// outer shell's variables, where its name was unknown)
+		{`(x=a; trap 'printf "<%s>" "$x"' EXIT); x=/`, []string{"a", "-/"}},
+		{`bash -c 'x=a; trap "printf \"<%s>\" \"\$x\"" EXIT'; x=/`, []string{"a", "-/"}},
+		{`echo $(x=a; trap 'printf "<%s>" "$x"' EXIT) >/dev/null; x=/; printf '<%s>' a`, []string{"a", "-/"}},
 		{`x=build; trap 'printf "<%s>" "$x"' EXIT; x=.; x=build`, []string{"."}},
 		{`set -e; x=build; trap 'printf "<%s>" "$x"' EXIT; x=/; false; x=build`, []string{"/"}},
 		{`trap 'printf "<%s>" "$PWD"' EXIT; cd /tmp`, []string{"/tmp"}},
@@ -214,4 +220,39 @@ func keys(m map[string]bool) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// TestGitTopIsTheWorkTree: $(git rev-parse --show-toplevel) is the work
+// tree's top the caller names (Options.Top), from a directory the walk
+// knows is in it (agent-shapes-21: cd "$(git rev-parse --show-toplevel)"
+// && rm -rf dist asked, rm -rf "$root/bin" was denied); from elsewhere,
+// with a GIT_ variable of the line, or given more, it is unknown.
+func TestGitTopIsTheWorkTree(t *testing.T) {
+	opt := testOpt
+	opt.Top = opt.Cwd
+	for _, c := range []struct{ src, want string }{
+		{`printf '<%s>' "$(git rev-parse --show-toplevel)"`, opt.Cwd},
+		{`root=$(git rev-parse --show-toplevel 2>/dev/null); printf '<%s>' "$root/bin"`, opt.Cwd + "/bin"},
+		{`cd sub && cd "$(git rev-parse --show-toplevel)" && printf '<%s>' "$PWD"`, opt.Cwd},
+		{`cd /tmp && printf '<%s>' "$(git rev-parse --show-toplevel)"`, "?"},
+		{`GIT_DIR=/x/.git; printf '<%s>' "$(git rev-parse --show-toplevel)"`, "?"},
+		{`printf '<%s>' "$(git -C .. rev-parse --show-toplevel)"`, "?"},
+		{`printf '<%s>' "$(git rev-parse --show-toplevel >/tmp/x)"`, "?"},
+	} {
+		var got string
+		for _, cmd := range Walk(c.src, opt).Commands {
+			if len(cmd.Argv) > 1 && cmd.Argv[0].Value == "printf" {
+				got = strings.TrimPrefix(render(cmd), "printf <%s> ")
+			}
+		}
+		if strings.Contains(got, "?") {
+			got = "?"
+		}
+		if got != c.want {
+			t.Errorf("Walk(%q): printf was given %q, want %q", c.src, got, c.want)
+		}
+	}
+	if r := Walk(`printf '<%s>' "$(git rev-parse --show-toplevel)"`, testOpt); !strings.Contains(renderAll(r), "printf <%s> ?") {
+		t.Errorf("with no top known: %s", renderAll(r))
+	}
 }

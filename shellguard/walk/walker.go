@@ -172,7 +172,22 @@ func (w *walker) walkStmts(stmts []*syntax.Stmt, st *state, c *ctx) output {
 
 // walkNested walks the statements of a $(…) or <(…): a subshell.
 func (w *walker) walkNested(stmts []*syntax.Stmt, st *state, c *ctx, via string) output {
-	return w.walkStmts(stmts, st.clone(), c.nested(via))
+	var out output
+	w.subshell(func() { out = w.walkStmts(stmts, st.clone(), c.nested(via)) })
+	return out
+}
+
+// subshell runs walk as that of a shell of its own (a subshell, a command
+// substitution, a pipeline's element, code another shell runs): the traps
+// it sets end with it, and this shell's EXIT trap does not run in it;
+// its ERR, DEBUG and RETURN traps may (set -E, set -T).
+func (w *walker) subshell(walk func()) {
+	saved := w.traps
+	w.traps = slices.DeleteFunc(slices.Clone(saved), func(t *laterTrap) bool {
+		return !slices.ContainsFunc(t.sigs, func(sig string) bool { return sig != "EXIT" })
+	})
+	defer func() { w.traps = saved }()
+	walk()
 }
 
 // walkEmbedded walks the command substitutions inside any node (arithmetic,
@@ -280,6 +295,8 @@ func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
 		cc.bg = true
 		c = &cc
 		st = st.clone()
+		saved := w.traps
+		defer func() { w.traps = saved }() // a subshell's own traps end with it
 	}
 	if s.Cmd == nil {
 		// a bare redirection (> file): a Command with no Argv
@@ -307,7 +324,9 @@ func (w *walker) walkStmt(s *syntax.Stmt, st *state, c *ctx) output {
 			return w.walkAndOr(x, st, c)
 		}
 	case *syntax.Subshell:
-		return w.walkStmts(x.Stmts, st.clone(), c)
+		var out output
+		w.subshell(func() { out = w.walkStmts(x.Stmts, st.clone(), c) })
+		return out
 	case *syntax.Block:
 		return w.walkStmts(x.Stmts, st, c)
 	case *syntax.IfClause:
@@ -614,7 +633,7 @@ func (w *walker) walkPipe(x *syntax.BinaryCmd, st *state, c *ctx) output {
 		cc.pipe = pipeInfo{id: id, pos: i, n: len(elems), set: true}
 		cc.stdin = prev
 		cc.stdinPiped = i > 0
-		prev = w.walkStmt(e, st.clone(), &cc)
+		w.subshell(func() { prev = w.walkStmt(e, st.clone(), &cc) })
 	}
 	return prev
 }

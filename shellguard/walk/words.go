@@ -286,6 +286,9 @@ func (w *walker) evalParts(parts []syntax.WordPart, quoted, first bool, st *stat
 		case *syntax.CmdSubst:
 			w.walkNested(p.Stmts, st, c, "$()")
 			add = [][]piece{{{dyn: true, quoted: quoted}}}
+			if top, ok := w.gitTop(p, st); ok {
+				add = [][]piece{{{s: top, split: !quoted, quoted: quoted}}}
+			}
 		case *syntax.ProcSubst:
 			via := "<()"
 			if p.Op == syntax.CmdOut {
@@ -502,8 +505,10 @@ func tempVar(p *syntax.ParamExp, st *state) (string, bool) {
 	if p.Index != nil || p.Length {
 		return "", false
 	}
-	if q := *p; q.Exp != nil && (q.Exp.Op == syntax.DefaultUnsetOrNull || q.Exp.Op == syntax.DefaultUnset) {
-		// ${tmp:-…}: a name mktemp made is never empty, so its own
+	if q := *p; q.Exp != nil && (q.Exp.Op == syntax.DefaultUnsetOrNull || q.Exp.Op == syntax.DefaultUnset ||
+		q.Exp.Op == syntax.ErrorUnsetOrNull || q.Exp.Op == syntax.ErrorUnset) {
+		// ${tmp:-…}, ${tmp:?}: a name mktemp made is never empty, so
+		// its own
 		q.Exp = nil
 		p = &q
 	}
@@ -512,6 +517,71 @@ func tempVar(p *syntax.ParamExp, st *state) (string, bool) {
 	}
 	v, ok := st.vars[p.Param.Value]
 	return v.s, ok && v.temp && !v.known
+}
+
+// gitTop is what $(git rev-parse --show-toplevel) prints, where the walk
+// knows it: the work tree's top (Options.Top), from a known directory in
+// it, with no variable of the line moving git elsewhere (GIT_DIR,
+// GIT_WORK_TREE…) and nothing but its errors redirected (2>/dev/null).
+// A directory of the tree may be a repository of its own, whose top is
+// inside this one.
+func (w *walker) gitTop(cs *syntax.CmdSubst, st *state) (string, bool) {
+	top := w.opt.Top
+	if top == "" || st.cwdDyn || st.untracked || len(st.cwdAlts) > 0 || st.cwd == "" || st.cwd != top && !strings.HasPrefix(st.cwd, top+"/") || len(cs.Stmts) != 1 {
+		return "", false
+	}
+	for name := range st.vars {
+		if strings.HasPrefix(name, "GIT_") {
+			return "", false
+		}
+	}
+	s := cs.Stmts[0]
+	ce, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) != 3 || s.Negated || s.Background {
+		return "", false
+	}
+	for i, want := range []string{"git", "rev-parse", "--show-toplevel"} {
+		if ce.Args[i].Lit() != want {
+			return "", false
+		}
+	}
+	for _, r := range s.Redirs {
+		if r.N == nil || r.N.Value != "2" || r.Op != syntax.RdrOut || r.Word == nil || r.Word.Lit() != "/dev/null" {
+			return "", false
+		}
+	}
+	return top, true
+}
+
+// tmpdirTemplate reports whether a word is the temporary directory's
+// variable ($TMPDIR, ${TMPDIR}, ${TMPDIR:-/tmp} or ${TMPDIR-/tmp}) then
+// text with no expansion, which it returns.
+func tmpdirTemplate(word *syntax.Word) (string, bool) {
+	parts := word.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 2 {
+		return "", false
+	}
+	p, ok := parts[0].(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Param.Value != "TMPDIR" {
+		return "", false
+	}
+	if q := *p; q.Exp != nil {
+		if q.Exp.Op != syntax.DefaultUnsetOrNull && q.Exp.Op != syntax.DefaultUnset || q.Exp.Word == nil || q.Exp.Word.Lit() != "/tmp" {
+			return "", false
+		}
+		q.Exp = nil
+		p = &q
+	}
+	lit, ok := parts[1].(*syntax.Lit)
+	if !plainParam(p) || p.Index != nil || p.Length || !ok || !strings.HasPrefix(lit.Value, "/") {
+		return "", false
+	}
+	return lit.Value, true
 }
 
 // plainTemplate reports whether a mktemp template (or suffix) is only
@@ -565,6 +635,13 @@ func (w *walker) mktempDir(word *syntax.Word, st *state) (string, bool) {
 	var args []string
 	for _, a := range ce.Args[1:] {
 		v, ok := staticText(a)
+		if !ok {
+			// "${TMPDIR:-/tmp}/x.XXXXXX", "$TMPDIR/x.XXXXXX": the
+			// temporary directory, then a template
+			if rest, isTmp := tmpdirTemplate(a); isTmp {
+				v, ok = tmp+rest, true
+			}
+		}
 		if !ok {
 			return "", false
 		}
