@@ -135,49 +135,21 @@ func workTreePath(w, top string) string {
 }
 
 // staticWord is the text of a word, quotes removed, whose only expansions
-// are of what git itself gives the program (gitGiven) or the home; not ok
-// for any other.
+// are of what git itself gives the program (gitGiven) or, first, the home;
+// not ok for any other.
 func staticWord(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	param := func(p syntax.WordPart) bool {
-		pe, ok := p.(*syntax.ParamExp)
-		if !ok || pe.Param == nil || pe.Exp != nil || pe.Slice != nil || pe.Repl != nil || pe.Index != nil || pe.Length || pe.Excl {
-			return false
+	return walk.StaticText(w, func(pe *syntax.ParamExp, first bool) (string, bool) {
+		if pe.Param == nil || pe.Exp != nil || pe.Slice != nil || pe.Repl != nil || pe.Index != nil || pe.Length || pe.Excl {
+			return "", false
 		}
-		if pe.Param.Value == "HOME" && b.Len() == 0 {
-			b.WriteString("~")
-			return true
+		switch {
+		case pe.Param.Value == "HOME" && first:
+			return "~", true
+		case gitGiven[pe.Param.Value]:
+			return "git-given-file", true
 		}
-		if gitGiven[pe.Param.Value] {
-			b.WriteString("git-given-file")
-			return true
-		}
-		return false
-	}
-	for _, part := range w.Parts {
-		switch part := part.(type) {
-		case *syntax.Lit:
-			b.WriteString(strings.ReplaceAll(part.Value, `\`, ""))
-		case *syntax.SglQuoted:
-			if part.Dollar {
-				return "", false
-			}
-			b.WriteString(part.Value)
-		case *syntax.DblQuoted:
-			for _, q := range part.Parts {
-				if l, ok := q.(*syntax.Lit); ok {
-					b.WriteString(l.Value)
-				} else if !param(q) {
-					return "", false
-				}
-			}
-		default:
-			if !param(part) {
-				return "", false
-			}
-		}
-	}
-	return b.String(), true
+		return "", false
+	})
 }
 
 // gitGiven are the variables git sets for a difftool's or mergetool's

@@ -458,8 +458,23 @@ func (w *walker) unroll(x *syntax.ForClause, l *syntax.WordIter, items []Word, s
 
 // staticText is the text a word gives after quote removal when it holds
 // no expansion (\break and br\eak are break); not ok otherwise.
-func staticText(wd *syntax.Word) (string, bool) {
+func staticText(wd *syntax.Word) (string, bool) { return StaticText(wd, nil) }
+
+// StaticText is the text a word gives after quote removal when it holds
+// no expansion, no glob and no brace, but parameters param gives a text
+// for (told whether the parameter starts the word; nil: none); not ok
+// otherwise.
+func StaticText(wd *syntax.Word, param func(p *syntax.ParamExp, first bool) (string, bool)) (string, bool) {
 	var b strings.Builder
+	expand := func(p syntax.WordPart) bool {
+		pe, ok := p.(*syntax.ParamExp)
+		if !ok || param == nil {
+			return false
+		}
+		v, ok := param(pe, b.Len() == 0)
+		b.WriteString(v)
+		return ok
+	}
 	for _, p := range wd.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -476,14 +491,16 @@ func staticText(wd *syntax.Word) (string, bool) {
 			}
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(unescapeDouble(l.Value))
+				} else if !expand(q) {
 					return "", false
 				}
-				b.WriteString(unescapeDouble(l.Value))
 			}
 		default:
-			return "", false
+			if !expand(p) {
+				return "", false
+			}
 		}
 	}
 	return b.String(), true
