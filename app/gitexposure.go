@@ -25,10 +25,13 @@ import (
 //
 // The value exposes the work tree when it runs a program file of the work
 // tree, or a shell, an interpreter, a task runner or another program that
-// runs code it reads (codeRunners); when it sets the environment (a
+// runs code it reads (codeRunner); when it sets the environment (a
 // loader's variables); when a word names a path of the work tree (a
-// relative path, or a file or directory at its top); or when a word is
-// only known when it runs. A program installed outside it, given plain
+// relative path, or a file or directory at its top, $PWD or $GIT_DIR); or
+// when its program is only known when it runs. Its other words may hold
+// the user's environment or commands' output (credential helpers: "!f() {
+// echo password=$(cat ~/.token); }; f", "!aws codecommit credential-helper
+// $@"), the commands judged as the value's own. A program installed outside it, given plain
 // words (git-lfs filter-process, hexdump -C, less, delta), does not.
 func runsWorkTreeCode(key, value, top string) string {
 	v := strings.TrimSpace(value)
@@ -52,7 +55,7 @@ func runsWorkTreeCode(key, value, top string) string {
 			why = callExposure(n, top)
 		case *syntax.Redirect:
 			if n.Word != nil {
-				if _, ok := staticWord(n.Word); !ok {
+				if _, ok := staticWord(n.Word, top); !ok && !runTimeWord(n.Word) {
 					why = "a redirection only known when it runs"
 				}
 			}
@@ -68,10 +71,15 @@ func callExposure(c *syntax.CallExpr, top string) string {
 		return "it sets the environment of what it runs (" + c.Assigns[0].Name.Value + "=…)"
 	}
 	words := make([]string, 0, len(c.Args))
-	for _, a := range c.Args {
-		w, ok := staticWord(a)
+	for i, a := range c.Args {
+		w, ok := staticWord(a, top)
 		if !ok {
-			return "a word of it is only known when it runs"
+			if i == 0 || !runTimeWord(a) {
+				return "a word of it is only known when it runs"
+			}
+			// the user's environment or a command's output (whose
+			// own command this walk judges too), not the tree's
+			w = "run-time-value"
 		}
 		words = append(words, w)
 	}
@@ -135,26 +143,50 @@ func workTreePath(w, top string) string {
 }
 
 // staticWord is the text of a word, quotes removed, whose only expansions
-// are of what git itself gives the program (gitGiven) or, first, the home;
-// not ok for any other.
-func staticWord(w *syntax.Word) (string, bool) {
+// are of what git gives the program (its arguments, a tool's $LOCAL and
+// $REMOTE: gitGiven), the home first, or the top ($PWD, where git runs
+// it, and $GIT_DIR below it); not ok for any other.
+func staticWord(w *syntax.Word, top string) (string, bool) {
 	return walk.StaticText(w, func(pe *syntax.ParamExp, first bool) (string, bool) {
 		if pe.Param == nil || pe.Exp != nil || pe.Slice != nil || pe.Repl != nil || pe.Index != nil || pe.Length || pe.Excl {
 			return "", false
 		}
-		switch {
-		case pe.Param.Value == "HOME" && first:
+		switch name := pe.Param.Value; {
+		case name == "HOME" && first:
 			return "~", true
-		case gitGiven[pe.Param.Value]:
-			return "git-given-file", true
+		case name == "PWD" && first:
+			return top, true
+		case name == "GIT_DIR" && first:
+			return filepath.Join(top, ".git"), true
+		case gitGiven[name] || name == "@" || name == "*" || len(name) == 1 && name[0] >= '0' && name[0] <= '9':
+			return "git-given-value", true
 		}
 		return "", false
 	})
 }
 
-// gitGiven are the variables git sets for a difftool's or mergetool's
-// command: files of its own making, not of the work tree.
-var gitGiven = map[string]bool{"LOCAL": true, "REMOTE": true, "MERGED": true, "BASE": true, "BACKUP": true}
+// runTimeWord reports whether a word's expansions are the user's
+// environment (${NAME}, $NAME) or commands' output ($(…), whose commands
+// runsWorkTreeCode judges as the value's own): nothing of the work tree
+// chooses them, and the command they are given to is judged by its name.
+func runTimeWord(w *syntax.Word) bool {
+	ok := true
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ParamExp:
+			if n.Param == nil || n.Exp != nil || n.Slice != nil || n.Repl != nil || n.Index != nil || n.Excl ||
+				n.Param.Value == "PWD" || n.Param.Value == "OLDPWD" || gitPlaces[n.Param.Value] {
+				ok = false
+			}
+		case *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ExtGlob, *syntax.BraceExp:
+			ok = false
+		case *syntax.CmdSubst:
+			return false // its commands are judged on their own
+		}
+		return ok
+	})
+	return ok
+}
 
 // gitBool reports whether v is one of git's boolean values.
 func gitBool(v string) bool {
@@ -189,3 +221,12 @@ func codeRunner(name string) bool {
 	}
 	return false
 }
+
+// gitGiven are the variables git sets for a difftool's or mergetool's
+// command: files of its own making, not of the work tree.
+var gitGiven = map[string]bool{"LOCAL": true, "REMOTE": true, "MERGED": true, "BASE": true, "BACKUP": true}
+
+// gitPlaces are the variables git sets to places of the repository (the
+// work tree's, its git directory's) for what it runs.
+var gitPlaces = map[string]bool{"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COMMON_DIR": true, "GIT_INDEX_FILE": true,
+	"GIT_PREFIX": true, "GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_EXEC_PATH": true}

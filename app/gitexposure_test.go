@@ -47,8 +47,10 @@ func TestRunsWorkTreeCode(t *testing.T) {
 		{"diff.x.textconv", "viewer --config=view.cfg", true},
 		{"diff.x.textconv", "viewer ./view.cfg", true},
 		{"diff.x.textconv", "viewer " + filepath.Join(top, "view.cfg"), true},
-		{"diff.x.textconv", "viewer $CFG", true},
-		{"core.pager", "less < $(cat x)", true},
+		{"diff.x.textconv", "viewer $CFG", false}, // the user's environment
+		{"core.pager", "less < $(cat view.cfg)", true},
+		{"core.pager", "less < $(cat x)", false}, // no x at the top
+		{"core.pager", "less $GIT_WORK_TREE/x", true},
 		// installed tools given plain words
 		{"filter.lfs.process", "git-lfs filter-process", false},
 		{"filter.lfs.clean", "git-lfs clean -- %f", false},
@@ -66,6 +68,15 @@ func TestRunsWorkTreeCode(t *testing.T) {
 		{"mergetool.nvimdiff.cmd", `nvim -d "$LOCAL" "$REMOTE" "$MERGED" -c 'wincmd J'`, false},
 		{"diff.x.textconv", "$HOME/bin/viewer", false},
 		{"diff.x.textconv", "$HOMEDIR/bin/viewer", true},
+		{"credential.helper", "!aws codecommit credential-helper $@", false},
+		{"credential.helper", `!f() { echo "username=${GIT_USER_NAME}"; echo "password=$(cat ~/.token)"; }; f`, false},
+		{"credential.helper", `!f() { echo "password=$(cat .token)"; }; f`, false}, // no .token at the top
+		{"credential.helper", `!f() { echo "password=$(cat view.cfg)"; }; f`, true},
+		{"diff.x.textconv", "$PWD/tools/conv", true},
+		{"diff.x.textconv", "viewer --plugin=$PWD/p.so", true},
+		{"diff.x.textconv", "$(which viewer)", true},
+		{"diff.x.textconv", "viewer $(echo x) ${X:-view.cfg}", true},
+		{"core.fsmonitor", "$GIT_DIR/fsmon", true},
 		{"diff.x.textconv", "viewer view.txt", false}, // no such file at the top
 	} {
 		why := runsWorkTreeCode(c.key, c.value, top)
