@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path"
 	"path/filepath"
@@ -230,3 +231,24 @@ var gitGiven = map[string]bool{"LOCAL": true, "REMOTE": true, "MERGED": true, "B
 // work tree's, its git directory's) for what it runs.
 var gitPlaces = map[string]bool{"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COMMON_DIR": true, "GIT_INDEX_FILE": true,
 	"GIT_PREFIX": true, "GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_EXEC_PATH": true}
+
+// ProjectReadOnly says why the workspace sandbox keeps the work tree that
+// holds dir read-only as a whole (a program git runs by itself runs its
+// code: runsWorkTreeCode), or "" when it does not.
+func ProjectReadOnly(dir, userHome string) string {
+	top := filepath.Clean(projectRoot(dir, userHome))
+	named, _ := gitConfigNamed(context.Background(), top, userHome)
+	return exposedBy(named, top)
+}
+
+// exposedBy is why what git's configuration names (gitConfigNamed) runs
+// code of the work tree at top, or "".
+func exposedBy(named []configNamed, top string) string {
+	top = filepath.Clean(top)
+	for _, n := range named {
+		if n.exposes != "" && n.path == top {
+			return n.exposes
+		}
+	}
+	return ""
+}

@@ -57,11 +57,11 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
 		named, _ = gitConfigNamed(context.Background(), s.Project, userHome)
-		if i := slices.IndexFunc(named, func(n configNamed) bool { return n.exposes != "" && n.path == filepath.Clean(s.Project) }); i >= 0 {
+		if why := exposedBy(named, s.Project); why != "" {
 			// What such a program loads cannot be listed (runsWorkTreeCode):
 			// the work tree stays read-only as a whole.
 			s.ProjectWritable = false
-			s.Notes = append(s.Notes, "the project is read-only here: git on your machine runs code of this work tree by itself ("+named[i].exposes+"), so a change the command made could run there at your next git status or git diff; point that setting at a program installed outside the project to let commands write it")
+			s.Notes = append(s.Notes, "the project is read-only here: git on your machine runs code of this work tree by itself ("+why+"), so a change the command made could run there at your next git status or git diff; point that setting at a program installed outside the project to let commands write it (warden status says so too)")
 			// The tool caches stay writable: what it names there stays
 			// read-only all the same.
 			s.Protected = append(s.Protected, namedWritable(s.Project, named, s.ReadWrite)...)

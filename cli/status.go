@@ -35,12 +35,20 @@ func statusCmd(e *env) *cobra.Command {
 			}
 			userHome, _ := os.UserHomeDir()
 			hosts := app.Containment(p, projectDir, userHome)
+			readOnly := app.ProjectReadOnly(projectDir, userHome)
 			if jsonOut {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"home": home.Abs(), "hosts": hosts})
+				out := map[string]any{"home": home.Abs(), "hosts": hosts}
+				if readOnly != "" {
+					out["project_read_only"] = readOnly
+				}
+				return enc.Encode(out)
 			}
 			fmt.Fprintf(e.stdout, "home: %s\n", home.Abs())
+			if readOnly != "" {
+				fmt.Fprintf(e.stdout, "project: read-only to the agent's commands, as git on this machine runs code of it by itself (%s); point that setting at a program installed outside the project to let them write it\n", readOnly)
+			}
 			for _, h := range hosts {
 				installed := "hook not installed"
 				if h.Installed != "" {
