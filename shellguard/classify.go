@@ -479,6 +479,17 @@ func (c *ctx) prepare() {
 					c.feedsNoOptions[cmd.Pipeline] = true
 				}
 			}
+			if cmd.NulFed && nulArtifactFind(prod, z, c) {
+				// find -print0 of build output only, read item by item
+				// (xargs -0): each item is an artifact below the
+				// project, as find -exec rm -rf {} + would delete.
+				if c.feeds == nil {
+					c.feeds = map[int][]Zone{}
+				}
+				c.feeds[cmd.Pipeline] = append(c.feeds[cmd.Pipeline], ZoneWorkspaceArtifact)
+				c.feeds[-1] = append(c.feeds[-1], ZoneWorkspaceArtifact)
+				continue
+			}
 			for _, w := range producerTargets(prod) {
 				zones := []Zone{z.word(w, c.raw(w))}
 				if zones[0] == ZoneWorkspaceRoot && reachesGitDir(prod) {
@@ -511,6 +522,37 @@ func (c *ctx) prepare() {
 		}
 		s = s[i+2:]
 	}
+}
+
+// nulArtifactFind reports whether prod is a find that prints, ending each
+// with NUL (-print0), only build output (findSelectsArtifacts with -print0
+// as its action, and no other action or print) below start paths of the
+// project.
+func nulArtifactFind(prod *walk.Command, z zoner, c *ctx) bool {
+	if progName(prod.Argv[0].Value) != "find" || prod.Argv[0].Dynamic {
+		return false
+	}
+	starts, i := findStarts(prod.Argv[1:])
+	for _, w := range starts {
+		if zn := z.word(w, c.raw(w)); w.Dynamic || strings.HasPrefix(w.Value, "-") || zn != ZoneWorkspaceRoot && zn != ZoneWorkspaceOther && zn != ZoneWorkspaceArtifact {
+			return false
+		}
+	}
+	expr := slices.Clone(prod.Argv[1+i:])
+	printed := false
+	for k, w := range expr {
+		switch {
+		case w.Dynamic:
+			return false
+		case w.Value == "-print0":
+			printed = true
+			expr[k] = walk.Word{Value: "-delete"} // its action, as findSelectsArtifacts reads one
+		case w.Value == "-delete" || w.Value == "-print" || w.Value == "-fprint" || w.Value == "-fprint0" ||
+			strings.HasPrefix(w.Value, "-exec") || strings.HasPrefix(w.Value, "-ok") || findPrints.has(w.Value):
+			return false
+		}
+	}
+	return printed && findSelectsArtifacts(expr)
 }
 
 func isNameByte(b byte) bool {

@@ -617,7 +617,9 @@ func TestTheWorkTreeIsTheWorkspace(t *testing.T) {
 // project's root it started from (agent-shapes-15: find . -name '*.bak' |
 // xargs -r rm was denied as a recursive delete of the project). A
 // producer whose lines could be options (git ls-files lists a file named
-// -rf), or rm -r, is judged as before.
+// -rf), or rm -r, is judged as before; rm -r of what a find printing
+// only build output, each item ending with NUL, feeds xargs -0 deletes
+// build output (a newline in a name cannot split it into another path).
 func TestFindFedDeletes(t *testing.T) {
 	for _, c := range []struct {
 		cmd  string
@@ -630,6 +632,16 @@ func TestFindFedDeletes(t *testing.T) {
 		{`find . -path ./.git -prune -o -type f \( -name '*~' -o -name '*.orig' \) -print0 | xargs -0 -r rm -v --`, warden.Allow},
 		{`find . \( -name .git -prune \) -o -type f -name '*.rej' -print | xargs rm`, warden.Allow},
 		{"find . -path ./src -prune -o -type f -print | xargs rm", warden.Deny},
+		// build output only, each item ending with NUL and read so: what
+		// find -exec rm -rf {} + deletes
+		{"find . -name __pycache__ -type d -print0 | xargs -0 rm -rf", warden.Allow},
+		{"find . -path ./.git -prune -o -type d -name node_modules -prune -print0 | xargs --null rm -rf --", warden.Allow},
+		{"find . -name __pycache__ -type d -print0 | xargs rm -rf", warden.Deny},
+		{"find . -name __pycache__ -type d | xargs -0 rm -rf", warden.Deny},
+		{"find . -type d -print0 | xargs -0 rm -rf", warden.Deny},
+		{"find . -name __pycache__ -print0 -o -name src -print0 | xargs -0 rm -rf", warden.Deny},
+		{"find ~ -name __pycache__ -print0 | xargs -0 rm -rf", warden.Deny},
+		{"find . -name __pycache__ -print0 -print | xargs -0 rm -rf", warden.Deny},
 		{"find . -name '*.bak' | xargs rm -rf", warden.Deny},
 		{"git ls-files | xargs rm", warden.Deny},
 		{"find ~ -name x | xargs rm", warden.Deny},

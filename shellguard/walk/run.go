@@ -164,6 +164,7 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 		cmd.Remote = cmd.Remote || sp.remote
 		if sp.dynTail {
 			cmd.Via = sp.name // xargs, parallel: the command is fed input
+			cmd.NulFed = cmd.NulFed || u.nul
 		}
 		if u.split != nil {
 			split, ok := w.splitArgv(*u.split, c)

@@ -144,6 +144,9 @@ type Command struct {
 	// decoding), when known; StdinKnown says whether it is.
 	Stdin      string
 	StdinKnown bool
+	// NulFed is set on a command xargs feeds items ending with NUL (-0,
+	// --null): one a path, whatever bytes its name holds.
+	NulFed bool
 }
 
 // Assign is one NAME=VALUE prefix.

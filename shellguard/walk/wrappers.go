@@ -153,6 +153,7 @@ type unwrapped struct {
 	// argsElsewhere: xargs or parallel takes its input from a file or the
 	// command line (-a FILE, --arg-file, ::: ARGS, :::: FILE), not stdin
 	argsElsewhere bool
+	nul           bool   // xargs -0 / --null: its input items end with NUL
 	raw           []Word // xargs: the inner argv before input was marked unknown
 	none          bool   // no command runs through the wrapper (command -v, ionice -p)
 	// computedAssigns is the first word only known at run time that env
@@ -287,6 +288,9 @@ func (sp *wrapperSpec) unwrap(argv []Word) unwrapped {
 			if (sp.name == "xargs" || sp.name == "parallel") && name == "arg-file" {
 				u.argsElsewhere = true
 			}
+			if sp.name == "xargs" && name == "null" {
+				u.nul = true
+			}
 			if sp.name == "xargs" && (name == "replace" || name == "eof") {
 				// optional values, attached only (--replace[=R], --eof[=E])
 				if name == "replace" {
@@ -341,6 +345,9 @@ func (sp *wrapperSpec) unwrap(argv []Word) unwrapped {
 			}
 			if (sp.name == "xargs" || sp.name == "parallel") && ch == 'a' {
 				u.argsElsewhere = true
+			}
+			if sp.name == "xargs" && ch == '0' {
+				u.nul = true
 			}
 			if strings.IndexByte(sp.short, ch) >= 0 {
 				var w Word
