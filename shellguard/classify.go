@@ -524,6 +524,24 @@ func (c *ctx) prepare() {
 	}
 }
 
+// fedArtifacts reports whether the process substitution at sp runs a
+// find that prints only build output of the project, each path ending
+// with NUL (nulArtifactFind), and nothing else.
+func (c *ctx) fedArtifacts(sp walk.Span) bool {
+	found := false
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if cmd.Span.Start < sp.Start || cmd.Span.End > sp.End || len(cmd.Argv) == 0 {
+			continue
+		}
+		if cmd.Via != "<()" || cmd.PipeLen > 1 || found || !nulArtifactFind(cmd, newZoner(cmd, c.env, c.p), c) {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
 // nulArtifactFind reports whether prod is a find that prints, ending each
 // with NUL (-print0), only build output (findSelectsArtifacts with -print0
 // as its action, and no other action or print) below start paths of the

@@ -304,6 +304,11 @@ func (cc *cmdCtx) zone(w walk.Word) Zone {
 		if (strings.HasPrefix(raw, ">(") || strings.HasPrefix(raw, "<(")) && strings.HasSuffix(raw, ")") {
 			return ZoneNull
 		}
+		if w.FedBy != (walk.Span{}) && cc.c.fedArtifacts(w.FedBy) {
+			// one whole item a find printing only build output with
+			// -print0 gave mapfile -d '' or read -r -d '' (agent-shapes-18)
+			return ZoneWorkspaceArtifact
+		}
 		if p, ok := walk.TempPath(w); ok && !w.Glob {
 			// d=$(mktemp -d); "$d/x": under the temporary directory
 			// (the walk follows d; "$d/../.." is not this)

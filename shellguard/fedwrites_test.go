@@ -642,6 +642,17 @@ func TestFindFedDeletes(t *testing.T) {
 		{"find . -name __pycache__ -print0 -o -name src -print0 | xargs -0 rm -rf", warden.Deny},
 		{"find ~ -name __pycache__ -print0 | xargs -0 rm -rf", warden.Deny},
 		{"find . -name __pycache__ -print0 -print | xargs -0 rm -rf", warden.Deny},
+		// and the same items read whole by mapfile -d '' or read -r -d ''
+		// (agent-shapes-18)
+		{`mapfile -d '' caches < <(find . -path ./.git -prune -o -type d -name __pycache__ -print0) && echo "${#caches[@]}" && rm -rf "${caches[@]}"`, warden.Allow},
+		{`while IFS= read -r -d '' f; do rm -rf "$f"; done < <(find . -name __pycache__ -type d -print0)`, warden.Allow},
+		{`mapfile -d '' caches < <(find . -type d -print0); rm -rf "${caches[@]}"`, warden.Deny},
+		{`mapfile -t caches < <(find . -name __pycache__ -print0); rm -rf "${caches[@]}"`, warden.Deny},
+		{`mapfile -d '' c < <(find . -name __pycache__ -print0); rm -rf "${c[@]}/.."`, warden.Deny},
+		{`mapfile -d '' c < <(find . -name __pycache__ -print0; echo /); rm -rf "${c[@]}"`, warden.Deny},
+		{`read -r -d '' f < <(find . -name __pycache__ -print0); rm -rf $f`, warden.Deny},
+		{`read -d '' f < <(find . -name __pycache__ -print0); rm -rf "$f"`, warden.Deny},
+		{`mapfile -d '' c < <(find . -name __pycache__ -print0); c+=(src); rm -rf "${c[@]}"`, warden.Deny},
 		{"find . -name '*.bak' | xargs rm -rf", warden.Deny},
 		{"git ls-files | xargs rm", warden.Deny},
 		{"find ~ -name x | xargs rm", warden.Deny},

@@ -23,11 +23,15 @@ type varVal struct {
 	// prefix is the known start of an unknown value (out="dist/$v":
 	// "dist/"), "" when none is known.
 	prefix string
+	// fed is set on an unknown value that holds whole items a process
+	// substitution printed, each ending with NUL (mapfile -d '' a <
+	// <(find … -print0)): the substitution's span.
+	fed Span
 }
 
 // equal reports whether v and u are the same value.
 func (v varVal) equal(u varVal) bool {
-	return v.s == u.s && v.known == u.known && v.fds == u.fds && v.temp == u.temp && v.prefix == u.prefix && (v.arr == nil) == (u.arr == nil) && slices.Equal(v.arr, u.arr)
+	return v.s == u.s && v.known == u.known && v.fds == u.fds && v.temp == u.temp && v.prefix == u.prefix && v.fed == u.fed && (v.arr == nil) == (u.arr == nil) && slices.Equal(v.arr, u.arr)
 }
 
 // state is what earlier commands changed and later commands see: the
@@ -278,6 +282,18 @@ func (s *state) setArray(name string, elems []string) {
 		first = elems[0]
 	}
 	s.vars[name] = varVal{s: first, known: true, arr: elems}
+}
+
+// setFed records that name holds whole items the process substitution at
+// sp printed (varVal.fed), unless something may change it.
+func (s *state) setFed(name string, sp Span) {
+	if _, ref := s.namerefs[name]; s.untracked || s.volatile[name] || s.readonly[name] || ref {
+		return
+	}
+	if s.vars == nil {
+		s.vars = make(map[string]varVal)
+	}
+	s.vars[name] = varVal{fed: sp}
 }
 
 // setFDs records that the shell put descriptors in name (coproc NAME,

@@ -223,6 +223,7 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 		for _, v := range []string{"REPLY", "MAPFILE", "OPTARG", "OPTIND"} {
 			st.set(v, "", false)
 		}
+		w.nulItems(name, argv, cmd, st, c)
 	case "shopt":
 		// lastpipe runs a pipeline's last command in this shell (echo x
 		// | read d sets d); expand_aliases lets an alias's text run here.
@@ -461,4 +462,60 @@ func (w *walker) cd(argv []Word, st *state) {
 	for i, a := range st.cwdAlts {
 		st.cwdAlts[i] = joinDir(a, d.Value)
 	}
+}
+
+// nulItems marks the variable mapfile -d ” NAME or read -r -d ” NAME
+// fills from the output of a process substitution (< <(find … -print0)):
+// its items end with NUL, so each is one whole item the producer printed,
+// whatever bytes it holds (varVal.fed). Only at the top level, where the
+// substitution's span is its own.
+func (w *walker) nulItems(name string, argv []Word, cmd Command, st *state, c *ctx) {
+	if c.span != nil || name == "unset" || name == "getopts" {
+		return
+	}
+	var from *Span
+	for _, r := range append(slices.Clone(c.redirs), cmd.Redirects...) {
+		if r.Op != "<" || r.Fd != "" && r.Fd != "0" || r.Target.Span.End > len(w.src) || r.Target.Span.Start >= r.Target.Span.End {
+			continue
+		}
+		raw := w.src[r.Target.Span.Start:r.Target.Span.End]
+		if strings.HasPrefix(raw, "<(") && strings.HasSuffix(raw, ")") {
+			sp := r.Target.Span
+			from = &sp
+		} else {
+			from = nil // a later redirection of stdin wins
+		}
+	}
+	if from == nil {
+		return
+	}
+	nul, raw, names := false, false, []string(nil)
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a.Dynamic:
+			return
+		case a.Value == "-d" && i+1 < len(argv):
+			nul = !argv[i+1].Dynamic && argv[i+1].Value == ""
+			i++
+		case a.Value == "-r":
+			raw = true
+		case a.Value == "-t":
+		case a.Value == "--":
+		case strings.HasPrefix(a.Value, "-"):
+			return // another option (-n, -u FD, -C…): not followed
+		default:
+			names = append(names, a.Value)
+		}
+	}
+	if name == "mapfile" || name == "readarray" {
+		raw = true // no backslash or IFS processing
+		if len(names) == 0 {
+			names = []string{"MAPFILE"}
+		}
+	}
+	if !nul || !raw || len(names) != 1 || !isIdentStart(names[0][0]) {
+		return
+	}
+	st.setFed(names[0], *from)
 }

@@ -52,7 +52,12 @@ type Word struct {
 	// "$d/x"): one path segment, never "." or "..". Shape then says
 	// where: the temporary directory, the name, what follows.
 	TempName bool
-	Span     Span
+	// FedBy is set on a Dynamic word that is exactly one whole item a
+	// process substitution printed, each item ending with NUL (mapfile -d
+	// '' a < <(find … -print0); "${a[@]}"): the substitution's span. The
+	// caller may judge it by what that producer prints.
+	FedBy Span
+	Span  Span
 	// Raw is the word's text as written, for a word inside a code string
 	// (bash -c, a heredoc a shell reads), whose Span is the top-level
 	// word's that held the code; "" at the top level, where Span gives it.

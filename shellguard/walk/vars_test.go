@@ -256,3 +256,42 @@ func TestGitTopIsTheWorkTree(t *testing.T) {
 		t.Errorf("with no top known: %s", renderAll(r))
 	}
 }
+
+// TestNulItemsAreWhole: mapfile -d ” NAME and read -r -d ” NAME fed by a
+// process substitution keep each item whole: "${NAME[@]}" and "$NAME" are
+// words that are exactly one item (Word.FedBy, the substitution's span);
+// text around them, an unquoted use, -t without -d ”, read without -r, a
+// value given later, is not.
+func TestNulItemsAreWhole(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		whole bool
+	}{
+		{`mapfile -d '' a < <(find . -print0); printf '<%s>' "${a[@]}"`, true},
+		{`while IFS= read -r -d '' f; do printf '<%s>' "$f"; done < <(find . -print0)`, true},
+		{`mapfile -d '' a < <(find . -print0); printf '<%s>' "${a[@]}/x"`, false},
+		{`mapfile -d '' a < <(find . -print0); printf '<%s>' ${a[@]}`, false},
+		{`mapfile -t a < <(find . -print0); printf '<%s>' "${a[@]}"`, false},
+		{`read -d '' f < <(find . -print0); printf '<%s>' "$f"`, false},
+		{`mapfile -d '' a < <(find . -print0); a=x$y; printf '<%s>' "${a[@]}"`, false},
+		{`mapfile -d '' a < list; printf '<%s>' "${a[@]}"`, false},
+	} {
+		r := Walk(c.src, testOpt)
+		found := false
+		for _, cmd := range r.Commands {
+			if len(cmd.Argv) > 1 && cmd.Argv[0].Value == "printf" {
+				for _, a := range cmd.Argv[2:] {
+					if a.FedBy != (Span{}) {
+						found = true
+						if got := c.src[a.FedBy.Start:a.FedBy.End]; got != "<(find . -print0)" {
+							t.Errorf("Walk(%q): the item comes from %q", c.src, got)
+						}
+					}
+				}
+			}
+		}
+		if found != c.whole {
+			t.Errorf("Walk(%q): printf was given a whole item: %v, want %v", c.src, found, c.whole)
+		}
+	}
+}

@@ -23,6 +23,7 @@ type piece struct {
 	glob   bool // unquoted * ? [
 	brk    bool // a word ends here ("${a[@]}" between two elements)
 	temp   bool // with dyn: a name mktemp made (one path segment)
+	fed    Span // with dyn: a whole NUL-ended item of the output there (varVal.fed)
 }
 
 // fields evaluates a word as a command argument: brace expansion, tilde,
@@ -103,7 +104,9 @@ func joinPieces(ps []piece) Word {
 	var b, shape strings.Builder
 	var out Word
 	allTemp := true
+	var item itemTracker
 	for _, p := range ps {
+		item.add(p)
 		if p.brk {
 			b.WriteByte(' ')
 			shape.WriteByte(' ')
@@ -127,8 +130,35 @@ func joinPieces(ps []piece) Word {
 	if out.Dynamic {
 		out.Shape = shape.String()
 		out.TempName = allTemp
+		out.FedBy = item.whole()
 	}
 	return out
+}
+
+// itemTracker follows the pieces of one word: whether it is exactly one
+// whole NUL-ended item of a process substitution's output (piece.fed),
+// nothing before or after it.
+type itemTracker struct {
+	fed Span
+	bad bool
+}
+
+func (t *itemTracker) add(p piece) {
+	switch {
+	case p.fed != Span{}:
+		t.bad = t.bad || t.fed != Span{} || !p.quoted
+		t.fed = p.fed
+	case p.dyn || p.s != "" || p.brk:
+		t.bad = true
+	}
+}
+
+// whole is the span of the item the word is, or the zero Span.
+func (t *itemTracker) whole() Span {
+	if t.bad {
+		return Span{}
+	}
+	return t.fed
 }
 
 // unknownShape stands for a value only known at run time in Word.Shape.
@@ -155,12 +185,14 @@ func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 	var b, shape strings.Builder
 	var cur Word
 	has, allTemp := false, true
+	var item itemTracker
 	flush := func() {
 		if has {
 			cur.Value = b.String()
 			if cur.Dynamic {
 				cur.Shape = shape.String()
 				cur.TempName = allTemp
+				cur.FedBy = item.whole()
 			}
 			out = append(out, cur)
 		}
@@ -168,8 +200,12 @@ func splitFields(ps []piece, ifs string, ifsKnown bool) []Word {
 		shape.Reset()
 		cur = Word{}
 		has, allTemp = false, true
+		item = itemTracker{}
 	}
 	for _, p := range ps {
+		if !p.brk {
+			item.add(p)
+		}
 		switch {
 		case p.brk:
 			flush()
@@ -274,6 +310,11 @@ func (w *walker) evalParts(parts []syntax.WordPart, quoted, first bool, st *stat
 			}
 			if elems, ok := w.arrayElems(p, st); ok {
 				add = [][]piece{w.elemPieces(p, elems, quoted, st)}
+				break
+			}
+			if from, ok := fedVar(p, st); ok && quoted {
+				// "$f", "${a[@]}": whole items, each its own word
+				add = [][]piece{{{dyn: true, quoted: true, fed: from}}}
 				break
 			}
 			if pre, ok := prefixVar(p, st); ok {
@@ -551,6 +592,17 @@ func (w *walker) gitTop(cs *syntax.CmdSubst, st *state) (string, bool) {
 		}
 	}
 	return top, true
+}
+
+// fedVar is the span of the process substitution whose NUL-ended items a
+// variable holds ($f, ${f}, ${a[@]}: varVal.fed); not ok for any other
+// form or variable.
+func fedVar(p *syntax.ParamExp, st *state) (Span, bool) {
+	if !plainParam(p) || p.Length || p.Index != nil && indexLit(p.Index) != "@" {
+		return Span{}, false
+	}
+	v, ok := st.vars[p.Param.Value]
+	return v.fed, ok && !v.known && v.fed != Span{}
 }
 
 // tmpdirTemplate reports whether a word is the temporary directory's
