@@ -10,34 +10,44 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/agentwarden/warden/internal/pyimport"
 	"github.com/agentwarden/warden/shellguard/walk"
 )
 
 // runsWorkTreeCode says why a program git runs by itself (the value of one of
-// gitNamingKeys but core.hooksPath and the includes) runs code of the work
-// tree at top, or "" when it does not. What such a program loads cannot be
-// listed from its text: an interpreter or a task runner run from the top
-// loads its code, modules, settings and plugins from there and from what
-// they name, in ways each language adds to (red-team-30: 18 of 18 cases
-// got through the files warden had followed: awk -f, make, npm run, perl's
-// use lib, BASH_ENV, NODE_OPTIONS, PYTHONPATH=., a glob of sourced files, a
-// settings file made later…). Such a work tree is kept read-only as a
-// whole.
+// gitNamingKeys but core.hooksPath and the includes) may run code of the
+// work tree at top, or "" when it does not. What such a program loads
+// cannot be listed from its text: programs load code, modules, settings
+// and plugins from the directory git runs them in and from what they name,
+// in ways each adds to (red-team-30: awk -f, make, npm run, perl's use lib,
+// BASH_ENV, NODE_OPTIONS, PYTHONPATH=., a glob of sourced files, a settings
+// file made later; red-team-31: wrappers such as prlimit or setpriv before
+// them, pydoc, ipython, flask, sqlite3's .read, vim's source, jq's import,
+// a linter's settings file, run-parts, and textconv programs whose input,
+// the agent's own file, includes others: nroff's .so, docutils' include).
+// Such a work tree is kept read-only as a whole.
 //
-// The value exposes the work tree when it runs a program file of the work
-// tree, or a shell, an interpreter, a task runner or another program that
-// runs code it reads (codeRunner); when it sets the environment (a
-// loader's variables); when a word names a path of the work tree (a
-// relative path, or a file or directory at its top, $PWD or $GIT_DIR); or
-// when its program is only known when it runs. Its other words may hold
-// the user's environment or commands' output (credential helpers: "!f() {
-// echo password=$(cat ~/.token); }; f", "!aws codecommit credential-helper
-// $@"), the commands judged as the value's own. A program installed outside it, given plain
-// words (git-lfs filter-process, hexdump -C, less, delta), does not.
+// So every program of the value must be one known to read nothing of the
+// work tree as code (sealedProgram: git-lfs, credential helpers, ssh and
+// gpg, pagers, editors, byte dumps), named by its path outside the work
+// tree or on the PATH, or a function the value itself defines; and no word
+// may set the environment, name a path of the work tree (a relative path,
+// an entry of its top, $PWD or $GIT_DIR), or hold what only the run knows
+// but the user's environment or a command's output (credential helpers:
+// "!f() { echo password=$(cat ~/.token); }; f", "!aws codecommit
+// credential-helper $@"), the commands judged as the value's own. A program
+// in the git directory's hooks (git's fsmonitor-watchman sample), which the
+// sandbox keeps read-only, counts as installed.
 func runsWorkTreeCode(key, value, top string) string {
 	v := strings.TrimSpace(value)
 	if key == "core.fsmonitor" && gitBool(v) {
 		return "" // the built-in monitor, or none
+	}
+	if v == "" {
+		return "" // resets a list (credential.helper =)
+	}
+	if strings.HasPrefix(key, "credential.") && !strings.HasPrefix(v, "!") && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~") {
+		v = "git-credential-" + v // git runs "git credential-NAME"
 	}
 	v = strings.TrimPrefix(v, "!")
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(v), "")
@@ -46,6 +56,13 @@ func runsWorkTreeCode(key, value, top string) string {
 			return "it is not shell warden can read"
 		}
 	}
+	funcs := map[string]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
+			funcs[fd.Name.Value] = true
+		}
+		return true
+	})
 	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if why != "" {
@@ -53,7 +70,7 @@ func runsWorkTreeCode(key, value, top string) string {
 		}
 		switch n := n.(type) {
 		case *syntax.CallExpr:
-			why = callExposure(n, top)
+			why = callExposure(n, top, funcs)
 		case *syntax.Redirect:
 			if n.Word != nil {
 				if _, ok := staticWord(n.Word, top); !ok && !runTimeWord(n.Word) {
@@ -66,8 +83,9 @@ func runsWorkTreeCode(key, value, top string) string {
 	return why
 }
 
-// callExposure is runsWorkTreeCode for one simple command of the value.
-func callExposure(c *syntax.CallExpr, top string) string {
+// callExposure is runsWorkTreeCode for one simple command of the value,
+// funcs the functions it defines.
+func callExposure(c *syntax.CallExpr, top string, funcs map[string]bool) string {
 	if len(c.Assigns) > 0 {
 		return "it sets the environment of what it runs (" + c.Assigns[0].Name.Value + "=…)"
 	}
@@ -87,8 +105,7 @@ func callExposure(c *syntax.CallExpr, top string) string {
 	if len(words) == 0 {
 		return ""
 	}
-	// exec and command run the next word (nice, time… are codeRunners:
-	// their options take values).
+	// exec and command run the next word.
 	for len(words) > 1 && slices.Contains([]string{"exec", "command"}, words[0]) {
 		words = words[1:]
 		for len(words) > 1 && strings.HasPrefix(words[0], "-") {
@@ -96,13 +113,21 @@ func callExposure(c *syntax.CallExpr, top string) string {
 		}
 	}
 	prog := words[0]
-	if strings.Contains(prog, "/") {
-		if p := workTreePath(prog, top); p != "" {
-			return prog + " is a program of the work tree"
-		}
-	}
-	if name := path.Base(prog); codeRunner(name) {
-		return name + " runs code it reads, from the work tree's top"
+	hooks := filepath.Join(top, ".git", "hooks") + string(filepath.Separator)
+	switch p := workTreePath(prog, top); {
+	case strings.Contains(prog, "/") && strings.HasPrefix(p, hooks):
+		// a hook script git's sample set up (kept read-only)
+	case strings.Contains(prog, "/") && p != "":
+		return prog + " is a program of the work tree"
+	case funcs[prog] && !strings.Contains(prog, "/"):
+		// a function of the value: its commands are judged
+	case installedPythonModule(words, top):
+		// python -m MODULE of site-packages (nbstripout): from the top
+		// it imports new modules made there first, which the sandbox
+		// sweeps (Spec.ModuleDirs), and its compiled ones, kept
+		return ""
+	case !sealedProgram(path.Base(prog)):
+		return path.Base(prog) + " is not a program warden knows to read nothing of the work tree as code, and git runs it there"
 	}
 	for _, w := range words[1:] {
 		if strings.HasPrefix(w, "-") {
@@ -198,26 +223,54 @@ func gitBool(v string) bool {
 	return false
 }
 
-// codeRunner reports whether a program of that name runs code it reads
-// from files, its arguments or its environment: shells, interpreters,
-// awk and sed, task runners, package managers' script runners, hook
-// managers that read the project's settings, and the builtins that run
-// text as code.
-func codeRunner(name string) bool {
-	if walk.IsShell(name) || strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy") || strings.HasPrefix(name, "lua") ||
-		strings.HasPrefix(name, "perl") || strings.HasPrefix(name, "ruby") || strings.HasPrefix(name, "php") || strings.HasPrefix(name, "node") {
+// installedPythonModule reports whether words run a module Python finds
+// outside the work tree at top (python3 -m nbstripout), given plain words:
+// no -c, no file of the top named as the module or its package. Python
+// looks the module and what it imports up in the top first: the modules a
+// command adds there are swept and its __pycache__ kept
+// (programFiles, pythonPathDir); with -I or -P it does not look there.
+func installedPythonModule(words []string, top string) bool {
+	name := path.Base(words[0])
+	if !strings.HasPrefix(name, "python") && !strings.HasPrefix(name, "pypy") {
+		return false
+	}
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "-m" && i+1 < len(words):
+			mod := words[i+1]
+			first, _, _ := strings.Cut(mod, ".")
+			if !pyimport.ModuleFile(first+".py") || workTreePath(first, top) != "" || workTreePath(first+".py", top) != "" {
+				return false
+			}
+			return true // what follows is the module's own arguments
+		case w == "-c" || !strings.HasPrefix(w, "-") || strings.Contains(w, "c") && !strings.HasPrefix(w, "--"):
+			return false // code, a script, or an option cluster holding -c
+		}
+	}
+	return false
+}
+
+// sealedProgram reports whether a program of that name, given the words
+// of a git setting, reads nothing of the work tree it runs in as code:
+// what people name in git's configuration for git to run by itself (large
+// file and encryption filters, credential helpers, ssh and signing,
+// pagers and diff highlighters, editors and merge tools, which open the
+// files git gives them, byte and text dumps of a file), and the shell's
+// builtins a credential helper's function prints with.
+func sealedProgram(name string) bool {
+	if strings.HasPrefix(name, "git-credential-") {
 		return true
 	}
 	switch name {
-	case "source", ".", "eval", "env", "xargs", "find", "timeout", "stdbuf", "setsid", "flock", "watch", "parallel",
-		"nice", "nohup", "time", "ionice", "chrt", "taskset", "sudo", "doas", "su", "runuser", "unshare", "nsenter",
-		"deno", "bun", "tclsh", "wish", "expect", "Rscript", "R", "julia", "java", "groovy", "scala", "kotlin", "clojure",
-		"elixir", "erl", "escript", "guile", "racket", "sbcl", "ocaml", "swift", "osascript", "pwsh", "powershell",
-		"awk", "gawk", "mawk", "nawk", "busybox", "sed", "gsed", "m4", "gdb",
-		"make", "gmake", "bmake", "just", "task", "mage", "rake", "tox", "nox", "invoke", "cmake", "meson", "ninja", "scons",
-		"gradle", "gradlew", "mvn", "mvnw", "ant", "sbt", "dotnet", "cargo", "go", "npm", "npx", "pnpm", "pnpx", "yarn",
-		"corepack", "uv", "uvx", "pipx", "poetry", "pdm", "hatch", "pip", "pip3", "bundle", "composer",
-		"pre-commit", "lefthook", "husky", "overcommit", "direnv":
+	case "git", "git-lfs", "git-crypt", "gh", "glab", "aws", "op", "ssh", "ssh-keygen", "gpg", "gpg2", "gpgsm",
+		"less", "more", "most", "delta", "diff-so-fancy", "diff-highlight", "bat", "batcat", "riff", "diffr", "difft",
+		"vi", "vim", "nvim", "gvim", "vimdiff", "nvimdiff", "gvimdiff", "nano", "emacs", "emacsclient", "code",
+		"code-insiders", "cursor", "subl", "mate", "micro", "hx", "helix", "kak", "zed", "gedit", "kate",
+		"meld", "kdiff3", "opendiff", "bcompare", "p4merge", "tkdiff", "xxdiff", "smerge",
+		"cat", "hexdump", "xxd", "od", "strings", "pdftotext", "docx2txt", "odt2txt", "catdoc", "file", "exiftool",
+		"echo", "printf", "test", "[", "true", "false", ":", "sleep", "read", "exit", "return",
+		"op-ssh-sign", "ssh-askpass", "x11-ssh-askpass", "ksshaskpass", "git-gui--askpass", "sops":
 		return true
 	}
 	return false

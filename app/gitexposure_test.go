@@ -18,8 +18,10 @@ import (
 // given plain words does not, and neither does git's built-in monitor.
 func TestRunsWorkTreeCode(t *testing.T) {
 	top := t.TempDir()
-	if err := os.WriteFile(filepath.Join(top, "view.cfg"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"view.cfg", "tool.py"} {
+		if err := os.WriteFile(filepath.Join(top, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, c := range []struct {
 		key, value string
@@ -47,7 +49,8 @@ func TestRunsWorkTreeCode(t *testing.T) {
 		{"diff.x.textconv", "viewer --config=view.cfg", true},
 		{"diff.x.textconv", "viewer ./view.cfg", true},
 		{"diff.x.textconv", "viewer " + filepath.Join(top, "view.cfg"), true},
-		{"diff.x.textconv", "viewer $CFG", false}, // the user's environment
+		{"diff.x.textconv", "less $CFG", false},  // the user's environment
+		{"diff.x.textconv", "viewer $CFG", true}, // a program warden does not know
 		{"core.pager", "less < $(cat view.cfg)", true},
 		{"core.pager", "less < $(cat x)", false}, // no x at the top
 		{"core.pager", "less $GIT_WORK_TREE/x", true},
@@ -66,7 +69,8 @@ func TestRunsWorkTreeCode(t *testing.T) {
 		{"core.fsmonitor", "true", false},
 		{"core.fsmonitor", "false", false},
 		{"mergetool.nvimdiff.cmd", `nvim -d "$LOCAL" "$REMOTE" "$MERGED" -c 'wincmd J'`, false},
-		{"diff.x.textconv", "$HOME/bin/viewer", false},
+		{"diff.x.textconv", "$HOME/bin/delta", false},
+		{"diff.x.textconv", "$HOME/bin/viewer", true},
 		{"diff.x.textconv", "$HOMEDIR/bin/viewer", true},
 		{"credential.helper", "!aws codecommit credential-helper $@", false},
 		{"credential.helper", `!f() { echo "username=${GIT_USER_NAME}"; echo "password=$(cat ~/.token)"; }; f`, false},
@@ -77,7 +81,29 @@ func TestRunsWorkTreeCode(t *testing.T) {
 		{"diff.x.textconv", "$(which viewer)", true},
 		{"diff.x.textconv", "viewer $(echo x) ${X:-view.cfg}", true},
 		{"core.fsmonitor", "$GIT_DIR/fsmon", true},
-		{"diff.x.textconv", "viewer view.txt", false}, // no such file at the top
+		{"diff.x.textconv", "cat view.txt", false}, // no such file at the top
+		// red-team-31: wrappers, and programs that load code from where
+		// git runs them or from the file they are given
+		{"core.fsmonitor", "prlimit --nofile=4096 make -s fsmonitor-query", true},
+		{"core.fsmonitor", "setpriv --no-new-privs python3 -m fsmonhook", true},
+		{"core.fsmonitor", "pydoc3 fsmonhook", true},
+		{"core.fsmonitor", "ipython --quick -c 'import fsmonhook'", true},
+		{"core.fsmonitor", "flask routes", true},
+		{"core.fsmonitor", `sqlite3 :memory: ".read fsmon.sql"`, true},
+		{"core.fsmonitor", `jq -n 'import "fsmon" as f {search: "."}; f::q'`, true},
+		{"core.fsmonitor", "run-parts --exit-on-error fsmon.d", true},
+		{"diff.man.textconv", "nroff -man", true},
+		{"diff.rst.textconv", "rst2pseudoxml.py", true},
+		{"core.fsmonitor", ".git/hooks/fsmonitor-watchman", false},
+		{"filter.nbstripout.clean", `"/usr/bin/python3" -m nbstripout`, false},
+		{"diff.ipynb.textconv", "python3 -m nbstripout -t", false},
+		{"core.fsmonitor", "python3 -m view", false},
+		{"core.fsmonitor", "python3 -m tool", true}, // a module of the top
+		{"core.fsmonitor", "python3 -c 'import x' -m nbstripout", true},
+		{"core.fsmonitor", "python3 fsmon.py -m nbstripout", true},
+		{"credential.helper", "", false},
+		{"credential.helper", "cache --timeout=3600", false},
+		{"credential.https://example.com.helper", "/usr/local/bin/git-credential-manager", false},
 	} {
 		why := runsWorkTreeCode(c.key, c.value, top)
 		if (why != "") != c.runs {
