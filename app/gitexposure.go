@@ -128,6 +128,8 @@ func callExposure(c *syntax.CallExpr, top string, funcs map[string]bool) string 
 		return ""
 	case !sealedProgram(path.Base(prog)):
 		return path.Base(prog) + " is not a program warden knows to read nothing of the work tree as code, and git runs it there"
+	case editorCommands(path.Base(prog), words[1:]):
+		return path.Base(prog) + " is given commands to run, which may read the work tree's files as code"
 	}
 	for _, w := range words[1:] {
 		if strings.HasPrefix(w, "-") {
@@ -249,6 +251,58 @@ func installedPythonModule(words []string, top string) bool {
 		}
 	}
 	return false
+}
+
+// editorCommands reports whether an editor is given commands or a script
+// to run (vim -c "source x.vim", -S, --cmd, +cmd, -u FILE; emacs --eval,
+// -l, --script), which the value's words alone do not show the reach of.
+func editorCommands(name string, args []string) bool {
+	switch name {
+	case "vi", "vim", "nvim", "gvim", "vimdiff", "nvimdiff", "gvimdiff":
+		for i, a := range args {
+			switch {
+			case (a == "-c" || a == "--cmd") && i+1 < len(args):
+				if vimCommandLoads(args[i+1]) {
+					return true
+				}
+			case strings.HasPrefix(a, "+") && len(a) > 1:
+				if vimCommandLoads(a[1:]) {
+					return true
+				}
+			case a == "-c" || a == "--cmd" || a == "-S" || a == "-s" || a == "-W" || a == "-w":
+				return true
+			case a == "-u" || a == "-U":
+				if i+1 >= len(args) || args[i+1] != "NONE" && args[i+1] != "NORC" {
+					return true
+				}
+			}
+		}
+	case "emacs", "emacsclient":
+		for _, a := range args {
+			if a == "--eval" || a == "-l" || a == "--load" || a == "--script" || a == "-e" || strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--load=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// vimCommandLoads reports whether a vim command given on the command line
+// may load a file or run code (source, runtime, lua, python…, !, exe,
+// call) or names a file (a word with a dot, a slash or a parenthesis);
+// "wincmd J" or "set nomodeline" do not.
+func vimCommandLoads(cmd string) bool {
+	words := strings.Fields(cmd)
+	if len(words) == 0 {
+		return false
+	}
+	first := strings.TrimLeft(words[0], ":")
+	if strings.HasPrefix(first, "!") || slices.Contains([]string{"so", "source", "ru", "runtime", "lua", "luafile", "luado",
+		"py", "python", "py3", "python3", "pyfile", "py3file", "pyx", "perl", "perldo", "ruby", "rubyfile", "tcl", "tclfile",
+		"mz", "exe", "execute", "call", "r", "read", "w", "write", "e", "edit"}, first) {
+		return true
+	}
+	return slices.ContainsFunc(words, func(w string) bool { return strings.ContainsAny(w, "./(") })
 }
 
 // sealedProgram reports whether a program of that name, given the words
