@@ -642,6 +642,8 @@ func TestFindFedDeletes(t *testing.T) {
 		{"find . -name __pycache__ -print0 -o -name src -print0 | xargs -0 rm -rf", warden.Deny},
 		{"find ~ -name __pycache__ -print0 | xargs -0 rm -rf", warden.Deny},
 		{"find . -name __pycache__ -print0 -print | xargs -0 rm -rf", warden.Deny},
+		{"find . -name '*.go~' -print -delete", warden.Allow}, // sed -i~ backups (agent-shapes-22)
+		{"find . -name '*.go' -delete", warden.Ask},
 		// and the same items read whole by mapfile -d '' or read -r -d ''
 		// (agent-shapes-18)
 		{`mapfile -d '' caches < <(find . -path ./.git -prune -o -type d -name __pycache__ -print0) && echo "${#caches[@]}" && rm -rf "${caches[@]}"`, warden.Allow},

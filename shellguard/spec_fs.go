@@ -558,7 +558,14 @@ func findSelectsArtifacts(expr []walk.Word) bool {
 
 // artifactName reports a -name pattern that only matches build output.
 func artifactName(p string) bool {
-	return artifactDirs.has(p) || artifactFiles.has(p)
+	return artifactDirs.has(p) || artifactFiles.has(p) || backupPattern(p)
+}
+
+// backupPattern reports a pattern of editors' backup copies, a glob that
+// ends in ~ (*.go~, *.c.~1~): what sed -i~ and emacs leave beside a file.
+func backupPattern(p string) bool {
+	rest, ok := strings.CutPrefix(p, "*")
+	return ok && strings.HasSuffix(rest, "~") && !strings.ContainsAny(rest, "*?[/")
 }
 
 // artifactPath reports a -path pattern with an artifact directory among its
@@ -571,5 +578,5 @@ func artifactPath(p string) bool {
 			return true
 		}
 	}
-	return artifactFiles.has(segs[len(segs)-1])
+	return artifactFiles.has(segs[len(segs)-1]) || backupPattern(segs[len(segs)-1])
 }

@@ -246,6 +246,7 @@ func (w *walker) source(cmd Command, argv []Word, st *state, c *ctx, src stdinSo
 		return
 	}
 	w.script(cmd, argv[1], "source", st, c, src, in, true)
+	w.returnTraps(st)
 }
 
 // script handles a shell or source reading a script file: <(…) with known
@@ -508,7 +509,31 @@ func (w *walker) trapsAgain(st *state) {
 		if w.b.stopped || t.deferred == trapSet || t.deferred == trapAfter && t.list < w.lists || t.deferred == trapWalked && t.seen.sameAs(st) {
 			continue // (an assignment's command substitution is a list of its own, deeper)
 		}
+		if returnOnly(t) {
+			continue // it runs as a function or a sourced file returns (returnTraps)
+		}
 		w.walkTrap(t, st)
+	}
+}
+
+// returnOnly reports whether t runs only as a function or a sourced file
+// returns (RETURN).
+func returnOnly(t *laterTrap) bool {
+	return !slices.ContainsFunc(t.sigs, func(sig string) bool { return sig != "RETURN" })
+}
+
+// returnTraps walks, as a function or a sourced file returns in st, the
+// code of each trap set at RETURN that st gives something new to (a
+// RETURN trap a function sets sees its local variables as it returns,
+// not what the caller later puts in the same names: agent-shapes-22).
+func (w *walker) returnTraps(st *state) {
+	if w.inTrap > 0 {
+		return
+	}
+	for _, t := range slices.Clone(w.traps) {
+		if !w.b.stopped && slices.Contains(t.sigs, "RETURN") && !(t.deferred == trapWalked && t.seen.sameAs(st)) {
+			w.walkTrap(t, st)
+		}
 	}
 }
 

@@ -65,6 +65,9 @@ type state struct {
 	// namerefs are the name references declared (declare -n NAME=TARGET),
 	// with their target, "" when not known: assigning one assigns that.
 	namerefs map[string]string
+	// errexit is set once set -e is on: a failing command that is not
+	// tested ends the shell.
+	errexit bool
 	// readonly are the variables made read-only (readonly NAME, declare
 	// -r): bash refuses to assign or unset them, so they keep their value.
 	readonly map[string]bool
@@ -123,7 +126,7 @@ func (d *dir) equal(e *dir) bool {
 const maxCwdAlts = 8
 
 func (s *state) clone() *state {
-	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar, untracked: s.untracked,
+	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar, untracked: s.untracked, errexit: s.errexit,
 		volatile: maps.Clone(s.volatile), namerefs: maps.Clone(s.namerefs), readonly: maps.Clone(s.readonly)}
 	if s.prev != nil {
 		p := *s.prev
@@ -326,10 +329,16 @@ func (w *walker) lookup(st *state, name string) (string, bool) {
 	case "HOME":
 		return w.opt.Home, w.opt.Home != ""
 	case "PWD":
-		if st.cwdDyn || st.cwd == "" {
-			return "", false
+		if st.cwdDyn || st.cwd == "" || len(st.cwdAlts) > 0 {
+			return "", false // (after a cd that may not have run, one of several)
 		}
 		return st.cwd, true
+	case "OLDPWD":
+		// where the last cd left, where cd - goes back to (state.prev)
+		if p := st.prev; p != nil && !p.cwdDyn && p.cwd != "" && len(p.alts) == 0 {
+			return p.cwd, true
+		}
+		return "", false
 	case "TMPDIR":
 		return w.opt.Tmp, w.opt.Tmp != ""
 	case "IFS":

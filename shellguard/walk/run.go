@@ -210,10 +210,12 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 	in := stdinOf(cmd, c, src)
 	switch name {
 	case "cd", "pushd":
+		before := st.here()
 		w.cd(argv, st)
 		if st.untracked || w.cdPathMoves(argv, st) {
 			st.cwdDyn, st.cwdAlts, st.cwdVar = true, nil, ""
 		}
+		w.cdMayFail(argv, before, st, c)
 	case "popd":
 		st.cwdDyn, st.cwdAlts, st.cwdVar, st.prev = true, nil, "", nil
 	case "read", "unset", "mapfile", "readarray", "getopts":
@@ -224,6 +226,20 @@ func (w *walker) run(cmd Command, argv []Word, st *state, c *ctx, src stdinSourc
 			st.set(v, "", false)
 		}
 		w.nulItems(name, argv, cmd, st, c)
+	case "set":
+		// errexit: a command that fails ends the shell (set -e, -o
+		// errexit, -euo pipefail); +e, +o errexit turn it off
+		for i, a := range argv[1:] {
+			v := a.Value
+			switch {
+			case a.Dynamic:
+				st.errexit = false
+			case (v == "-o" || v == "+o") && i+2 < len(argv) && argv[i+2].Value == "errexit":
+				st.errexit = v == "-o"
+			case len(v) > 1 && (v[0] == '-' || v[0] == '+') && v[1] != '-' && v != "-o" && v != "+o" && strings.ContainsRune(v[1:], 'e'):
+				st.errexit = v[0] == '-'
+			}
+		}
 	case "shopt":
 		// lastpipe runs a pipeline's last command in this shell (echo x
 		// | read d sets d); expand_aliases lets an alias's text run here.
@@ -464,8 +480,31 @@ func (w *walker) cd(argv []Word, st *state) {
 	}
 }
 
-// nulItems marks the variable mapfile -d ” NAME or read -r -d ” NAME
-// fills from the output of a process substitution (< <(find … -print0)):
+// cdMayFail keeps, after a cd that may fail (a directory that may not be
+// there) and is neither an element of an && or || list (whose merge does
+// it) nor under set -e (which ends the shell), the directory it left as one the
+// shell may still be in: cd build; rm -rf * deletes the project's files
+// when there is no build (it was allowed as rm -rf build/*).
+func (w *walker) cdMayFail(argv []Word, before *dir, st *state, c *ctx) {
+	if c.chainElem || st.errexit || st.cwdDyn || before.cwdDyn || before.cwd == "" || before.cwd == st.cwd {
+		return
+	}
+	if t := argv[len(argv)-1]; len(argv) > 1 && !t.Dynamic && (t.Value == "/" || t.Value == "/tmp" || t.Value == w.opt.Home || t.Value == "-") {
+		return // always there (cd - goes where the shell was)
+	}
+	for _, d := range append([]string{before.cwd}, before.alts...) {
+		if d != st.cwd && !slices.Contains(st.cwdAlts, d) {
+			st.cwdAlts = append(st.cwdAlts, d)
+		}
+	}
+	if len(st.cwdAlts) > maxCwdAlts {
+		st.cwdDyn, st.cwdAlts = true, nil
+	}
+}
+
+// nulItems marks the variable mapfile or read -r fills, given -d with an
+// empty delimiter, from the output of a process substitution (< <(find …
+// -print0)):
 // its items end with NUL, so each is one whole item the producer printed,
 // whatever bytes it holds (varVal.fed). Only at the top level, where the
 // substitution's span is its own.

@@ -90,6 +90,8 @@ func TestVariablesFollowTheShell(t *testing.T) {
 		{`shopt -s expand_aliases; alias r='d=~'` + "\n" + `d=build; r; printf '<%s>' "$d"`, "?"},
 		{`CDPATH=/; cd etc; printf '<%s>' "$PWD"`, "?"},
 		{`CDPATH=; cd /tmp && cd .; printf '<%s>' "$PWD"`, "/tmp"},
+		{`cd /tmp && cd / && printf '<%s>' "$OLDPWD"`, "/tmp"},
+		{`cd /tmp; cd /nonexistent-dir 2>/dev/null; printf '<%s>' "$PWD"`, "?"},
 		{`declare -n r=x; x=/tmp; printf '<%s>' "$r"`, "?"},
 		{`interrupted=0; trap 'interrupted=1' INT; interrupted=0; printf '<%s>' "$interrupted"`, "?"},
 		// only what it may change: what a trap assigns, a name
@@ -176,6 +178,10 @@ func TestExitTrapSeesTheStateAtExit(t *testing.T) {
 		{`f=README.md; trap 'printf "<%s>" "$f"' RETURN; f=/x; . /dev/null; trap - RETURN`, []string{"/x"}},
 		{`d=build; trap 'printf "<%s>" "$d"' USR1; d=/x; kill -USR1 $$; trap - USR1`, []string{"/x"}},
 		{`d=build; trap 'printf "<%s>" "$d"' USR1; trap USR1; d=/x`, []string{"build"}},
+		// a RETURN trap runs as a function returns, with its locals: not
+		// with what the caller puts in the name after (agent-shapes-22)
+		{`f() { local d=/tmp/a; trap 'printf "<%s>" "$d"' RETURN; }; f; d=/; true`, []string{"/tmp/a", "-/"}},
+		{`g() { :; }; d=/tmp/a; trap 'printf "<%s>" "$d"' RETURN; g; d=/; g; trap - RETURN`, []string{"/tmp/a", "/"}},
 	}
 	bash, _ := exec.LookPath("bash")
 	for _, c := range cases {

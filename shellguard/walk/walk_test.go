@@ -318,7 +318,12 @@ var walkCases = []walkCase{
 	}},
 	{name: "cd chain", src: `cd /tmp && cd sub && rm x`, has: []string{"rm x"}, check: cwd("/tmp/sub", false)},
 	{name: "conditional cd", src: `test -d /x && cd /x; rm y`, has: []string{"rm y"}, check: all(cwd("/x", false), cwdAlts("/work"))},
-	{name: "conditional cd, relative, then cd", src: `mkdir -p b/r && cd b/r && cc x.c; cd out; rm y`, has: []string{"rm y"}, check: all(cwd("/work/b/r/out", false), cwdAlts("/work/out"))},
+	{name: "conditional cd, relative, then cd", src: `mkdir -p b/r && cd b/r && cc x.c; cd out; rm y`, has: []string{"rm y"}, check: all(cwd("/work/b/r/out", false), cwdAlts("/work/out", "/work/b/r", "/work"))},
+	// a cd that may fail (no build) leaves the shell where it was
+	{name: "cd that may fail", src: `cd build; rm -rf *`, has: []string{"rm -rf *"}, check: all(cwd("/work/build", false), cwdAlts("/work"))},
+	{name: "cd under set -e", src: `set -euo pipefail; cd build; rm -rf *`, has: []string{"rm -rf *"}, check: all(cwd("/work/build", false), cwdAlts())},
+	{name: "cd in a list", src: `cd build && rm -rf *`, has: []string{"rm -rf *"}, check: all(cwd("/work/build", false), cwdAlts())},
+	{name: "cd in a block in a list", src: `{ cd build; rm -rf *; } && true`, has: []string{"rm -rf *"}, check: all(cwd("/work/build", false), cwdAlts("/work"))},
 	{name: "conditional cd, then absolute", src: `test -d /x && cd /x; cd /tmp; rm y`, has: []string{"rm y"}, check: all(cwd("/tmp", false), cwdAlts())},
 	{name: "conditional cd somewhere unknown", src: `test -d "$D" && cd "$D"; rm y`, has: []string{"rm y"}, check: cwd("/work", true)},
 	{name: "cd then or", src: `cd /tmp || exit; rm y`, has: []string{"rm y"}, check: cwd("/tmp", false)},

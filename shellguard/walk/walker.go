@@ -38,6 +38,7 @@ type ctx struct {
 	stdin        output // the pipe into a pipeline element
 	stdinPiped   bool
 	redirs       []Redirect // redirections of enclosing compound commands
+	chainElem    bool       // an element of an && or || list, which the list's merge follows
 }
 
 // nested returns the context for code reached from c through via.
@@ -149,6 +150,11 @@ func (w *walker) wordSpan(word *syntax.Word, c *ctx) Span {
 
 func (w *walker) walkStmts(stmts []*syntax.Stmt, st *state, c *ctx) output {
 	var out output
+	if c.chainElem {
+		cc := *c
+		cc.chainElem = false // a list of its own: { cd x; rm -rf *; } && y
+		c = &cc
+	}
 	w.lists++
 	defer func() {
 		w.settleTrapsAtEnd(st)
@@ -582,9 +588,12 @@ func (w *walker) walkAndOr(x *syntax.BinaryCmd, st *state, c *ctx) output {
 	ops = append(ops, x.Op)
 	elems = append(elems, x.Y)
 
-	w.walkStmt(elems[0], st, c)
+	head := *c
+	head.chainElem = true // a cd here may fail: the list's merge keeps where the shell was
+	w.walkStmt(elems[0], st, &head)
 	cc := *c
 	cc.cond = true
+	cc.chainElem = true
 	var out output
 	b := st.clone()
 	for i, e := range elems[1:] {
@@ -987,4 +996,5 @@ func (w *walker) callFunc(name string, st *state, c *ctx) {
 	w.active[name] = true
 	w.walkStmt(w.funcs[name], st, c)
 	delete(w.active, name)
+	w.returnTraps(st)
 }

@@ -704,7 +704,9 @@ func (w *walker) mktempDir(word *syntax.Word, st *state) (string, bool) {
 		switch {
 		case v == "":
 			return "", false
-		case v == "-d" || v == "-q" || v == "-t" || v == "-dq" || v == "-qd" || v == "-dt" || v == "-td" || v == "--directory" || v == "--quiet" || v == "--tmpdir":
+		case v == "-d" || v == "-q" || v == "-t" || v == "-u" || v == "-dq" || v == "-qd" || v == "-dt" || v == "-td" || v == "-du" || v == "-ud" ||
+			v == "--directory" || v == "--quiet" || v == "--tmpdir" || v == "--dry-run":
+			// (-u: the name only, not made: a name in the directory all the same)
 		case strings.HasPrefix(v, "--suffix="):
 			// a suffix after the template's Xs (mktemp refuses one with a
 			// slash): the name is still one entry of the directory
