@@ -14,9 +14,10 @@ echo "== go test -race"
 # step, so that second was most of the suite's time (cli: 385 s with it,
 # 109 s without, 2026-11-29). Races are still reported as they happen.
 export GORACE="${GORACE:-atexit_sleep_ms=0}"
-# The longest package, e2e/session, took 768 s alone on 2 cores otherwise
-# quiet (2026-11-29, thirteenth session: 902 s before its warm Go cache
-# held the fuzzing, 386, tool and other builds sessions repeated; corpora
-# of about 3,400 steps and cases): the per-package timeout leaves room for
-# a slower, shared CI machine while still stopping a hang.
+# The longest package, e2e/session, took 851 s alone on 2 cores otherwise
+# quiet (2026-11-30, fourteenth session; 768 s the session before, with
+# about 250 fewer steps and cases; 902 s before its warm Go cache held the
+# fuzzing, 386, tool and other builds sessions repeated), and the whole
+# suite 1,179 s: the per-package timeout leaves room for a slower, shared
+# CI machine while still stopping a hang.
 go test -race -count=1 -timeout 25m ./...
