@@ -324,7 +324,9 @@ func sealedProgram(name string) bool {
 		"meld", "kdiff3", "opendiff", "bcompare", "p4merge", "tkdiff", "xxdiff", "smerge",
 		"cat", "hexdump", "xxd", "od", "strings", "pdftotext", "docx2txt", "odt2txt", "catdoc", "file", "exiftool",
 		"echo", "printf", "test", "[", "true", "false", ":", "sleep", "read", "exit", "return",
-		"op-ssh-sign", "ssh-askpass", "x11-ssh-askpass", "ksshaskpass", "git-gui--askpass", "sops":
+		"op-ssh-sign", "ssh-askpass", "x11-ssh-askpass", "ksshaskpass", "git-gui--askpass", "sops",
+		"moar", "ov", "pspg", "lvim", "nvr", "codium", "code-oss", "windsurf", "idea", "goland", "pycharm", "webstorm",
+		"charm", "fleet", "pico", "ne", "joe", "jed", "mcedit", "gnome-text-editor", "diffmerge", "ksdiff", "araxis":
 		return true
 	}
 	return false
