@@ -258,7 +258,7 @@ func installedPythonModule(words []string, top string) bool {
 // -l, --script), which the value's words alone do not show the reach of.
 func editorCommands(name string, args []string) bool {
 	switch name {
-	case "vi", "vim", "nvim", "gvim", "vimdiff", "nvimdiff", "gvimdiff":
+	case "vi", "vim", "nvim", "gvim", "lvim", "nvr", "vimdiff", "nvimdiff", "gvimdiff":
 		for i, a := range args {
 			switch {
 			case (a == "-c" || a == "--cmd") && i+1 < len(args):
