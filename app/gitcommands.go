@@ -10,6 +10,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/agentwarden/warden/internal/pyimport"
 	"github.com/agentwarden/warden/internal/regfile"
 )
 
@@ -443,7 +444,7 @@ func namedFiles(src, dir, top string) []string {
 // pythonModuleName reports whether t reads as a dotted Python module name.
 func pythonModuleName(t string) bool {
 	for _, part := range strings.Split(t, ".") {
-		if part == "" || !isIdent(part) {
+		if part == "" || !pyimport.Identifier(part) {
 			return false
 		}
 	}
@@ -581,7 +582,7 @@ func pythonImports(src, dir string) []string {
 	for _, m := range mods {
 		parts := strings.Split(strings.Trim(m, "();"), ".")
 		for i := range parts {
-			if parts[i] == "" || !isIdent(parts[i]) {
+			if parts[i] == "" || !pyimport.Identifier(parts[i]) {
 				parts = parts[:i]
 				break
 			}
@@ -776,15 +777,4 @@ func packageName(spec string) string {
 		return ""
 	}
 	return name
-}
-
-// isIdent reports whether s is a Python identifier of ASCII letters,
-// digits and underscores.
-func isIdent(s string) bool {
-	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return s != ""
 }

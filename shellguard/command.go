@@ -587,11 +587,7 @@ func unknownFileName(name string) string {
 // whose arguments the walk did not read as that program's, stays a program
 // only known at run time, as does a path that climbs (..).
 func toolPathProgram(raw string) string {
-	name := toolPathName(raw)
-	if name == "" || lookupSpec(name) != nil || packageRunners.has(name) {
-		return ""
-	}
-	return name
+	return unknownFileName(toolPathName(raw))
 }
 
 // toolPathName is the program name a toolDirQuery names, or "".

@@ -14,7 +14,7 @@ import "strings"
 // identifier.
 func ModuleFile(name string) bool {
 	mod, suffix, ok := strings.Cut(name, ".")
-	if !ok || !identifier(mod) {
+	if !ok || !Identifier(mod) {
 		return false
 	}
 	return suffix == "py" || suffix == "pyc" || suffix == "so" || strings.HasSuffix(suffix, ".so")
@@ -26,10 +26,10 @@ func PackageInit(name string) bool {
 	return strings.HasPrefix(name, "__init__.") && ModuleFile(name)
 }
 
-// identifier reports whether s is a Python identifier of ASCII letters,
+// Identifier reports whether s is a Python identifier of ASCII letters,
 // digits and underscores (a module name Python's finders look up; other
 // Unicode identifiers are left out).
-func identifier(s string) bool {
+func Identifier(s string) bool {
 	if s == "" || s[0] >= '0' && s[0] <= '9' {
 		return false
 	}
