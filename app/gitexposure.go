@@ -102,6 +102,12 @@ func callExposure(c *syntax.CallExpr, top string, funcs map[string]bool) string 
 		}
 		words = append(words, w)
 	}
+	return wordsExposure(words, top, funcs)
+}
+
+// wordsExposure is callExposure for a command's words, their expansions
+// already read.
+func wordsExposure(words []string, top string, funcs map[string]bool) string {
 	if len(words) == 0 {
 		return ""
 	}
@@ -121,11 +127,18 @@ func callExposure(c *syntax.CallExpr, top string, funcs map[string]bool) string 
 		return prog + " is a program of the work tree"
 	case funcs[prog] && !strings.Contains(prog, "/"):
 		// a function of the value: its commands are judged
-	case installedPythonModule(words, top):
-		// python -m MODULE of site-packages (nbstripout): from the top
-		// it imports new modules made there first, which the sandbox
-		// sweeps (Spec.ModuleDirs), and its compiled ones, kept
-		return ""
+	case sealedPythonModule(words, top) != nil:
+		// python -m nbstripout: from the top it imports new modules
+		// made there first, which the sandbox sweeps (Spec.ModuleDirs),
+		// and its compiled ones, kept; its own words are judged below
+		words = sealedPythonModule(words, top)
+	case runsCommand(path.Base(prog), words[1:]):
+		// op run -- CMD, sops exec-env FILE CMD: judged as the command
+		// it runs, where it is one more command of the value
+		if rest := afterDashDash(words[1:]); rest != nil {
+			return wordsExposure(rest, top, funcs)
+		}
+		return path.Base(prog) + " is given a command to run that warden cannot read"
 	case !sealedProgram(path.Base(prog)):
 		return path.Base(prog) + " is not a program warden knows to read nothing of the work tree as code, and git runs it there"
 	case editorCommands(path.Base(prog), words[1:]):
@@ -225,16 +238,19 @@ func gitBool(v string) bool {
 	return false
 }
 
-// installedPythonModule reports whether words run a module Python finds
-// outside the work tree at top (python3 -m nbstripout), given plain words:
-// no -c, no file of the top named as the module or its package. Python
-// looks the module and what it imports up in the top first: the modules a
-// command adds there are swept and its __pycache__ kept
-// (programFiles, pythonPathDir); with -I or -P it does not look there.
-func installedPythonModule(words []string, top string) bool {
+// sealedPythonModule returns, where words run with Python a module known
+// to read nothing of the work tree as code (sealedModules: nbstripout, a
+// filter and textconv people install per repository), from outside the
+// work tree at top (no file of the top named as it or its package), the
+// words left to judge: the program and the module's own arguments. Nil
+// for anything else: -c, a script, a module that runs or loads what it is
+// given (runpy, pytest, unittest, pydoc…). Python looks the module and
+// what it imports up in the top first: the modules a command adds there
+// are swept and its __pycache__ kept (programFiles, pythonPathDir).
+func sealedPythonModule(words []string, top string) []string {
 	name := path.Base(words[0])
 	if !strings.HasPrefix(name, "python") && !strings.HasPrefix(name, "pypy") {
-		return false
+		return nil
 	}
 	for i := 1; i < len(words); i++ {
 		w := words[i]
@@ -242,15 +258,40 @@ func installedPythonModule(words []string, top string) bool {
 		case w == "-m" && i+1 < len(words):
 			mod := words[i+1]
 			first, _, _ := strings.Cut(mod, ".")
-			if !pyimport.ModuleFile(first+".py") || workTreePath(first, top) != "" || workTreePath(first+".py", top) != "" {
-				return false
+			if !sealedModules[mod] || !pyimport.Identifier(first) || workTreePath(first, top) != "" || workTreePath(first+".py", top) != "" {
+				return nil
 			}
-			return true // what follows is the module's own arguments
+			return append([]string{"python"}, words[i+2:]...)
 		case w == "-c" || !strings.HasPrefix(w, "-") || strings.Contains(w, "c") && !strings.HasPrefix(w, "--"):
-			return false // code, a script, or an option cluster holding -c
+			return nil // code, a script, or an option cluster holding -c
 		}
 	}
+	return nil
+}
+
+// sealedModules are the Python modules, run with -m, known to read
+// nothing of the work tree as code: what they read is the file git gives
+// them, as data.
+var sealedModules = map[string]bool{"nbstripout": true, "json.tool": true}
+
+// runsCommand reports whether a program warden knows runs a command it is
+// given (op run, op plugin run, sops exec-env and exec-file).
+func runsCommand(name string, args []string) bool {
+	switch name {
+	case "op":
+		return slices.Contains(args, "run")
+	case "sops":
+		return slices.Contains(args, "exec-env") || slices.Contains(args, "exec-file")
+	}
 	return false
+}
+
+// afterDashDash is the words after the first "--", or nil.
+func afterDashDash(args []string) []string {
+	if i := slices.Index(args, "--"); i >= 0 && i+1 < len(args) {
+		return args[i+1:]
+	}
+	return nil
 }
 
 // editorCommands reports whether an editor is given commands or a script
@@ -346,13 +387,18 @@ var gitPlaces = map[string]bool{"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COM
 // code: runsWorkTreeCode), or "" when it does not.
 func ProjectReadOnly(dir, userHome string) string {
 	top := filepath.Clean(projectRoot(dir, userHome))
-	named, _ := gitConfigNamed(context.Background(), top, userHome)
-	return exposedBy(named, top)
+	named, complete := gitConfigNamed(context.Background(), top, userHome)
+	return exposedBy(named, complete, top)
 }
 
-// exposedBy is why what git's configuration names (gitConfigNamed) runs
-// code of the work tree at top, or "".
-func exposedBy(named []configNamed, top string) string {
+// exposedBy is why what git's configuration names (gitConfigNamed, and
+// whether git could read all of it) runs code of the work tree at top, or
+// "". A configuration git could not read may name any program: that is a
+// reason too.
+func exposedBy(named []configNamed, complete bool, top string) string {
+	if !complete {
+		return "a git configuration file that names programs git runs could not be read with git, so what it runs is not known"
+	}
 	top = filepath.Clean(top)
 	for _, n := range named {
 		if n.exposes != "" && n.path == top {

@@ -103,10 +103,20 @@ func TestRunsWorkTreeCode(t *testing.T) {
 		{"mergetool.x.cmd", `vim -d "$LOCAL" "$MERGED" +'so x'`, true},
 		{"filter.nbstripout.clean", `"/usr/bin/python3" -m nbstripout`, false},
 		{"diff.ipynb.textconv", "python3 -m nbstripout -t", false},
-		{"core.fsmonitor", "python3 -m view", false},
+		{"core.fsmonitor", "python3 -m view", true}, // a module warden does not know
 		{"core.fsmonitor", "python3 -m tool", true}, // a module of the top
 		{"core.fsmonitor", "python3 -c 'import x' -m nbstripout", true},
 		{"core.fsmonitor", "python3 fsmon.py -m nbstripout", true},
+		// a module that runs or loads what it is given, from the top
+		{"core.fsmonitor", "python3 -m pytest -q", true},
+		{"core.fsmonitor", "python3 -m runpy fsmonhook", true},
+		{"diff.ipynb.textconv", "python3 -m nbstripout -t view.cfg", true},
+		// wrappers warden knows: judged as the command they run
+		{"credential.helper", "!op plugin run -- gh auth git-credential", false},
+		{"core.fsmonitor", "op run --env-file=x -- python3 fsmon.py", true},
+		{"core.fsmonitor", "op run python3 fsmon.py", true},
+		{"diff.sops.textconv", "sops -d", false},
+		{"core.fsmonitor", "sops exec-env secrets.env 'sh x.sh'", true},
 		{"credential.helper", "", false},
 		{"credential.helper", "cache --timeout=3600", false},
 		{"credential.https://example.com.helper", "/usr/local/bin/git-credential-manager", false},
@@ -166,5 +176,17 @@ func TestWorkTreeGitRunsCodeOfIsReadOnly(t *testing.T) {
 	}
 	if s.ProjectWritable {
 		t.Errorf("with the user's textconv running sh from the top the project is writable")
+	}
+	// A configuration naming programs that git cannot read (here: no git
+	// to read it with) may name any: the project is read-only.
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[diff \"md\"]\n\ttextconv = hexdump -C\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if s, err = a.sandboxSpec("workspace", project, ExecOverride{}, &warden.Request{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s.ProjectWritable || len(s.Notes) == 0 || !strings.Contains(s.Notes[0], "could not be read") {
+		t.Errorf("with a configuration git could not read, the project is writable %v, notes %q", s.ProjectWritable, s.Notes)
 	}
 }

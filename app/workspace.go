@@ -56,8 +56,9 @@ func (a *App) workspaceSpec(s *sandbox.Spec, prof config.SandboxProfile, userHom
 	var named []configNamed // what git's configuration names, wherever it lies
 	if s.ProjectWritable {
 		s.Quarantine = filepath.Join(a.Home.Abs(), QuarantineDir)
-		named, _ = gitConfigNamed(context.Background(), s.Project, userHome)
-		if why := exposedBy(named, s.Project); why != "" {
+		var complete bool
+		named, complete = gitConfigNamed(context.Background(), s.Project, userHome)
+		if why := exposedBy(named, complete, s.Project); why != "" {
 			// What such a program loads cannot be listed (runsWorkTreeCode):
 			// the work tree stays read-only as a whole.
 			s.ProjectWritable = false
