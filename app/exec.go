@@ -181,6 +181,26 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		// left running after, so what they wrote is judged once, at the end.
 		inWorld = false
 	}
+	// A run of no session that nothing above sends to a sandbox of its own
+	// goes alone into the sandbox kept for one-shot runs here (oneshot.go).
+	// Where none runs yet, this run has a sandbox of its own and the kept
+	// one is started once it is done, for the next.
+	alone := false
+	var warm func()
+	if world == "" && !gitConfig && len(made) == 0 && len(spec.EmptyDirsIn) == 0 && !d.GitWorktrees {
+		if w, ok := a.oneShotWorld(name, dir, spec, &req, r.Override); ok {
+			if claim := a.claimWorld(w); claim != nil {
+				defer claim.Close()
+				if ws, key, err := a.worldSpec(name, spec, true); err == nil {
+					if a.Sandboxes().Ready(w, key) {
+						world, inWorld, alone = w, true, true
+					} else {
+						warm = func() { _ = a.Sandboxes().Warm(context.WithoutCancel(ctx), w, key, ws) }
+					}
+				}
+			}
+		}
+	}
 	if inWorld {
 		spec.Session = req.Session
 	}
@@ -196,6 +216,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	// own: the work a command discards is saved by git run there first.
 	run := func(ctx context.Context, c sandbox.Command) (sandbox.Result, error) {
 		if inWorld {
+			c.Alone = alone
 			res, err := a.runInWorld(ctx, world, name, spec, c)
 			if !errors.Is(err, errNoWorld) {
 				return res, err
@@ -232,7 +253,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	//
 	// A command that runs in the world itself never holds it: it would
 	// wait there for its own Release.
-	held := (gitConfig || d.GitWorktrees) && world != "" && !inWorld
+	held := (gitConfig || d.GitWorktrees) && world != "" && !inWorld && !alone
 	if held {
 		if err := a.Sandboxes().Hold(ctx, world); err != nil {
 			_, _ = a.Sandboxes().Stop(context.WithoutCancel(ctx), world)
@@ -254,6 +275,9 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		configBefore, _ = os.ReadFile(filepath.Join(spec.Project, ".git", "config"))
 	}
 	res, runErr := run(ctx, cmd)
+	if warm != nil {
+		warm()
+	}
 	res.Warnings = append(res.Warnings, spec.Notes...)
 	res.Warnings = append(res.Warnings, a.finishWorktrees(spec, made)...)
 	removedWorktrees(spec.Project, besideBefore)

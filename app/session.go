@@ -259,8 +259,45 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	if c, ok := spec.Egress.(io.Closer); ok {
 		c.Close() // the world's supervisor serves its own
 	}
+	spec, key, err := a.worldSpec(profile, spec, cmd.Alone)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
+	mgr := a.Sandboxes()
+	info, started, err := mgr.Ensure(ctx, world, key, spec)
+	if err != nil && !errors.Is(err, sandbox.ErrSelfRestart) && ctx.Err() == nil {
+		// Only a world whose supervisor gave up (it is stopped: inside
+		// another sandbox that refuses namespaces or Unix sockets) makes
+		// the session's next commands run one-shot without trying again;
+		// one that was slow to come up on a loaded machine is tried again
+		// by the next command, which finds it running.
+		if info.State == sandbox.StateStopped {
+			a.noWorldHere(world)
+		}
+		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w (%w)", err, errNoWorld)
+	}
+	if err != nil {
+		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w", err)
+	}
+	res, err := mgr.Exec(ctx, world, cmd, sandbox.Limits{Wall: spec.Limits.Wall, Output: spec.Limits.Output})
+	if !started && !cmd.Alone {
+		// The world's standing warnings were said (and audited) with the
+		// command that started it; every later command would repeat them
+		// into the agent's output. What this command caused stays.
+		res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool { return slices.Contains(info.Warnings, w) })
+	}
+	return res, err
+}
+
+// worldSpec is spec as a world runs it (alone: a one-shot runs' world,
+// oneShotWorld), and the key that tells whether a running world was started
+// under it.
+func (a *App) worldSpec(profile string, spec sandbox.Spec, alone bool) (sandbox.Spec, string, error) {
 	spec.Egress = nil
 	spec.Background, spec.Idle = true, sessionIdleStop
+	if alone {
+		spec.Background, spec.Idle = false, oneShotIdleStop
+	}
 	// The world's /tmp is the session's directory in warden's home
 	// (spec.Tmp), the same as the session's one-shot runs get: a git line
 	// run one-shot (it may write .git/config), a worktree it added there,
@@ -281,34 +318,10 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	keyed.Protected = slices.DeleteFunc(slices.Clone(spec.Protected), func(p string) bool { return inNestedRepository(spec.Project, p) })
 	b, err := json.Marshal(keyed)
 	if err != nil {
-		return sandbox.Result{}, err
+		return spec, "", err
 	}
 	sum := sha256.Sum256(b)
-	key := profile + "@" + hex.EncodeToString(sum[:6])
-	mgr := a.Sandboxes()
-	info, started, err := mgr.Ensure(ctx, world, key, spec)
-	if err != nil && !errors.Is(err, sandbox.ErrSelfRestart) && ctx.Err() == nil {
-		// Only a world whose supervisor gave up (it is stopped: inside
-		// another sandbox that refuses namespaces or Unix sockets) makes
-		// the session's next commands run one-shot without trying again;
-		// one that was slow to come up on a loaded machine is tried again
-		// by the next command, which finds it running.
-		if info.State == sandbox.StateStopped {
-			a.noWorldHere(world)
-		}
-		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w (%w)", err, errNoWorld)
-	}
-	if err != nil {
-		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w", err)
-	}
-	res, err := mgr.Exec(ctx, world, cmd, sandbox.Limits{Wall: spec.Limits.Wall, Output: spec.Limits.Output})
-	if !started {
-		// The world's standing warnings were said (and audited) with the
-		// command that started it; every later command would repeat them
-		// into the agent's output. What this command caused stays.
-		res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool { return slices.Contains(info.Warnings, w) })
-	}
-	return res, err
+	return spec, profile + "@" + hex.EncodeToString(sum[:6]), nil
 }
 
 // errNoWorld says a session's world could not start; the command then runs
@@ -336,6 +349,9 @@ func (a *App) worldUnavailable(world string) bool {
 // human's answer as a one-shot run's would.
 func (a *App) worldEgress(info sandbox.Info) (sandbox.Egress, error) {
 	who := &warden.Request{Session: info.Spec.Session, RequestedBy: "agent"}
+	if strings.HasPrefix(info.Name, oneShotPrefix) {
+		who.RequestedBy = "" // one-shot runs of nobody named (oneShotWorld)
+	}
 	p, err := a.Egress(who, info.Spec.AllowDomains, &AskWait{Channel: "exec"})
 	if err != nil {
 		return nil, err

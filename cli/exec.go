@@ -63,7 +63,7 @@ With --no-wait an ask exits 126 at once.`,
 			if base.Session == "" && e.supervises == "" && (o.Mode == nil || *o.Mode != "light" && *o.Mode != "off") {
 				// A one-shot run: its sandbox's init starts now, beside
 				// the policy's load and the decision (sandbox.StartEarly).
-				if _, ok := e.stdin.(*os.File); ok || e.stdin == nil {
+				if _, ok := e.stdin.(*os.File); (ok || e.stdin == nil) && !e.oneShotWorldRuns(profile) {
 					// A stage early only where the run will likely need
 					// one: not in the workspace profile, where the command
 					// starts from the init's restricted thread.
@@ -110,6 +110,26 @@ With --no-wait an ask exits 126 at once.`,
 	addOverrideFlags(f, &o, sizes)
 	addRequesterFlags(f, &base)
 	return c
+}
+
+// oneShotWorldRuns reports whether a sandbox kept for one-shot runs of
+// profile in this directory runs (app/oneshot.go): the run will likely go
+// there, and starts no sandbox of its own early.
+func (e *env) oneShotWorldRuns(profile string) bool {
+	if profile != "" && profile != config.ProfileWorkspace {
+		return false
+	}
+	home, err := e.homeDir()
+	if err != nil {
+		return false
+	}
+	dir := e.dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return false
+		}
+	}
+	return app.OneShotWorldRuns(home, profile, dir)
 }
 
 // askWait is how a one-shot command waits for a human's answer to an ask: it

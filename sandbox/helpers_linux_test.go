@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 // init gives the test binary more roles than TestMain's, for the tests of
@@ -28,7 +29,38 @@ func init() {
 		os.Exit(unixDial(os.Args[2]))
 	case "sandbox-nested":
 		os.Exit(nestedMain(os.Args[2:]))
+	case "sandbox-mqueue":
+		os.Exit(mqueueProbe(os.Args[2], os.Args[3]))
 	}
+}
+
+// mqueueProbe makes POSIX message queue name ("make": prints "there", or
+// "refused" where making one is not permitted) or says whether it exists
+// ("look": prints "there" or "gone").
+func mqueueProbe(op, name string) int {
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return 2
+	}
+	flags := syscall.O_RDONLY
+	if op == "make" {
+		flags = syscall.O_CREAT | syscall.O_RDWR
+	}
+	fd, _, errno := syscall.Syscall6(syscall.SYS_MQ_OPEN, uintptr(unsafe.Pointer(p)), uintptr(flags), 0o600, 0, 0, 0)
+	switch {
+	case errno == 0:
+		syscall.Close(int(fd))
+		fmt.Println("there")
+		return 0
+	case errno == syscall.ENOENT && op == "look":
+		fmt.Println("gone")
+		return 0
+	case errno == syscall.EACCES && op == "make":
+		fmt.Println("refused") // the sandbox lets no queue be made
+		return 0
+	}
+	fmt.Println("mq_open:", errno)
+	return 1
 }
 
 // socketProbe makes one socket (or, with a fourth argument "pair", a

@@ -96,6 +96,14 @@ func (m *Manager) dir(name string) string { return filepath.Join(m.Dir, name) }
 // Start creates sandbox name under spec and waits until it is ready (or has
 // failed to come up, which the returned Info and error say).
 func (m *Manager) Start(ctx context.Context, name, profile string, spec Spec) (Info, error) {
+	if info, err := m.record(name, profile, spec); err != nil {
+		return info, err
+	}
+	return m.spawnSupervisor(ctx, name)
+}
+
+// record checks spec and records sandbox name as to be started under it.
+func (m *Manager) record(name, profile string, spec Spec) (Info, error) {
 	if err := ValidName(name); err != nil {
 		return Info{}, err
 	}
@@ -134,23 +142,13 @@ func (m *Manager) Start(ctx context.Context, name, profile string, spec Spec) (I
 	// records its recovery from there.
 	info.Name, info.Profile, info.Spec, info.Mode = name, profile, spec, spec.Mode
 	info.Supervisor, info.Init, info.Health, info.Warnings = 0, 0, "", nil
-	if err := m.save(&info); err != nil {
-		return info, err
-	}
-	return m.spawnSupervisor(ctx, name)
+	return info, m.save(&info)
 }
 
 func (m *Manager) spawnSupervisor(ctx context.Context, name string) (Info, error) {
-	logf, err := os.OpenFile(filepath.Join(m.dir(name), "supervisor.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	cmd, err := m.spawn(name)
 	if err != nil {
-		return Info{}, fmt.Errorf("open the supervisor's log: %w", err)
-	}
-	defer logf.Close()
-	cmd := m.Supervisor(name)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return Info{}, fmt.Errorf("start the sandbox's supervisor: %w", err)
+		return Info{}, err
 	}
 	pid := cmd.Process.Pid
 	go func() { _ = cmd.Wait() }() // reap it if it dies while we wait
@@ -160,6 +158,22 @@ func (m *Manager) spawnSupervisor(ctx context.Context, name string) (Info, error
 		}
 		return i.Supervisor == pid && (i.State == StateReady || i.State == StateDegraded || i.State == StateStopped)
 	})
+}
+
+// spawn starts sandbox name's supervisor, detached.
+func (m *Manager) spawn(name string) (*exec.Cmd, error) {
+	logf, err := os.OpenFile(filepath.Join(m.dir(name), "supervisor.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the supervisor's log: %w", err)
+	}
+	defer logf.Close()
+	cmd := m.Supervisor(name)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the sandbox's supervisor: %w", err)
+	}
+	return cmd, nil
 }
 
 // waitFor polls the state file until done says so or the time is up.
@@ -663,7 +677,7 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 		sweepGit = m.Native.GitGuard(&info.Spec, false)
 	}
 	start := time.Now()
-	resp, err := m.call(ctx, name, &ctlRequest{Op: "exec", Args: c.Args, Dir: dir, Env: env, Wall: int64(lim.Wall), Output: lim.Output}, files)
+	resp, err := m.call(ctx, name, &ctlRequest{Op: "exec", Args: c.Args, Dir: dir, Env: env, Wall: int64(lim.Wall), Output: lim.Output, Alone: c.Alone}, files)
 	wait()
 	// Swept whatever the call's outcome: a command interrupted (ctx ended)
 	// or whose answer was lost has run, and what it wrote does not wait
@@ -939,6 +953,51 @@ func alive(pid int) bool {
 type placeholderEgress struct{}
 
 func (placeholderEgress) Serve(l net.Listener) error { return l.Close() }
+
+// Ready reports whether sandbox name runs under the spec fingerprinted by
+// key (Ensure), ready for a command.
+func (m *Manager) Ready(name, key string) bool {
+	info, err := m.load(name)
+	return err == nil && info.Profile == key && alive(info.Supervisor) && (info.State == StateReady || info.State == StateDegraded)
+}
+
+// Warm starts sandbox name under spec, fingerprinted by key, as Ensure
+// does, but only as far as starting its supervisor: it does not wait for
+// the sandbox to come up, and does nothing while another caller starts or
+// stops it. A later Ensure or Ready finds it.
+func (m *Manager) Warm(ctx context.Context, name, key string, spec Spec) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(m.Dir, 0o700); err != nil {
+		return fmt.Errorf("create the sandboxes' run directory: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(m.Dir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("lock sandbox %s: %w", name, err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return nil // being started or stopped
+	}
+	info, err := m.Status(name)
+	if err == nil && alive(info.Supervisor) && info.State != StateStopped {
+		if info.Profile == key {
+			return nil
+		}
+		if _, err := m.Stop(ctx, name); err != nil {
+			return err
+		}
+	}
+	if _, err := m.record(name, key, spec); err != nil {
+		return err
+	}
+	cmd, err := m.spawn(name)
+	if err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
 
 // Ensure makes sure sandbox name runs under spec, fingerprinted by key:
 // a ready one started with the same key is used as it is; one started with

@@ -45,6 +45,10 @@ type ctlRequest struct {
 	TTL    int64    `json:"ttl,omitempty"`
 	Leases []string `json:"leases,omitempty"`
 	Prefix bool     `json:"prefix,omitempty"`
+	// Alone (exec) runs the command as a one-shot run (Command.Alone): by
+	// itself, in a sandbox emptied of what earlier commands left, and with
+	// everything it started killed before the answer.
+	Alone bool `json:"alone,omitempty"`
 }
 
 type ctlResponse struct {
@@ -133,6 +137,18 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder, tw *
 		}
 	case req.Op == "exec" && len(files) == 3 && len(req.Args) > 0:
 		h.wait()
+		run := p
+		if req.Alone {
+			alone.Lock()
+			defer alone.Unlock()
+			if err := scrubbed(h.keep); err != nil {
+				resp.Error = err.Error()
+				break
+			}
+			own := *p
+			own.KeepBackground = false
+			run = &own
+		}
 		if err := reprotect(p); err != nil {
 			resp.Error = "put the sandbox's read-only paths back: " + err.Error()
 			break
@@ -145,7 +161,15 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder, tw *
 			_, _ = c.Read(b[:])
 			close(hangup)
 		}()
-		resp = serveExec(p, r, l, &req, files, hangup, tw)
+		resp = serveExec(run, r, l, &req, files, hangup, tw)
+		if req.Alone {
+			// What left the command's process group dies with it, as in a
+			// one-shot sandbox, before the caller hears it ended; the
+			// files it left go once it has heard (the next alone command
+			// waits for that).
+			killAllBut(h.keep)
+			defer scrubAfter(h.keep)
+		}
 	default:
 		resp.Error = fmt.Sprintf("bad control request %q", req.Op)
 	}

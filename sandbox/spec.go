@@ -313,6 +313,12 @@ type Command struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Alone, in a long-lived sandbox (Manager.Exec), runs the command as a
+	// one-shot run: no other alone command runs meanwhile, it finds none
+	// of what earlier commands left (their processes, files in /tmp and
+	// /dev/shm, IPC objects), and whatever it starts is killed when it
+	// ends.
+	Alone bool
 }
 
 // Limit names the limit that ended a run.

@@ -68,6 +68,12 @@ func (m *Manager) Start(context.Context, string, string, Spec) (Info, error) {
 // Supervise refuses: there is no native sandbox on this platform.
 func (m *Manager) Supervise(context.Context, string) error { return errUnsupported }
 
+// Ready: no sandbox runs here.
+func (m *Manager) Ready(string, string) bool { return false }
+
+// Warm refuses: there are no sandboxes here.
+func (m *Manager) Warm(context.Context, string, string, Spec) error { return errUnsupported }
+
 // Ensure refuses: there are no sandboxes here.
 func (m *Manager) Ensure(context.Context, string, string, Spec) (Info, bool, error) {
 	return Info{}, false, errUnsupported

@@ -1,0 +1,69 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentwarden/warden"
+	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/sandbox"
+)
+
+// A one-shot run (warden exec with no session) gets a sandbox that is new to
+// it, but it need not be built for it: where its profile could be a
+// session's world, the run goes into a long-lived sandbox kept for one-shot
+// runs of that directory and profile, which runs it alone (Command.Alone):
+// emptied first of what the last run left (processes, /tmp, /dev/shm, IPC
+// objects), and with everything the run started killed when it ends. The
+// command sees what a sandbox of its own would give it, and saves the
+// namespaces, mounts, Landlock domain and cgroup a start builds. A run that
+// finds no such sandbox running under its spec (the first here, one after
+// it stopped idle, or after the policy changed what it would be) has a
+// sandbox of its own, and starts the kept one in the background once it is
+// done; a run while another has the kept sandbox has one of its own too.
+
+// oneShotIdleStop is how long a one-shot runs' sandbox waits for the next
+// run before it stops.
+const oneShotIdleStop = 5 * time.Minute
+
+// oneShotWorld returns the name of the long-lived sandbox for one-shot runs
+// of profile in dir, when this run can go there: no session (a session's
+// runs have its world) and no requester named (its supervisor's egress
+// proxy decides for none), and what sessionWorld asks of a world
+// otherwise, with commands that may create processes (they start from the
+// world's launcher).
+func (a *App) oneShotWorld(profile, dir string, spec sandbox.Spec, req *warden.Request, o ExecOverride) (string, bool) {
+	prof := a.Policy.Sandbox.Profiles[profile]
+	if req.Session != "" || req.RequestedBy != "" || req.Autonomous || !prof.ReadAll || spec.NoSpawn || spec.Limits.CPU > 0 || o.Signer || spec.Signer != nil ||
+		len(a.Policy.Network.Secrets) > 0 || !spec.Mode.Namespaces() {
+		return "", false
+	}
+	if e := a.Policy.Sandbox.Engine; e != "" && e != "auto" && e != "native" {
+		return "", false
+	}
+	world := OneShotWorld(profile, dir)
+	return world, !a.worldUnavailable(world)
+}
+
+// oneShotPrefix begins the names of one-shot runs' sandboxes.
+const oneShotPrefix = "oneshot-"
+
+// OneShotWorld names the sandbox one-shot runs of profile in dir share.
+func OneShotWorld(profile, dir string) string {
+	if profile == "" {
+		profile = config.ProfileWorkspace
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(dir) + "\x00" + profile))
+	return oneShotPrefix + hex.EncodeToString(sum[:10])
+}
+
+// OneShotWorldRuns reports whether the one-shot runs' sandbox of profile in
+// dir seems to be running (its control socket is there), so that a run need
+// not start a sandbox of its own early.
+func OneShotWorldRuns(home Home, profile, dir string) bool {
+	_, err := os.Stat(filepath.Join(home.Abs(), RunDir, OneShotWorld(profile, dir), "ctl.sock"))
+	return err == nil
+}
