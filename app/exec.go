@@ -191,12 +191,18 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 		if w, ok := a.oneShotWorld(name, dir, spec, &req, r.Override); ok {
 			if claim := a.claimWorld(w); claim != nil {
 				defer claim.Close()
-				if ws, key, err := a.worldSpec(name, spec, true); err == nil {
-					if a.Sandboxes().Ready(w, key) {
-						world, inWorld, alone = w, true, true
-					} else {
-						warm = func() { _ = a.Sandboxes().Warm(context.WithoutCancel(ctx), w, key, ws) }
-					}
+				ws, key, err := a.worldSpec(name, spec, true)
+				switch {
+				case err != nil:
+				case a.Sandboxes().Ready(w, key):
+					world, inWorld, alone = w, true, true
+				case a.Supervises == w:
+					// Run by the kept sandbox's own supervisor, which was
+					// started under another spec (the policy changed): the
+					// client runs it, and starts the sandbox anew.
+					return ExecResult{Decision: d, Profile: name}, sandbox.ErrSelfRestart
+				case a.Supervises == "":
+					warm = func() { _ = a.Sandboxes().Warm(context.WithoutCancel(ctx), w, key, ws) }
 				}
 			}
 		}

@@ -3,8 +3,8 @@ package app
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentwarden/warden"
@@ -37,7 +37,7 @@ const oneShotIdleStop = 5 * time.Minute
 // world's launcher).
 func (a *App) oneShotWorld(profile, dir string, spec sandbox.Spec, req *warden.Request, o ExecOverride) (string, bool) {
 	prof := a.Policy.Sandbox.Profiles[profile]
-	if req.Session != "" || req.RequestedBy != "" || req.Autonomous || !prof.ReadAll || spec.NoSpawn || spec.Limits.CPU > 0 || o.Signer || spec.Signer != nil ||
+	if !a.Policy.Sandbox.KeepOneShot || req.Session != "" || req.RequestedBy != "" || req.Autonomous || !prof.ReadAll || spec.NoSpawn || spec.Limits.CPU > 0 || o.Signer || spec.Signer != nil ||
 		len(a.Policy.Network.Secrets) > 0 || !spec.Mode.Namespaces() {
 		return "", false
 	}
@@ -60,10 +60,5 @@ func OneShotWorld(profile, dir string) string {
 	return oneShotPrefix + hex.EncodeToString(sum[:10])
 }
 
-// OneShotWorldRuns reports whether the one-shot runs' sandbox of profile in
-// dir seems to be running (its control socket is there), so that a run need
-// not start a sandbox of its own early.
-func OneShotWorldRuns(home Home, profile, dir string) bool {
-	_, err := os.Stat(filepath.Join(home.Abs(), RunDir, OneShotWorld(profile, dir), "ctl.sock"))
-	return err == nil
-}
+// IsOneShotWorld reports whether name is a sandbox kept for one-shot runs.
+func IsOneShotWorld(name string) bool { return strings.HasPrefix(name, oneShotPrefix) }

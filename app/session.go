@@ -349,7 +349,7 @@ func (a *App) worldUnavailable(world string) bool {
 // human's answer as a one-shot run's would.
 func (a *App) worldEgress(info sandbox.Info) (sandbox.Egress, error) {
 	who := &warden.Request{Session: info.Spec.Session, RequestedBy: "agent"}
-	if strings.HasPrefix(info.Name, oneShotPrefix) {
+	if IsOneShotWorld(info.Name) {
 		who.RequestedBy = "" // one-shot runs of nobody named (oneShotWorld)
 	}
 	p, err := a.Egress(who, info.Spec.AllowDomains, &AskWait{Channel: "exec"})

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentwarden/warden"
@@ -601,7 +603,7 @@ func gitConfigNamed(ctx context.Context, project, home string) (out []configName
 		if !slices.ContainsFunc(gitNamingWords, func(w string) bool { return bytes.Contains(low, []byte(w)) }) {
 			continue
 		}
-		kvs, read := gitConfigEntries(ctx, f.path)
+		kvs, read := gitConfigEntries(ctx, data)
 		if !read {
 			complete = false
 		}
@@ -774,31 +776,58 @@ const maxConfigFile = 16 << 20
 // MAX_INCLUDE_DEPTH).
 const maxIncludeDepth = 10
 
-// gitConfigEntries are the core.hooksPath and include entries of one git
-// configuration file, as git reads them: [key, value] pairs, keys in lower
-// case, and whether git read it (false when git is missing, cannot read
-// the file or runs past its time; a file with no such entry is read).
-func gitConfigEntries(ctx context.Context, file string) ([][2]string, bool) {
+// gitConfigEntries has git read the configuration data (a file's
+// content, given on its stdin) and returns the entries whose keys name a
+// program or a file (gitNamingKeys), lowercased keys with their values; read
+// is false when git could not. A long-lived process (a supervisor runs a
+// command's spec for every command) asks git once per content: what git
+// makes of a configuration depends on nothing else (includes are not
+// followed here).
+func gitConfigEntries(ctx context.Context, data []byte) (kvs [][2]string, read bool) {
+	key := sha256.Sum256(data)
+	gitConfigSeen.Lock()
+	got, ok := gitConfigSeen.m[key]
+	gitConfigSeen.Unlock()
+	if ok {
+		return got, true
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "config", "--file", file, "--no-includes", "--null", "--get-regexp", gitNamingKeys)
+	cmd := exec.CommandContext(ctx, "git", "config", "--file", "-", "--no-includes", "--null", "--get-regexp", gitNamingKeys)
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent"}
+	cmd.Stdin = bytes.NewReader(data)
 	out, err := cmd.Output()
 	if err != nil {
 		// git config --get-regexp exits 1 when no key matches.
 		var exit *exec.ExitError
-		return nil, errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || ctx.Err() != nil {
+			return nil, false
+		}
 	}
-	var kvs [][2]string
 	for _, entry := range bytes.Split(out, []byte{0}) {
 		k, v, ok := bytes.Cut(entry, []byte{'\n'})
 		if ok {
 			kvs = append(kvs, [2]string{string(bytes.ToLower(k)), string(v)})
 		}
 	}
+	gitConfigSeen.Lock()
+	if len(gitConfigSeen.m) >= maxGitConfigsSeen {
+		clear(gitConfigSeen.m)
+	}
+	gitConfigSeen.m[key] = kvs
+	gitConfigSeen.Unlock()
 	return kvs, true
 }
+
+// gitConfigSeen holds what git read in the configurations seen, by the
+// SHA-256 of their content (gitConfigEntries); at most maxGitConfigsSeen.
+var gitConfigSeen = struct {
+	sync.Mutex
+	m map[[32]byte][][2]string
+}{m: map[[32]byte][][2]string{}}
+
+const maxGitConfigsSeen = 256
 
 // Bounds of reposBelow: how deep below a folder of projects it looks for
 // repositories, and how many directories it reads at most.

@@ -12,6 +12,7 @@ import (
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/internal/execwire"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -60,10 +61,18 @@ With --no-wait an ask exits 126 at once.`,
 			if err := finishOverrides(c.Flags(), sizes, &o); err != nil {
 				return err
 			}
+			if base.Session == "" && !hostApproved && approvalID == "" {
+				// A one-shot run goes to the supervisor of the sandbox kept
+				// for this directory's one-shot runs, when one runs.
+				if status, ok := e.handOff(c.Flags(), profile, args); ok {
+					e.status = status
+					return nil
+				}
+			}
 			if base.Session == "" && e.supervises == "" && (o.Mode == nil || *o.Mode != "light" && *o.Mode != "off") {
 				// A one-shot run: its sandbox's init starts now, beside
 				// the policy's load and the decision (sandbox.StartEarly).
-				if _, ok := e.stdin.(*os.File); (ok || e.stdin == nil) && !e.oneShotWorldRuns(profile) {
+				if _, ok := e.stdin.(*os.File); ok || e.stdin == nil {
 					// A stage early only where the run will likely need
 					// one: not in the workspace profile, where the command
 					// starts from the init's restricted thread.
@@ -86,7 +95,7 @@ With --no-wait an ask exits 126 at once.`,
 				Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 			})
 			if e.supervises != "" && errors.Is(err, sandbox.ErrSelfRestart) {
-				e.fallback = "the session's sandbox must start anew under the current policy"
+				e.fallback = "the sandbox this run goes to must start anew under the current policy"
 				return nil
 			}
 			e.status = reportExec(e, res, err)
@@ -112,24 +121,76 @@ With --no-wait an ask exits 126 at once.`,
 	return c
 }
 
-// oneShotWorldRuns reports whether a sandbox kept for one-shot runs of
-// profile in this directory runs (app/oneshot.go): the run will likely go
-// there, and starts no sandbox of its own early.
-func (e *env) oneShotWorldRuns(profile string) bool {
-	if profile != "" && profile != config.ProfileWorkspace {
-		return false
+// handOff hands this one-shot `warden exec` (its flags, profile and command)
+// to the supervisor of the sandbox kept for the one-shot runs of this
+// directory and profile (app/oneshot.go), which runs it as this process
+// would: its decision, audit, approvals and exit status, in that sandbox.
+// ok is false when no supervisor took it and nothing ran: this process
+// then runs it itself. Only a process with its three standard streams as
+// files, of the default store, hands a run off.
+func (e *env) handOff(flags *pflag.FlagSet, profile string, args []string) (status int, ok bool) {
+	if e.supervises != "" || e.storeDSN != "" {
+		return 0, false
+	}
+	var streams [3]int
+	for i, s := range []any{e.stdin, e.stdout, e.stderr} {
+		f, isFile := s.(*os.File)
+		if !isFile {
+			return 0, false
+		}
+		streams[i] = int(f.Fd())
 	}
 	home, err := e.homeDir()
 	if err != nil {
-		return false
+		return 0, false
 	}
 	dir := e.dir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
-			return false
+			return 0, false
 		}
 	}
-	return app.OneShotWorldRuns(home, profile, dir)
+	self, err := os.Executable()
+	if err != nil {
+		return 0, false
+	}
+	conn, err := execwire.Dial(execwire.OneShotSocketPath(home.Abs(), app.OneShotWorld(profile, dir)))
+	if err != nil {
+		return 0, false
+	}
+	defer conn.Close()
+	line := []string{"--home", home.Abs(), "exec"}
+	flags.Visit(func(f *pflag.Flag) {
+		if f.Name == "home" || f.Name == "store" {
+			return
+		}
+		if sv, isSlice := f.Value.(pflag.SliceValue); isSlice {
+			for _, v := range sv.GetSlice() {
+				line = append(line, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		line = append(line, "--"+f.Name+"="+f.Value.String())
+	})
+	line = append(append(line, "--"), args...)
+	env := e.environ
+	if env == nil {
+		env = os.Environ()
+	}
+	req := execwire.Request{Version: execwire.Version, Warden: self, Args: line, Dir: dir, Env: env}
+	if !req.Sendable() {
+		return 0, false
+	}
+	status, err = conn.Call(req, streams)
+	switch {
+	case errors.Is(err, execwire.ErrFallback):
+		return 0, false
+	case err != nil:
+		// It may have run: it is not run again.
+		fmt.Fprintf(e.stderr, "warden: %v\n", err)
+		return exitExecError, true
+	}
+	return status, true
 }
 
 // askWait is how a one-shot command waits for a human's answer to an ask: it

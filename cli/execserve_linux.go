@@ -17,26 +17,32 @@ import (
 	"github.com/agentwarden/warden/sandbox"
 )
 
-// serveExecs serves warden-exec on session's socket until ctx ends: each
-// request is a `warden exec` command line, run here exactly as the warden
-// binary would run it (its own decision, audit and policy, loaded afresh),
-// with the client's directory, environment and streams. This process is
-// the supervisor of world, which such a run therefore never restarts: it
+// serveExecs serves warden-exec on path until ctx ends: each request is a
+// `warden exec` command line, run here exactly as the warden binary would
+// run it (its own decision, audit and policy, loaded afresh), with the
+// client's directory, environment and streams. This process is the
+// supervisor of world, which such a run therefore never restarts: it
 // answers Fallback, and the client runs the warden binary, which does.
+// A session's world serves the session's commands (warden-exec, from the
+// hooks' rewrite); a world kept for one-shot runs (session "") serves the
+// one-shot runs of its directory and profile (warden exec itself hands
+// them over, sparing their decision, audit and sandbox a process of their
+// own).
 //
-// Only one supervisor of a session serves its socket; another finds it
-// taken and leaves it. Anything unusual ends in Fallback or in the warden
-// binary: this is a shortcut, never a second way in.
-func serveExecs(ctx context.Context, home app.Home, world, session string) {
-	path := execwire.SocketPath(home.Abs(), session)
+// Only one supervisor serves a socket; another finds it taken and leaves
+// it. Anything unusual ends in Fallback or in the warden binary: this is a
+// shortcut, never a second way in.
+func serveExecs(ctx context.Context, home app.Home, path, world, session string) {
 	l, err := listenExecs(path)
 	if err != nil {
 		return
 	}
-	// The requests that are not the world's (the guard profile's) run
-	// one-shot sandboxes: keep an init ready for them.
-	sandbox.KeepEarly("")
-	defer sandbox.DiscardEarly()
+	if session != "" {
+		// The requests that are not the world's (the guard profile's) run
+		// one-shot sandboxes: keep an init ready for them.
+		sandbox.KeepEarly("")
+		defer sandbox.DiscardEarly()
+	}
 	homes := &openedHomes{home: home, world: world, session: session}
 	defer homes.closeAll()
 	var wg sync.WaitGroup
@@ -163,7 +169,7 @@ func serveExec(ctx context.Context, c *net.UnixConn, homes *openedHomes) {
 		b, _ := json.Marshal(r)
 		_, _ = c.Write(b)
 	}
-	req, files, why := readExecRequest(c, homes.home, homes.session)
+	req, files, why := readExecRequest(c, homes.home, homes.world, homes.session)
 	defer func() {
 		for _, f := range files {
 			f.Close()
@@ -199,14 +205,17 @@ func serveExec(ctx context.Context, c *net.UnixConn, homes *openedHomes) {
 		return
 	}
 	answer(execwire.Response{Exit: status})
-	// Off the answered run's path: the next one-shot run's init.
-	sandbox.RefillEarly()
+	if homes.session != "" {
+		// Off the answered run's path: the next one-shot run's init.
+		sandbox.RefillEarly()
+	}
 }
 
 // readExecRequest reads and checks a request: from this user, a `warden
-// exec` of this home for this process's home directory, with its three
-// streams. why says why it is not served.
-func readExecRequest(c *net.UnixConn, home app.Home, session string) (req execwire.Request, files []*os.File, why string) {
+// exec` of this home (of session, or, for a world kept for one-shot runs,
+// a one-shot run of that world's directory and profile) for this process's
+// home directory, with its three streams. why says why it is not served.
+func readExecRequest(c *net.UnixConn, home app.Home, world, session string) (req execwire.Request, files []*os.File, why string) {
 	buf := make([]byte, execwire.MaxRequest)
 	oob := make([]byte, unix.CmsgSpace(3*4))
 	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
@@ -226,6 +235,13 @@ func readExecRequest(c *net.UnixConn, home app.Home, session string) (req execwi
 	if len(files) != 3 {
 		return req, files, "the request came without its three streams"
 	}
+	if session == "" {
+		h, profile, ok := execwire.OneShotTarget(req.Args)
+		if !ok || req.Stdin != nil || filepath.Clean(h) != home.Abs() || !filepath.IsAbs(req.Dir) || app.OneShotWorld(profile, req.Dir) != world {
+			return req, files, "not a one-shot warden exec of this home, directory and profile"
+		}
+		return req, files, sameUser(req)
+	}
 	h, s, ok := execwire.Target(req.Args)
 	if !ok {
 		// A hook: its session and event are in the payload; it runs with
@@ -240,13 +256,19 @@ func readExecRequest(c *net.UnixConn, home app.Home, session string) (req execwi
 	if !ok || filepath.Clean(h) != home.Abs() || s != session || !filepath.IsAbs(req.Dir) {
 		return req, files, "not a warden exec or hook of this home and session"
 	}
+	return req, files, sameUser(req)
+}
+
+// sameUser says why req is not one this supervisor can run as the warden
+// binary would: "" when it is the same binary, for the same home directory.
+func sameUser(req execwire.Request) string {
 	if !sameBinary(req.Warden) {
-		return req, files, "another warden binary than this supervisor's"
+		return "another warden binary than this supervisor's"
 	}
 	if execwire.EnvValue(req.Env, "HOME") != os.Getenv("HOME") {
-		return req, files, "another home directory than this supervisor's"
+		return "another home directory than this supervisor's"
 	}
-	return req, files, ""
+	return ""
 }
 
 // sameBinary reports whether path is the binary this process runs: a

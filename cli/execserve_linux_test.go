@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/internal/execwire"
 	"github.com/agentwarden/warden/sandbox"
 )
@@ -30,9 +31,15 @@ func fastRun(t *testing.T, home, dir string, env []string, args ...string) (int,
 // fastCall is fastRun with a hook's payload.
 func fastCall(t *testing.T, home, dir string, env []string, payload []byte, args ...string) (int, string, string, error) {
 	t.Helper()
-	c, err := execwire.Dial(execwire.SocketPath(home, "s1"))
+	return callAt(t, execwire.SocketPath(home, "s1"), dir, env, payload, args...)
+}
+
+// callAt sends one request to the supervisor serving socket.
+func callAt(t *testing.T, socket, dir string, env []string, payload []byte, args ...string) (int, string, string, error) {
+	t.Helper()
+	c, err := execwire.Dial(socket)
 	if err != nil {
-		t.Fatalf("no supervisor serves the session: %v", err)
+		t.Fatalf("no supervisor serves %s: %v", socket, err)
 	}
 	defer c.Close()
 	inR, inW, _ := os.Pipe()
@@ -54,6 +61,21 @@ func fastCall(t *testing.T, home, dir string, env []string, payload []byte, args
 	return status, stdout.String(), stderr.String(), err
 }
 
+// sandboxedProject skips t where the standard sandbox cannot run, and
+// returns a new warden home and a project directory beside it.
+func sandboxedProject(t *testing.T) (home, project string) {
+	t.Helper()
+	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
+		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed)")
+	}
+	home = initHome(t)
+	project = filepath.Join(filepath.Dir(home), "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return home, project
+}
+
 // TestSupervisorRunsTheSessionsCommands: once a session's world runs, its
 // supervisor runs the session's `warden exec` command lines for
 // warden-exec, with the same decisions, statuses and output as the warden
@@ -61,14 +83,7 @@ func fastCall(t *testing.T, home, dir string, env []string, payload []byte, args
 // anything.
 func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 	t.Parallel() // it waits on processes; it shares nothing with other tests
-	if !slices.Contains(sandbox.Probe().Modes, sandbox.ModeStandard) {
-		t.Skip("this kernel cannot run the standard sandbox (user namespaces, Landlock and seccomp are needed)")
-	}
-	home := initHome(t)
-	project := filepath.Join(filepath.Dir(home), "project")
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	home, project := sandboxedProject(t)
 	execArgs := func(cmd string) []string {
 		return []string{"--home", home, "exec", "--profile", "workspace", "--session", "s1", "--requested-by", "agent", "--", "bash", "-c", cmd}
 	}
@@ -311,4 +326,77 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 			t.Error("the stopped supervisor left its socket file behind")
 		}
 	})
+}
+
+// TestSupervisorRunsOneShotRuns: the supervisor of the sandbox kept for a
+// directory's one-shot runs runs the one-shot `warden exec` command lines
+// of that directory and profile that warden exec hands it, as the binary
+// would (decision, status, output), each alone in a sandbox as new; other
+// command lines it hands back before running anything.
+func TestSupervisorRunsOneShotRuns(t *testing.T) {
+	t.Parallel()
+	home, project := sandboxedProject(t)
+	// The first run has a sandbox of its own and starts the kept one.
+	first := wardenCmd(home, "--home", home, "exec", "--", "echo", "cold")
+	first.Dir = project
+	if out, err := first.CombinedOutput(); err != nil || string(out) != "cold\n" {
+		t.Fatalf("the first run: %v\n%s", err, out)
+	}
+	world := app.OneShotWorld("", project)
+	t.Cleanup(func() { _ = wardenCmd(home, "--home", home, "sandbox", "stop", world).Run() })
+	socket := execwire.OneShotSocketPath(home, world)
+	env := os.Environ()
+	run := func(args ...string) []string {
+		return append([]string{"--home", home, "exec", "--", "bash", "-c"}, args...)
+	}
+	// Until the kept sandbox is ready, its supervisor (serving already, or
+	// not yet) hands every run back.
+	for i := 0; ; i++ {
+		c, err := execwire.Dial(socket)
+		if err == nil {
+			c.Close()
+			if _, _, _, err = callAt(t, socket, project, env, nil, run("true")...); err == nil {
+				break
+			}
+		}
+		if i == 300 {
+			t.Fatalf("the kept sandbox's supervisor does not run the one-shot runs on %s: %v", socket, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	status, out, errOut, err := callAt(t, socket, project, env, nil, run("echo hello; echo oops >&2; exit 3")...)
+	if err != nil || status != 3 || out != "hello\n" || errOut != "oops\n" {
+		t.Fatalf("got status %d, stdout %q, stderr %q, err %v; want 3, hello, oops", status, out, errOut, err)
+	}
+	callAt(t, socket, project, env, nil, run("echo left > /tmp/note")...)
+	if _, out, _, err := callAt(t, socket, project, env, nil, run("cat /tmp/note 2>/dev/null || echo none")...); err != nil || out != "none\n" {
+		t.Errorf("a run found /tmp as the last run left it: %q, %v", out, err)
+	}
+	if status, _, errOut, err := callAt(t, socket, project, env, nil, run("rm -rf ~")...); err != nil || status != exitExecRefused || !strings.Contains(errOut, "denied") {
+		t.Errorf("rm -rf ~: status %d, stderr %q, err %v; want %d and the denial", status, errOut, err, exitExecRefused)
+	}
+	for name, c := range map[string]struct {
+		dir  string
+		args []string
+	}{
+		"a session's run":      {project, []string{"--home", home, "exec", "--session", "s1", "--", "true"}},
+		"another profile":      {project, []string{"--home", home, "exec", "--profile", "guard", "--", "true"}},
+		"another directory":    {filepath.Dir(home), run("true")},
+		"another home":         {project, []string{"--home", t.TempDir(), "exec", "--", "true"}},
+		"not a warden exec":    {project, []string{"--home", home, "audit"}},
+		"a run named as agent": {project, []string{"--home", home, "exec", "--requested-by", "agent", "--", "touch", "ran"}},
+	} {
+		_, _, _, err := callAt(t, socket, c.dir, env, nil, c.args...)
+		if name == "a run named as agent" {
+			// The supervisor runs it as the binary would: the kept
+			// sandbox is not for it, so it has one of its own.
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, execwire.ErrFallback) {
+			t.Errorf("%s: %v; want it handed back", name, err)
+		}
+	}
 }

@@ -9,4 +9,4 @@ import (
 )
 
 // serveExecs does nothing: session sandbox worlds exist on Linux only.
-func serveExecs(context.Context, app.Home, string, string) {}
+func serveExecs(context.Context, app.Home, string, string, string) {}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/app"
+	"github.com/agentwarden/warden/internal/execwire"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -237,8 +238,13 @@ answer (--no-wait: exit 126 at once). Exit statuses are warden exec's.`,
 			serving := make(chan struct{})
 			go func() {
 				defer close(serving)
-				if info, err := mgr.Status(args[0]); err == nil && info.Spec.Session != "" {
-					serveExecs(serveCtx, a.Home, args[0], info.Spec.Session)
+				info, err := mgr.Status(args[0])
+				switch {
+				case err != nil:
+				case info.Spec.Session != "":
+					serveExecs(serveCtx, a.Home, execwire.SocketPath(a.Home.Abs(), info.Spec.Session), args[0], info.Spec.Session)
+				case app.IsOneShotWorld(args[0]):
+					serveExecs(serveCtx, a.Home, execwire.OneShotSocketPath(a.Home.Abs(), args[0]), args[0], "")
 				}
 			}()
 			err = mgr.Supervise(ctx, args[0])

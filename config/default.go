@@ -121,6 +121,13 @@ sandbox:
   # allowed commands on the host, each audited; false asks a human first.
   # Default false.
   unsafe_host_when_unavailable: false
+  # warden exec with no session (a command you run by hand, a script's)
+  # runs in a sandbox kept for the one-shot runs of its directory, started
+  # after the first and stopped after 5 idle minutes: each run has it
+  # alone and finds it as new (no process, /tmp or IPC object of an earlier
+  # run), and starts in a fraction of the time. false builds a sandbox for
+  # every run. Default true.
+  keep_one_shot: true
   # Masked in every sandbox, on top of filesystem.denied_paths and warden's
   # home: the common credential stores (keys, cloud and registry logins,
   # the agent hosts' own logins, database passwords, wallets, chat

@@ -113,6 +113,7 @@ func TestList(t *testing.T) {
 		"sandbox.strict",
 		"sandbox.unsafe_allow_off",
 		"sandbox.unsafe_host_when_unavailable",
+		"sandbox.keep_one_shot",
 		"sandbox.secret_paths",
 		"sandbox.cache_paths",
 		"sandbox.protected_paths",

@@ -100,6 +100,10 @@ type Sandbox struct {
 	// UnsafeHostWhenUnavailable runs allowed and sandboxed commands on the
 	// host, audited, where no sandbox can run; false asks a human instead.
 	UnsafeHostWhenUnavailable bool
+	// KeepOneShot keeps a long-lived sandbox for the one-shot runs of each
+	// directory and profile, which run in it alone, each finding it as new
+	// (app/oneshot.go); false builds a sandbox for every one-shot run.
+	KeepOneShot bool
 	// SecretPaths are masked in every sandbox (credential stores), as
 	// written: "~" is not yet expanded.
 	SecretPaths []string

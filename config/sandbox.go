@@ -21,11 +21,15 @@ type sandboxFile struct {
 	UnsafeAllowOff bool   `yaml:"unsafe_allow_off"`
 	// UnsafeHostWhenUnavailable runs allowed commands on the host, audited,
 	// where no sandbox can run; false asks a human instead.
-	UnsafeHostWhenUnavailable bool                   `yaml:"unsafe_host_when_unavailable"`
-	SecretPaths               []string               `yaml:"secret_paths" want:"a list of paths such as ~/.ssh" elem:"an absolute path or one starting with ~/"`
-	CachePaths                []string               `yaml:"cache_paths" want:"a list of paths such as ~/.cache" elem:"an absolute path or one starting with ~/"`
-	ProtectedPaths            []string               `yaml:"protected_paths" want:"a list of paths inside the project such as .git/config" elem:"a relative path inside the project"`
-	Profiles                  map[string]profileFile `yaml:"profiles" want:"a map of profile name to its settings"`
+	UnsafeHostWhenUnavailable bool `yaml:"unsafe_host_when_unavailable"`
+	// KeepOneShot keeps a sandbox for the one-shot runs of a directory
+	// (warden exec with no session), which each run alone; false builds a
+	// sandbox for each.
+	KeepOneShot    bool                   `yaml:"keep_one_shot"`
+	SecretPaths    []string               `yaml:"secret_paths" want:"a list of paths such as ~/.ssh" elem:"an absolute path or one starting with ~/"`
+	CachePaths     []string               `yaml:"cache_paths" want:"a list of paths such as ~/.cache" elem:"an absolute path or one starting with ~/"`
+	ProtectedPaths []string               `yaml:"protected_paths" want:"a list of paths inside the project such as .git/config" elem:"a relative path inside the project"`
+	Profiles       map[string]profileFile `yaml:"profiles" want:"a map of profile name to its settings"`
 }
 
 // profileFile is one named profile. A field left out takes the value of the
@@ -170,7 +174,7 @@ var sandboxSection = &sectionDef[sandboxFile]{
 	key: "sandbox",
 	defaultsOf: func() *sandboxFile {
 		return &sandboxFile{
-			Mode: "standard", Engine: "auto", Profiles: builtinProfiles(),
+			Mode: "standard", Engine: "auto", KeepOneShot: true, Profiles: builtinProfiles(),
 			SecretPaths: slices.Clone(DefaultSecretPaths), CachePaths: slices.Clone(DefaultCachePaths),
 			ProtectedPaths: slices.Clone(DefaultProtectedPaths),
 		}
@@ -365,8 +369,8 @@ func profileToRuntime(pf profileFile, sectionMode string) (SandboxProfile, error
 func sandboxToRuntime(f *sandboxFile, p *Policy) {
 	s := Sandbox{
 		Mode: f.Mode, Engine: f.Engine, Strict: f.Strict, UnsafeAllowOff: f.UnsafeAllowOff,
-		UnsafeHostWhenUnavailable: f.UnsafeHostWhenUnavailable,
-		SecretPaths:               slices.Clone(f.SecretPaths), CachePaths: slices.Clone(f.CachePaths),
+		UnsafeHostWhenUnavailable: f.UnsafeHostWhenUnavailable, KeepOneShot: f.KeepOneShot,
+		SecretPaths: slices.Clone(f.SecretPaths), CachePaths: slices.Clone(f.CachePaths),
 		ProtectedPaths: slices.Clone(f.ProtectedPaths), Profiles: map[string]SandboxProfile{},
 	}
 	names := slices.Collect(maps.Keys(f.Profiles))

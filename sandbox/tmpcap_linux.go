@@ -3,6 +3,8 @@
 package sandbox
 
 import (
+	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -180,6 +182,22 @@ func mountsBelow(dir string) map[string]bool {
 	return out
 }
 
+// dead reports whether process pid has ended and waits to be reaped: a
+// zombie with no thread left. (A process whose first thread ended shows
+// that thread's zombie state while the others run on.)
+func dead(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // gone
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z' && stat[i+2] != 'X' {
+		return false
+	}
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	return err != nil || len(tasks) <= 1
+}
+
 // killAllBut kills every process of the sandbox's pid namespace but the
 // init and keep (the launcher), looking again until a look finds none
 // left to kill (a process forking meanwhile has its children killed too).
@@ -194,7 +212,9 @@ func killAllBut(keep int) {
 			if pid == 1 || pid == keep || pid == os.Getpid() {
 				continue
 			}
-			if unix.Kill(pid, unix.SIGKILL) == nil {
+			// One already dead, waiting to be reaped, needs no look
+			// again.
+			if unix.Kill(pid, unix.SIGKILL) == nil && !dead(pid) {
 				killed = true
 			}
 		}

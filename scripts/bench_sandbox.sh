@@ -83,16 +83,21 @@ fi
 # denies /var (so not /var/tmp), and the project must not lie in the home.
 home=$(mktemp -d /tmp/warden-bench-home.XXXXXX)
 proj=$(mktemp -d /tmp/warden-bench-proj.XXXXXX)
+home1=$(mktemp -d /tmp/warden-bench-home1.XXXXXX)
 w=$PWD/bin/warden
 hr=$PWD/bin/hostrun
 stop_all() { # the session sandboxes the run started, then the directories
 	"$w" --home "$home" sandbox status --json 2>/dev/null |
 		python3 -c 'import json,sys; [print(x["name"]) for x in json.load(sys.stdin) or [] if x.get("state") != "stopped"]' 2>/dev/null |
 		while read -r name; do "$w" --home "$home" sandbox stop "$name" >/dev/null 2>&1 || true; done
-	rm -rf "$home" "$proj"
+	rm -rf "$home" "$home1" "$proj"
 }
 trap stop_all EXIT
 "$w" --home "$home" init >/dev/null
+# A second home where every one-shot run builds a sandbox of its own
+# (sandbox.keep_one_shot false): the start a kept sandbox spares.
+"$w" --home "$home1" init >/dev/null
+"$w" --home "$home1" config set sandbox.keep_one_shot false >/dev/null
 
 names=() cmds=()
 add() { names+=("$1"); cmds+=("$2"); }
@@ -108,10 +113,14 @@ for wl in true prog pipe; do
 	add "$wl: bare" "$c"
 	add "$wl: bwrap" "bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc $c"
 	[ -z "$codex" ] || add "$wl: codex sandbox" "$codex_run $c"
-	# One-shot: a fresh sandbox per command (no session). With a session
-	# (what the hook's rewrite passes) the command runs in the session's
+	# One-shot (no session): the run goes to the supervisor of the sandbox
+	# kept for this directory's one-shot runs (started after the first, in
+	# the warm-up), which runs it alone in that sandbox; and, with
+	# keep_one_shot false, in a sandbox built for it. With a session (what
+	# the hook's rewrite passes) the command runs in the session's
 	# long-lived sandbox, started by the first command (the warm-up).
 	add "$wl: warden exec workspace" "$w --home $home exec --profile workspace -- $c"
+	add "$wl: warden exec ws, own sandbox" "$w --home $home1 exec --profile workspace -- $c"
 	add "$wl: warden exec ws --session" "$w --home $home exec --profile workspace --session S -- $c"
 	# What the hooks write: warden-exec hands the run to the session's
 	# supervisor, which decides and runs it (no warden start of its own).
@@ -181,6 +190,8 @@ for wl in ("true", "prog", "pipe"):
         L.append(f"{wl}: codex added {cx:.2f} ms; hook path / codex {hook/cx:.2f}, warden-exec --session / codex {sess/cx:.2f}"
                  f" [target ≤ 0.25: hook path {ok(hook/cx <= 0.25)}, exec {ok(sess/cx <= 0.25)}]")
     L.append(f"{wl}: one-shot start (exec workspace − bare) / (bwrap − bare) = {one:.2f} / {bw:.2f} = {one/bw:.2f}x [target ≤ 2x: {ok(one/bw <= 2)}]")
+    own = a("warden exec ws, own sandbox")
+    L.append(f"{wl}: one-shot start in a sandbox of its own (keep_one_shot false) = {own:.2f} / {bw:.2f} = {own/bw:.2f}x")
     served = a("warden-exec guard --session")
     if not math.isnan(served):
         L.append(f"{wl}: one-shot start served by the session's supervisor (warden-exec guard --session − bare) / (bwrap − bare)"

@@ -163,3 +163,36 @@ func Target(args []string) (home, session string, ok bool) {
 	}
 	return "", "", false
 }
+
+// OneShotSocketPath is the socket that serves the one-shot runs (warden exec
+// with no session) of world, a sandbox kept for the one-shot runs of one
+// directory and profile.
+func OneShotSocketPath(home, world string) string {
+	return filepath.Join(home, RunDir, world+".sock")
+}
+
+// OneShotTarget finds, in a `warden exec` command line with no session
+// (--home H exec [flags] -- CMD…), the home and the profile it names
+// (--profile P or --profile=P; "" for none); ok is false for any other
+// command line, which is never sent. The server runs the command line as
+// warden would, whatever this reading of it: this only picks the requests
+// worth sending.
+func OneShotTarget(args []string) (home, profile string, ok bool) {
+	if len(args) < 5 || args[0] != "--home" || args[2] != "exec" || !filepath.IsAbs(args[1]) {
+		return "", "", false
+	}
+	for i := 3; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return args[1], profile, i+1 < len(args)
+		case a == "--session" || strings.HasPrefix(a, "--session="):
+			return "", "", false
+		case a == "--profile" && i+1 < len(args):
+			profile = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--profile="):
+			profile = strings.TrimPrefix(a, "--profile=")
+		}
+	}
+	return "", "", false
+}
