@@ -69,6 +69,11 @@ else
 	if [ -n "$codex" ]; then
 		export CODEX_HOME=$CACHE/codex-home
 		mkdir -p "$CODEX_HOME"
+		# Codex refuses its daemon's socket directory unless it is 0700; one
+		# an earlier run left with another mode (made under another umask)
+		# is set right when it is ours.
+		daemon_dir=/tmp/codex-daemon-$(id -u)
+		[ ! -d "$daemon_dir" ] || [ ! -O "$daemon_dir" ] || chmod 700 "$daemon_dir"
 		# Codex's workspace-write mode (what --full-auto selected).
 		codex_run="$codex sandbox -c sandbox_mode=workspace-write --"
 		if ! (cd /tmp && $codex_run /bin/true) >"$OUT/codex-probe.log" 2>&1; then
