@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -260,13 +261,31 @@ func readExecRequest(c *net.UnixConn, home app.Home, world, session string) (req
 }
 
 // sameUser says why req is not one this supervisor can run as the warden
-// binary would: "" when it is the same binary, for the same home directory.
+// binary would: "" when it is the same binary, with the same values of
+// what the run's sandbox is computed from in this process's own
+// environment (the home directory, PATH, whose directories stay read-only,
+// the user's name and the XDG directories, where git's configuration may
+// name programs).
 func sameUser(req execwire.Request) string {
 	if !sameBinary(req.Warden) {
 		return "another warden binary than this supervisor's"
 	}
 	if execwire.EnvValue(req.Env, "HOME") != os.Getenv("HOME") {
 		return "another home directory than this supervisor's"
+	}
+	names := []string{"PATH", "USER", "LOGNAME"}
+	for _, env := range [][]string{req.Env, os.Environ()} {
+		for _, kv := range env {
+			if strings.HasPrefix(kv, "XDG_") {
+				name, _, _ := strings.Cut(kv, "=")
+				names = append(names, name)
+			}
+		}
+	}
+	for _, n := range names {
+		if execwire.EnvValue(req.Env, n) != os.Getenv(n) {
+			return "another " + n + " than this supervisor's"
+		}
 	}
 	return ""
 }

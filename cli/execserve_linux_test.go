@@ -221,6 +221,11 @@ func TestSupervisorRunsTheSessionsCommands(t *testing.T) {
 		{"another home", env, []string{"--home", filepath.Join(filepath.Dir(home), "other"), "exec", "--session", "s1", "--", "true"}},
 		{"not warden exec", env, []string{"--home", home, "config", "set", "safety.killSwitchActive", "false", "--session", "s1", "--", "x"}},
 		{"another home directory", append(slices.Clone(env), "HOME=/nonexistent"), execArgs("true")},
+		// What the run's sandbox is computed from in the supervisor's own
+		// environment: a PATH naming the project (which then stays
+		// read-only), an XDG directory git reads its configuration from.
+		{"another PATH", append(slices.Clone(env), "PATH="+project+":"+os.Getenv("PATH")), execArgs("true")},
+		{"an XDG directory", append(slices.Clone(env), "XDG_CONFIG_HOME="+project), execArgs("true")},
 		{"another session", env, []string{"--home", home, "exec", "--session", "s2", "--", "true"}},
 	}
 	for _, f := range fallbacks {
