@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
 	"github.com/agentwarden/warden/egress"
 	"github.com/agentwarden/warden/fsguard"
+	"github.com/agentwarden/warden/gate"
 	"github.com/agentwarden/warden/netguard"
 )
 
@@ -204,4 +207,80 @@ func writeBundle(dir string, ca []byte) (string, error) {
 		return "", warden.Errorf(warden.EUnavailable, "write the sandbox's certificate bundle").Wrap(err)
 	}
 	return f.Name(), nil
+}
+
+// livePolicy is the gate and network guard of a long-lived sandbox's egress
+// proxy (worldEgress) under the home's policy file as it is now. The
+// sandbox's supervisor opened the home when it started; without this, a
+// rule edited since, or an "always" answer written into the file, would
+// not be in force for connections from inside the sandbox (its commands are
+// decided under the current file), for as long as the sandbox runs. A file
+// that no longer loads, or whose network rules do not, keeps the last good
+// policy, as the daemon does (and is reported there).
+type livePolicy struct {
+	a     *App
+	extra []string // the sandbox's own allowed domains (--allow-domain)
+	mu    sync.Mutex
+	stamp fileStamp
+	gate  *gate.Gate
+	guard *netguard.Guard
+}
+
+// newLivePolicy starts from the policy a was opened with.
+func newLivePolicy(a *App, extra []string, g *gate.Gate, guard *netguard.Guard) *livePolicy {
+	st, _ := stampOf(a.Home.PolicyPath())
+	return &livePolicy{a: a, extra: extra, stamp: st, gate: g, guard: guard}
+}
+
+// current is the gate and guard for the next request, built anew first
+// when the policy file changed.
+func (l *livePolicy) current() (*gate.Gate, *netguard.Guard) {
+	st, err := stampOf(l.a.Home.PolicyPath())
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err != nil || st == l.stamp {
+		return l.gate, l.guard
+	}
+	l.stamp = st
+	loaded, err := config.Load(l.a.Home.PolicyPath())
+	if err != nil {
+		l.a.Log.Error("the policy file no longer loads; the sandbox's egress proxy keeps the last good policy", "error", warden.UserMessage(err))
+		return l.gate, l.guard
+	}
+	p := *loaded.Policy
+	p.Network.Allowed = append(slices.Clone(p.Network.Allowed), l.extra...)
+	guard, err := netguard.New(p.Network.Guard())
+	if err != nil {
+		l.a.Log.Error("the policy's network rules no longer load; the sandbox's egress proxy keeps the last good ones", "error", err)
+		return l.gate, l.guard
+	}
+	g := l.a.gateFor(&p, loaded.Problems, l.a.Store)
+	g.Approvals = l.a.Queue
+	l.gate, l.guard = g, guard
+	return g, guard
+}
+
+func (l *livePolicy) CheckWith(ctx context.Context, req *warden.Request, opt gate.CheckOptions) (warden.Decision, error) {
+	g, _ := l.current()
+	return g.CheckWith(ctx, req, opt)
+}
+
+func (l *livePolicy) WaitAnswer(ctx context.Context, req *warden.Request, d warden.Decision) (bool, warden.Decision, error) {
+	g, _ := l.current()
+	return g.WaitAnswer(ctx, req, d)
+}
+
+func (l *livePolicy) Covered(ctx context.Context, req *warden.Request) (bool, error) {
+	g, _ := l.current()
+	return g.Covered(ctx, req)
+}
+
+func (l *livePolicy) Decide(q netguard.Query) warden.Decision {
+	_, guard := l.current()
+	return guard.Decide(q)
+}
+
+func (l *livePolicy) AddressAllowed(addr netip.Addr) error {
+	_, guard := l.current()
+	return guard.AddressAllowed(addr)
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/config"
+	"github.com/agentwarden/warden/gate"
+	"github.com/agentwarden/warden/netguard"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -344,9 +346,11 @@ func (a *App) worldUnavailable(world string) bool {
 	return err == nil && a.Now().Sub(st.ModTime()) < noWorldFor
 }
 
-// worldEgress is the egress proxy of a session's sandbox world, built in
-// its supervisor: it decides for the session, and an ask waits for a
-// human's answer as a one-shot run's would.
+// worldEgress is the egress proxy of a session's sandbox world (or of a
+// sandbox kept for one-shot runs), built in its supervisor: it decides for
+// the session under the policy file as it is at each connection
+// (livePolicy), and an ask waits for a human's answer as a one-shot run's
+// would.
 func (a *App) worldEgress(info sandbox.Info) (sandbox.Egress, error) {
 	who := &warden.Request{Session: info.Spec.Session, RequestedBy: "agent"}
 	if IsOneShotWorld(info.Name) {
@@ -356,6 +360,13 @@ func (a *App) worldEgress(info sandbox.Info) (sandbox.Egress, error) {
 	if err != nil {
 		return nil, err
 	}
+	g, _ := p.Gate.(*gate.Gate)
+	guard, _ := p.Guard.(*netguard.Guard)
+	if g == nil || guard == nil {
+		return nil, errors.New("the egress proxy has no gate or guard of its own")
+	}
+	live := newLivePolicy(a, info.Spec.AllowDomains, g, guard)
+	p.Gate, p.Guard = live, live
 	return &sandboxEgress{Proxy: p}, nil
 }
 
