@@ -650,6 +650,15 @@ func TestExitTrapJudgedAtExit(t *testing.T) {
 		{`d=$(mktemp -d "/tmp/a b.XXXX"); trap "rm -rf $d" EXIT`, warden.Deny},
 		{`builds=(); trap 'rm -rf -- "${builds[@]}"' EXIT; for cc in gcc cc; do d=/tmp/s-$cc; builds+=("$d"); make -s CC="$cc" BUILD="$d" all; done`, warden.Allow},
 		{`builds=(); trap 'rm -rf -- "${builds[@]}"' EXIT; for d in /tmp/s ~; do builds+=("$d"); done`, warden.Deny},
+		// an array of names mktemp made, filled in a loop (agent-shapes-22):
+		// each of its words is one; with anything else in it, or one
+		// element of it, it is not followed
+		{`dirs=(); trap 'rm -rf -- "${dirs[@]}"' EXIT; for rev in HEAD~1 HEAD; do d=$(mktemp -d); dirs+=("$d"); git archive "$rev" | tar -x -C "$d"; done; diff -rq "${dirs[0]}" "${dirs[1]}"`, warden.Allow},
+		{`dirs=(); d=$(mktemp -d); dirs+=("$d"); dirs+=(.); rm -rf "${dirs[@]}"`, warden.Deny},
+		{`d=$(mktemp -d); dirs=("$d" .); rm -rf "${dirs[@]}"`, warden.Deny},
+		{`d=$(mktemp -d); dirs=("$d"); d=.; dirs+=("$d"); rm -rf "${dirs[@]}"`, warden.Deny},
+		{`dirs=(); d=$(mktemp -d); dirs+=("$d"); rm -rf "${dirs[0]}"`, warden.Deny},
+		{`dirs=(); d=$(mktemp -d); dirs+=("$d"); dirs[1]=~; rm -rf "${dirs[@]}"`, warden.Deny},
 	})
 }
 

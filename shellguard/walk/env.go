@@ -20,6 +20,10 @@ type varVal struct {
 	// temp is set on an unknown value that is the path of a name mktemp
 	// made in the temporary directory s (d=$(mktemp -d)).
 	temp bool
+	// tempArr, with temp, says the value is an array each of whose
+	// elements is such a name (dirs=(); dirs+=("$d")), in the temporary
+	// directory s.
+	tempArr bool
 	// prefix is the known start of an unknown value (out="dist/$v":
 	// "dist/"), "" when none is known.
 	prefix string
@@ -31,7 +35,7 @@ type varVal struct {
 
 // equal reports whether v and u are the same value.
 func (v varVal) equal(u varVal) bool {
-	return v.s == u.s && v.known == u.known && v.fds == u.fds && v.temp == u.temp && v.prefix == u.prefix && v.fed == u.fed && (v.arr == nil) == (u.arr == nil) && slices.Equal(v.arr, u.arr)
+	return v.s == u.s && v.known == u.known && v.fds == u.fds && v.temp == u.temp && v.tempArr == u.tempArr && v.prefix == u.prefix && v.fed == u.fed && (v.arr == nil) == (u.arr == nil) && slices.Equal(v.arr, u.arr)
 }
 
 // state is what earlier commands changed and later commands see: the

@@ -164,6 +164,9 @@ type Assign struct {
 	// tempDir is the temporary directory when the value is only a name
 	// mktemp makes there (NAME=$(mktemp -d)).
 	tempDir string
+	// tempElems is the temporary directory every element of an array
+	// value is such a name in (NAME+=("$d")), or "".
+	tempElems string
 }
 
 // IssueKind classifies what Walk could not do.

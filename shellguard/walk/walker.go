@@ -769,6 +769,7 @@ func (w *walker) assign(a *syntax.Assign, st *state, c *ctx) Assign {
 		w.walkEmbedded(a.Index, st, c)
 	}
 	if a.Array != nil {
+		as.tempElems = tempElems(a.Array, st)
 		as.elems = w.arrayValue(a.Array, st, c)
 		as.Value.Dynamic = true
 		as.Value.Span = w.span(a, c)
@@ -816,10 +817,18 @@ func setAssigned(st *state, a *syntax.Assign, as Assign) {
 	switch {
 	case a.Array != nil && !a.Append:
 		st.setArray(name, as.elems)
+		if as.elems == nil && as.tempElems != "" {
+			st.setTempArray(name, as.tempElems)
+		}
 	case a.Array != nil:
-		if had && old.known && old.arr != nil && as.elems != nil {
+		switch {
+		case had && old.known && old.arr != nil && as.elems != nil:
 			st.setArray(name, append(slices.Clone(old.arr), as.elems...))
-		} else {
+		case as.tempElems != "" && had && (old.known && len(old.arr) == 0 && old.arr != nil || old.tempArr && old.s == as.tempElems):
+			// names mktemp made, added to none or to others of the same
+			// directory
+			st.setTempArray(name, as.tempElems)
+		default:
 			st.set(name, "", false)
 		}
 	case a.Index != nil:
@@ -841,11 +850,7 @@ func setAssigned(st *state, a *syntax.Assign, as Assign) {
 		st.setArray(name, arr)
 	case as.tempDir != "" && !a.Append:
 		st.set(name, "", false)
-		if v := st.vars[name]; !v.known && !st.untracked && !st.volatile[name] {
-			if _, ref := st.namerefs[name]; !ref {
-				st.vars[name] = varVal{s: as.tempDir, temp: true}
-			}
-		}
+		st.markTemp(name, varVal{s: as.tempDir, temp: true})
 	default:
 		st.set(name, as.Value.Value, !as.Value.Dynamic && !a.Append)
 		if v := st.vars[name]; as.Value.Dynamic && !a.Append && as.Value.Prefix != "" && !v.known && v.arr == nil && !v.temp {
@@ -855,6 +860,26 @@ func setAssigned(st *state, a *syntax.Assign, as Assign) {
 			}
 		}
 	}
+}
+
+// setTempArray records an array each of whose elements is a name mktemp
+// made in dir (varVal.tempArr), where the variable can be followed.
+func (st *state) setTempArray(name, dir string) {
+	st.set(name, "", false)
+	st.markTemp(name, varVal{s: dir, temp: true, tempArr: true})
+}
+
+// markTemp records v (a name mktemp made, or an array of them) for the
+// unknown variable name, unless something can change it behind the walk's
+// back.
+func (st *state) markTemp(name string, v varVal) {
+	if cur := st.vars[name]; cur.known || st.untracked || st.volatile[name] {
+		return
+	}
+	if _, ref := st.namerefs[name]; ref {
+		return
+	}
+	st.vars[name] = v
 }
 
 // base returns a Command carrying what the context says about it.

@@ -543,8 +543,18 @@ func prefixVar(p *syntax.ParamExp, st *state) (string, bool) {
 // tempVar returns the temporary directory $NAME or ${NAME} holds a name
 // mktemp made in, for a variable assigned from mktemp (mktempDir).
 func tempVar(p *syntax.ParamExp, st *state) (string, bool) {
-	if p.Index != nil || p.Length {
+	if p.Length {
 		return "", false
+	}
+	array := false
+	if p.Index != nil {
+		// "${dirs[@]}" of an array of such names: each word is one
+		if i := indexLit(p.Index); i != "@" && i != "*" {
+			return "", false
+		}
+		q := *p
+		q.Index = nil
+		p, array = &q, true
 	}
 	if q := *p; q.Exp != nil && (q.Exp.Op == syntax.DefaultUnsetOrNull || q.Exp.Op == syntax.DefaultUnset ||
 		q.Exp.Op == syntax.ErrorUnsetOrNull || q.Exp.Op == syntax.ErrorUnset) {
@@ -557,7 +567,33 @@ func tempVar(p *syntax.ParamExp, st *state) (string, bool) {
 		return "", false
 	}
 	v, ok := st.vars[p.Param.Value]
-	return v.s, ok && v.temp && !v.known
+	return v.s, ok && v.temp && !v.known && v.tempArr == array
+}
+
+// tempElems returns the temporary directory every element of an array
+// value (…) is a name mktemp made in ("$d" for d=$(mktemp -d)), or ""
+// when any element is something else.
+func tempElems(x *syntax.ArrayExpr, st *state) string {
+	dir := ""
+	for _, e := range x.Elems {
+		if e.Index != nil || e.Value == nil || len(e.Value.Parts) != 1 {
+			return ""
+		}
+		part := e.Value.Parts[0]
+		if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+			part = dq.Parts[0]
+		}
+		p, ok := part.(*syntax.ParamExp)
+		if !ok || p.Index != nil {
+			return ""
+		}
+		d, ok := tempVar(p, st)
+		if !ok || dir != "" && d != dir {
+			return ""
+		}
+		dir = d
+	}
+	return dir
 }
 
 // gitTop is what $(git rev-parse --show-toplevel) prints, where the walk
