@@ -51,6 +51,10 @@ type Decision struct {
 	// linked worktree among them kept inside the project has its protected
 	// paths writable in that run, so that git can remove it.
 	RemovedWorktrees []string `json:"removed_worktrees,omitempty"`
+	// EnvUnset are the variables whose absence from the command's
+	// environment (Request.Unset) the decision relied on: a run whose
+	// environment sets one of them is decided again. In process only.
+	EnvUnset []string `json:"-"`
 	// Rewrite is a replacement input (e.g. a command wrapped in warden exec).
 	Rewrite string `json:"rewrite,omitempty"`
 	// Span locates the part of the resource that decided (e.g. the command

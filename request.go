@@ -2,6 +2,7 @@ package warden
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -47,6 +48,12 @@ type Request struct {
 	Snapshots bool `json:"snapshots,omitempty"`
 	// Raw is the host's payload, kept verbatim (after redaction) for the audit log.
 	Raw json.RawMessage `json:"raw,omitempty"`
+	// Unset, when set, reports a variable the environment a shell command
+	// runs with does not set: warden exec knows the command's own; a hook
+	// whose command warden exec runs (and decides again there) passes the
+	// host's. The shell guard then reads ${NAME:-word} of such a name as
+	// word (Decision.EnvUnset). In process only: never sent or stored.
+	Unset func(name string) bool `json:"-"`
 
 	// Tier is set by the gate from the policy file, never by the caller: the JSON
 	// decoder ignores it so an agent cannot lower its own tier.
@@ -84,4 +91,16 @@ func (r *Request) AmountUSD() (amount USD, ok bool, err error) {
 	}
 	amount, err = ParseUSDJSON(raw)
 	return amount, true, err
+}
+
+// UnsetIn returns what reports a variable env (NAME=value entries) does
+// not set, for Request.Unset.
+func UnsetIn(env []string) func(name string) bool {
+	set := make(map[string]bool, len(env))
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			set[k] = true
+		}
+	}
+	return func(name string) bool { return !set[name] }
 }

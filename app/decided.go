@@ -90,8 +90,25 @@ func (a *App) takeDecided(req *warden.Request) (warden.Decision, bool) {
 	for i, run := range r.runs {
 		if run.key == key && now.Sub(run.at) < decidedRunTTL && !now.Before(run.at) {
 			r.runs = append(r.runs[:i], r.runs[i+1:]...)
+			if !stillUnset(run.d.EnvUnset, req.Unset) {
+				// The hook read a variable as unset that the run's
+				// own environment sets: decided again under it.
+				return warden.Decision{}, false
+			}
 			return run.d, true
 		}
 	}
 	return warden.Decision{}, false
+}
+
+// stillUnset reports whether every variable in names is unset by unset
+// (the run's environment); none to check is true, and names with no
+// environment to check them against are not.
+func stillUnset(names []string, unset func(string) bool) bool {
+	for _, n := range names {
+		if unset == nil || !unset(n) {
+			return false
+		}
+	}
+	return true
 }

@@ -85,6 +85,24 @@ func TestRunUsesTheHooksDecision(t *testing.T) {
 		a.decided = decidedRuns{}
 	}
 
+	// A hook that read a variable as unset (its environment lacks it)
+	// for a run whose environment sets it: decided anew, under the run's.
+	const line = `OUT=${OUT:-./out}; mkdir -p "$OUT" && rm -rf "$OUT"`
+	hookReq := warden.Request{Capability: warden.CapShell, Action: "exec", Resource: line, Cwd: dir, Session: "s1", RequestedBy: "agent", Host: "claude", Snapshots: true, Unset: warden.UnsetIn(nil)}
+	hd, err := hookGate{a.Gate, a}.CheckOpen(ctx, &hookReq, "")
+	if err != nil || len(hd.EnvUnset) == 0 {
+		t.Fatalf("the hook's decision of %q: %+v, %v; want one relying on OUT being unset", line, hd, err)
+	}
+	req, got, _, err = a.decideExec(ctx, ExecRequest{Args: []string{"bash", "-c", line}, Dir: dir, Env: []string{"OUT=/"}, Base: warden.Request{Session: "s1", RequestedBy: "agent"}})
+	if req.TraceID == hd.TraceID || err == nil && got.Verdict == warden.Allow {
+		t.Errorf("a run with OUT=/ used the hook's decision that OUT is unset: %s (%s), %v", got.Verdict, got.Rule, err)
+	}
+	hd, _ = hookGate{a.Gate, a}.CheckOpen(ctx, &hookReq, "")
+	if req, _, _, _ := a.decideExec(ctx, ExecRequest{Args: []string{"bash", "-c", line}, Dir: dir, Env: []string{"PATH=/usr/bin"}, Base: warden.Request{Session: "s1", RequestedBy: "agent"}}); req.TraceID != hd.TraceID {
+		t.Errorf("a run whose environment lacks OUT too did not use the hook's decision")
+	}
+	a.decided = decidedRuns{}
+
 	// Too late: decided anew.
 	d = hookDecides("ls -la")
 	clock = clock.Add(decidedRunTTL)

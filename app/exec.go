@@ -382,6 +382,13 @@ func (a *App) decideExec(ctx context.Context, r ExecRequest) (warden.Request, wa
 	req.Capability, req.Action, req.Cwd = warden.CapShell, "exec", dir
 	// Exec saves the work a command discards before running it (saveWork).
 	req.Snapshots = true
+	// The command's own environment, which decides what ${NAME:-word}
+	// gives.
+	env := r.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	req.Unset = warden.UnsetIn(env)
 	req.Resource = commandLine(r.Args)
 	if r.Approval == "" && !r.HostApproved && len(r.Override.AllowDomains) == 0 {
 		// The hook's decision of this very command, in the same supervisor.

@@ -261,6 +261,13 @@ func decideOpening(ctx context.Context, d Decider, reqs []*warden.Request, chann
 			dec warden.Decision
 			err error
 		)
+		if r.Capability == warden.CapShell && r.Snapshots && r.Unset == nil {
+			// The command runs in warden exec, which decides it again
+			// under its own environment: the host's stands for it here.
+			if env, ok := ctx.Value(hostEnvKey{}).([]string); ok {
+				r.Unset = warden.UnsetIn(env)
+			}
+		}
 		if opener != nil && channel != "" {
 			dec, err = opener.CheckOpen(ctx, r, channel)
 		} else {

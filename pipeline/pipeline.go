@@ -159,6 +159,11 @@ func combine(d *warden.Decision, ds []warden.Decision) {
 				d.Worktrees = append(d.Worktrees, w)
 			}
 		}
+		for _, n := range ds[i].EnvUnset {
+			if !slices.Contains(d.EnvUnset, n) {
+				d.EnvUnset = append(d.EnvUnset, n)
+			}
+		}
 		// The work trees to save before the command runs, whatever the
 		// verdict: an approved ask that discards work saves it too.
 		for _, t := range ds[i].Snapshot {

@@ -136,7 +136,7 @@ func classifyDepth(src string, env Env, p *Policy, depth int) Result {
 	if tmp == "" {
 		tmp = "/tmp"
 	}
-	wr := walkFn(src, walk.Options{Cwd: env.Cwd, Top: env.Root, Home: home, Tmp: tmp})
+	wr := walkFn(src, walk.Options{Cwd: env.Cwd, Top: env.Root, Home: home, Tmp: tmp, Unset: env.Unset})
 	c := &ctx{env: &env, p: p, src: src, depth: depth, walk: &wr}
 	c.res.Verdict = warden.Allow
 	c.res.Rule = "shell.allow"

@@ -106,6 +106,9 @@ type Env struct {
 	Tmp  string // $TMPDIR; overrides Policy.Tmp when set
 	// Autonomous is set on a turn with no human to ask: failures deny.
 	Autonomous bool
+	// Unset, when set, reports a variable the environment the line runs
+	// with does not set (walk.Options.Unset).
+	Unset func(name string) bool
 	// Explain asks for Result.Trace (for --explain); without it the trace is
 	// not built, which keeps the common path cheap.
 	Explain bool

@@ -3,6 +3,7 @@ package shellguard
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/agentwarden/warden"
 	"github.com/agentwarden/warden/nestedgit"
@@ -72,8 +73,23 @@ func (s Stage) Check(_ context.Context, req *warden.Request) (warden.Decision, e
 	if root != "" {
 		env.Worktrees = nestedgit.Beside(root)
 	}
+	// The environment the command runs with is known only where it runs
+	// in warden exec, which decides it again under its own: a command the
+	// host or a shell.host rule runs as it is gets no such reading.
+	var unset []string
+	if req.Unset != nil && snapshots && p.SandboxAvailable {
+		env.Unset = func(name string) bool {
+			if !req.Unset(name) {
+				return false
+			}
+			if !slices.Contains(unset, name) {
+				unset = append(unset, name)
+			}
+			return true
+		}
+	}
 	r := Classify(req.Resource, env, p)
-	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot, GitConfig: r.GitConfig, GitWorktrees: r.GitWorktrees, Worktrees: r.Worktrees, RemovedWorktrees: r.RemovedWorktrees}
+	d := warden.Decision{Verdict: r.Verdict, Rule: r.Rule, Reason: r.Reason, Rewrite: r.Rewrite, Snapshot: r.Snapshot, GitConfig: r.GitConfig, GitWorktrees: r.GitWorktrees, Worktrees: r.Worktrees, RemovedWorktrees: r.RemovedWorktrees, EnvUnset: unset}
 	if r.Suggestion != "" {
 		d.Reason += "; instead: " + r.Suggestion
 		d.Suggestion = r.Suggestion

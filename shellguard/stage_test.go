@@ -181,6 +181,58 @@ func TestStageHostThatRunsCommandsItself(t *testing.T) {
 	}
 }
 
+// TestStageReadsDefaultsOfUnsetVariables: where the command runs in warden
+// exec (which decides it again under its own environment) and the
+// request says which variables its environment lacks, ${NAME:-word} of
+// such a name is word (agent-shapes-22: OUT_DIR=${OUT_DIR:-./out} ... rm
+// -rf "$OUT_DIR" was denied as a delete of an unknown target), and the
+// decision names what it relied on; a name the environment sets, a host
+// that runs the command itself, or a request that says nothing keep it
+// unknown.
+func TestStageReadsDefaultsOfUnsetVariables(t *testing.T) {
+	p := DefaultPolicy()
+	p.SandboxAvailable = true
+	const cmd = `OUT_DIR=${OUT_DIR:-./out}; mkdir -p "$OUT_DIR" && cp -a build/. "$OUT_DIR"/ && rm -rf "$OUT_DIR"`
+	check := func(req warden.Request) warden.Decision {
+		t.Helper()
+		req.Capability, req.Action, req.Resource, req.Cwd = warden.CapShell, ActionExec, cmd, "/home/user/project"
+		d, err := Stage{Policy: p}.Check(context.Background(), &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	unset := warden.UnsetIn([]string{"HOME=/home/user", "PATH=/usr/bin"})
+	if d := check(warden.Request{Snapshots: true, Unset: unset}); d.Verdict != warden.Allow || !slices.Equal(d.EnvUnset, []string{"OUT_DIR"}) {
+		t.Errorf("OUT_DIR unset, run in warden exec: %s (%s), relied on %v; want allow, relying on OUT_DIR", d.Verdict, d.Rule, d.EnvUnset)
+	}
+	for name, req := range map[string]warden.Request{
+		"OUT_DIR set":           {Snapshots: true, Unset: warden.UnsetIn([]string{"OUT_DIR=/"})},
+		"no environment known":  {Snapshots: true},
+		"a host that runs it":   {Host: "cursor", Unset: unset},
+		"a shell.host rule run": {Snapshots: false, Unset: unset},
+	} {
+		if d := check(req); d.Verdict == warden.Allow || len(d.EnvUnset) > 0 {
+			t.Errorf("%s: %s (%s), relied on %v; want it not allowed, relying on nothing", name, d.Verdict, d.Rule, d.EnvUnset)
+		}
+	}
+}
+
+// TestSourcedFileForgetsVariables: a file sourced runs in this shell, and
+// the guard does not read it: what the line assigned before is not known
+// after it (echo 'x=$PWD' > env.sh; x=build; . ./env.sh; rm -rf "$x" was
+// allowed as rm -rf build); the directory is kept, so a venv's activate
+// before a delete of build output still runs.
+func TestSourcedFileForgetsVariables(t *testing.T) {
+	wantVerdicts(t, corpusEnv, defaultPolicy(), []wantCase{
+		{`echo 'x=$PWD' > env.sh; x=build; . ./env.sh; rm -rf "$x"`, warden.Deny},
+		{`x=build; source ./env.sh; rm -rf "$x"`, warden.Deny},
+		{`x=build; if [ -f .env ]; then . ./.env; fi; rm -rf "$x"`, warden.Deny},
+		{`x=build; . /dev/null; rm -rf "$x"`, warden.Allow},
+		{`source .venv/bin/activate && rm -rf build`, warden.Allow},
+	})
+}
+
 // TestWritesToProtectedPathsAsk: a command that writes, moves into or
 // deletes what the agent host, an editor or warden obeys later in the
 // workspace (Policy.Protected) asks, wherever it would run: a sandbox keeps

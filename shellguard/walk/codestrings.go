@@ -36,6 +36,9 @@ func (w *walker) code(word Word, cmd *Command, c *ctx, via string, st *state, sh
 			return
 		}
 		w.issue(DynamicCode, via+": the code string is not known statically", sp)
+		if share {
+			st.untrack() // it may assign anything, and cd anywhere
+		}
 		return
 	}
 	w.codeText(word.Value, cmd, via, st, share, sp)
@@ -270,6 +273,18 @@ func (w *walker) script(cmd Command, a Word, name string, st *state, c *ctx, src
 		w.stdinCode(cmd, name, st, c, src, in, share)
 	case a.Dynamic:
 		w.issue(DynamicCode, name+": runs a script whose name is not known statically", sp)
+		if share {
+			st.untrack()
+		}
+	case share && a.Value != "/dev/null":
+		// A file sourced runs in this shell, and its code is not read
+		// here: whatever it assigns is not known after it (echo
+		// 'x=$PWD' > env.sh; x=build; . ./env.sh; rm -rf "$x" was
+		// allowed as rm -rf build). The directory is kept: a venv's
+		// activate or a .env file does not cd, and what a command run
+		// after one that did could write is the sandbox's writable set,
+		// the project's work saved first where a delete in it is.
+		st.forgetVars()
 	}
 }
 

@@ -192,7 +192,8 @@ func (s *state) merge(b *state) {
 		}
 	}
 	if b.untracked {
-		s.untrack()
+		// (the directory was merged above)
+		s.forgetVars()
 	}
 	for k := range b.readonly {
 		if !s.readonly[k] {
@@ -212,6 +213,16 @@ func (s *state) merge(b *state) {
 			s.namerefs = map[string]string{}
 		}
 		s.namerefs[k] = t
+	}
+}
+
+// forgetVars forgets every variable, and keeps them unknown
+// (state.untracked); the directory stays as it is.
+func (s *state) forgetVars() {
+	s.untracked = true
+	s.prev = nil
+	for k := range s.vars {
+		s.vars[k] = varVal{}
 	}
 }
 
@@ -321,6 +332,55 @@ func (s *state) forgetFDs() {
 			s.vars[k] = varVal{}
 		}
 	}
+}
+
+// envUnset reports whether name is an environment variable the line has
+// not assigned (nor may have, behind the walk's back) and Options.Unset
+// says the environment lacks.
+func (w *walker) envUnset(st *state, name string) bool {
+	if w.opt.Unset == nil || st.untracked || st.volatile[name] || !envName(name) || bashSets(name) {
+		return false
+	}
+	if _, assigned := st.vars[name]; assigned {
+		return false
+	}
+	if _, ref := st.namerefs[name]; ref {
+		return false
+	}
+	return w.opt.Unset(name)
+}
+
+// envName reports whether name can be an environment variable's.
+func envName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// bashSets reports whether bash gives name a value of its own, whatever
+// the environment holds (or the walk reads it elsewhere: HOME, PWD…).
+func bashSets(name string) bool {
+	for _, p := range []string{"BASH", "COMP_", "READLINE_", "HIST"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	switch name {
+	case "HOME", "PWD", "OLDPWD", "TMPDIR", "IFS", "PATH", "SHELL", "SHELLOPTS", "SHLVL", "PPID", "UID", "EUID",
+		"GROUPS", "HOSTNAME", "HOSTTYPE", "MACHTYPE", "OSTYPE", "LINENO", "RANDOM", "SRANDOM", "SECONDS",
+		"EPOCHSECONDS", "EPOCHREALTIME", "FUNCNAME", "PIPESTATUS", "DIRSTACK", "OPTARG", "OPTIND", "OPTERR",
+		"REPLY", "MAPFILE", "COLUMNS", "LINES", "PS1", "PS2", "PS3", "PS4", "MAIL", "MAILCHECK", "MAILPATH",
+		"CDPATH", "ENV", "FIGNORE", "GLOBIGNORE", "INPUTRC", "LANG", "TIMEFORMAT", "TMOUT", "POSIXLY_CORRECT", "_":
+		return true
+	}
+	return strings.HasPrefix(name, "LC_")
 }
 
 // lookup returns a variable's value: assignments earlier in the input first,

@@ -216,6 +216,12 @@ type Options struct {
 	Home string            // $HOME, for ~ and $HOME
 	Tmp  string            // $TMPDIR
 	Env  map[string]string // other variables known to the caller
+	// Unset, when set, reports a name the environment the line runs with
+	// does not set: ${NAME:-word} (and ${NAME-word}, :=, =, :+, +) of an
+	// environment variable the line has not assigned then expands as
+	// bash expands it for an unset name. Bash's own variables are not
+	// asked about.
+	Unset func(name string) bool
 	// Budgets; zero means the default (depth 8, 64 KiB, 20,000 nodes).
 	MaxDepth, MaxBytes, MaxNodes int
 }

@@ -301,3 +301,46 @@ func TestNulItemsAreWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsetEnvironmentVariablesTakeTheirDefault: with Options.Unset, a
+// ${NAME:-word} (and -, :=, =, :+, +) of an environment variable the line
+// has not assigned expands as bash expands it for an unset name; a name
+// the line assigned (or may have: read), one the environment sets, and
+// bash's own variables do not (each answer checked against bash with the
+// name unset).
+func TestUnsetEnvironmentVariablesTakeTheirDefault(t *testing.T) {
+	opt := testOpt
+	opt.Unset = func(name string) bool { return name != "SET" }
+	for _, c := range []struct{ src, want string }{
+		{`printf '<%s>' "${OUT:-build}"`, "build"},
+		{`printf '<%s>' "${OUT-build}"`, "build"},
+		{`printf '<%s>' "${OUT:+x}dist"`, "dist"},
+		{`OUT=${OUT:-./out}; printf '<%s>' "$OUT/bin"`, "./out/bin"},
+		{`: "${OUT:=gen}"; printf '<%s>' "$OUT"`, "gen"},
+		{`BIN=${BIN:-$PWD/.bin}; printf '<%s>' "$BIN"`, opt.Cwd + "/.bin"},
+		{`OUT=/x; printf '<%s>' "${OUT:-build}"`, "/x"},
+		{`read OUT; printf '<%s>' "${OUT:-build}"`, "?"},
+		{`printf '<%s>' "${SET:-build}"`, "?"},
+		{`printf '<%s>' "${PATH:-build}"`, "?"},
+		{`printf '<%s>' "${BASH_ENV:-build}"`, "?"},
+		{`printf '<%s>' "${1:-build}"`, "?"},
+		{`printf '<%s>' "$OUT"`, "?"},
+		{`eval "$X"; printf '<%s>' "${OUT:-build}"`, "?"},
+	} {
+		var got string
+		for _, cmd := range Walk(c.src, opt).Commands {
+			if len(cmd.Argv) > 1 && cmd.Argv[0].Value == "printf" {
+				got = strings.TrimPrefix(render(cmd), "printf <%s> ")
+			}
+		}
+		if strings.Contains(got, "?") {
+			got = "?"
+		}
+		if got != c.want {
+			t.Errorf("Walk(%q): printf was given %q, want %q", c.src, got, c.want)
+		}
+	}
+	if r := Walk(`printf '<%s>' "${OUT:-build}"`, testOpt); !strings.Contains(renderAll(r), "printf <%s> ?") {
+		t.Errorf("with no environment known: %s", renderAll(r))
+	}
+}

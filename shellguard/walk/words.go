@@ -916,6 +916,22 @@ func (w *walker) paramExp(p *syntax.ParamExp, st *state, c *ctx) (string, bool) 
 		return "", false
 	}
 	name := p.Param.Value
+	if p.Exp != nil && !p.Length {
+		switch op := p.Exp.Op.String(); op {
+		case ":-", "-", ":=", "=":
+			if w.envUnset(st, name) {
+				d := w.str(p.Exp.Word, st, c)
+				if op == ":=" || op == "=" {
+					st.set(name, d.Value, !d.Dynamic)
+				}
+				return d.Value, !d.Dynamic
+			}
+		case ":+", "+":
+			if w.envUnset(st, name) {
+				return "", true // the word is not expanded
+			}
+		}
+	}
 	val, known := w.lookup(st, name)
 	if p.Length {
 		return strconv.Itoa(utf8.RuneCountInString(val)), known
