@@ -659,6 +659,16 @@ func TestExitTrapJudgedAtExit(t *testing.T) {
 		{`d=$(mktemp -d); dirs=("$d"); d=.; dirs+=("$d"); rm -rf "${dirs[@]}"`, warden.Deny},
 		{`dirs=(); d=$(mktemp -d); dirs+=("$d"); rm -rf "${dirs[0]}"`, warden.Deny},
 		{`dirs=(); d=$(mktemp -d); dirs+=("$d"); dirs[1]=~; rm -rf "${dirs[@]}"`, warden.Deny},
+		// a trap is walked again only when what its code reads changes
+		// (agent-shapes-24: loops that change other variables used up
+		// its walks, and its last walk, with every variable unknown,
+		// denied the cleanup of a mktemp directory)
+		{`tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; while read -r f; do k=c; kinds[$k]=1; done < <(git ls-files) && for k in b c h o; do echo "$k"; done`, warden.Allow},
+		{`tmp=$(mktemp -d); cleanup() { rm -rf "$tmp"; }; trap cleanup EXIT; for k in a b c d e f g h i j k; do echo $k; done`, warden.Allow},
+		{`x=build; trap 'rm -rf "$x"' EXIT; for k in a b c d e f g h i j; do echo $k; done; x=.`, warden.Deny},
+		{`x=build; cleanup() { rm -rf "$x"; }; trap cleanup EXIT; for k in a b c d e f g h i j k; do echo $k; done; x=.`, warden.Deny},
+		{`x=build; trap 'eval "rm -rf \$x"' EXIT; for k in a b c d e f g h i j; do echo $k; done; x=.`, warden.Deny},
+		{`x=build; trap 'rm -rf "$x"' EXIT; for k in a b c d e f g h i j; do IFS=/; done; x=.`, warden.Deny},
 	})
 }
 

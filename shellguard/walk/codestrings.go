@@ -347,7 +347,7 @@ func (w *walker) trap(cmd Command, argv []Word, st *state, c *ctx) {
 	cmd.Conditional = cmd.Conditional || !exit
 	// It replaces the code set before at each of its signals.
 	w.unsetTraps(args[1:])
-	t := &laterTrap{code: a, cmd: cmd, c: *c, seen: st.clone(), list: w.lists}
+	t := &laterTrap{code: a, cmd: cmd, c: *c, seen: st.clone(), list: w.lists, reads: w.trapReads(a)}
 	for _, sig := range args[1:] {
 		t.sigs = append(t.sigs, trapSignal(sig))
 	}
@@ -411,11 +411,15 @@ func (w *walker) unsetTraps(words []Word) {
 // each command (DEBUG); with the variables and the directory as they are
 // then.
 type laterTrap struct {
-	sigs     []string // the signals it is set at (trapSignal)
-	code     Word
-	cmd      Command
-	c        ctx
-	seen     *state // the state it was last walked in
+	sigs []string // the signals it is set at (trapSignal)
+	code Word
+	cmd  Command
+	c    ctx
+	seen *state // the state it was last walked in
+	// reads are the variables its code can read (trapReads): a state
+	// that differs from seen in none of them, nor in the directory, gives
+	// it nothing new. nil: any.
+	reads    map[string]bool
 	walks    int
 	deferred trapDeferral
 	list     int // how deep in lists of statements it was set (walker.lists)
@@ -507,6 +511,78 @@ func (w *walker) settleTrapsAtEnd(st *state) {
 	}
 }
 
+// trapReads returns the variables a trap's code can read, or nil when
+// that is not known: code only known at run time, or code that may read a
+// variable it does not name ($NAME, ${NAME…}) — arithmetic, a name
+// reference, eval or source, a builtin that reads or lists variables, a
+// function defined in the line (its body, followed) or not. Names with no
+// lower-case letter are left to the caller: the shell and programs read
+// those from the environment (IFS, PATH, GIT_DIR…).
+func (w *walker) trapReads(code Word) map[string]bool {
+	src := code.Value
+	if code.Dynamic {
+		if !code.TempName || code.Shape == "" {
+			return nil
+		}
+		src = strings.ReplaceAll(code.Shape, unknownShape, tempStandIn)
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return nil
+	}
+	reads := map[string]bool{}
+	seen := map[string]bool{}
+	var from func(node syntax.Node, depth int) bool
+	from = func(node syntax.Node, depth int) bool {
+		ok := depth <= 4
+		syntax.Walk(node, func(n syntax.Node) bool {
+			if !ok {
+				return false
+			}
+			switch n := n.(type) {
+			case *syntax.ParamExp:
+				if n.Param == nil || n.Excl || n.NestedParam != nil {
+					ok = false
+					return false
+				}
+				reads[n.Param.Value] = true
+			case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.DeclClause, *syntax.TestClause:
+				ok = false // names read without $ (arithmetic, -v NAME, declare -n)
+				return false
+			case *syntax.CallExpr:
+				if len(n.Args) == 0 {
+					return true
+				}
+				name := n.Args[0].Lit()
+				switch name {
+				case "", "eval", "source", ".", "set", "env", "printenv", "export", "declare", "typeset", "local",
+					"readonly", "compgen", "printf", "read", "mapfile", "readarray", "unset", "test", "[", "let",
+					"command", "builtin", "exec", "trap", "alias":
+					ok = false // (printf -v, test -v, unset -n…)
+					return false
+				}
+				body, defined := w.funcs[name]
+				switch {
+				case defined && w.allFuncs[name] <= 1:
+					// its body, followed once
+					if !seen[name] {
+						seen[name] = true
+						ok = from(body, depth+1)
+					}
+				case defined || w.definedLater(name):
+					ok = false
+				}
+			}
+			return ok
+		})
+		return ok
+	}
+	if !from(f, 0) {
+		return nil
+	}
+	return reads
+}
+
 // maxTrapWalks bounds how often one trap's code is walked again; beyond
 // it, it is walked once more with every variable and the directory
 // unknown, which covers any state to come.
@@ -521,7 +597,7 @@ func (w *walker) trapsAgain(st *state) {
 		return
 	}
 	for _, t := range slices.Clone(w.traps) {
-		if w.b.stopped || t.deferred == trapSet || t.deferred == trapAfter && t.list < w.lists || t.deferred == trapWalked && t.seen.sameAs(st) {
+		if w.b.stopped || t.deferred == trapSet || t.deferred == trapAfter && t.list < w.lists || t.deferred == trapWalked && t.seen.sameFor(st, t.reads) {
 			continue // (an assignment's command substitution is a list of its own, deeper)
 		}
 		if returnOnly(t) {
@@ -546,7 +622,7 @@ func (w *walker) returnTraps(st *state) {
 		return
 	}
 	for _, t := range slices.Clone(w.traps) {
-		if !w.b.stopped && slices.Contains(t.sigs, "RETURN") && !(t.deferred == trapWalked && t.seen.sameAs(st)) {
+		if !w.b.stopped && slices.Contains(t.sigs, "RETURN") && !(t.deferred == trapWalked && t.seen.sameFor(st, t.reads)) {
 			w.walkTrap(t, st)
 		}
 	}

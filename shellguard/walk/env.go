@@ -161,6 +161,32 @@ func (s *state) sameAs(o *state) bool {
 	return true
 }
 
+// sameFor reports whether o gives code that reads only the variables in
+// reads nothing new over s: the same directory and tracking, and the same
+// value for each variable it reads and each one with no lower-case letter
+// (the environment's). nil reads compares every variable (sameAs).
+func (s *state) sameFor(o *state, reads map[string]bool) bool {
+	if reads == nil {
+		return s.sameAs(o)
+	}
+	if !s.here().equal(o.here()) || s.untracked != o.untracked || !s.prev.equal(o.prev) ||
+		!maps.Equal(s.volatile, o.volatile) || !maps.Equal(s.namerefs, o.namerefs) || !maps.Equal(s.readonly, o.readonly) {
+		return false
+	}
+	relevant := func(name string) bool { return reads[name] || strings.ToUpper(name) == name }
+	for k, v := range s.vars {
+		if u, ok := o.vars[k]; relevant(k) && (!ok || !v.equal(u)) {
+			return false
+		}
+	}
+	for k := range o.vars {
+		if _, ok := s.vars[k]; relevant(k) && !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // merge folds a branch that may or may not have run into s: whatever the
 // branch changed becomes unknown.
 func (s *state) merge(b *state) {
