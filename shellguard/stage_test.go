@@ -230,6 +230,10 @@ func TestSourcedFileForgetsVariables(t *testing.T) {
 		{`x=build; if [ -f .env ]; then . ./.env; fi; rm -rf "$x"`, warden.Deny},
 		{`x=build; . /dev/null; rm -rf "$x"`, warden.Allow},
 		{`source .venv/bin/activate && rm -rf build`, warden.Allow},
+		// the directory stays, and what the line assigns after it is known
+		{`source venv/bin/activate; cd src; python main.py > out.txt`, warden.Allow},
+		{`source .venv/bin/activate && cd src && rm -rf __pycache__`, warden.Allow},
+		{`. ./env.sh; y=build; rm -rf "$y"`, warden.Allow},
 	})
 }
 

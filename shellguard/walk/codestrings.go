@@ -280,11 +280,15 @@ func (w *walker) script(cmd Command, a Word, name string, st *state, c *ctx, src
 		// A file sourced runs in this shell, and its code is not read
 		// here: whatever it assigns is not known after it (echo
 		// 'x=$PWD' > env.sh; x=build; . ./env.sh; rm -rf "$x" was
-		// allowed as rm -rf build). The directory is kept: a venv's
-		// activate or a .env file does not cd, and what a command run
-		// after one that did could write is the sandbox's writable set,
-		// the project's work saved first where a delete in it is.
+		// allowed as rm -rf build), nor which variables of the
+		// environment are still unset. The directory is kept, and what
+		// the line assigns after it is known: a venv's activate or a
+		// .env file neither moves nor sets up later changes (a DEBUG
+		// trap, a name reference, CDPATH), and what a command after one
+		// that did could write is the sandbox's writable set, with the
+		// project's work saved first where a delete in it is.
 		st.forgetVars()
+		st.sourced = true
 	}
 }
 

@@ -62,6 +62,10 @@ type state struct {
 	// expands code): every variable is unknown from then on, and so is
 	// the directory after a cd.
 	untracked bool
+	// sourced is set once the line has sourced a file the walk does not
+	// read: the environment's variables may have been given values, so
+	// none is known to be unset (Options.Unset) from then on.
+	sourced bool
 	// volatile are variables something may change at any later point (a
 	// trap's code assigns them, a declare attribute rewrites what they
 	// are given): unknown from then on, whatever is assigned.
@@ -130,7 +134,7 @@ func (d *dir) equal(e *dir) bool {
 const maxCwdAlts = 8
 
 func (s *state) clone() *state {
-	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar, untracked: s.untracked, errexit: s.errexit,
+	c := &state{cwd: s.cwd, cwdDyn: s.cwdDyn, cwdAlts: slices.Clone(s.cwdAlts), cwdVar: s.cwdVar, untracked: s.untracked, sourced: s.sourced, errexit: s.errexit,
 		volatile: maps.Clone(s.volatile), namerefs: maps.Clone(s.namerefs), readonly: maps.Clone(s.readonly)}
 	if s.prev != nil {
 		p := *s.prev
@@ -149,7 +153,7 @@ func (s *state) clone() *state {
 // sameAs reports whether code run in s and in o sees the same thing: the
 // directory (and where cd - goes), every variable, and what is tracked.
 func (s *state) sameAs(o *state) bool {
-	if !s.here().equal(o.here()) || s.untracked != o.untracked || !s.prev.equal(o.prev) ||
+	if !s.here().equal(o.here()) || s.untracked != o.untracked || s.sourced != o.sourced || !s.prev.equal(o.prev) ||
 		!maps.Equal(s.volatile, o.volatile) || !maps.Equal(s.namerefs, o.namerefs) || !maps.Equal(s.readonly, o.readonly) || len(s.vars) != len(o.vars) {
 		return false
 	}
@@ -169,7 +173,7 @@ func (s *state) sameFor(o *state, reads map[string]bool) bool {
 	if reads == nil {
 		return s.sameAs(o)
 	}
-	if !s.here().equal(o.here()) || s.untracked != o.untracked || !s.prev.equal(o.prev) ||
+	if !s.here().equal(o.here()) || s.untracked != o.untracked || s.sourced != o.sourced || !s.prev.equal(o.prev) ||
 		!maps.Equal(s.volatile, o.volatile) || !maps.Equal(s.namerefs, o.namerefs) || !maps.Equal(s.readonly, o.readonly) {
 		return false
 	}
@@ -220,7 +224,9 @@ func (s *state) merge(b *state) {
 	if b.untracked {
 		// (the directory was merged above)
 		s.forgetVars()
+		s.untracked = true
 	}
+	s.sourced = s.sourced || b.sourced
 	for k := range b.readonly {
 		if !s.readonly[k] {
 			// read-only only if the branch ran: what it holds is known
@@ -242,10 +248,9 @@ func (s *state) merge(b *state) {
 	}
 }
 
-// forgetVars forgets every variable, and keeps them unknown
-// (state.untracked); the directory stays as it is.
+// forgetVars forgets the value of every variable; the directory stays as
+// it is, and what is assigned later is known.
 func (s *state) forgetVars() {
-	s.untracked = true
 	s.prev = nil
 	for k := range s.vars {
 		s.vars[k] = varVal{}
@@ -364,7 +369,7 @@ func (s *state) forgetFDs() {
 // not assigned (nor may have, behind the walk's back) and Options.Unset
 // says the environment lacks.
 func (w *walker) envUnset(st *state, name string) bool {
-	if w.opt.Unset == nil || st.untracked || st.volatile[name] || !envName(name) || bashSets(name) {
+	if w.opt.Unset == nil || st.untracked || st.sourced || st.volatile[name] || !envName(name) || bashSets(name) {
 		return false
 	}
 	if _, assigned := st.vars[name]; assigned {

@@ -326,6 +326,8 @@ func TestUnsetEnvironmentVariablesTakeTheirDefault(t *testing.T) {
 		{`printf '<%s>' "${1:-build}"`, "?"},
 		{`printf '<%s>' "$OUT"`, "?"},
 		{`eval "$X"; printf '<%s>' "${OUT:-build}"`, "?"},
+		{`. ./env.sh; printf '<%s>' "${OUT:-build}"`, "?"},
+		{`. ./env.sh; OUT=dist; printf '<%s>' "${OUT:-build}"`, "dist"},
 	} {
 		var got string
 		for _, cmd := range Walk(c.src, opt).Commands {
