@@ -245,16 +245,7 @@ func TestGitTopIsTheWorkTree(t *testing.T) {
 		{`printf '<%s>' "$(git -C .. rev-parse --show-toplevel)"`, "?"},
 		{`printf '<%s>' "$(git rev-parse --show-toplevel >/tmp/x)"`, "?"},
 	} {
-		var got string
-		for _, cmd := range Walk(c.src, opt).Commands {
-			if len(cmd.Argv) > 1 && cmd.Argv[0].Value == "printf" {
-				got = strings.TrimPrefix(render(cmd), "printf <%s> ")
-			}
-		}
-		if strings.Contains(got, "?") {
-			got = "?"
-		}
-		if got != c.want {
+		if got := printfArg(c.src, opt); got != c.want {
 			t.Errorf("Walk(%q): printf was given %q, want %q", c.src, got, c.want)
 		}
 	}
@@ -302,6 +293,21 @@ func TestNulItemsAreWhole(t *testing.T) {
 	}
 }
 
+// printfArg is what the last printf '<%s>' of src is given, "?" when
+// any of it is not known.
+func printfArg(src string, opt Options) string {
+	var got string
+	for _, cmd := range Walk(src, opt).Commands {
+		if len(cmd.Argv) > 1 && cmd.Argv[0].Value == "printf" {
+			got = strings.TrimPrefix(render(cmd), "printf <%s> ")
+		}
+	}
+	if strings.Contains(got, "?") {
+		return "?"
+	}
+	return got
+}
+
 // TestUnsetEnvironmentVariablesTakeTheirDefault: with Options.Unset, a
 // ${NAME:-word} (and -, :=, =, :+, +) of an environment variable the line
 // has not assigned expands as bash expands it for an unset name; a name
@@ -329,16 +335,7 @@ func TestUnsetEnvironmentVariablesTakeTheirDefault(t *testing.T) {
 		{`. ./env.sh; printf '<%s>' "${OUT:-build}"`, "?"},
 		{`. ./env.sh; OUT=dist; printf '<%s>' "${OUT:-build}"`, "dist"},
 	} {
-		var got string
-		for _, cmd := range Walk(c.src, opt).Commands {
-			if len(cmd.Argv) > 1 && cmd.Argv[0].Value == "printf" {
-				got = strings.TrimPrefix(render(cmd), "printf <%s> ")
-			}
-		}
-		if strings.Contains(got, "?") {
-			got = "?"
-		}
-		if got != c.want {
+		if got := printfArg(c.src, opt); got != c.want {
 			t.Errorf("Walk(%q): printf was given %q, want %q", c.src, got, c.want)
 		}
 	}
