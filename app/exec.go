@@ -183,8 +183,9 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	}
 	// A run of no session that nothing above sends to a sandbox of its own
 	// goes alone into the sandbox kept for one-shot runs here (oneshot.go).
-	// Where none runs yet, this run has a sandbox of its own and the kept
-	// one is started once it is done, for the next.
+	// Where none runs yet, this run has a sandbox of its own, and the kept
+	// one is started once it is done, for the next, when this is not the
+	// first run here lately (a single run starts nothing that outlives it).
 	alone := false
 	var warm func()
 	if world == "" && !gitConfig && len(made) == 0 && len(spec.EmptyDirsIn) == 0 && !d.GitWorktrees {
@@ -201,7 +202,7 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 					// started under another spec (the policy changed): the
 					// client runs it, and starts the sandbox anew.
 					return ExecResult{Decision: d, Profile: name}, sandbox.ErrSelfRestart
-				case a.Supervises == "":
+				case a.Supervises == "" && a.oneShotAgain(w):
 					warm = func() { _ = a.Sandboxes().Warm(context.WithoutCancel(ctx), w, key, ws) }
 				}
 			}

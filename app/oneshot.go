@@ -3,6 +3,7 @@ package app
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -22,8 +23,10 @@ import (
 // namespaces, mounts, Landlock domain and cgroup a start builds. A run that
 // finds no such sandbox running under its spec (the first here, one after
 // it stopped idle, or after the policy changed what it would be) has a
-// sandbox of its own, and starts the kept one in the background once it is
-// done; a run while another has the kept sandbox has one of its own too.
+// sandbox of its own, and, when another run came here within
+// oneShotIdleStop (oneShotAgain), starts the kept one in the background
+// once it is done; a run while another has the kept sandbox has one of its
+// own too.
 
 // oneShotIdleStop is how long a one-shot runs' sandbox waits for the next
 // run before it stops.
@@ -62,3 +65,19 @@ func OneShotWorld(profile, dir string) string {
 
 // IsOneShotWorld reports whether name is a sandbox kept for one-shot runs.
 func IsOneShotWorld(name string) bool { return strings.HasPrefix(name, oneShotPrefix) }
+
+// oneShotAgain reports whether a one-shot run of world ran within
+// oneShotIdleStop before this one, and notes this one (a stamp beside the
+// sandbox's run directory): a kept sandbox is started only for runs that
+// come again.
+func (a *App) oneShotAgain(world string) bool {
+	stamp := filepath.Join(a.Home.Abs(), RunDir, world+".last")
+	st, err := os.Stat(stamp)
+	again := err == nil && a.Now().Sub(st.ModTime()) < oneShotIdleStop
+	if f, err := os.OpenFile(stamp, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+	}
+	now := a.Now()
+	_ = os.Chtimes(stamp, now, now)
+	return again
+}
