@@ -112,16 +112,13 @@ func TestCodexMCPThroughWarden(t *testing.T) {
 	cfg := filepath.Join(w.project, ".codex", "config.toml")
 	srv, _ := json.Marshal(server) // a JSON string of a path is a TOML basic string
 	proj, _ := json.Marshal(w.project)
-	// (with room to start on a loaded machine: Codex gives a server 10 s
-	// by default, which a cold sandbox and node can take beside a full
-	// test run)
-	orig := "# the project's MCP servers\n[mcp_servers.fs]\ncommand = " + string(srv) + " # server-filesystem\nargs = [\n  " + string(proj) + ",\n]\nstartup_timeout_sec = 60\n"
+	orig := "# the project's MCP servers\n[mcp_servers.fs]\ncommand = " + string(srv) + " # server-filesystem\nargs = [\n  " + string(proj) + ",\n]\n"
 	w.write(t, cfg, orig, 0o644)
 	if out := w.warden(t, w.project, "install", "codex", "--mcp"); !strings.Contains(out, "MCP server fs: wrapped") {
 		t.Fatalf("warden install codex --mcp said:\n%s\nwant the server fs wrapped", out)
 	}
 	wrappedCfg, _ := os.ReadFile(cfg)
-	want := "# the project's MCP servers\n[mcp_servers.fs]\ncommand = \"warden\" # server-filesystem\nargs = [\"mcp\", \"--name\", \"fs\", \"--\", " + string(srv) + ", \n  " + string(proj) + ",\n]\nstartup_timeout_sec = 60\n"
+	want := "# the project's MCP servers\n[mcp_servers.fs]\ncommand = \"warden\" # server-filesystem\nargs = [\"mcp\", \"--name\", \"fs\", \"--\", " + string(srv) + ", \n  " + string(proj) + ",\n]\n"
 	if string(wrappedCfg) != want {
 		t.Fatalf("the project's config.toml after install --mcp:\n%s\nwant:\n%s", wrappedCfg, want)
 	}
