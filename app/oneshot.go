@@ -39,12 +39,8 @@ const oneShotIdleStop = 5 * time.Minute
 // otherwise, with commands that may create processes (they start from the
 // world's launcher).
 func (a *App) oneShotWorld(profile, dir string, spec sandbox.Spec, req *warden.Request, o ExecOverride) (string, bool) {
-	prof := a.Policy.Sandbox.Profiles[profile]
-	if !a.Policy.Sandbox.KeepOneShot || req.Session != "" || req.RequestedBy != "" || req.Autonomous || !prof.ReadAll || spec.NoSpawn || spec.Limits.CPU > 0 || o.Signer || spec.Signer != nil ||
-		len(a.Policy.Network.Secrets) > 0 || !spec.Mode.Namespaces() {
-		return "", false
-	}
-	if e := a.Policy.Sandbox.Engine; e != "" && e != "auto" && e != "native" {
+	if !a.Policy.Sandbox.KeepOneShot || req.Session != "" || req.RequestedBy != "" || req.Autonomous ||
+		spec.NoSpawn || spec.Limits.CPU > 0 || !a.worldCanHold(profile, spec, o) {
 		return "", false
 	}
 	world := OneShotWorld(profile, dir)

@@ -239,12 +239,7 @@ const sessionIdleStop = 15 * time.Minute
 // processes and loopback, as well as their /tmp: a dev server one command
 // starts in the background answers the next.
 func (a *App) sessionWorld(profile, dir string, spec sandbox.Spec, req *warden.Request, o ExecOverride) (string, bool) {
-	prof := a.Policy.Sandbox.Profiles[profile]
-	if !prof.ReadAll || !prof.SessionTmp || req.Session == "" || o.Signer || spec.Signer != nil ||
-		len(a.Policy.Network.Secrets) > 0 || !spec.Mode.Namespaces() {
-		return "", false
-	}
-	if e := a.Policy.Sandbox.Engine; e != "" && e != "auto" && e != "native" {
+	if !a.Policy.Sandbox.Profiles[profile].SessionTmp || req.Session == "" || !a.worldCanHold(profile, spec, o) {
 		return "", false
 	}
 	if spec.Project != "" {
@@ -253,6 +248,19 @@ func (a *App) sessionWorld(profile, dir string, spec sandbox.Spec, req *warden.R
 	sum := sha256.Sum256([]byte(req.Session + "\x00" + dir + "\x00" + profile))
 	world := "session-" + hex.EncodeToString(sum[:10])
 	return world, !a.worldUnavailable(world)
+}
+
+// worldCanHold reports whether a long-lived sandbox can run what spec
+// describes: a profile with read_all, the native engine with namespaces,
+// and nothing a long-lived sandbox cannot hold (a signer, network secrets
+// with their per-run certificate authority).
+func (a *App) worldCanHold(profile string, spec sandbox.Spec, o ExecOverride) bool {
+	if !a.Policy.Sandbox.Profiles[profile].ReadAll || o.Signer || spec.Signer != nil ||
+		len(a.Policy.Network.Secrets) > 0 || !spec.Mode.Namespaces() {
+		return false
+	}
+	e := a.Policy.Sandbox.Engine
+	return e == "" || e == "auto" || e == "native"
 }
 
 // runInWorld runs cmd in the session's sandbox world, starting it (or

@@ -56,6 +56,9 @@ func scrubAfter(keep int) {
 // inside /tmp (a project or home carried there) is kept.
 func scrub(keep int) error {
 	killAllBut(keep)
+	if err := noneLeft(keep); err != nil {
+		return fmt.Errorf("empty the sandbox for a one-shot run: %w", err)
+	}
 	mounts, err := mountPoints()
 	if err != nil {
 		return err
@@ -69,6 +72,22 @@ func scrub(keep int) error {
 	errs = append(errs, removeSysVIPC(), removeMessageQueues())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("empty the sandbox for a one-shot run: %w", err)
+	}
+	return nil
+}
+
+// noneLeft checks that killAllBut left no process running but the init,
+// keep and this one: a look at /proc that fails, or a process still alive
+// after it, is an error (killAllBut itself gives up silently).
+func noneLeft(keep int) error {
+	pids, err := namespacePids()
+	if err != nil {
+		return err
+	}
+	for _, pid := range pids {
+		if pid != 1 && pid != keep && pid != os.Getpid() && !dead(pid) {
+			return fmt.Errorf("process %d is still running after being killed", pid)
+		}
 	}
 	return nil
 }
