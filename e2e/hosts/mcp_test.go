@@ -145,8 +145,8 @@ func TestCodexMCPThroughWarden(t *testing.T) {
 	first := m.turns[0].Raw
 	m.mu.Unlock()
 	if !strings.Contains(first, `"read_text_file"`) || strings.Contains(first, `"write_file"`) {
-		t.Errorf("Codex's first request offers read_text_file %v and write_file %v; want only the first (the policy denies write_file)",
-			strings.Contains(first, `"read_text_file"`), strings.Contains(first, `"write_file"`))
+		t.Errorf("Codex's first request offers read_text_file %v and write_file %v; want only the first (the policy denies write_file)\n%s",
+			strings.Contains(first, `"read_text_file"`), strings.Contains(first, `"write_file"`), clip(string(out), 3000))
 	}
 	if !strings.Contains(res[0].Text, "the launch is on tuesday") || !strings.Contains(res[0].Text, "untrusted id=") {
 		t.Errorf("read_text_file reached the model as %q; want the file's text fenced by warden", clip(res[0].Text, 1000))
