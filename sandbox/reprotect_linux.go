@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ var reprotecting sync.Mutex
 func reprotect(p *plan) error {
 	reprotecting.Lock()
 	defer reprotecting.Unlock()
-	mounted, err := mountPoints()
+	mounted, err := mountedAt(append(slices.Clone(p.Masks), p.Protected...))
 	if err != nil {
 		return err
 	}
@@ -59,6 +60,31 @@ func reprotect(p *plan) error {
 		}
 	}
 	return nil
+}
+
+// mountedAt says which of paths are mount points of this mount namespace.
+// It asks the kernel about each path (statx's STATX_ATTR_MOUNT_ROOT, Linux
+// 5.8) rather than reading the whole mount table: every command in a
+// long-lived sandbox pays for this check, and /proc/self/mountinfo of a
+// sandbox's 80 mounts cost 0.4–0.8 ms of a one-shot run's 3. A path that
+// cannot be looked at is not a mount point; a kernel that does not say
+// whether a path is a mount root gets the mount table read.
+func mountedAt(paths []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		var st unix.Statx_t
+		err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_DONT_SYNC, 0, &st)
+		if err != nil {
+			continue
+		}
+		if st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT == 0 {
+			return mountPoints()
+		}
+		if st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+			out[p] = true
+		}
+	}
+	return out, nil
 }
 
 // mountPoints are the mount points of this mount namespace.
