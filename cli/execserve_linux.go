@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentwarden/warden/app"
 	"github.com/agentwarden/warden/internal/execwire"
+	"github.com/agentwarden/warden/internal/msgbuf"
 	"github.com/agentwarden/warden/sandbox"
 )
 
@@ -212,14 +213,17 @@ func serveExec(ctx context.Context, c *net.UnixConn, homes *openedHomes) {
 	}
 }
 
+var _ [msgbuf.Size - execwire.MaxRequest]byte // a request fits a lent buffer
+
 // readExecRequest reads and checks a request: from this user, a `warden
 // exec` of this home (of session, or, for a world kept for one-shot runs,
 // a one-shot run of that world's directory and profile) for this process's
 // home directory, with its three streams. why says why it is not served.
 func readExecRequest(c *net.UnixConn, home app.Home, world, session string) (req execwire.Request, files []*os.File, why string) {
-	buf := make([]byte, execwire.MaxRequest)
+	buf := msgbuf.Get()
+	defer msgbuf.Put(buf)
 	oob := make([]byte, unix.CmsgSpace(3*4))
-	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
+	n, oobn, flags, _, err := c.ReadMsgUnix(buf[:execwire.MaxRequest], oob)
 	if err != nil {
 		return req, nil, "unreadable request"
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentwarden/warden/internal/msgbuf"
 )
 
 // A long-lived sandbox's init listens on a control socket (a SOCK_SEQPACKET
@@ -65,6 +67,8 @@ type ctlResponse struct {
 
 const maxCtlMessage = 1 << 20
 
+var _ [msgbuf.Size - maxCtlMessage]byte // a message fits a lent buffer
+
 // serveInit runs the init's control loop until the host kills it.
 func serveInit(p *plan) int {
 	f := os.NewFile(fdControl, "control")
@@ -99,10 +103,11 @@ func serveInit(p *plan) int {
 
 func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder, tw *tmpWatch) {
 	defer c.Close()
-	buf := make([]byte, maxCtlMessage)
+	buf := msgbuf.Get()
 	oob := make([]byte, unix.CmsgSpace(3*4))
-	n, oobn, _, _, err := c.ReadMsgUnix(buf, oob)
+	n, oobn, _, _, err := c.ReadMsgUnix(buf[:maxCtlMessage], oob)
 	if err != nil {
+		msgbuf.Put(buf)
 		return
 	}
 	files := PassedFiles(oob[:oobn])
@@ -113,7 +118,9 @@ func serveConn(c *net.UnixConn, p *plan, r *reaper, l *launcher, h *holder, tw *
 	}()
 	var req ctlRequest
 	var resp ctlResponse
-	switch err := json.Unmarshal(buf[:n], &req); {
+	decodeErr := json.Unmarshal(buf[:n], &req)
+	msgbuf.Put(buf)
+	switch err := decodeErr; {
 	case err != nil:
 		resp.Error = "bad control request: " + err.Error()
 	case req.Op == "ping" || req.Op == "protect":
