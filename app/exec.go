@@ -188,11 +188,13 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	// first run here lately (a single run starts nothing that outlives it).
 	alone := false
 	var warm func()
+	var ws sandbox.Spec // the spec of the world the command runs in, and its key
+	var key string
 	if world == "" && !gitConfig && len(made) == 0 && len(spec.EmptyDirsIn) == 0 && !d.GitWorktrees {
 		if w, ok := a.oneShotWorld(name, dir, spec, &req, r.Override); ok {
 			if claim := a.claimWorld(w); claim != nil {
 				defer claim.Close()
-				ws, key, err := a.worldSpec(name, spec, true)
+				ws, key, err = a.worldSpec(name, spec, true)
 				switch {
 				case err != nil:
 				case a.Sandboxes().Ready(w, key):
@@ -208,8 +210,12 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 			}
 		}
 	}
-	if inWorld {
+	if inWorld && !alone {
 		spec.Session = req.Session
+		if ws, key, err = a.worldSpec(name, spec, false); err != nil {
+			_ = a.execOutcome(ctx, &req, name, sandbox.Result{}, spec.Limits, err)
+			return ExecResult{Decision: d, Profile: name}, err
+		}
 	}
 
 	var closers []io.Closer
@@ -224,7 +230,10 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 	run := func(ctx context.Context, c sandbox.Command) (sandbox.Result, error) {
 		if inWorld {
 			c.Alone = alone
-			res, err := a.runInWorld(ctx, world, name, spec, c)
+			if cl, ok := spec.Egress.(io.Closer); ok {
+				cl.Close() // the world's supervisor serves its own
+			}
+			res, err := a.runInWorld(ctx, world, ws, key, c)
 			if !errors.Is(err, errNoWorld) {
 				return res, err
 			}

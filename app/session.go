@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -263,16 +262,11 @@ func (a *App) worldCanHold(profile string, spec sandbox.Spec, o ExecOverride) bo
 	return e == "" || e == "auto" || e == "native"
 }
 
-// runInWorld runs cmd in the session's sandbox world, starting it (or
-// starting it anew, when the policy that shaped it changed) first.
-func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbox.Spec, cmd sandbox.Command) (sandbox.Result, error) {
-	if c, ok := spec.Egress.(io.Closer); ok {
-		c.Close() // the world's supervisor serves its own
-	}
-	spec, key, err := a.worldSpec(profile, spec, cmd.Alone)
-	if err != nil {
-		return sandbox.Result{}, err
-	}
+// runInWorld runs cmd in the session's sandbox world (or the sandbox kept
+// for one-shot runs), spec as worldSpec gives it, fingerprinted by key,
+// starting it (or starting it anew, when the policy that shaped it
+// changed) first.
+func (a *App) runInWorld(ctx context.Context, world string, spec sandbox.Spec, key string, cmd sandbox.Command) (sandbox.Result, error) {
 	mgr := a.Sandboxes()
 	info, started, err := mgr.Ensure(ctx, world, key, spec)
 	if err != nil && !errors.Is(err, sandbox.ErrSelfRestart) && ctx.Err() == nil {
@@ -289,7 +283,7 @@ func (a *App) runInWorld(ctx context.Context, world, profile string, spec sandbo
 	if err != nil {
 		return sandbox.Result{}, fmt.Errorf("start the session's sandbox: %w", err)
 	}
-	res, err := mgr.Exec(ctx, world, cmd, sandbox.Limits{Wall: spec.Limits.Wall, Output: spec.Limits.Output})
+	res, err := mgr.RunIn(ctx, info, cmd, sandbox.Limits{Wall: spec.Limits.Wall, Output: spec.Limits.Output})
 	if !started && !cmd.Alone {
 		// The world's standing warnings were said (and audited) with the
 		// command that started it; every later command would repeat them

@@ -644,6 +644,13 @@ func (m *Manager) Exec(ctx context.Context, name string, c Command, lim Limits) 
 	if err != nil {
 		return Result{}, err
 	}
+	return m.RunIn(ctx, info, c, lim)
+}
+
+// RunIn is Exec in the sandbox info describes, as Ensure just gave it:
+// its state is not read again.
+func (m *Manager) RunIn(ctx context.Context, info Info, c Command, lim Limits) (Result, error) {
+	name := info.Name
 	if info.State != StateReady && info.State != StateDegraded {
 		return Result{}, fmt.Errorf("sandbox %s is %s, not ready; start or recover it first", name, info.State)
 	}

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"time"
 )
@@ -81,6 +80,11 @@ func (m *Manager) Ensure(context.Context, string, string, Spec) (Info, bool, err
 
 // Exec refuses: there is no native sandbox on this platform.
 func (m *Manager) Exec(context.Context, string, Command, Limits) (Result, error) {
+	return Result{}, errUnsupported
+}
+
+// RunIn refuses: there is no native sandbox on this platform.
+func (m *Manager) RunIn(context.Context, Info, Command, Limits) (Result, error) {
 	return Result{}, errUnsupported
 }
 
