@@ -725,7 +725,7 @@ func (e *escapeError) Error() string {
 func fileStamp(st fs.FileInfo) string {
 	ctime := int64(0)
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		ctime = sys.Ctim.Nano()
+		ctime = changeTime(sys)
 	}
 	return fmt.Sprintf("%d %d %d %v", st.Size(), st.ModTime().UnixNano(), ctime, inode(st))
 }

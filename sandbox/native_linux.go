@@ -37,25 +37,6 @@ type Native struct {
 	GitGuard GitGuard
 }
 
-// ExecError says the command could not be started inside the sandbox.
-type ExecError struct {
-	Path string
-	Err  syscall.Errno
-	Dir  bool // Path is the working directory, which could not be entered
-}
-
-func (e *ExecError) Error() string {
-	if e.Dir {
-		return fmt.Sprintf("cannot enter the working directory %s inside the sandbox: %v", e.Path, e.Err)
-	}
-	if e.Err == syscall.ENOENT {
-		return fmt.Sprintf("%s: command not found inside the sandbox", e.Path)
-	}
-	return fmt.Sprintf("%s: cannot run it inside the sandbox: %v", e.Path, e.Err)
-}
-
-func (e *ExecError) Unwrap() error { return e.Err }
-
 // Run runs one command in a fresh sandbox and tears the sandbox down when
 // the command ends. The error is non-nil only when the command could not be
 // run at all (a bad spec, a sandbox the kernel cannot build, a command that

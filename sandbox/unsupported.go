@@ -88,6 +88,21 @@ func (m *Manager) RunIn(context.Context, Info, Command, Limits) (Result, error) 
 	return Result{}, errUnsupported
 }
 
+// Hold refuses: there is no native sandbox on this platform.
+func (m *Manager) Hold(context.Context, string) error { return errUnsupported }
+
+// Release refuses: there is no native sandbox on this platform.
+func (m *Manager) Release(context.Context, string) error { return errUnsupported }
+
+// HoldLease refuses: there is no native sandbox on this platform.
+func (m *Manager) HoldLease(context.Context, string, string, time.Duration) error {
+	return errUnsupported
+}
+
+// ReleaseLeases has nothing to release: there is no native sandbox on this
+// platform, so nothing was held.
+func (m *Manager) ReleaseLeases(context.Context, string, bool, ...string) error { return nil }
+
 // Status refuses: there is no native sandbox on this platform.
 func (m *Manager) Status(string) (Info, error) { return Info{}, errUnsupported }
 

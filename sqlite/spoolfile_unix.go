@@ -81,7 +81,7 @@ func appendSpool(path string, frame []byte, a *anchorFile, whole bool) (int64, s
 	if werr != nil {
 		return 0, claim, fmt.Errorf("write audit spool: %w", werr)
 	}
-	if err := syscall.Fdatasync(int(f.Fd())); err != nil {
+	if err := datasync(f); err != nil {
 		return 0, claim, fmt.Errorf("sync audit spool: %w", err)
 	}
 	if created {
@@ -159,7 +159,7 @@ func drainSpool(path string, a *anchorFile, fn func(data []byte, claim spoolClai
 	if err := f.Truncate(0); err != nil {
 		return fmt.Errorf("empty audit spool: %w", err)
 	}
-	if err := syscall.Fdatasync(int(f.Fd())); err != nil {
+	if err := datasync(f); err != nil {
 		return fmt.Errorf("sync audit spool: %w", err)
 	}
 	return nil
