@@ -100,6 +100,8 @@ var startsOthers = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh"
 // it, the isolation it really had) is audited with the decision's trace id.
 // A command the gate denies or wants a human to approve is a *Refused error.
 func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
+	early := a.startEarlySpec(r)
+	defer early.drop()
 	req, d, dir, err := a.decideExec(ctx, r)
 	if err != nil {
 		return ExecResult{Decision: d}, err
@@ -118,7 +120,10 @@ func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
 			name = d.Sandbox
 		}
 	}
-	spec, err := a.sandboxSpec(name, dir, r.Override, &req, r.Wait)
+	spec, ok, err := early.take(name)
+	if !ok {
+		spec, err = a.sandboxSpec(name, dir, r.Override, &req, r.Wait)
+	}
 	if c, ok := spec.Egress.(io.Closer); ok {
 		defer c.Close()
 	}
