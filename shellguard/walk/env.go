@@ -31,11 +31,17 @@ type varVal struct {
 	// substitution printed, each ending with NUL (mapfile -d '' a <
 	// <(find … -print0)): the substitution's span.
 	fed Span
+	// elseUnassigned is set on an unknown value that is either s, which a
+	// branch that may not have run assigned (make && BUILD=build), or what
+	// the variable held before the line, which never assigned it before
+	// that branch: where the environment lacks it, ${NAME:?} is s (unset,
+	// the shell stops the command instead).
+	elseUnassigned bool
 }
 
 // equal reports whether v and u are the same value.
 func (v varVal) equal(u varVal) bool {
-	return v.s == u.s && v.known == u.known && v.fds == u.fds && v.temp == u.temp && v.tempArr == u.tempArr && v.prefix == u.prefix && v.fed == u.fed && (v.arr == nil) == (u.arr == nil) && slices.Equal(v.arr, u.arr)
+	return v.s == u.s && v.known == u.known && v.fds == u.fds && v.temp == u.temp && v.tempArr == u.tempArr && v.prefix == u.prefix && v.fed == u.fed && v.elseUnassigned == u.elseUnassigned && (v.arr == nil) == (u.arr == nil) && slices.Equal(v.arr, u.arr)
 }
 
 // state is what earlier commands changed and later commands see: the
@@ -217,8 +223,23 @@ func (s *state) merge(b *state) {
 		}
 	}
 	for k, v := range b.vars {
-		if old, ok := s.vars[k]; !ok || !old.equal(v) {
-			s.set(k, "", false)
+		old, ok := s.vars[k]
+		if ok && old.equal(v) {
+			continue
+		}
+		s.set(k, "", false)
+		// A plain value the branch gave a variable the line had not
+		// assigned before it (nor may have: a name reference, a
+		// volatile name), or gave it again: that value, or none of the
+		// line's.
+		plain := v.known && v.arr == nil && !v.fds || v.elseUnassigned
+		first := !ok || old.elseUnassigned && old.s == v.s
+		if plain && first && !s.untracked && !b.untracked && !s.volatile[k] && !b.volatile[k] && !s.readonly[k] {
+			if _, ref := s.namerefs[k]; !ref {
+				if _, ref := b.namerefs[k]; !ref {
+					s.vars[k] = varVal{s: v.s, elseUnassigned: true}
+				}
+			}
 		}
 	}
 	if b.untracked {
@@ -373,6 +394,20 @@ func (w *walker) envUnset(st *state, name string) bool {
 		return false
 	}
 	if _, assigned := st.vars[name]; assigned {
+		return false
+	}
+	if _, ref := st.namerefs[name]; ref {
+		return false
+	}
+	return w.opt.Unset(name)
+}
+
+// unassignedUnset reports whether name, which only a branch that may not
+// have run assigned (varVal.elseUnassigned), is unset where that branch did
+// not run: an environment variable Options.Unset says the environment
+// lacks, which nothing else in the line may have set.
+func (w *walker) unassignedUnset(st *state, name string) bool {
+	if w.opt.Unset == nil || st.untracked || st.sourced || st.volatile[name] || !envName(name) || bashSets(name) {
 		return false
 	}
 	if _, ref := st.namerefs[name]; ref {

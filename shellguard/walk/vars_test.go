@@ -308,6 +308,39 @@ func printfArg(src string, opt Options) string {
 	return got
 }
 
+// TestConditionalAssignmentOfAnUnsetVariable: a variable only a branch that
+// may not have run assigns (make && BUILD=build) is, in ${BUILD:?}, what
+// the branch gave it where the environment lacks it: unset, the shell
+// stops the command there. Anywhere else, or read another way, it stays
+// unknown. Each known answer is what bash does.
+func TestConditionalAssignmentOfAnUnsetVariable(t *testing.T) {
+	opt := testOpt
+	opt.Unset = func(name string) bool { return name != "SET" }
+	for _, c := range []struct{ src, want string }{
+		{`true && BUILD=build; printf '<%s>' "${BUILD:?}"`, "build"},
+		{`true && BUILD=build; printf '<%s>' "${BUILD?}/x"`, "build/x"},
+		{`false || BUILD=build; printf '<%s>' "${BUILD:?}"`, "build"},
+		{`if test -f x; then BUILD=out; fi; printf '<%s>' "${BUILD:?}"`, "out"},
+		{`true && B=b; true && B=b; printf '<%s>' "${B:?}"`, "b"},
+		{`true && BUILD=build; printf '<%s>' "$BUILD"`, "?"},
+		{`true && BUILD=build; printf '<%s>' "${BUILD:-x}"`, "?"},
+		{`true && SET=build; printf '<%s>' "${SET:?}"`, "?"},
+		{`B=a; true && B=b; printf '<%s>' "${B:?}"`, "?"},
+		{`true && B=a; true && B=b; printf '<%s>' "${B:?}"`, "?"},
+		{`true && B=b; . ./env.sh; printf '<%s>' "${B:?}"`, "?"},
+		{`true && B=(a b); printf '<%s>' "${B:?}"`, "?"},
+		{`declare -n B=C; true && B=b; printf '<%s>' "${B:?}"`, "?"},
+		{`true && PATH=/x; printf '<%s>' "${PATH:?}"`, "?"},
+	} {
+		if got := printfArg(c.src, opt); got != c.want {
+			t.Errorf("Walk(%q): printf was given %q, want %q", c.src, got, c.want)
+		}
+	}
+	if got := printfArg(`true && BUILD=build; printf '<%s>' "${BUILD:?}"`, testOpt); got != "?" {
+		t.Errorf("with no environment known: printf was given %q, want unknown", got)
+	}
+}
+
 // TestUnsetEnvironmentVariablesTakeTheirDefault: with Options.Unset, a
 // ${NAME:-word} (and -, :=, =, :+, +) of an environment variable the line
 // has not assigned expands as bash expands it for an unset name; a name

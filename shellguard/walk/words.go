@@ -966,6 +966,11 @@ func (w *walker) paramExp(p *syntax.ParamExp, st *state, c *ctx) (string, bool) 
 		return "", false
 	case ":?", "?":
 		w.condStr(p.Exp.Word, st, c)
+		if v := st.vars[name]; !known && v.elseUnassigned && w.unassignedUnset(st, name) {
+			// Assigned by a branch that ran, or unset and the command
+			// is not run.
+			return v.s, true
+		}
 		return val, known
 	case "#", "%":
 		d := w.str(p.Exp.Word, st, c)
