@@ -240,12 +240,14 @@ func serveExec(base *plan, r *reaper, l *launcher, req *ctlRequest, files []*os.
 		execErr  stageFailure
 		launched bool
 	)
+	started := tw.starting() // not while the watcher is killing the sandbox's processes
 	if l != nil {
 		pid, done, execErr, launched = l.start(p.Args, dir, p.Env, files[0], stdout.w, stderr.w)
 	}
 	if !launched {
 		pid, done, execErr, err = startStaged(&p, r, files[0], stdout.w, stderr.w)
 	}
+	started()
 	stdout.started()
 	stderr.started()
 	if err != nil {

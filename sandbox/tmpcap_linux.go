@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,22 @@ type tmpWatch struct {
 	cap   int64
 	share int
 	kills atomic.Int64 // how many times onOver ran
+	// gate is held for writing while onOver kills the sandbox's
+	// processes, and for reading while a command starts: a kill that
+	// looks again for processes until none is left would otherwise kill
+	// the next command too, started in its last moments (the supervisor
+	// sends it as soon as the killed one is answered).
+	gate sync.RWMutex
+}
+
+// starting holds off the watcher's kill while a command starts; the
+// function it returns ends that. A nil watcher holds off nothing.
+func (w *tmpWatch) starting() func() {
+	if w == nil {
+		return func() {}
+	}
+	w.gate.RLock()
+	return w.gate.RUnlock
 }
 
 // watchTmp starts watching dir (the sandbox's /tmp) against a cap of
@@ -105,14 +122,35 @@ func (w *tmpWatch) run(onOver func()) {
 			continue
 		}
 		w.kills.Add(1)
+		w.gate.Lock()
 		onOver()
+		w.gate.Unlock()
 		// What the killed processes left stays: measured again once they
-		// are gone, it is the new limit, until files are removed.
-		time.Sleep(tmpPoll / 2)
-		used, fsAt, took = w.measure()
+		// are gone, it is the new limit, until files are removed. A
+		// process dies when it is next scheduled, and its last write
+		// completes first: on a loaded machine that took longer than one
+		// look, and the next command was killed for what the last one
+		// wrote while dying. /tmp is measured until it stops changing
+		// (for at most a few seconds).
+		used, fsAt, took = w.settle()
 		lastWalk = time.Now()
 		limit = max(w.cap, used)
 	}
+}
+
+// settle measures /tmp after a kill until two looks half a poll apart
+// agree, at most 16 times, and returns the last measure.
+func (w *tmpWatch) settle() (used, fsAt int64, took time.Duration) {
+	prev := int64(-1)
+	for range 16 {
+		time.Sleep(tmpPoll / 2)
+		used, fsAt, took = w.measure()
+		if used == prev {
+			break
+		}
+		prev = used
+	}
+	return used, fsAt, took
 }
 
 // shareCap is pct percent of what a disk has for /tmp: free, the space
