@@ -462,9 +462,20 @@ func (c *ctx) prepare() {
 		if cmd.PipePos == 0 || !fedByPipe(cmd) {
 			continue
 		}
+		// What reaches xargs through filters that only pick, order or
+		// copy whole lines (sort, uniq, head, tail, grep, tee) is lines
+		// the producer before them printed.
+		pos := cmd.PipePos - 1
+		for pos > 0 {
+			f := c.pipeElem(cmd.Pipeline, pos)
+			if f == nil || !passesLines(f, cmd.NulFed) {
+				break
+			}
+			pos--
+		}
 		for j := range c.walk.Commands {
 			prod := &c.walk.Commands[j]
-			if prod.Pipeline != cmd.Pipeline || prod.PipePos != cmd.PipePos-1 || len(prod.Argv) == 0 {
+			if prod.Pipeline != cmd.Pipeline || prod.PipePos != pos || len(prod.Argv) == 0 {
 				continue
 			}
 			z := newZoner(prod, c.env, c.p)
@@ -522,6 +533,23 @@ func (c *ctx) prepare() {
 		}
 		s = s[i+2:]
 	}
+}
+
+// pipeElem is the command at position pos of pipeline, nil when there is
+// none or more than one (a compound element).
+func (c *ctx) pipeElem(pipeline, pos int) *walk.Command {
+	var found *walk.Command
+	for i := range c.walk.Commands {
+		cmd := &c.walk.Commands[i]
+		if cmd.Pipeline != pipeline || cmd.PipePos != pos {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = cmd
+	}
+	return found
 }
 
 // fedArtifacts reports whether the process substitution at sp runs a

@@ -120,6 +120,129 @@ func producerTargets(cmd *walk.Command) []walk.Word {
 	return nil
 }
 
+// passesLines reports whether cmd, in a pipeline, prints only whole lines
+// it read from its stdin, picked, ordered or copied but never changed: sort,
+// uniq, head and tail with options that compare, count or order only (not
+// uniq -c, head -c, sort -o, nor a file operand, whose lines would join
+// the input), tee (its files are writes, judged as such), cat with nothing
+// given, and grep selecting lines by a pattern given in the line (not -o,
+// -n, -c, context lines, a file operand or recursion). A word only known
+// at run time may be any option: none is allowed but grep's -e pattern.
+// With nul, items end with NUL (xargs -0), and each filter must read them
+// so (-z), but tee and cat, which copy bytes.
+func passesLines(cmd *walk.Command, nul bool) bool {
+	if len(cmd.Argv) == 0 || cmd.Argv[0].Dynamic || len(cmd.Wrappers) > 0 || len(cmd.Redirects) > 0 {
+		return false
+	}
+	name, args := progName(cmd.Argv[0].Value), cmd.Argv[1:]
+	opts, ok := passesLinesOpts[name]
+	if !ok {
+		return false
+	}
+	zero, patterned := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		if a.Dynamic {
+			return false
+		}
+		switch {
+		case name == "tee" && !strings.HasPrefix(v, "-"):
+			continue // a file it writes
+		case name == "grep" && !patterned && !strings.HasPrefix(v, "-"):
+			patterned = true // the pattern
+			continue
+		case v == "-" && name != "grep" && name != "tee":
+			continue // stdin
+		case !strings.HasPrefix(v, "-") || v == "-" || v == "--":
+			return false // a file operand (or what follows --)
+		case v == "-z" || v == "--zero-terminated" || v == "--null-data":
+			zero = true
+			continue
+		case name == "grep" && (v == "-e" || v == "--regexp"):
+			if i+1 >= len(args) {
+				return false
+			}
+			i++ // its value, known or not, is a pattern
+			patterned = true
+			continue
+		case name == "grep" && strings.HasPrefix(v, "--regexp="):
+			patterned = true
+			continue
+		}
+		flag, value, hasValue := strings.Cut(v, "=")
+		if strings.HasPrefix(flag, "--") {
+			takes, known := opts.long[flag]
+			if !known || hasValue != takes && !(takes && i+1 < len(args)) {
+				return false
+			}
+			if takes && !hasValue {
+				if args[i+1].Dynamic {
+					return false
+				}
+				i++
+			}
+			_ = value
+			continue
+		}
+		// A cluster of short options; one that takes a value ends it.
+		for k := 1; k < len(v); k++ {
+			ch := v[k]
+			if ch >= '0' && ch <= '9' && opts.digits {
+				continue // head -20
+			}
+			if ch == 'z' {
+				zero = true
+				continue
+			}
+			if strings.IndexByte(opts.flags, ch) >= 0 {
+				continue
+			}
+			if strings.IndexByte(opts.valued, ch) < 0 {
+				return false
+			}
+			if k == len(v)-1 {
+				if i+1 >= len(args) || args[i+1].Dynamic {
+					return false
+				}
+				i++
+			}
+			break
+		}
+	}
+	if name == "grep" && !patterned {
+		return false
+	}
+	return !nul || zero || name == "tee" || name == "cat"
+}
+
+// passesLinesOpts are the options passesLines lets through, per filter:
+// short flags, short options taking a value, long options (true: takes a
+// value), and whether a bare number is a count (head -20).
+var passesLinesOpts = map[string]struct {
+	flags, valued string
+	long          map[string]bool
+	digits        bool
+}{
+	"sort": {flags: "bdfghiMnRrsuV", valued: "ktS", long: map[string]bool{
+		"--unique": false, "--reverse": false, "--numeric-sort": false, "--version-sort": false, "--ignore-case": false,
+		"--general-numeric-sort": false, "--human-numeric-sort": false, "--month-sort": false, "--random-sort": false,
+		"--stable": false, "--ignore-leading-blanks": false, "--dictionary-order": false, "--key": true,
+		"--field-separator": true, "--buffer-size": true, "--parallel": true,
+	}},
+	"uniq": {flags: "diuD", valued: "fsw", long: map[string]bool{
+		"--repeated": false, "--unique": false, "--ignore-case": false, "--skip-fields": true, "--skip-chars": true, "--check-chars": true,
+	}},
+	"head": {flags: "q", valued: "n", long: map[string]bool{"--lines": true, "--quiet": false, "--silent": false}, digits: true},
+	"tail": {flags: "q", valued: "n", long: map[string]bool{"--lines": true, "--quiet": false, "--silent": false}, digits: true},
+	"tee":  {flags: "aip", long: map[string]bool{"--append": false, "--ignore-interrupts": false}},
+	"cat":  {},
+	"grep": {flags: "vixwFEGsqU", long: map[string]bool{
+		"--invert-match": false, "--ignore-case": false, "--line-regexp": false, "--word-regexp": false,
+		"--fixed-strings": false, "--extended-regexp": false, "--basic-regexp": false, "--no-messages": false, "--quiet": false, "--silent": false,
+	}},
+}
+
 // gitListsTrackedPaths reports whether git with args prints only paths of
 // the work tree it runs in, one a line: ls-files (no -s, -t, -v, --format,
 // --debug, -u: those print more than the name), grep -l or -L, diff

@@ -687,3 +687,45 @@ func TestDeletesOfFilesGitLists(t *testing.T) {
 		}
 	}
 }
+
+// TestFedWritesThroughLineFilters: lines that pass through filters which
+// only pick, order or copy whole lines (sort, uniq, head, tail, grep, tee,
+// cat) on their way from a producer to xargs are still the producer's
+// (agent-shapes-25: grep -rl … | sort | tee list | xargs sed -i asked);
+// a filter that changes lines, reads a file of its own, takes an option
+// only known at run time, or reads lines where xargs -0 reads items, is
+// not one, and what reaches xargs is unknown again.
+func TestFedWritesThroughLineFilters(t *testing.T) {
+	for _, cmd := range []string{
+		"grep -rl --exclude-dir=.git -F 0.1.0 . | sort | tee /tmp/bump.txt | xargs sed -i s/0.1.0/0.2.0/g",
+		"grep -rl foo src | sort -u | head -n 20 | xargs sed -i s/foo/bar/",
+		"grep -rl foo src | sort -t/ -k2 -r | tail -5 | xargs sed -i s/foo/bar/",
+		"grep -rl foo src | grep -v _test | grep -e \"$KEEP\" | xargs sed -i s/foo/bar/",
+		"grep -rl foo src | uniq | cat | xargs sed -i s/foo/bar/",
+		"find src -name '*.go' -print0 | sort -z | head -z -n 10 | xargs -0 sed -i s/a/b/",
+	} {
+		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict != warden.Allow {
+			t.Errorf("Classify(%q) = %v (%s: %s), want allow", cmd, r.Verdict, r.Rule, r.Reason)
+		}
+	}
+	for _, cmd := range []string{
+		"grep -rl foo src | sed s/src/~/ | xargs sed -i s/a/b/",
+		"grep -rl foo src | cut -c2- | xargs sed -i s/a/b/",
+		"grep -rl foo src | uniq -c | xargs sed -i s/a/b/",
+		"grep -rl foo src | head -c 3 | xargs sed -i s/a/b/",
+		"grep -rl foo src | sort ~/list | xargs sed -i s/a/b/",
+		"grep -rl foo src | cat - ~/list | xargs sed -i s/a/b/",
+		"grep -rl foo src | sort $OPTS | xargs sed -i s/a/b/",
+		"grep -rl foo src | grep -o '/home/[a-z/.]*' | xargs sed -i s/a/b/",
+		"grep -rl foo src | grep -n x | xargs sed -i s/a/b/",
+		"grep -rl foo src | grep \"$P\" | xargs sed -i s/a/b/",
+		"grep -rl foo src | grep x ~/list | xargs sed -i s/a/b/",
+		"grep -rl foo src | tac | xargs sed -i s/a/b/",
+		"find src -name '*.go' -print0 | sort | xargs -0 sed -i s/a/b/",
+		"grep -rl foo . | sort | xargs sed -i s/a/b/",
+	} {
+		if r := Classify(cmd, corpusEnv, defaultPolicy()); r.Verdict == warden.Allow {
+			t.Errorf("Classify(%q) = allow (%s: %s), want it asked or denied", cmd, r.Rule, r.Reason)
+		}
+	}
+}
