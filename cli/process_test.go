@@ -65,12 +65,28 @@ func initHome(t *testing.T, settings ...[2]string) string {
 	if out, err := wardenCmd(home, "init").CombinedOutput(); err != nil {
 		t.Fatalf("warden init: %v\n%s", err, out)
 	}
+	// A test's second one-shot run in a directory starts the sandbox
+	// kept for its runs, whose supervisor outlives the test: it is
+	// stopped before the temporary directory is removed under it
+	// (TestExecExitStatus failed its cleanup: "directory not empty").
+	t.Cleanup(func() { stopSandboxes(home) })
 	for _, kv := range settings {
 		if out, err := wardenCmd(home, "config", "set", kv[0], kv[1]).CombinedOutput(); err != nil {
 			t.Fatalf("warden config set %s %s: %v\n%s", kv[0], kv[1], err, out)
 		}
 	}
 	return home
+}
+
+// stopSandboxes stops every sandbox of home that has a state (its run
+// directory's subdirectories holding state.json).
+func stopSandboxes(home string) {
+	entries, _ := os.ReadDir(filepath.Join(home, "run"))
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(home, "run", e.Name(), "state.json")); e.IsDir() && err == nil {
+			_ = wardenCmd(home, "--home", home, "sandbox", "stop", e.Name()).Run()
+		}
+	}
 }
 
 // TestConcurrentProcessesNeverExceedTheCap starts many separate `warden
