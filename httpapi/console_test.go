@@ -283,8 +283,7 @@ func TestConsoleBrowser(t *testing.T) {
 				t.Errorf("the card says %q, want it to contain %q as text", text, want)
 			}
 		}
-		c.click(t, "view the detail", `[data-approval-id="x1"] [data-answer="view"]`)
-		c.do(t, "see the detail", chromedp.WaitVisible(chromedp.CSS(`[data-approval-id="x1"] pre`)))
+		c.clickUntil(t, "view the detail", `[data-approval-id="x1"] [data-answer="view"]`, `[data-approval-id="x1"] pre`)
 		var detail struct {
 			Request warden.Request `json:"request"`
 		}
@@ -500,6 +499,30 @@ func (c *console) click(t *testing.T, what, sel string) {
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
+}
+
+// clickUntil clicks the element sel selects until the element shown
+// selects is there and visible: a click can land on a node the live feed's
+// re-rendering replaces a moment later, which takes what it opened with it
+// (a loaded machine widens that moment). It clicks only while shown is not
+// visible, so a slow open is not clicked shut.
+func (c *console) clickUntil(t *testing.T, what, sel, shown string) {
+	t.Helper()
+	q, err := json.Marshal(shown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	visible := fmt.Sprintf(`(() => { const e = document.querySelector(%s); return !!e && e.offsetParent !== null })()`, q)
+	deadline := time.Now().Add(3 * stepTimeout)
+	for time.Now().Before(deadline) {
+		c.click(t, what, sel)
+		for wait := time.Now().Add(stepTimeout / 2); time.Now().Before(wait); time.Sleep(50 * time.Millisecond) {
+			if run(t, c, chromedp.Evaluate[bool](visible)) {
+				return
+			}
+		}
+	}
+	t.Fatalf("%s: %s is not visible after clicking %s for %s", what, shown, sel, 3*stepTimeout)
 }
 
 // text is the text of the element sel selects ("" when there is none),
