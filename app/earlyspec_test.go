@@ -20,7 +20,7 @@ func TestEarlySpecIsTheRunsSpec(t *testing.T) {
 	a.Supervises = OneShotWorld("", project)
 	r := ExecRequest{Args: []string{"true"}, Dir: project}
 
-	e := a.startEarlySpec(r)
+	e := a.startEarlySpec(&r)
 	if e == nil {
 		t.Fatal("no early spec for a plain one-shot run in a kept sandbox's supervisor")
 	}
@@ -54,13 +54,23 @@ func TestEarlySpecIsTheRunsSpec(t *testing.T) {
 		"a host answer":     {Args: r.Args, Dir: project, HostApproved: true},
 		"no directory":      {Args: r.Args},
 	} {
-		if e := a.startEarlySpec(r); e != nil {
+		if e := a.startEarlySpec(&r); e != nil {
 			e.drop()
 			t.Errorf("%s got an early spec", name)
 		}
 	}
+	// A decision that waited for a human's answer: the file system may
+	// have changed meanwhile, and the spec is computed anew.
+	notified := ""
+	asking := ExecRequest{Args: r.Args, Dir: project, Wait: &AskWait{Channel: "exec", Notify: func(id string) { notified = id }}}
+	e = a.startEarlySpec(&asking)
+	asking.Wait.Notify("ap-2")
+	if _, ok, _ := e.take(config.ProfileWorkspace); ok || notified != "ap-2" {
+		t.Errorf("after an approval was opened the early spec was taken %v, and the run's own Notify saw %q", ok, notified)
+	}
+	e.drop()
 	a.Supervises = "world-1" // a session's world
-	if e := a.startEarlySpec(r); e != nil {
+	if e := a.startEarlySpec(&r); e != nil {
 		e.drop()
 		t.Error("a session world's supervisor got an early spec")
 	}

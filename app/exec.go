@@ -100,7 +100,7 @@ var startsOthers = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh"
 // it, the isolation it really had) is audited with the decision's trace id.
 // A command the gate denies or wants a human to approve is a *Refused error.
 func (a *App) Exec(ctx context.Context, r ExecRequest) (ExecResult, error) {
-	early := a.startEarlySpec(r)
+	early := a.startEarlySpec(&r)
 	defer early.drop()
 	req, d, dir, err := a.decideExec(ctx, r)
 	if err != nil {
