@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,15 +68,20 @@ func reprotect(p *plan) error {
 // 5.8) rather than reading the whole mount table: every command in a
 // long-lived sandbox pays for this check, and /proc/self/mountinfo of a
 // sandbox's 80 mounts cost 0.4–0.8 ms of a one-shot run's 3. A path that
-// cannot be looked at is not a mount point; a kernel that does not say
-// whether a path is a mount root gets the mount table read.
+// is not there is not a mount point; a kernel that does not say
+// whether a path is a mount root, or a path there that cannot be looked at
+// for another reason than its absence, gets the mount table read (else a
+// mask there would be mounted again over itself before every command).
 func mountedAt(paths []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		var st unix.Statx_t
 		err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_DONT_SYNC, 0, &st)
-		if err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
 			continue
+		}
+		if err != nil {
+			return mountPoints()
 		}
 		if st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT == 0 {
 			return mountPoints()

@@ -126,31 +126,12 @@ func (w *tmpWatch) run(onOver func()) {
 		onOver()
 		w.gate.Unlock()
 		// What the killed processes left stays: measured again once they
-		// are gone, it is the new limit, until files are removed. A
-		// process dies when it is next scheduled, and its last write
-		// completes first: on a loaded machine that took longer than one
-		// look, and the next command was killed for what the last one
-		// wrote while dying. /tmp is measured until it stops changing
-		// (for at most a few seconds).
-		used, fsAt, took = w.settle()
+		// are gone, it is the new limit, until files are removed.
+		time.Sleep(tmpPoll / 2)
+		used, fsAt, took = w.measure()
 		lastWalk = time.Now()
 		limit = max(w.cap, used)
 	}
-}
-
-// settle measures /tmp after a kill until two looks half a poll apart
-// agree, at most 16 times, and returns the last measure.
-func (w *tmpWatch) settle() (used, fsAt int64, took time.Duration) {
-	prev := int64(-1)
-	for range 16 {
-		time.Sleep(tmpPoll / 2)
-		used, fsAt, took = w.measure()
-		if used == prev {
-			break
-		}
-		prev = used
-	}
-	return used, fsAt, took
 }
 
 // shareCap is pct percent of what a disk has for /tmp: free, the space

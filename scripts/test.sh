@@ -24,8 +24,8 @@ export GORACE="${GORACE:-atexit_sleep_ms=0}"
 # Every other package runs under it.
 # The rest run one package at a time beside it, as go test ./... ran them
 # beside it on 2 cores: three test binaries at once starve the agent hosts'
-# tests (Codex sends its first request before an MCP server started through
-# a cold sandbox is up, and offers none of its tools).
+# tests and the browser's (a click lost to a re-render, a server slower than
+# a host waits for).
 pkgs=$(go list ./... | grep -v '/e2e/session$')
 go test -count=1 -timeout 25m ./e2e/session &
 e2e=$!

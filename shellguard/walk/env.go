@@ -390,16 +390,10 @@ func (s *state) forgetFDs() {
 // not assigned (nor may have, behind the walk's back) and Options.Unset
 // says the environment lacks.
 func (w *walker) envUnset(st *state, name string) bool {
-	if w.opt.Unset == nil || st.untracked || st.sourced || st.volatile[name] || !envName(name) || bashSets(name) {
-		return false
-	}
 	if _, assigned := st.vars[name]; assigned {
 		return false
 	}
-	if _, ref := st.namerefs[name]; ref {
-		return false
-	}
-	return w.opt.Unset(name)
+	return w.unassignedUnset(st, name)
 }
 
 // unassignedUnset reports whether name, which only a branch that may not
